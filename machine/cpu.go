@@ -1,0 +1,319 @@
+package machine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// Register-file slots. The architectural X0..X30 live in r[0..30]; the
+// decoder rewrites register number 31 to whichever of these the encoding
+// means, so the interpreter never branches on "is this SP or XZR".
+const (
+	regZR   = 31 // reads as zero; never written
+	regSP   = 32 // the stack pointer selected by PSTATE.EL/SPSel
+	regSink = 33 // writes to XZR land here; never read
+)
+
+// noPage is a pageVA no fetch address can match (it is misaligned), used to
+// force the next fetch through the slow path.
+const noPage = 1
+
+// CPU is one AArch64 processing element. Its methods are not synchronized:
+// use them from a hostcall handler, inside Machine.Exclusive, or while the
+// machine is not running.
+type CPU struct {
+	// Hot state first: the interpreter touches these every instruction.
+	r      [256]uint64 // indexed by uint8 register slots, so no bounds checks
+	pc     uint64
+	pageVA uint64    // virtual base of the page being executed, or noPage
+	page   *codePage // decode cache of that page
+	pagePA uint64    // physical base of that page
+
+	n, z, cf, v bool // PSTATE.NZCV
+
+	m       *Machine
+	index   int
+	retired uint64
+
+	el    uint8 // PSTATE.EL: 0 or 1
+	spsel uint8 // PSTATE.SP
+	daif  uint8 // PSTATE.{D,A,I,F} as a 4-bit value
+	ss    bool  // PSTATE.SS
+	il    bool  // PSTATE.IL
+
+	on  bool // powered on
+	wfi bool // waiting for an interrupt
+
+	spEL0, spEL1 uint64 // banked stack pointers; the selected one is live in r[regSP]
+
+	sys [numSysRegs]uint64 // plain storage for registers without side effects
+
+	// The local exclusive monitor.
+	excValid bool
+	excAddr  uint64
+	excSize  uint8 // log2 of the reserved size (for pairs, of the whole pair)
+}
+
+// reset puts the CPU in its powered-off reset state.
+func (c *CPU) reset() {
+	m, index := c.m, c.index
+	*c = CPU{m: m, index: index}
+	c.pageVA = noPage
+	c.el, c.spsel, c.daif = 1, 1, 0xf
+	c.sys[SCTLR_EL1] = 0x00c50838 // Cortex-A57 reset value: RES1 bits, MMU and caches off
+	c.sys[OSLSR_EL1] = 0xa        // OS lock implemented and locked, as after a cold reset
+	c.sys[CNTFRQ_EL0] = cntFrequency
+}
+
+// Index returns the CPU's number, which is also MPIDR_EL1.Aff0.
+func (c *CPU) Index() int { return c.index }
+
+// X returns general-purpose register n (0..30); 31 reads as zero.
+func (c *CPU) X(n int) uint64 {
+	if n < 0 || n > 30 {
+		return 0
+	}
+	return c.r[n]
+}
+
+// SetX sets general-purpose register n (0..30); 31 is ignored.
+func (c *CPU) SetX(n int, v uint64) {
+	if n >= 0 && n <= 30 {
+		c.r[n] = v
+	}
+}
+
+// SP returns the stack pointer selected by the current EL and PSTATE.SP.
+func (c *CPU) SP() uint64 { return c.r[regSP] }
+
+// SetSP sets the stack pointer selected by the current EL and PSTATE.SP.
+func (c *CPU) SetSP(v uint64) { c.r[regSP] = v }
+
+// PC returns the address of the next instruction to execute.
+func (c *CPU) PC() uint64 { return c.pc }
+
+// SetPC sets the address of the next instruction to execute.
+func (c *CPU) SetPC(v uint64) { c.pc = v }
+
+// Retired returns the number of instructions this CPU executed. An
+// instruction that takes an exception counts too.
+func (c *CPU) Retired() uint64 { return c.retired }
+
+// PoweredOn reports whether the CPU is powered on.
+func (c *CPU) PoweredOn() bool { return c.on }
+
+// Waiting reports whether the CPU sleeps in WFI.
+func (c *CPU) Waiting() bool { return c.wfi }
+
+// EL returns the current exception level (0 or 1).
+func (c *CPU) EL() int { return int(c.el) }
+
+// PSTATE bits in SPSR format.
+const (
+	spsrN  = 1 << 31
+	spsrZ  = 1 << 30
+	spsrC  = 1 << 29
+	spsrV  = 1 << 28
+	spsrSS = 1 << 21
+	spsrIL = 1 << 20
+)
+
+// PSTATE returns PSTATE in SPSR_EL1 format: NZCV, SS, IL, DAIF, M[3:0]
+// (EL and SPSel; nRW is 0 for AArch64).
+func (c *CPU) PSTATE() uint64 {
+	v := c.nzcv() | uint64(c.daif)<<6 | uint64(c.el)<<2 | uint64(c.spsel)
+	if c.ss {
+		v |= spsrSS
+	}
+	if c.il {
+		v |= spsrIL
+	}
+	return v
+}
+
+// SetPSTATE sets PSTATE from a value in SPSR format, as an exception return
+// would, except that an illegal mode is ignored (EL and SPSel stay).
+func (c *CPU) SetPSTATE(v uint64) {
+	c.setNZCV(v)
+	c.daif = uint8(v>>6) & 0xf
+	c.ss = v&spsrSS != 0
+	c.il = v&spsrIL != 0
+	if mode := v & 0x1f; mode == 0 || mode == 4 || mode == 5 {
+		c.setMode(uint8(mode>>2), uint8(mode&1))
+	}
+	if c.il {
+		c.pageVA = noPage
+	}
+}
+
+func (c *CPU) nzcv() uint64 {
+	var v uint64
+	if c.n {
+		v |= spsrN
+	}
+	if c.z {
+		v |= spsrZ
+	}
+	if c.cf {
+		v |= spsrC
+	}
+	if c.v {
+		v |= spsrV
+	}
+	return v
+}
+
+func (c *CPU) setNZCV(v uint64) {
+	c.n = v&spsrN != 0
+	c.z = v&spsrZ != 0
+	c.cf = v&spsrC != 0
+	c.v = v&spsrV != 0
+}
+
+// setMode changes PSTATE.EL and PSTATE.SP, swapping the banked stack
+// pointer in and out of the live slot.
+func (c *CPU) setMode(el, spsel uint8) {
+	if c.el == 0 || c.spsel == 0 {
+		c.spEL0 = c.r[regSP]
+	} else {
+		c.spEL1 = c.r[regSP]
+	}
+	c.el, c.spsel = el, spsel
+	if el == 0 || spsel == 0 {
+		c.r[regSP] = c.spEL0
+	} else {
+		c.r[regSP] = c.spEL1
+	}
+}
+
+// cond evaluates an A64 condition code against NZCV.
+func (c *CPU) cond(cc uint8) bool {
+	var r bool
+	switch cc >> 1 {
+	case 0:
+		r = c.z
+	case 1:
+		r = c.cf
+	case 2:
+		r = c.n
+	case 3:
+		r = c.v
+	case 4:
+		r = c.cf && !c.z
+	case 5:
+		r = c.n == c.v
+	case 6:
+		r = c.n == c.v && !c.z
+	default:
+		return true // AL and NV both mean always
+	}
+	if cc&1 != 0 {
+		r = !r
+	}
+	return r
+}
+
+func (c *CPU) clearExclusive() {
+	if c.excValid {
+		c.excValid = false
+		c.m.reservations--
+	}
+}
+
+func (c *CPU) setExclusive(addr uint64, lg uint8) {
+	if !c.excValid {
+		c.excValid = true
+		c.m.reservations++
+	}
+	c.excAddr, c.excSize = addr, lg
+}
+
+// Exception classes (ESR_ELx.EC), Arm ARM D17.2.37.
+const (
+	ecUnknown      = 0x00
+	ecIllegalState = 0x0e
+	ecSVC64        = 0x15
+	ecInsnAbortLow = 0x20
+	ecInsnAbort    = 0x21
+	ecPCAlign      = 0x22
+	ecDataAbortLow = 0x24
+	ecDataAbort    = 0x25
+	ecBRK64        = 0x3c
+
+	fscExternal = 0x10 // synchronous external abort, not on a table walk
+	issWnR      = 1 << 6
+)
+
+// takeException takes a synchronous exception to EL1 with the given class,
+// syndrome and preferred return address.
+func (c *CPU) takeException(ec, iss uint32, elr uint64) {
+	spsr := c.PSTATE()
+	var off uint64
+	switch {
+	case c.el == 0:
+		off = 0x400 // lower EL using AArch64
+	case c.spsel == 1:
+		off = 0x200 // current EL with SP_ELx
+	}
+	c.sys[ESR_EL1] = uint64(ec)<<26 | 1<<25 | uint64(iss)
+	c.sys[ELR_EL1] = elr
+	c.sys[SPSR_EL1] = spsr
+	c.setMode(1, 1)
+	c.daif = 0xf
+	c.ss, c.il = false, false
+	c.clearExclusive()
+	c.pc = c.sys[VBAR_EL1] + off
+	c.m.exceptions.Add(1)
+}
+
+// undefined takes the undefined-instruction exception for the instruction
+// at pc.
+func (c *CPU) undefined(pc uint64) {
+	c.m.undefined.Add(1)
+	// Debug level: a guest may execute undefined instructions on purpose
+	// (feature probing, BUG()), so this is not a host-side problem.
+	if c.m.log.Enabled(context.Background(), slog.LevelDebug) {
+		c.m.log.Debug("machine: undefined instruction", "cpu", c.index, "pc", fmt.Sprintf("%#x", pc), "el", c.el)
+	}
+	c.takeException(ecUnknown, 0, pc)
+}
+
+// dataAbort takes a synchronous external abort for a data access to va by
+// the instruction being executed (c.pc already points past it).
+func (c *CPU) dataAbort(va uint64, write bool) {
+	ec := uint32(ecDataAbort)
+	if c.el == 0 {
+		ec = ecDataAbortLow
+	}
+	iss := uint32(fscExternal)
+	if write {
+		iss |= issWnR
+	}
+	c.sys[FAR_EL1] = va
+	c.takeException(ec, iss, c.pc-4)
+}
+
+// eret performs an exception return from EL1.
+func (c *CPU) eret() {
+	spsr, elr := c.sys[SPSR_EL1], c.sys[ELR_EL1]
+	c.clearExclusive()
+	c.setNZCV(spsr)
+	c.daif = uint8(spsr>>6) & 0xf
+	c.pc = elr
+	mode := spsr & 0x1f
+	if mode != 0 && mode != 4 && mode != 5 {
+		// Illegal exception return (AArch32, EL2/EL3, or EL0 with SP_EL1):
+		// EL and SP stay, PSTATE.IL is set and the next instruction takes
+		// the illegal execution state exception.
+		c.il = true
+		c.pageVA = noPage
+		return
+	}
+	c.ss = spsr&spsrSS != 0
+	c.il = spsr&spsrIL != 0
+	if c.il {
+		c.pageVA = noPage
+	}
+	c.setMode(uint8(mode>>2), uint8(mode&1))
+}

@@ -1,0 +1,772 @@
+package machine
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// fetch makes c.page the decode cache of the page holding pc. It reports
+// false when the fetch faults instead (the exception has been taken).
+func (c *CPU) fetch(pc uint64) bool {
+	if c.il {
+		c.takeException(ecIllegalState, 0, pc)
+		return false
+	}
+	if pc&3 != 0 {
+		c.sys[FAR_EL1] = pc
+		c.takeException(ecPCAlign, 0, pc)
+		return false
+	}
+	m := c.m
+	pa := c.translate(pc)
+	off := pa - RAMBase
+	if off >= uint64(len(m.ram)) {
+		// Executing from a device or from nowhere: synchronous external
+		// abort on the instruction fetch.
+		ec := uint32(ecInsnAbort)
+		if c.el == 0 {
+			ec = ecInsnAbortLow
+		}
+		c.sys[FAR_EL1] = pc
+		c.takeException(ec, fscExternal, pc)
+		return false
+	}
+	p := m.code[off/PageSize]
+	if p == nil {
+		// Allocation happens once per page of code, not per instruction.
+		p = new(codePage)
+		m.code[off/PageSize] = p
+		m.decodedPages.Add(1)
+	}
+	c.page = p
+	c.pageVA = pc &^ (PageSize - 1)
+	c.pagePA = pa &^ (PageSize - 1)
+	return true
+}
+
+// run executes up to budget instructions on c and returns how many it
+// executed. It stops early when the CPU enters WFI, the machine powers off
+// or a hostcall fails (m.err set). The caller holds m.mu.
+func (c *CPU) run(budget uint64) uint64 {
+	m := c.m
+	r := &c.r
+	var n uint64
+loop:
+	for n < budget {
+		pc := c.pc
+		// One compare covers "same page" and "aligned": pageVA has the low
+		// bits clear, so a misaligned pc never matches.
+		if (pc^c.pageVA)&^(PageSize-4) != 0 {
+			if !c.fetch(pc) {
+				n++
+				continue
+			}
+		}
+		in := &c.page.insts[pc>>2&(PageSize/4-1)]
+		if in.op == opNone {
+			off := c.pagePA - RAMBase + pc&(PageSize-1)
+			w := uint32(m.ram[off]) | uint32(m.ram[off+1])<<8 | uint32(m.ram[off+2])<<16 | uint32(m.ram[off+3])<<24
+			decode(in, w)
+		}
+		n++
+		c.pc = pc + 4
+
+		switch in.op {
+		// Data processing, immediate.
+		case opADR:
+			r[in.rd] = pc + in.imm
+		case opADRP:
+			r[in.rd] = pc&^0xfff + in.imm
+		case opADDi:
+			r[in.rd] = wr(in.sf, r[in.rn]+in.imm)
+		case opSUBi:
+			r[in.rd] = wr(in.sf, r[in.rn]-in.imm)
+		case opADDSi:
+			r[in.rd] = c.addFlags(r[in.rn], in.imm, 0, in.sf)
+		case opSUBSi:
+			r[in.rd] = c.addFlags(r[in.rn], ^in.imm, 1, in.sf)
+		case opANDi:
+			r[in.rd] = r[in.rn] & in.imm
+		case opORRi:
+			r[in.rd] = wr(in.sf, r[in.rn]|in.imm)
+		case opEORi:
+			r[in.rd] = wr(in.sf, r[in.rn]^in.imm)
+		case opANDSi:
+			r[in.rd] = c.logicFlags(r[in.rn]&in.imm, in.sf)
+		case opMOVi:
+			r[in.rd] = in.imm
+		case opMOVK:
+			r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
+		case opLSLi:
+			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
+		case opLSRi:
+			if in.sf {
+				r[in.rd] = r[in.rn] >> in.amt
+			} else {
+				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
+			}
+		case opASRi:
+			if in.sf {
+				r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
+			} else {
+				r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
+			}
+		case opSBFM, opBFM, opUBFM:
+			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+		case opEXTR:
+			if in.sf {
+				if in.amt == 0 {
+					r[in.rd] = r[in.rm]
+				} else {
+					r[in.rd] = r[in.rm]>>in.amt | r[in.rn]<<(64-in.amt)
+				}
+			} else {
+				cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
+				r[in.rd] = uint64(uint32(cat >> in.amt))
+			}
+
+		// Data processing, register.
+		case opMOVr:
+			r[in.rd] = wr(in.sf, r[in.rm])
+		case opANDr:
+			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand(in))
+		case opORRr:
+			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand(in))
+		case opEORr:
+			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand(in))
+		case opANDSr:
+			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand(in), in.sf)
+		case opADDr:
+			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+		case opSUBr:
+			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+		case opADDSr:
+			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
+		case opSUBSr:
+			r[in.rd] = c.addFlags(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, in.sf), 1, in.sf)
+		case opADDx:
+			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
+		case opSUBx:
+			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
+		case opADDSx:
+			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
+		case opSUBSx:
+			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
+		case opADC:
+			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+b2u(c.cf))
+		case opSBC:
+			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+b2u(c.cf))
+		case opADCS:
+			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], b2u(c.cf), in.sf)
+		case opSBCS:
+			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], b2u(c.cf), in.sf)
+		case opCCMN, opCCMP:
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
+				}
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				} else {
+					c.addFlags(r[in.rn], y, 0, in.sf)
+				}
+			} else {
+				c.setNZCV(uint64(in.amt) << 28)
+			}
+		case opCSEL:
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, r[in.rm])
+			}
+		case opCSINC:
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, r[in.rm]+1)
+			}
+		case opCSINV:
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, ^r[in.rm])
+			}
+		case opCSNEG:
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, -r[in.rm])
+			}
+		case opUDIV:
+			r[in.rd] = udiv(r[in.rn], r[in.rm], in.sf)
+		case opSDIV:
+			r[in.rd] = sdiv(r[in.rn], r[in.rm], in.sf)
+		case opLSLV:
+			r[in.rd] = shiftReg(r[in.rn], 0, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opLSRV:
+			r[in.rd] = shiftReg(r[in.rn], 1, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opASRV:
+			r[in.rd] = shiftReg(r[in.rn], 2, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opRORV:
+			r[in.rd] = shiftReg(r[in.rn], 3, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opCRC32:
+			r[in.rd] = uint64(crc32Step(uint32(r[in.rn]), r[in.rm], in.amt, in.neg))
+		case opRBIT:
+			if in.sf {
+				r[in.rd] = bits.Reverse64(r[in.rn])
+			} else {
+				r[in.rd] = uint64(bits.Reverse32(uint32(r[in.rn])))
+			}
+		case opREV16:
+			x := r[in.rn]
+			r[in.rd] = wr(in.sf, (x&0x00ff00ff00ff00ff)<<8|(x>>8)&0x00ff00ff00ff00ff)
+		case opREV32:
+			x := bits.ReverseBytes64(r[in.rn])
+			r[in.rd] = x<<32 | x>>32
+		case opREV:
+			if in.sf {
+				r[in.rd] = bits.ReverseBytes64(r[in.rn])
+			} else {
+				r[in.rd] = uint64(bits.ReverseBytes32(uint32(r[in.rn])))
+			}
+		case opCLZ:
+			if in.sf {
+				r[in.rd] = uint64(bits.LeadingZeros64(r[in.rn]))
+			} else {
+				r[in.rd] = uint64(bits.LeadingZeros32(uint32(r[in.rn])))
+			}
+		case opCLS:
+			x := r[in.rn]
+			if in.sf {
+				r[in.rd] = uint64(bits.LeadingZeros64((x>>1^x)&(1<<63-1)) - 1)
+			} else {
+				x32 := uint32(x)
+				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
+			}
+		case opMADD:
+			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
+		case opMSUB:
+			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
+		case opSMADDL:
+			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+		case opSMSUBL:
+			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+		case opUMADDL:
+			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+		case opUMSUBL:
+			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+		case opSMULH:
+			a, b := r[in.rn], r[in.rm]
+			hi, _ := bits.Mul64(a, b)
+			// Signed high half from the unsigned one: subtract the
+			// other operand for each negative input.
+			if int64(a) < 0 {
+				hi -= b
+			}
+			if int64(b) < 0 {
+				hi -= a
+			}
+			r[in.rd] = hi
+		case opUMULH:
+			hi, _ := bits.Mul64(r[in.rn], r[in.rm])
+			r[in.rd] = hi
+
+		// Branches.
+		case opB:
+			c.pc = pc + in.imm
+		case opBL:
+			r[30] = pc + 4
+			c.pc = pc + in.imm
+		case opBcond:
+			if c.cond(in.cc) {
+				c.pc = pc + in.imm
+			}
+		case opCBZ:
+			if wr(in.sf, r[in.rn]) == 0 {
+				c.pc = pc + in.imm
+			}
+		case opCBNZ:
+			if wr(in.sf, r[in.rn]) != 0 {
+				c.pc = pc + in.imm
+			}
+		case opTBZ:
+			if r[in.rn]>>in.amt&1 == 0 {
+				c.pc = pc + in.imm
+			}
+		case opTBNZ:
+			if r[in.rn]>>in.amt&1 != 0 {
+				c.pc = pc + in.imm
+			}
+		case opBR, opRET:
+			c.pc = r[in.rn]
+		case opBLR:
+			t := r[in.rn] // read before the link write: BLR x30 branches to the old x30
+			r[30] = pc + 4
+			c.pc = t
+
+		// Loads and stores.
+		case opLDRo:
+			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTRo:
+			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
+		case opLDRpre:
+			a := r[in.rn] + in.imm
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rn] = a
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opLDRpost:
+			a := r[in.rn]
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rn] = a + in.imm
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTRpre:
+			a := r[in.rn] + in.imm
+			if c.store(a, in.amt, r[in.rd]) {
+				r[in.rn] = a
+			}
+		case opSTRpost:
+			a := r[in.rn]
+			if c.store(a, in.amt, r[in.rd]) {
+				r[in.rn] = a + in.imm
+			}
+		case opLDRreg:
+			a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTRreg:
+			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
+		case opLDRlit:
+			if v, ok := c.load(pc+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opLDP:
+			c.execLDP(in)
+		case opSTP:
+			c.execSTP(in)
+		case opLDXR:
+			a := r[in.rn]
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rd] = v
+				c.setExclusive(a, in.amt)
+			}
+		case opSTXR:
+			c.execSTXR(in)
+		case opLDXP:
+			c.execLDXP(in)
+		case opSTXP:
+			c.execSTXP(in)
+
+		// System.
+		case opNOP:
+		case opWFI:
+			// No interrupt source exists yet, so nothing pending could
+			// make WFI complete at once: the CPU sleeps.
+			c.wfi = true
+			break loop
+		case opCLREX:
+			c.clearExclusive()
+		case opMSRi:
+			if c.el == 0 {
+				c.undefined(pc)
+				break
+			}
+			switch in.sh {
+			case pstateSPSel:
+				c.setMode(c.el, uint8(in.imm&1))
+			case pstateDAIFSet:
+				c.daif |= uint8(in.imm)
+			case pstateDAIFClr:
+				c.daif &^= uint8(in.imm)
+			}
+		case opMRS:
+			if c.el == 0 && in.cc == 0 {
+				c.undefined(pc)
+				break
+			}
+			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
+		case opMRSzero:
+			if c.el == 0 {
+				c.undefined(pc)
+				break
+			}
+			r[in.rd] = 0
+		case opMSR:
+			if c.el == 0 && in.cc == 0 {
+				c.undefined(pc)
+				break
+			}
+			sr := SysReg(in.imm)
+			if sr == SP_EL0 && c.spsel == 0 {
+				c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
+				break
+			}
+			c.writeSys(sr, r[in.rn], n-1)
+		case opSYS:
+			if c.el == 0 && in.cc == 0 {
+				c.undefined(pc)
+			}
+		case opAT:
+			if c.el == 0 {
+				c.undefined(pc)
+				break
+			}
+			// MMU off: the translation is the identity, PAR_EL1.F = 0.
+			c.sys[PAR_EL1] = c.translate(r[in.rn]) &^ 0xfff & (1<<48 - 1)
+		case opDCZVA:
+			a := r[in.rn] &^ (dczBlock - 1)
+			for i := uint64(0); i < dczBlock; i += 8 {
+				if !c.store(a+i, 3, 0) {
+					break
+				}
+			}
+		case opSVC:
+			c.takeException(ecSVC64, uint32(in.imm), pc+4)
+		case opBRK:
+			c.takeException(ecBRK64, uint32(in.imm), pc)
+		case opHVC:
+			if c.el == 0 {
+				c.undefined(pc)
+				break
+			}
+			if in.imm == 0 {
+				if c.psci() {
+					break loop
+				}
+				break
+			}
+			fn := m.hostcall(uint16(in.imm))
+			if fn == nil {
+				c.undefined(pc)
+				break
+			}
+			m.hostcallCount.Add(1)
+			c.retired += n // let the handler see an up-to-date count
+			err := fn(c)
+			c.retired -= n
+			if err != nil {
+				m.err = fmt.Errorf("machine: hostcall %#x at pc %#x on cpu %d: %w", in.imm, pc, c.index, err)
+				break loop
+			}
+			if m.off.Load() {
+				break loop
+			}
+		case opERET:
+			if c.el == 0 {
+				c.undefined(pc)
+				break
+			}
+			c.eret()
+		default: // opUndef
+			c.undefined(pc)
+		}
+	}
+	c.retired += n
+	return n
+}
+
+// wr truncates a result to 32 bits (zero-extending) for W-register forms.
+func wr(sf bool, v uint64) uint64 {
+	if sf {
+		return v
+	}
+	return uint64(uint32(v))
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addFlags computes x + y + carry at the operation's width, sets NZCV and
+// returns the (zero-extended) result. Subtraction passes ^y and carry 1.
+func (c *CPU) addFlags(x, y, carry uint64, sf bool) uint64 {
+	if sf {
+		s, co := bits.Add64(x, y, carry)
+		c.n, c.z, c.cf = int64(s) < 0, s == 0, co != 0
+		c.v = int64((x^s)&(y^s)) < 0
+		return s
+	}
+	x32, y32 := uint32(x), uint32(y)
+	s, co := bits.Add32(x32, y32, uint32(carry))
+	c.n, c.z, c.cf = int32(s) < 0, s == 0, co != 0
+	c.v = int32((x32^s)&(y32^s)) < 0
+	return uint64(s)
+}
+
+// logicFlags sets NZCV for ANDS/BICS (C and V cleared) and returns the
+// result truncated to the operation's width.
+func (c *CPU) logicFlags(v uint64, sf bool) uint64 {
+	if sf {
+		c.n, c.z = int64(v) < 0, v == 0
+	} else {
+		v = uint64(uint32(v))
+		c.n, c.z = int32(v) < 0, v == 0
+	}
+	c.cf, c.v = false, false
+	return v
+}
+
+// logicOperand returns the shifted, optionally inverted second operand of
+// a logical (shifted register) instruction.
+func (c *CPU) logicOperand(in *inst) uint64 {
+	y := shiftReg(c.r[in.rm], in.sh, in.amt, in.sf)
+	if in.neg {
+		y = ^y
+	}
+	return y
+}
+
+// shiftReg applies LSL/LSR/ASR/ROR (typ 0..3) by amt at the given width.
+func shiftReg(v uint64, typ, amt uint8, sf bool) uint64 {
+	if sf {
+		switch typ {
+		case 0:
+			return v << amt
+		case 1:
+			return v >> amt
+		case 2:
+			return uint64(int64(v) >> amt)
+		default:
+			return bits.RotateLeft64(v, -int(amt))
+		}
+	}
+	w := uint32(v)
+	switch typ {
+	case 0:
+		w <<= amt
+	case 1:
+		w >>= amt
+	case 2:
+		w = uint32(int32(w) >> amt)
+	default:
+		w = bits.RotateLeft32(w, -int(amt))
+	}
+	return uint64(w)
+}
+
+func shiftAmount(v uint64, sf bool) uint8 {
+	if sf {
+		return uint8(v & 63)
+	}
+	return uint8(v & 31)
+}
+
+// extendReg applies an extend option (UXTB..SXTX) and a left shift.
+func extendReg(v uint64, option, amt uint8) uint64 {
+	switch option {
+	case 0:
+		v = uint64(uint8(v))
+	case 1:
+		v = uint64(uint16(v))
+	case 2:
+		v = uint64(uint32(v))
+	case 4:
+		v = uint64(int64(int8(v)))
+	case 5:
+		v = uint64(int64(int16(v)))
+	case 6:
+		v = uint64(int64(int32(v)))
+	}
+	return v << amt
+}
+
+// extendLoad widens a loaded value of 1<<lg bytes as the load requires.
+func extendLoad(v uint64, lg, ext uint8) uint64 {
+	switch ext {
+	case extSign64:
+		return sext(v, 8<<lg)
+	case extSign32:
+		return uint64(uint32(sext(v, 8<<lg)))
+	}
+	return v
+}
+
+// bitfield implements SBFM, BFM and UBFM with the decoded masks
+// (imm=wmask, im2=tmask, amt=immr, cc=imms). dst is Rd's old value.
+func bitfield(in *inst, src, dst uint64) uint64 {
+	size := uint8(32)
+	if in.sf {
+		size = 64
+	}
+	wmask, tmask := in.imm, in.im2
+	var rot uint64
+	if in.sf {
+		rot = bits.RotateLeft64(src, -int(in.amt))
+	} else {
+		rot = uint64(bits.RotateLeft32(uint32(src), -int(in.amt)))
+	}
+	var bot, top uint64
+	switch in.op {
+	case opBFM:
+		bot = dst&^wmask | rot&wmask
+		top = dst
+	case opSBFM:
+		bot = rot & wmask
+		if src>>in.cc&1 != 0 {
+			top = ^uint64(0)
+		}
+	default: // UBFM
+		bot = rot & wmask
+	}
+	res := top&^tmask | bot&tmask
+	if size == 32 {
+		res = uint64(uint32(res))
+	}
+	return res
+}
+
+func udiv(a, b uint64, sf bool) uint64 {
+	if !sf {
+		a, b = uint64(uint32(a)), uint64(uint32(b))
+	}
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func sdiv(a, b uint64, sf bool) uint64 {
+	if sf {
+		x, y := int64(a), int64(b)
+		switch {
+		case y == 0:
+			return 0
+		case y == -1:
+			return uint64(-x) // INT64_MIN / -1 wraps to INT64_MIN
+		}
+		return uint64(x / y)
+	}
+	x, y := int32(a), int32(b)
+	switch {
+	case y == 0:
+		return 0
+	case y == -1:
+		return uint64(uint32(-x))
+	}
+	return uint64(uint32(x / y))
+}
+
+// CRC polynomials in reflected form.
+const (
+	crcPolyIEEE       = 0xedb88320 // CRC32*
+	crcPolyCastagnoli = 0x82f63b78 // CRC32C*
+)
+
+// crc32Step is the CRC32/CRC32C instruction: it folds the low 1<<lg bytes
+// of v into acc, without the pre- and post-inversion of software CRCs.
+func crc32Step(acc uint32, v uint64, lg uint8, castagnoli bool) uint32 {
+	poly := uint32(crcPolyIEEE)
+	if castagnoli {
+		poly = crcPolyCastagnoli
+	}
+	for i := 0; i < 8<<lg; i++ {
+		acc ^= uint32(v>>i) & 1
+		if acc&1 != 0 {
+			acc = acc>>1 ^ poly
+		} else {
+			acc >>= 1
+		}
+	}
+	return acc
+}
+
+func (c *CPU) execLDP(in *inst) {
+	r := &c.r
+	base := r[in.rn]
+	a := base
+	if in.sh != modePost {
+		a += in.imm
+	}
+	v1, ok := c.load(a, in.amt)
+	if !ok {
+		return
+	}
+	v2, ok := c.load(a+1<<in.amt, in.amt)
+	if !ok {
+		return
+	}
+	if in.sh == modePre {
+		r[in.rn] = a
+	} else if in.sh == modePost {
+		r[in.rn] = base + in.imm
+	}
+	r[in.rd] = extendLoad(v1, in.amt, in.cc)
+	r[in.ra] = extendLoad(v2, in.amt, in.cc)
+}
+
+func (c *CPU) execSTP(in *inst) {
+	r := &c.r
+	base := r[in.rn]
+	a := base
+	if in.sh != modePost {
+		a += in.imm
+	}
+	// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
+	// the old x0.
+	v1, v2 := r[in.rd], r[in.ra]
+	if !c.store(a, in.amt, v1) || !c.store(a+1<<in.amt, in.amt, v2) {
+		return
+	}
+	if in.sh == modePre {
+		r[in.rn] = a
+	} else if in.sh == modePost {
+		r[in.rn] = base + in.imm
+	}
+}
+
+// exclusiveOK reports whether a store-exclusive of 1<<lg bytes at a may
+// succeed, and clears the monitor (it is cleared whether or not it does).
+func (c *CPU) exclusiveOK(a uint64, lg uint8) bool {
+	ok := c.excValid && c.excAddr == a && c.excSize == lg
+	c.clearExclusive()
+	return ok
+}
+
+func (c *CPU) execSTXR(in *inst) {
+	r := &c.r
+	a := r[in.rn]
+	v := r[in.rd]
+	if !c.exclusiveOK(a, in.amt) {
+		r[in.ra] = 1
+		return
+	}
+	if c.store(a, in.amt, v) {
+		r[in.ra] = 0
+	}
+}
+
+func (c *CPU) execLDXP(in *inst) {
+	r := &c.r
+	a := r[in.rn]
+	v1, ok := c.load(a, in.amt)
+	if !ok {
+		return
+	}
+	v2, ok := c.load(a+1<<in.amt, in.amt)
+	if !ok {
+		return
+	}
+	r[in.rd], r[in.rm] = v1, v2
+	c.setExclusive(a, in.amt+1)
+}
+
+func (c *CPU) execSTXP(in *inst) {
+	r := &c.r
+	a := r[in.rn]
+	v1, v2 := r[in.rd], r[in.rm]
+	if !c.exclusiveOK(a, in.amt+1) {
+		r[in.ra] = 1
+		return
+	}
+	if c.store(a, in.amt, v1) && c.store(a+1<<in.amt, in.amt, v2) {
+		r[in.ra] = 0
+	}
+}

@@ -1,0 +1,230 @@
+package machine
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// region is one device range of the physical memory map (TinyEMU's iomem
+// style): accesses within [base, base+size) call read/write with the offset
+// from base and the access size in bytes (1, 2, 4 or 8).
+type region struct {
+	name       string
+	base, size uint64
+	read       func(off uint64, size int) uint64
+	write      func(off uint64, size int, v uint64)
+}
+
+// bus is the device part of the physical memory map. RAM is not in the
+// table: it is checked first, inline, on every access.
+type bus struct {
+	regions []region
+}
+
+func (b *bus) add(r region) { b.regions = append(b.regions, r) }
+
+// find returns the region holding [pa, pa+size), or nil.
+func (b *bus) find(pa uint64, size int) *region {
+	for i := range b.regions {
+		r := &b.regions[i]
+		if pa-r.base < r.size && pa-r.base+uint64(size) <= r.size {
+			return r
+		}
+	}
+	return nil
+}
+
+// ramRange returns the RAM offset of [addr, addr+n) or an error wrapping
+// ErrBadAddress.
+func (m *Machine) ramRange(addr uint64, n int) (uint64, error) {
+	off := addr - RAMBase
+	if off > uint64(len(m.ram)) || uint64(n) > uint64(len(m.ram))-off {
+		return 0, fmt.Errorf("machine: physical range %#x+%#x: %w", addr, n, ErrBadAddress)
+	}
+	return off, nil
+}
+
+// ReadMem copies guest RAM at physical address addr into p.
+func (m *Machine) ReadMem(addr uint64, p []byte) error {
+	off, err := m.ramRange(addr, len(p))
+	if err != nil {
+		return err
+	}
+	copy(p, m.ram[off:])
+	return nil
+}
+
+// WriteMem copies p into guest RAM at physical address addr. It invalidates
+// the decode cache of every page it touches and breaks other CPUs'
+// exclusive reservations on the range, as a store by another observer would.
+func (m *Machine) WriteMem(addr uint64, p []byte) error {
+	off, err := m.ramRange(addr, len(p))
+	if err != nil {
+		return err
+	}
+	copy(m.ram[off:], p)
+	m.stored(nil, off, uint64(len(p)))
+	return nil
+}
+
+// Read32 reads a little-endian 32-bit word of guest RAM.
+func (m *Machine) Read32(addr uint64) (uint32, error) {
+	var b [4]byte
+	if err := m.ReadMem(addr, b[:]); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b[:]), nil
+}
+
+// Read64 reads a little-endian 64-bit word of guest RAM.
+func (m *Machine) Read64(addr uint64) (uint64, error) {
+	var b [8]byte
+	if err := m.ReadMem(addr, b[:]); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+// Write32 writes a little-endian 32-bit word of guest RAM.
+func (m *Machine) Write32(addr uint64, v uint32) error {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return m.WriteMem(addr, b[:])
+}
+
+// Write64 writes a little-endian 64-bit word of guest RAM.
+func (m *Machine) Write64(addr uint64, v uint64) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	return m.WriteMem(addr, b[:])
+}
+
+// stored does the bookkeeping after n bytes at RAM offset off changed:
+// it drops decode caches of the touched pages and clears exclusive monitors
+// of CPUs other than by (nil: the host) whose granule overlaps.
+func (m *Machine) stored(by *CPU, off, n uint64) {
+	if n == 0 {
+		return
+	}
+	for p := off / PageSize; p <= (off+n-1)/PageSize; p++ {
+		if m.code[p] != nil {
+			m.invalidate(p)
+		}
+	}
+	if m.reservations != 0 {
+		m.snoop(by, off+RAMBase, n)
+	}
+}
+
+// invalidate drops the decode cache of RAM page p and makes every CPU that
+// was executing from it look the page up again on its next fetch.
+func (m *Machine) invalidate(p uint64) {
+	m.code[p] = nil
+	m.decodedPages.Add(-1)
+	m.invalidations.Add(1)
+	for _, c := range m.cpus {
+		if c.pagePA == p*PageSize+RAMBase {
+			c.pageVA = noPage
+		}
+	}
+}
+
+// The exclusive reservation granule: 64 bytes, as CTR_EL0.ERG reports.
+const ergMask = ^uint64(63)
+
+// snoop clears the exclusive monitors of CPUs other than by whose
+// reservation granule overlaps the physical range [pa, pa+n).
+func (m *Machine) snoop(by *CPU, pa, n uint64) {
+	lo, hi := pa&ergMask, (pa+n-1)&ergMask
+	for _, c := range m.cpus {
+		if c != by && c.excValid && c.excAddr&ergMask >= lo && c.excAddr&ergMask <= hi {
+			c.clearExclusive()
+		}
+	}
+}
+
+// translate maps a virtual address to a physical one. The MMU is off, so it
+// is the identity; it exists so that a stage-1 walker slots in here.
+func (c *CPU) translate(va uint64) uint64 { return va }
+
+// load reads size bytes (1<<lg) at virtual address va, zero-extended. On a
+// fault it takes the data abort and returns ok=false.
+func (c *CPU) load(va uint64, lg uint8) (uint64, bool) {
+	pa := c.translate(va)
+	ram := c.m.ram
+	if off := pa - RAMBase; off < uint64(len(ram))-7 {
+		switch lg {
+		case 0:
+			return uint64(ram[off]), true
+		case 1:
+			return uint64(binary.LittleEndian.Uint16(ram[off:])), true
+		case 2:
+			return uint64(binary.LittleEndian.Uint32(ram[off:])), true
+		default:
+			return binary.LittleEndian.Uint64(ram[off:]), true
+		}
+	}
+	return c.loadSlow(va, pa, lg)
+}
+
+func (c *CPU) loadSlow(va, pa uint64, lg uint8) (uint64, bool) {
+	size := 1 << lg
+	m := c.m
+	if off, err := m.ramRange(pa, size); err == nil {
+		var v uint64
+		for i := size - 1; i >= 0; i-- {
+			v = v<<8 | uint64(m.ram[off+uint64(i)])
+		}
+		return v, true
+	}
+	if r := m.bus.find(pa, size); r != nil {
+		return r.read(pa-r.base, size), true
+	}
+	c.dataAbort(va, false)
+	return 0, false
+}
+
+// store writes the low size bytes (1<<lg) of v at virtual address va. On a
+// fault it takes the data abort and returns false.
+func (c *CPU) store(va uint64, lg uint8, v uint64) bool {
+	pa := c.translate(va)
+	m := c.m
+	ram := m.ram
+	if off := pa - RAMBase; off < uint64(len(ram))-7 {
+		switch lg {
+		case 0:
+			ram[off] = byte(v)
+		case 1:
+			binary.LittleEndian.PutUint16(ram[off:], uint16(v))
+		case 2:
+			binary.LittleEndian.PutUint32(ram[off:], uint32(v))
+		default:
+			binary.LittleEndian.PutUint64(ram[off:], v)
+		}
+		// An unaligned store may straddle two pages; check both ends.
+		end := off + 1<<lg - 1
+		if m.code[off/PageSize] != nil || m.code[end/PageSize] != nil || m.reservations != 0 {
+			m.stored(c, off, 1<<lg)
+		}
+		return true
+	}
+	return c.storeSlow(va, pa, lg, v)
+}
+
+func (c *CPU) storeSlow(va, pa uint64, lg uint8, v uint64) bool {
+	size := 1 << lg
+	m := c.m
+	if off, err := m.ramRange(pa, size); err == nil {
+		for i := 0; i < size; i++ {
+			m.ram[off+uint64(i)] = byte(v >> (8 * i))
+		}
+		m.stored(c, off, uint64(size))
+		return true
+	}
+	if r := m.bus.find(pa, size); r != nil {
+		r.write(pa-r.base, size, v)
+		return true
+	}
+	c.dataAbort(va, true)
+	return false
+}
