@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Debug and trace support, as Linux 6.1 arch/arm64/kernel/debug-monitors.c:
+ * the break-hook and step-hook lists and the BRK and single-step handlers
+ * that arch/arm64/mm/fault.c's debug_fault_info table calls.
+ */
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <asm/debug-monitors.h>
+#include <asm/ptrace.h>
+#include <asm/sysreg.h>
+
+void hook_debug_fault_code(int nr,
+			   int (*fn)(unsigned long, unsigned long, struct pt_regs *),
+			   int sig, int code, const char *name);
+
+/* EL1 Single Step Handler hooks */
+static LIST_HEAD(kernel_step_hook);
+
+void register_kernel_step_hook(struct step_hook *hook)
+{
+	list_add(&hook->node, &kernel_step_hook);
+}
+
+/*
+ * Call registered single step handlers
+ * There is no Syndrome info to check for determining the handler.
+ * So we call all the registered handlers, until the right handler is
+ * found which returns zero.
+ */
+static int call_step_hook(struct pt_regs *regs, unsigned long esr)
+{
+	struct step_hook *hook;
+	int retval = DBG_HOOK_ERROR;
+
+	list_for_each_entry(hook, &kernel_step_hook, node) {
+		retval = hook->fn(regs, esr);
+		if (retval == DBG_HOOK_HANDLED)
+			break;
+	}
+
+	return retval;
+}
+NOKPROBE_SYMBOL(call_step_hook);
+
+static int single_step_handler(unsigned long unused, unsigned long esr,
+			       struct pt_regs *regs)
+{
+	if (call_step_hook(regs, esr) == DBG_HOOK_HANDLED)
+		return 0;
+
+	pr_warn("Unexpected kernel single-step exception at EL1\n");
+	/*
+	 * Re-enable stepping since we know that we will be
+	 * returning to regs.
+	 */
+	regs->pstate |= DBG_SPSR_SS;
+	return 0;
+}
+NOKPROBE_SYMBOL(single_step_handler);
+
+/* EL1 BRK hooks */
+static LIST_HEAD(kernel_break_hook);
+
+void register_kernel_break_hook(struct break_hook *hook)
+{
+	list_add(&hook->node, &kernel_break_hook);
+}
+
+static int call_break_hook(struct pt_regs *regs, unsigned long esr)
+{
+	struct break_hook *hook;
+	int (*fn)(struct pt_regs *regs, unsigned long esr) = NULL;
+
+	/* The last hook that matches the comment wins. */
+	list_for_each_entry(hook, &kernel_break_hook, node) {
+		unsigned long comment = esr & ESR_ELx_BRK64_ISS_COMMENT_MASK;
+
+		if ((comment & ~hook->mask) == hook->imm)
+			fn = hook->fn;
+	}
+
+	return fn ? fn(regs, esr) : DBG_HOOK_ERROR;
+}
+NOKPROBE_SYMBOL(call_break_hook);
+
+static int brk_handler(unsigned long unused, unsigned long esr,
+		       struct pt_regs *regs)
+{
+	if (call_break_hook(regs, esr) == DBG_HOOK_HANDLED)
+		return 0;
+
+	pr_warn("Unexpected kernel BRK exception at EL1\n");
+	return -EFAULT;
+}
+NOKPROBE_SYMBOL(brk_handler);
+
+void debug_traps_init(void)
+{
+	hook_debug_fault_code(DBG_ESR_EVT_HWSS, single_step_handler, SIGTRAP,
+			      TRAP_TRACE, "single-step handler");
+	hook_debug_fault_code(DBG_ESR_EVT_BRK, brk_handler, SIGTRAP,
+			      TRAP_BRKPT, "BRK handler");
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Exception handling code, as Linux 6.1 arch/arm64/kernel/entry-common.c:
+ * the C handlers that entry.S's entry_handler calls, one per vector.
+ *
+ * Everything here is noinstr (in .noinstr.text, inside the kprobes
+ * blacklist): the kprobes BRK path runs through it.
+ */
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <asm/esr.h>
+#include <asm/ptrace.h>
+#include <asm/sysreg.h>
+
+void do_mem_abort(unsigned long far, unsigned long esr, struct pt_regs *regs);
+void do_sp_pc_abort(unsigned long addr, unsigned long esr, struct pt_regs *regs);
+void do_undefinstr(struct pt_regs *regs, unsigned long esr);
+void do_debug_exception(unsigned long addr_if_watchpoint, unsigned long esr,
+			struct pt_regs *regs);
+const char *esr_get_class_string(unsigned long esr);
+
+static void noinstr __panic_unhandled(struct pt_regs *regs, const char *vector,
+				      unsigned long esr)
+{
+	pr_crit("Unhandled %s exception on CPU%d, ESR 0x%016lx -- %s\n",
+		vector, 0, esr,
+		esr_get_class_string(esr));
+
+	__show_regs(regs);
+	panic("Unhandled exception");
+}
+
+#define UNHANDLED(el, regsize, vector)							\
+asmlinkage void noinstr el##_##regsize##_##vector##_handler(struct pt_regs *regs)	\
+{											\
+	const char *desc = #regsize "-bit " #el " " #vector;				\
+	__panic_unhandled(regs, desc, read_sysreg(esr_el1));				\
+}
+
+UNHANDLED(el1t, 64, sync)
+UNHANDLED(el1t, 64, irq)
+UNHANDLED(el1t, 64, fiq)
+UNHANDLED(el1t, 64, error)
+
+static void noinstr el1_abort(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long far = read_sysreg(far_el1);
+
+	do_mem_abort(far, esr, regs);
+}
+
+static void noinstr el1_pc(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long far = read_sysreg(far_el1);
+
+	do_sp_pc_abort(far, esr, regs);
+}
+
+static void noinstr el1_undef(struct pt_regs *regs, unsigned long esr)
+{
+	do_undefinstr(regs, esr);
+}
+
+static void noinstr el1_dbg(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long far = read_sysreg(far_el1);
+
+	do_debug_exception(far, esr, regs);
+}
+
+asmlinkage void noinstr el1h_64_sync_handler(struct pt_regs *regs)
+{
+	unsigned long esr = read_sysreg(esr_el1);
+
+	switch (ESR_ELx_EC(esr)) {
+	case ESR_ELx_EC_DABT_CUR:
+	case ESR_ELx_EC_IABT_CUR:
+		el1_abort(regs, esr);
+		break;
+	/*
+	 * We don't handle ESR_ELx_EC_SP_ALIGN, since we will have hit a
+	 * recursive exception when trying to push the initial pt_regs.
+	 */
+	case ESR_ELx_EC_PC_ALIGN:
+		el1_pc(regs, esr);
+		break;
+	case ESR_ELx_EC_SYS64:
+	case ESR_ELx_EC_UNKNOWN:
+		el1_undef(regs, esr);
+		break;
+	case ESR_ELx_EC_BREAKPT_CUR:
+	case ESR_ELx_EC_SOFTSTP_CUR:
+	case ESR_ELx_EC_WATCHPT_CUR:
+	case ESR_ELx_EC_BRK64:
+		el1_dbg(regs, esr);
+		break;
+	default:
+		__panic_unhandled(regs, "64-bit el1h sync", esr);
+	}
+}
+
+/* kpemu's machine has no interrupt sources enabled yet. */
+UNHANDLED(el1h, 64, irq)
+UNHANDLED(el1h, 64, fiq)
+UNHANDLED(el1h, 64, error)
+
+/* kpemu runs no user space. */
+UNHANDLED(el0t, 64, sync)
+UNHANDLED(el0t, 64, irq)
+UNHANDLED(el0t, 64, fiq)
+UNHANDLED(el0t, 64, error)
+
+UNHANDLED(el0t, 32, sync)
+UNHANDLED(el0t, 32, irq)
+UNHANDLED(el0t, 32, fiq)
+UNHANDLED(el0t, 32, error)

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kprobes support for ARM64, the guest half (Linux:
+ * arch/arm64/kernel/probes/kprobes.c).
+ *
+ * kpemu's probe subsystem is Go, in the host. The guest keeps Linux's shape:
+ * arch_init_kprobes() registers the two kernel break hooks, for BRK #0x004
+ * (a probe hit) and BRK #0x006 (the BRK that follows the instruction in an
+ * out-of-line slot), and the page-fault path calls kprobe_fault_handler().
+ * Each handler is a gate that passes the pt_regs frame and ESR to the host
+ * with a hostcall; the host reads and writes the frame (regs->pc, pstate,
+ * x0..x30) and returns DBG_HOOK_HANDLED (0) or DBG_HOOK_ERROR (1), and for
+ * faults 1 if it handled the fault. Anything else (e.g. -1 when no host
+ * handler exists, as under QEMU) counts as not handled.
+ */
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <asm/debug-monitors.h>
+#include <asm/hostcall.h>
+#include <asm/ptrace.h>
+
+static int __kprobes
+kprobe_breakpoint_handler(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long ret = HOSTCALL2(HC_KPROBE_BRK, regs, esr);
+
+	return ret == DBG_HOOK_HANDLED ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
+}
+
+static struct break_hook kprobes_break_hook = {
+	.imm = KPROBES_BRK_IMM,
+	.fn = kprobe_breakpoint_handler,
+};
+
+static int __kprobes
+kprobe_breakpoint_ss_handler(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long ret = HOSTCALL2(HC_KPROBE_SS_BRK, regs, esr);
+
+	return ret == DBG_HOOK_HANDLED ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
+}
+
+static struct break_hook kprobes_break_ss_hook = {
+	.imm = KPROBES_BRK_SS_IMM,
+	.fn = kprobe_breakpoint_ss_handler,
+};
+
+int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
+{
+	unsigned long ret = HOSTCALL2(HC_KPROBE_FAULT, regs, fsr);
+
+	return ret == 1;
+}
+
+int arch_init_kprobes(void)
+{
+	register_kernel_break_hook(&kprobes_break_hook);
+	register_kernel_break_hook(&kprobes_break_ss_hook);
+
+	return 0;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A tiny ramfs (after fs/ramfs/): each regular file keeps its data in one
+ * kmalloc'ed buffer of fixed capacity. A write that would run past the
+ * capacity truncates the file to zero first and writes from the start, so
+ * an append-only log wraps instead of filling up.
+ */
+#include <linux/kernel.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+
+static unsigned long last_ino = 1;
+
+ssize_t ramfs_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct inode *inode = file_inode(file);
+	loff_t pos = *ppos;
+	size_t avail;
+
+	if (pos >= inode->i_size)
+		return 0;		/* EOF */
+	avail = inode->i_size - pos;
+	if (count > avail)
+		count = avail;
+	memcpy(buf, inode->i_private + pos, count);
+	*ppos = pos + count;
+	return count;
+}
+
+ssize_t ramfs_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
+{
+	struct inode *inode = file_inode(file);
+	loff_t pos = *ppos;
+
+	if (count > inode->i_capacity)
+		return -EFBIG;
+	if (pos + count > inode->i_capacity) {
+		/* wrap: truncate to zero and write from the start */
+		inode->i_size = 0;
+		pos = 0;
+	}
+	memcpy(inode->i_private + pos, buf, count);
+	pos += count;
+	if (pos > inode->i_size)
+		inode->i_size = pos;
+	inode->i_version++;
+	*ppos = pos;
+	return count;
+}
+
+const struct file_operations ramfs_file_operations = {
+	.read		= ramfs_read,
+	.write		= ramfs_write,
+	.llseek		= generic_file_llseek,
+};
+
+struct inode *ramfs_get_inode(umode_t mode, size_t capacity)
+{
+	struct inode *inode = kzalloc(sizeof(*inode), GFP_KERNEL);
+
+	if (!inode)
+		return NULL;
+	inode->i_mode = mode;
+	inode->i_nlink = 1;
+	inode->i_ino = ++last_ino;
+	inode->i_fop = &ramfs_file_operations;
+	inode->i_private = kzalloc(capacity, GFP_KERNEL);
+	inode->i_capacity = capacity;
+	if (!inode->i_private) {
+		kfree(inode);
+		return NULL;
+	}
+	return inode;
+}
+
+struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name)
+{
+	struct file *file = kzalloc(sizeof(*file), GFP_KERNEL);
+
+	if (!file)
+		return NULL;
+	file->f_inode = inode;
+	file->f_op = inode->i_fop;
+	file->f_mode = mode | FMODE_LSEEK;
+	if (mode & FMODE_READ)
+		file->f_mode |= FMODE_CAN_READ;
+	if (mode & FMODE_WRITE)
+		file->f_mode |= FMODE_CAN_WRITE;
+	file->f_name = name;
+	return file;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef _LINUX_ERRNO_H
+#define _LINUX_ERRNO_H
+
+#define EPERM		 1
+#define ENOENT		 2
+#define ESRCH		 3
+#define EINTR		 4
+#define EIO		 5
+#define EBADF		 9
+#define EAGAIN		11
+#define ENOMEM		12
+#define EFAULT		14
+#define EBUSY		16
+#define EINVAL		22
+#define ENOSPC		28
+#define ESPIPE		29
+#define EFBIG		27
+#define EOVERFLOW	75
+
+#define MAX_ERRNO	4095
+#define IS_ERR_VALUE(x) unlikely((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
+
+static inline void *ERR_PTR(long error) { return (void *)error; }
+static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
+static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE((unsigned long)ptr); }
+
+#endif /* _LINUX_ERRNO_H */

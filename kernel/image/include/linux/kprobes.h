@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest side of kprobes. The probe subsystem itself runs in the host
+ * (kpemu's kprobes/ package); see arch/arm64/kernel/probes/kprobes.c.
+ */
+#ifndef _LINUX_KPROBES_H
+#define _LINUX_KPROBES_H
+
+#include <linux/compiler.h>
+#include <asm-generic/kprobes.h>
+
+struct pt_regs;
+
+int arch_init_kprobes(void);
+int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
+int notify_page_fault(struct pt_regs *regs, unsigned int esr);
+
+#endif /* _LINUX_KPROBES_H */

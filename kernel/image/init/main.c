@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * start_kernel(), as init/main.c: banner, allocators, traps and kprobes'
+ * break hooks, the workload's data; then pid 1 ("init") is created with
+ * user_mode_thread() and, there being no scheduler, run at once: it tells
+ * the host the kernel is ready and runs the workload for ever.
+ */
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <asm/asm-offsets.h>
+#include <asm/debug-monitors.h>
+#include <asm/hostcall.h>
+#include <asm/sysreg.h>
+
+/* The boot stack, 16 KiB in .bss (Linux: init_thread_union.stack). */
+unsigned long init_stack[THREAD_SIZE / sizeof(unsigned long)] __aligned(THREAD_SIZE);
+
+static const char linux_banner[] =
+	"Linux version 6.1.0-kpemu (kpemu@kpemu) (clang 14) #1 SMP\n";
+
+void trap_init(void);
+void workload_init(void);
+__noreturn void workload_run(void);
+void net_dev_init(void);
+void ip_init(void);
+void tcp_v4_init(void);
+void skb_init(void);
+
+static int kernel_init(void *unused)
+{
+	pr_info("Run /init as init process\n");
+
+	/* The host's answer is ignored (under QEMU it is -1). */
+	HOSTCALL2(HC_KERNEL_READY, 0, 0);
+
+	workload_run();
+}
+
+/* rest_init(): create pid 1 and become it. */
+static __noreturn void rest_init(void)
+{
+	struct task_struct *init;
+	pid_t pid;
+
+	pid = user_mode_thread(kernel_init, NULL, 0);
+	init = find_task_by_pid_ns(pid);
+	if (!init)
+		panic("No init found.");
+	__set_task_comm(init, "init", false);
+	current_task = init;
+	kernel_init(NULL);
+	panic("No working init found.");
+}
+
+asmlinkage __noreturn void start_kernel(void)
+{
+	unsigned long mpidr = read_sysreg(mpidr_el1) & 0xff00ffffffUL;
+	unsigned long midr = read_sysreg(midr_el1);
+
+	printk(KERN_INFO "Booting Linux on physical CPU 0x%010lx [0x%08lx]\n",
+	       mpidr, midr);
+	printk(KERN_NOTICE "%s", linux_banner);
+	pr_info("Machine model: kpemu virt\n");
+
+	mem_init();
+	kmem_cache_init();
+	sched_init();
+	fork_init();
+
+	trap_init();
+	debug_traps_init();
+	arch_init_kprobes();
+
+	skb_init();
+	net_dev_init();
+	ip_init();
+	tcp_v4_init();
+
+	workload_init();
+
+	rest_init();
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The workload pid 1 runs for ever, so that probes on the kernel's
+ * functions are hit: each iteration reads a ramfs file with vfs_read()
+ * (seeking back to 0 at EOF with vfs_llseek()), appends what it read to a
+ * log file with vfs_write(), receives a generated TCP segment through
+ * netif_receive_skb() -> ip_rcv() -> tcp_v4_rcv(), and every fourth
+ * iteration forks a child with do_fork() -> kernel_clone(), reaping the
+ * oldest child with release_task() once MAX_CHILDREN are alive. The
+ * sockets' queues are drained with tcp_recvmsg().
+ *
+ * It prints nothing. The host reads the counters by symbol:
+ * workload_iterations, nr_vfs_read, nr_vfs_write, nr_forks, nr_tcp_rcv,
+ * nr_tcp_csum_bad (all u64).
+ */
+#include <linux/kernel.h>
+#include <linux/fs.h>
+#include <linux/netdevice.h>
+#include <linux/sched.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/pktgen.h>
+#include <net/sock.h>
+
+#define MAX_CHILDREN	8
+#define READ_CHUNK	64
+
+u64 workload_iterations;
+
+static struct file *motd_file;		/* read side: "/etc/motd" */
+static struct file *log_file;		/* write side: "/var/log/messages" */
+static struct pktgen_dev pktgen;
+static char read_buf[READ_CHUNK] __aligned(16);
+static char recv_buf[512] __aligned(16);
+static int child_tid;
+
+static const char motd[] =
+	"\n"
+	"The programs included with the kpemu system are free software;\n"
+	"the exact distribution terms for each program are described in the\n"
+	"individual files in /usr/share/doc/*/copyright.\n"
+	"\n"
+	"kpemu comes with ABSOLUTELY NO WARRANTY, to the extent\n"
+	"permitted by applicable law.\n";
+
+static const char *const child_comm[] = { "sh", "cat", "grep", "sleep" };
+
+void workload_init(void)
+{
+	struct inode *motd_inode, *log_inode;
+	loff_t pos = 0;
+
+	motd_inode = ramfs_get_inode(S_IFREG | 0644, 1024);
+	log_inode = ramfs_get_inode(S_IFREG | 0640, 2048);
+	if (!motd_inode || !log_inode)
+		panic("workload: out of memory");
+
+	/* /etc/motd is written once through the VFS, then only read */
+	motd_file = ramfs_open(motd_inode, FMODE_READ | FMODE_WRITE, "/etc/motd");
+	if (vfs_write(motd_file, motd, sizeof(motd) - 1, &pos) != sizeof(motd) - 1)
+		panic("workload: cannot write /etc/motd");
+	motd_file->f_mode &= ~(FMODE_WRITE | FMODE_CAN_WRITE);
+	vfs_llseek(motd_file, 0, SEEK_SET);
+
+	log_file = ramfs_open(log_inode, FMODE_WRITE, "/var/log/messages");
+
+	pktgen_init(&pktgen, 0x6b70656d75ULL);	/* "kpemu" */
+}
+
+static void workload_fs(void)
+{
+	loff_t pos = motd_file->f_pos;	/* as ksys_read(): a copy of f_pos */
+	ssize_t n;
+
+	n = vfs_read(motd_file, read_buf, sizeof(read_buf), &pos);
+	if (n > 0)
+		motd_file->f_pos = pos;
+	else if (n == 0)
+		vfs_llseek(motd_file, 0, SEEK_SET);
+
+	if (n > 0) {
+		pos = log_file->f_pos;
+		if (vfs_write(log_file, read_buf, n, &pos) > 0)
+			log_file->f_pos = pos;
+	}
+}
+
+static void workload_fork(void)
+{
+	struct task_struct *p, *oldest = NULL;
+	long pid;
+
+	pid = do_fork(SIGCHLD | CLONE_CHILD_SETTID, 0, 0, NULL, &child_tid);
+	if (pid > 0) {
+		p = find_task_by_pid_ns(pid);
+		if (p)
+			__set_task_comm(p, child_comm[pid % ARRAY_SIZE(child_comm)], true);
+	}
+
+	if (nr_threads <= MAX_CHILDREN)
+		return;
+	/* wait(): the oldest child exits and is reaped */
+	if (!list_empty(&current->children))
+		oldest = list_first_entry(&current->children, struct task_struct, sibling);
+	if (oldest) {
+		exit_notify(oldest, 0);
+		release_task(oldest);
+	}
+}
+
+static void workload_net(void)
+{
+	struct sk_buff *skb = pktgen_fill_skb(&pktgen, &loopback_dev);
+	unsigned int i;
+
+	if (skb)
+		netif_receive_skb(skb);
+
+	if ((workload_iterations & 7) == 0)
+		for (i = 0; i < tcp_hashinfo.count; i++)
+			tcp_recvmsg(tcp_hashinfo.listening[i], recv_buf,
+				    sizeof(recv_buf), 0, NULL);
+}
+
+__noreturn void workload_run(void)
+{
+	for (;;) {
+		workload_iterations++;
+		workload_fs();
+		if ((workload_iterations & 3) == 0)
+			workload_fork();
+		workload_net();
+#ifdef WORKLOAD_DEBUG
+		if ((workload_iterations % WORKLOAD_DEBUG) == 0)
+			printk("workload: iter=%llu read=%llu write=%llu forks=%llu tcp=%llu bad=%llu threads=%d\n",
+			       workload_iterations, nr_vfs_read, nr_vfs_write,
+			       nr_forks, nr_tcp_rcv, nr_tcp_csum_bad, nr_threads);
+#endif
+	}
+}

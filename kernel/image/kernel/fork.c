@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process creation, as kernel/fork.c: kernel_clone() -> copy_process()
+ * (dup_task_struct() from the task_struct slab, a new pid, the task and
+ * children lists) -> wake_up_new_task(); do_fork() is the pre-5.10 entry
+ * point with its old argument list.
+ */
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <asm/sysreg.h>
+
+int sched_fork(unsigned long clone_flags, struct task_struct *p);
+
+static struct kmem_cache *task_struct_cachep;
+
+int nr_threads;			/* The idle threads do not count.. */
+unsigned long total_forks;	/* Handle normal Linux uptimes. */
+u64 nr_forks;			/* kernel_clone() calls that made a task */
+
+static struct task_struct *alloc_task_struct_node(int node)
+{
+	return kmem_cache_alloc(task_struct_cachep, GFP_KERNEL);
+}
+
+void free_task_struct(struct task_struct *tsk)
+{
+	kmem_cache_free(task_struct_cachep, tsk);
+}
+
+static noinline struct task_struct *dup_task_struct(struct task_struct *orig, int node)
+{
+	struct task_struct *tsk;
+
+	tsk = alloc_task_struct_node(node);
+	if (!tsk)
+		return NULL;
+
+	*tsk = *orig;
+	return tsk;
+}
+
+void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
+{
+	strscpy(tsk->comm, buf, sizeof(tsk->comm));
+}
+
+static noinline struct task_struct *copy_process(int node, struct kernel_clone_args *args)
+{
+	u64 clone_flags = args->flags;
+	struct task_struct *p;
+	pid_t pid;
+
+	if ((clone_flags & (CLONE_THREAD | CLONE_SIGHAND)) == CLONE_THREAD)
+		return ERR_PTR(-EINVAL);
+	if ((clone_flags & (CLONE_SIGHAND | CLONE_VM)) == CLONE_SIGHAND)
+		return ERR_PTR(-EINVAL);
+
+	p = dup_task_struct(current, node);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+
+	p->flags &= ~PF_KTHREAD;
+	if (args->kthread)
+		p->flags |= PF_KTHREAD;
+	p->set_child_tid = (clone_flags & CLONE_CHILD_SETTID) ? args->child_tid : NULL;
+	p->clear_child_tid = (clone_flags & CLONE_CHILD_CLEARTID) ? args->child_tid : NULL;
+	memset(&p->ioac, 0, sizeof(p->ioac));
+	p->start_time = read_sysreg(cntvct_el0);
+	p->stack = args->stack;
+	p->exit_state = 0;
+	p->exit_code = 0;
+	INIT_LIST_HEAD(&p->children);
+	INIT_LIST_HEAD(&p->sibling);
+
+	sched_fork(clone_flags, p);
+
+	pid = alloc_pid();
+	if (pid < 0) {
+		free_task_struct(p);
+		return ERR_PTR(pid);
+	}
+	p->pid = pid;
+
+	/* CLONE_PARENT re-uses the old parent */
+	if (clone_flags & (CLONE_PARENT | CLONE_THREAD)) {
+		p->real_parent = current->real_parent;
+		p->exit_signal = current->real_parent->exit_signal;
+	} else {
+		p->real_parent = current;
+		p->exit_signal = args->exit_signal;
+	}
+	p->parent = p->real_parent;
+	if (clone_flags & CLONE_THREAD)
+		p->tgid = current->tgid;
+	else
+		p->tgid = p->pid;
+
+	list_add_tail(&p->sibling, &p->real_parent->children);
+	list_add_tail(&p->tasks, &init_task.tasks);
+	nr_threads++;
+	total_forks++;
+
+	return p;
+}
+
+/*
+ *  Ok, this is the main fork-routine.
+ *
+ * It copies the process, and if successful kick-starts
+ * it and waits for it to finish using the VM if required.
+ *
+ * args->exit_signal is expected to be checked for sanity by the caller.
+ */
+pid_t kernel_clone(struct kernel_clone_args *args)
+{
+	u64 clone_flags = args->flags;
+	struct task_struct *p;
+	pid_t nr;
+
+	p = copy_process(-1, args);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	nr = p->pid;
+
+	if (clone_flags & CLONE_PARENT_SETTID)
+		*args->parent_tid = nr;
+	if (p->set_child_tid)
+		*p->set_child_tid = nr;
+
+	wake_up_new_task(p);
+	nr_forks++;
+
+	return nr;
+}
+
+/* Create a user mode thread (init/main.c uses it for pid 1). */
+pid_t user_mode_thread(int (*fn)(void *), void *arg, unsigned long flags)
+{
+	struct kernel_clone_args args = {
+		.flags		= ((flags | CLONE_VM | CLONE_UNTRACED) & ~CSIGNAL),
+		.exit_signal	= (flags & CSIGNAL),
+		.fn		= fn,
+		.fn_arg		= arg,
+	};
+
+	return kernel_clone(&args);
+}
+
+static bool legacy_clone_args_valid(const struct kernel_clone_args *kargs)
+{
+	/* clone(CLONE_PIDFD) uses parent_tidptr to return a pidfd */
+	if ((kargs->flags & CLONE_PIDFD) &&
+	    (kargs->flags & CLONE_PARENT_SETTID))
+		return false;
+
+	return true;
+}
+
+/*
+ * The old entry point (Linux <= 5.9), kept: it builds the clone arguments
+ * from its register-sized parameters and calls kernel_clone().
+ */
+long do_fork(unsigned long clone_flags,
+	     unsigned long stack_start,
+	     unsigned long stack_size,
+	     int *parent_tidptr,
+	     int *child_tidptr)
+{
+	struct kernel_clone_args args = {
+		.flags		= (clone_flags & ~CSIGNAL),
+		.pidfd		= parent_tidptr,
+		.child_tid	= child_tidptr,
+		.parent_tid	= parent_tidptr,
+		.exit_signal	= (clone_flags & CSIGNAL),
+		.stack		= stack_start,
+		.stack_size	= stack_size,
+	};
+
+	if (!legacy_clone_args_valid(&args))
+		return -EINVAL;
+
+	return kernel_clone(&args);
+}
+
+void fork_init(void)
+{
+	task_struct_cachep = kmem_cache_create("task_struct",
+			sizeof(struct task_struct), 16, SLAB_PANIC, NULL);
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A simple slab allocator (after mm/slab_common.c and mm/slob.c): each cache
+ * carves whole pages into objects and keeps freed objects on a free list
+ * linked through their first word. kmalloc() picks the smallest fitting
+ * kmalloc-<size> cache; kfree() finds the cache from the page.
+ */
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/slab.h>
+
+static LIST_HEAD(slab_caches);
+
+#define KMALLOC_SHIFT_LOW	5	/* 32 bytes */
+#define KMALLOC_SHIFT_HIGH	11	/* 2048 bytes */
+
+static struct kmem_cache kmem_cache_boot = {
+	.name = "kmem_cache",
+	.object_size = sizeof(struct kmem_cache),
+	.size = ALIGN(sizeof(struct kmem_cache), 16),
+	.align = 16,
+};
+
+static struct kmem_cache *kmalloc_caches[KMALLOC_SHIFT_HIGH + 1];
+
+static const char *const kmalloc_names[KMALLOC_SHIFT_HIGH + 1] = {
+	[5] = "kmalloc-32", [6] = "kmalloc-64", [7] = "kmalloc-128",
+	[8] = "kmalloc-256", [9] = "kmalloc-512", [10] = "kmalloc-1k",
+	[11] = "kmalloc-2k",
+};
+
+static int cache_grow(struct kmem_cache *s)
+{
+	char *page = __get_free_pages(GFP_KERNEL, 0);
+	unsigned long off;
+
+	if (!page)
+		return -ENOMEM;
+	virt_to_page(page)->slab_cache = s;
+	s->nr_slabs++;
+	for (off = 0; off + s->size <= PAGE_SIZE; off += s->size) {
+		void **obj = (void **)(page + off);
+
+		*obj = s->freelist;
+		s->freelist = obj;
+		s->nr_objs++;
+	}
+	return 0;
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
+{
+	void **obj;
+
+	if (!s->freelist && cache_grow(s))
+		return NULL;
+	obj = s->freelist;
+	s->freelist = *obj;
+	s->nr_active++;
+	if (gfpflags & __GFP_ZERO)
+		memset(obj, 0, s->object_size);
+	return obj;
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *x)
+{
+	void **obj = x;
+
+	if (!x)
+		return;
+	*obj = s->freelist;
+	s->freelist = obj;
+	s->nr_active--;
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+				     unsigned int align, unsigned int flags,
+				     void (*ctor)(void *))
+{
+	struct kmem_cache *s = kmem_cache_alloc(&kmem_cache_boot, __GFP_ZERO);
+
+	if (!s) {
+		if (flags & SLAB_PANIC)
+			panic("kmem_cache_create: Failed to create slab '%s'", name);
+		return NULL;
+	}
+	if (align < 16)
+		align = 16;
+	if (size < sizeof(void *))
+		size = sizeof(void *);
+	s->name = name;
+	s->object_size = size;
+	s->align = align;
+	s->size = ALIGN(size, align);
+	s->flags = flags;
+	list_add_tail(&s->list, &slab_caches);
+	return s;
+}
+
+void *kmalloc(size_t size, gfp_t flags)
+{
+	unsigned int i;
+
+	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++)
+		if (size <= (1UL << i))
+			return kmem_cache_alloc(kmalloc_caches[i], flags);
+	return NULL;
+}
+
+void *kzalloc(size_t size, gfp_t flags)
+{
+	return kmalloc(size, flags | __GFP_ZERO);
+}
+
+void kfree(const void *objp)
+{
+	struct page *page;
+
+	if (!objp)
+		return;
+	page = virt_to_page(objp);
+	if (!page || !page->slab_cache)
+		panic("kfree: bad pointer %px", objp);
+	kmem_cache_free(page->slab_cache, (void *)objp);
+}
+
+void kmem_cache_init(void)
+{
+	unsigned int i;
+
+	list_add_tail(&kmem_cache_boot.list, &slab_caches);
+	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++)
+		kmalloc_caches[i] = kmem_cache_create(kmalloc_names[i], 1U << i,
+						      16, SLAB_PANIC, NULL);
+}
