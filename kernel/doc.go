@@ -1,0 +1,10 @@
+// Package kernel is the host half of kpemu's emulated kernel.
+//
+// It loads the guest image (an AArch64 ELF built from kernel/image) into a
+// machine.Machine, builds kallsyms from the image's symbol table, finds the
+// sections that the probe subsystem must know about (.kprobes.text, the entry
+// text, the kprobe blacklist, the out-of-line instruction slots), routes the
+// guest's hostcalls (HVC #imm) to Go handlers, and patches kernel text with
+// every vCPU stopped, as Linux's aarch64_insn_patch_text does with
+// stop_machine. It knows nothing of probes or files.
+package kernel

@@ -1,0 +1,165 @@
+package kernel
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Symbol is one kallsyms entry.
+type Symbol struct {
+	Name    string
+	Addr    uint64
+	Size    uint64 // distance to the next symbol, as Linux's kallsyms computes it
+	ObjSize uint64 // the ELF st_size: what the compiler says the object is
+	Type    byte   // /proc/kallsyms type letter: T/t text, D/d data, R/r rodata, B/b bss
+	Module  string // "" for the core kernel
+}
+
+// Kallsyms is the symbol table of the running kernel, sorted by address.
+// It is immutable once built and safe for concurrent use.
+type Kallsyms struct {
+	syms   []Symbol
+	byName map[string][]int
+}
+
+// newKallsyms builds the table from an ELF symbol table. Mapping symbols
+// ($x, $d), section and file symbols are dropped, as Linux's kallsyms does.
+// Sizes follow Linux: the distance to the next symbol's address, so that an
+// address always resolves to the nearest preceding symbol.
+func newKallsyms(f *elf.File) (*Kallsyms, error) {
+	esyms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("reading ELF symbol table: %w", err)
+	}
+	var syms []Symbol
+	for _, s := range esyms {
+		if s.Name == "" || strings.HasPrefix(s.Name, "$") || s.Section == elf.SHN_UNDEF || s.Section == elf.SHN_ABS {
+			continue
+		}
+		st := elf.ST_TYPE(s.Info)
+		if st == elf.STT_SECTION || st == elf.STT_FILE {
+			continue
+		}
+		if int(s.Section) >= len(f.Sections) {
+			continue
+		}
+		sec := f.Sections[s.Section]
+		if sec.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		syms = append(syms, Symbol{Name: s.Name, Addr: s.Value, ObjSize: s.Size, Type: symType(sec, elf.ST_BIND(s.Info))})
+	}
+	if len(syms) == 0 {
+		return nil, fmt.Errorf("ELF has no allocated symbols")
+	}
+	// Sort by address; at one address prefer functions and globals first so
+	// that address lookups name what a reader expects (vfs_read, not a label).
+	sort.SliceStable(syms, func(i, j int) bool {
+		if syms[i].Addr != syms[j].Addr {
+			return syms[i].Addr < syms[j].Addr
+		}
+		return rank(syms[i]) < rank(syms[j])
+	})
+	for i := range syms {
+		// The next symbol at a different address bounds this one.
+		for j := i + 1; j < len(syms); j++ {
+			if syms[j].Addr != syms[i].Addr {
+				syms[i].Size = syms[j].Addr - syms[i].Addr
+				break
+			}
+		}
+	}
+	k := &Kallsyms{syms: syms, byName: make(map[string][]int)}
+	for i, s := range syms {
+		k.byName[s.Name] = append(k.byName[s.Name], i)
+	}
+	return k, nil
+}
+
+func rank(s Symbol) int {
+	r := 0
+	if s.Type >= 'a' { // local
+		r++
+	}
+	if strings.HasPrefix(s.Name, "__") || strings.HasPrefix(s.Name, "_") {
+		r += 2 // bracket symbols (_stext, __kprobes_text_start) yield to functions
+	}
+	return r
+}
+
+func symType(sec *elf.Section, bind elf.SymBind) byte {
+	var t byte
+	switch {
+	case sec.Flags&elf.SHF_EXECINSTR != 0:
+		t = 'T'
+	case sec.Type == elf.SHT_NOBITS:
+		t = 'B'
+	case sec.Flags&elf.SHF_WRITE != 0:
+		t = 'D'
+	default:
+		t = 'R'
+	}
+	if bind == elf.STB_LOCAL {
+		t += 'a' - 'A'
+	}
+	return t
+}
+
+// Symbols returns every symbol, sorted by address. The slice must not be modified.
+func (k *Kallsyms) Symbols() []Symbol { return k.syms }
+
+// Lookup returns every symbol with the given name (static functions may share one).
+func (k *Kallsyms) Lookup(name string) []Symbol {
+	idx := k.byName[name]
+	out := make([]Symbol, len(idx))
+	for i, j := range idx {
+		out[i] = k.syms[j]
+	}
+	return out
+}
+
+// LookupName returns the first symbol with the given name, as Linux's
+// kallsyms_lookup_name does.
+func (k *Kallsyms) LookupName(name string) (Symbol, bool) {
+	idx := k.byName[name]
+	if len(idx) == 0 {
+		return Symbol{}, false
+	}
+	return k.syms[idx[0]], true
+}
+
+// LookupAddr returns the symbol containing addr and the offset into it
+// (Linux's kallsyms_lookup_size_offset). An address past the last symbol's
+// end is not found.
+func (k *Kallsyms) LookupAddr(addr uint64) (Symbol, uint64, bool) {
+	i := sort.Search(len(k.syms), func(i int) bool { return k.syms[i].Addr > addr })
+	if i == 0 {
+		return Symbol{}, 0, false
+	}
+	// Step back over aliases to the preferred name at that address.
+	j := i - 1
+	for j > 0 && k.syms[j-1].Addr == k.syms[j].Addr {
+		j--
+	}
+	s := k.syms[j]
+	if addr-s.Addr >= max(s.Size, 1) {
+		return Symbol{}, 0, false
+	}
+	return s, addr - s.Addr, true
+}
+
+// Format renders addr as Linux's %pS does: sym+0xoff/0xsize, or the raw
+// address in hex when no symbol contains it.
+func (k *Kallsyms) Format(addr uint64) string {
+	s, off, ok := k.LookupAddr(addr)
+	if !ok {
+		return fmt.Sprintf("0x%x", addr)
+	}
+	name := s.Name
+	if s.Module != "" {
+		return fmt.Sprintf("%s+0x%x/0x%x [%s]", name, off, s.Size, s.Module)
+	}
+	return fmt.Sprintf("%s+0x%x/0x%x", name, off, s.Size)
+}

@@ -1,0 +1,334 @@
+package kernel
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kpemu/kpemu/kernel/image"
+	"github.com/kpemu/kpemu/machine"
+)
+
+// Config describes the kernel to boot.
+type Config struct {
+	Image   []byte       // the guest ELF; nil selects the embedded image
+	RAMSize uint64       // 0: the machine's default
+	NumCPUs int          // 0: one
+	Console io.Writer    // the guest's UART output; nil discards it
+	Logger  *slog.Logger // nil: slog.Default()
+}
+
+// Range is a half-open address range [Start, End).
+type Range struct{ Start, End uint64 }
+
+// Contains reports whether addr lies in the range.
+func (r Range) Contains(addr uint64) bool { return addr >= r.Start && addr < r.End }
+
+// Layout is where the image put the regions the probe subsystem cares about,
+// read from the linker script's bracket symbols.
+type Layout struct {
+	Entry       uint64 // ELF entry point
+	Text        Range  // _stext.._etext: core kernel text
+	EntryText   Range  // __entry_text_start..__entry_text_end
+	KprobesText Range  // __kprobes_text_start..__kprobes_text_end
+	InsnSlots   Range  // __insn_slots_start..__insn_slots_end: out-of-line slots
+	Blacklist   Range  // __start_kprobe_blacklist..__stop_kprobe_blacklist: NOKPROBE_SYMBOL addresses
+	End         uint64 // _end
+}
+
+// Kernel is a booted guest kernel on its machine.
+type Kernel struct {
+	m      *machine.Machine
+	syms   *Kallsyms
+	layout Layout
+	log    *slog.Logger
+
+	ready     chan struct{}
+	readyOnce sync.Once
+
+	task taskLayout
+
+	mu      sync.Mutex
+	panicky string // panic message, once the guest panicked
+}
+
+// ErrBadImage is wrapped by every error about a malformed guest image.
+var ErrBadImage = errors.New("bad kernel image")
+
+// Boot loads the image into a new machine and points CPU 0 at its entry.
+// The machine does not run until Run is called.
+func Boot(cfg Config) (*Kernel, error) {
+	img := cfg.Image
+	if img == nil {
+		img = image.ELF()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	f, err := elf.NewFile(bytes.NewReader(img))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
+	}
+	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_AARCH64 || f.Type != elf.ET_EXEC {
+		return nil, fmt.Errorf("%w: want an AArch64 ELF64 executable, got %v %v %v", ErrBadImage, f.Class, f.Machine, f.Type)
+	}
+	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("creating machine: %w", err)
+	}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		if p.Filesz > p.Memsz {
+			return nil, fmt.Errorf("%w: segment at %#x has filesz > memsz", ErrBadImage, p.Paddr)
+		}
+		data := make([]byte, p.Memsz)
+		if _, err := p.ReadAt(data[:p.Filesz], 0); err != nil {
+			return nil, fmt.Errorf("%w: reading segment at %#x: %w", ErrBadImage, p.Paddr, err)
+		}
+		if err := m.WriteMem(p.Paddr, data); err != nil {
+			return nil, fmt.Errorf("%w: segment at %#x (%d bytes) does not fit in RAM: %w", ErrBadImage, p.Paddr, p.Memsz, err)
+		}
+	}
+	syms, err := newKallsyms(f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
+	}
+	k := &Kernel{m: m, syms: syms, log: log, ready: make(chan struct{})}
+	if err := k.readLayout(f.Entry); err != nil {
+		return nil, err
+	}
+	k.task = readTaskLayout(f, syms)
+	m.SetHostcall(HCKernelReady, k.hcReady)
+	m.SetHostcall(HCPanic, k.hcPanic)
+	m.Boot(f.Entry, 0)
+	return k, nil
+}
+
+func (k *Kernel) readLayout(entry uint64) error {
+	addr := func(name string) (uint64, error) {
+		s, ok := k.syms.LookupName(name)
+		if !ok {
+			return 0, fmt.Errorf("%w: symbol %s missing (see kernel/image/kpemu.lds)", ErrBadImage, name)
+		}
+		return s.Addr, nil
+	}
+	rng := func(start, end string) (Range, error) {
+		a, err := addr(start)
+		if err != nil {
+			return Range{}, err
+		}
+		b, err := addr(end)
+		if err != nil {
+			return Range{}, err
+		}
+		if b < a {
+			return Range{}, fmt.Errorf("%w: %s (%#x) is below %s (%#x)", ErrBadImage, end, b, start, a)
+		}
+		return Range{a, b}, nil
+	}
+	var err error
+	l := Layout{Entry: entry}
+	if l.Text, err = rng("_stext", "_etext"); err != nil {
+		return err
+	}
+	if l.EntryText, err = rng("__entry_text_start", "__entry_text_end"); err != nil {
+		return err
+	}
+	if l.KprobesText, err = rng("__kprobes_text_start", "__kprobes_text_end"); err != nil {
+		return err
+	}
+	if l.InsnSlots, err = rng("__insn_slots_start", "__insn_slots_end"); err != nil {
+		return err
+	}
+	if l.Blacklist, err = rng("__start_kprobe_blacklist", "__stop_kprobe_blacklist"); err != nil {
+		return err
+	}
+	if l.End, err = addr("_end"); err != nil {
+		return err
+	}
+	k.layout = l
+	return nil
+}
+
+// Machine returns the machine the kernel runs on.
+func (k *Kernel) Machine() *machine.Machine { return k.m }
+
+// Kallsyms returns the kernel's symbol table.
+func (k *Kernel) Kallsyms() *Kallsyms { return k.syms }
+
+// Layout returns where the image placed its special regions.
+func (k *Kernel) Layout() Layout { return k.layout }
+
+// Logger returns the kernel's logger.
+func (k *Kernel) Logger() *slog.Logger { return k.log }
+
+// Run runs the guest until ctx is done or it powers off.
+func (k *Kernel) Run(ctx context.Context) error {
+	if err := k.m.Run(ctx); err != nil {
+		return fmt.Errorf("running guest: %w", err)
+	}
+	return nil
+}
+
+// Ready is closed once the guest finished booting and its workload started.
+func (k *Kernel) Ready() <-chan struct{} { return k.ready }
+
+// Panicked returns the guest's panic message, if it panicked.
+func (k *Kernel) Panicked() (string, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.panicky, k.panicky != ""
+}
+
+// SetHostcall routes HVC #imm to fn; see machine.HostcallFunc.
+func (k *Kernel) SetHostcall(imm uint16, fn machine.HostcallFunc) { k.m.SetHostcall(imm, fn) }
+
+// StopMachine runs fn with every vCPU stopped at an instruction boundary,
+// as Linux's stop_machine. It must not be called from a hostcall handler.
+func (k *Kernel) StopMachine(fn func()) { k.m.Exclusive(fn) }
+
+// IsText reports whether addr is core kernel text (core_kernel_text).
+func (k *Kernel) IsText(addr uint64) bool { return k.layout.Text.Contains(addr) }
+
+// ReadInsn reads the instruction word at addr.
+func (k *Kernel) ReadInsn(addr uint64) (uint32, error) {
+	v, err := k.m.Read32(addr)
+	if err != nil {
+		return 0, fmt.Errorf("reading instruction at %#x: %w", addr, err)
+	}
+	return v, nil
+}
+
+// PatchTextNosync writes one instruction into kernel text or an
+// out-of-line slot (Linux's aarch64_insn_patch_text_nosync). The caller must
+// have stopped the machine (StopMachine) or be in a hostcall handler; the
+// machine drops the decoded copy of the page, which is what the icache flush
+// achieves on hardware.
+func (k *Kernel) PatchTextNosync(addr uint64, insn uint32) error {
+	if addr&3 != 0 {
+		return fmt.Errorf("patching %#x: not 4-byte aligned", addr)
+	}
+	if !k.layout.Text.Contains(addr) && !k.layout.InsnSlots.Contains(addr) {
+		return fmt.Errorf("patching %#x: not kernel text or an instruction slot", addr)
+	}
+	if err := k.m.Write32(addr, insn); err != nil {
+		return fmt.Errorf("patching %#x: %w", addr, err)
+	}
+	return nil
+}
+
+// PatchText writes one instruction with the machine stopped
+// (aarch64_insn_patch_text).
+func (k *Kernel) PatchText(addr uint64, insn uint32) error {
+	var err error
+	k.StopMachine(func() { err = k.PatchTextNosync(addr, insn) })
+	return err
+}
+
+// ReadU64 reads a 64-bit value of guest memory.
+func (k *Kernel) ReadU64(addr uint64) (uint64, error) {
+	v, err := k.m.Read64(addr)
+	if err != nil {
+		return 0, fmt.Errorf("reading %#x: %w", addr, err)
+	}
+	return v, nil
+}
+
+// ReadSymbolU64 reads the 64-bit variable named sym.
+func (k *Kernel) ReadSymbolU64(sym string) (uint64, error) {
+	s, ok := k.syms.LookupName(sym)
+	if !ok {
+		return 0, fmt.Errorf("no symbol %q", sym)
+	}
+	return k.ReadU64(s.Addr)
+}
+
+// ReadString reads a NUL-terminated guest string of at most max bytes.
+func (k *Kernel) ReadString(addr uint64, max int) (string, error) {
+	var out []byte
+	buf := make([]byte, 64)
+	for len(out) < max {
+		n := min(len(buf), max-len(out))
+		if err := k.m.ReadMem(addr+uint64(len(out)), buf[:n]); err != nil {
+			return "", fmt.Errorf("reading string at %#x: %w", addr, err)
+		}
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:n]...)
+	}
+	return string(out), nil
+}
+
+func (k *Kernel) hcReady(cpu *machine.CPU) error {
+	k.readyOnce.Do(func() { close(k.ready) })
+	k.log.Info("guest kernel ready", "cpu", cpu.Index(), "instructions", cpu.Retired())
+	cpu.SetX(0, 0)
+	return nil
+}
+
+// hcPanic records the guest's panic and logs it with a symbolised
+// backtrace; the guest then idles, and the host keeps serving.
+func (k *Kernel) hcPanic(cpu *machine.CPU) error {
+	msg, err := k.ReadString(cpu.X(0), 256)
+	if err != nil {
+		msg = fmt.Sprintf("(unreadable message at %#x)", cpu.X(0))
+	}
+	k.mu.Lock()
+	if k.panicky == "" {
+		k.panicky = msg
+	}
+	k.mu.Unlock()
+	attrs := []any{"message", msg, "cpu", cpu.Index()}
+	if regs := cpu.X(1); regs != 0 {
+		if pc, err := k.ReadU64(regs + PtRegsPC); err == nil {
+			attrs = append(attrs, "pc", k.syms.Format(pc))
+		}
+		if fp, err := k.ReadU64(regs + 29*8); err == nil {
+			attrs = append(attrs, "backtrace", k.Backtrace(fp, 16))
+		}
+	}
+	k.log.Error("guest kernel panic", attrs...)
+	cpu.SetX(0, 0)
+	return nil
+}
+
+// Backtrace walks AArch64 frame records (x29 chains) from fp and returns
+// the symbolised return addresses, at most depth of them.
+func (k *Kernel) Backtrace(fp uint64, depth int) []string {
+	var out []string
+	for i := 0; i < depth && fp != 0 && fp&7 == 0; i++ {
+		next, err1 := k.ReadU64(fp)
+		lr, err2 := k.ReadU64(fp + 8)
+		if err1 != nil || err2 != nil || lr == 0 {
+			break
+		}
+		out = append(out, k.syms.Format(lr))
+		if next <= fp {
+			break
+		}
+		fp = next
+	}
+	return out
+}
+
+// Uptime is the guest's time since boot, from its generic timer
+// (CNTVCT_EL0 / CNTFRQ_EL0): deterministic, it advances with the
+// instructions the guest retires.
+func (k *Kernel) Uptime() time.Duration {
+	c := k.m.CPU(0)
+	ticks, freq := c.SysReg(machine.CNTVCT_EL0), c.SysReg(machine.CNTFRQ_EL0)
+	if freq == 0 {
+		return 0
+	}
+	return time.Duration(ticks/freq)*time.Second + time.Duration((ticks%freq)*uint64(time.Second)/freq)
+}

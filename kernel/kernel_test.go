@@ -1,0 +1,199 @@
+package kernel_test
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kernel/image"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func boot(t *testing.T) *kernel.Kernel {
+	t.Helper()
+	k, err := kernel.Boot(kernel.Config{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestKallsyms(t *testing.T) {
+	k := boot(t)
+	syms := k.Kallsyms()
+	read, ok := syms.LookupName("vfs_read")
+	if !ok || read.Type != 'T' || read.Size == 0 {
+		t.Fatalf("vfs_read = %+v", read)
+	}
+	tests := []struct {
+		addr uint64
+		want string
+	}{
+		{read.Addr, "vfs_read+0x0/0x"},
+		{read.Addr + 8, "vfs_read+0x8/0x"},
+		{read.Addr + read.Size - 4, "vfs_read+0x"},
+		{0x1000, "0x1000"},
+	}
+	for _, tt := range tests {
+		if got := syms.Format(tt.addr); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("Format(%#x) = %q, want prefix %q", tt.addr, got, tt.want)
+		}
+	}
+	// Every address inside a function resolves to it; the next symbol
+	// starts where the size ends.
+	s, off, ok := syms.LookupAddr(read.Addr + read.Size)
+	if !ok || s.Name == "vfs_read" || off != 0 {
+		t.Errorf("LookupAddr(end of vfs_read) = %s+%#x %v", s.Name, off, ok)
+	}
+	if _, _, ok := syms.LookupAddr(k.Layout().End + 0x100000); ok {
+		t.Error("an address past _end resolved")
+	}
+	for i, s := range syms.Symbols()[1:] {
+		if s.Addr < syms.Symbols()[i].Addr {
+			t.Fatal("symbols not sorted by address")
+		}
+		if strings.HasPrefix(s.Name, "$") {
+			t.Fatalf("mapping symbol %s in kallsyms", s.Name)
+		}
+	}
+	if len(syms.Lookup("no_such_symbol")) != 0 {
+		t.Error("Lookup found a missing symbol")
+	}
+}
+
+func TestLayout(t *testing.T) {
+	k := boot(t)
+	l := k.Layout()
+	for name, r := range map[string]kernel.Range{"text": l.Text, "entry": l.EntryText, "kprobes": l.KprobesText, "slots": l.InsnSlots} {
+		if r.End <= r.Start {
+			t.Errorf("%s range %+v is empty", name, r)
+		}
+	}
+	for _, fn := range []string{"vfs_read", "vfs_write", "do_fork", "kernel_clone", "tcp_v4_rcv"} {
+		s, _ := k.Kallsyms().LookupName(fn)
+		if !k.IsText(s.Addr) || l.KprobesText.Contains(s.Addr) || l.EntryText.Contains(s.Addr) {
+			t.Errorf("%s at %#x is not plain text", fn, s.Addr)
+		}
+	}
+	for _, fn := range []string{"notify_page_fault", "kprobe_breakpoint_handler"} {
+		s, ok := k.Kallsyms().LookupName(fn)
+		if !ok || !l.KprobesText.Contains(s.Addr) {
+			t.Errorf("%s is not in .kprobes.text", fn)
+		}
+	}
+	if s, _ := k.Kallsyms().LookupName("vectors"); !l.EntryText.Contains(s.Addr) || s.Addr&0x7ff != 0 {
+		t.Errorf("vectors at %#x: not 2 KiB aligned in the entry text", s.Addr)
+	}
+}
+
+func TestPatchText(t *testing.T) {
+	k := boot(t)
+	s, _ := k.Kallsyms().LookupName("vfs_write")
+	orig, err := k.ReadInsn(s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.PatchText(s.Addr, 0xd503201f); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.ReadInsn(s.Addr); got != 0xd503201f {
+		t.Errorf("patched insn = %#x", got)
+	}
+	if err := k.PatchText(s.Addr, orig); err != nil {
+		t.Fatal(err)
+	}
+	bad := []uint64{s.Addr + 2, k.Layout().End + 8}
+	if d, ok := k.Kallsyms().LookupName("nr_vfs_read"); ok {
+		bad = append(bad, d.Addr)
+	}
+	for _, a := range bad {
+		if err := k.PatchText(a, 0); err == nil {
+			t.Errorf("PatchText(%#x) succeeded", a)
+		}
+	}
+}
+
+func TestBootRunsWorkload(t *testing.T) {
+	var console bytes.Buffer
+	k, err := kernel.Boot(kernel.Config{Logger: quiet(), Console: &console})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if err := k.Machine().Step(100_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-k.Ready():
+	default:
+		t.Fatal("the guest never reported ready")
+	}
+	if !strings.Contains(console.String(), "Linux version") {
+		t.Errorf("console: %q", console.String())
+	}
+	for _, c := range []string{"workload_iterations", "nr_vfs_read", "nr_vfs_write", "nr_forks", "nr_tcp_rcv", "nr_tcp_csum_bad"} {
+		if v, err := k.ReadSymbolU64(c); err != nil || v == 0 {
+			t.Errorf("%s = %d, %v", c, v, err)
+		}
+	}
+	if comm, pid := k.Current(0); comm == "" || pid < 0 {
+		t.Errorf("Current = %q, %d", comm, pid)
+	}
+	if k.Uptime() <= 0 {
+		t.Error("Uptime did not advance")
+	}
+	if _, ok := k.Panicked(); ok {
+		t.Error("guest panicked")
+	}
+}
+
+func TestBootRefusesBadImages(t *testing.T) {
+	good := image.ELF()
+	wrongMachine := bytes.Clone(good)
+	binary.LittleEndian.PutUint16(wrongMachine[18:], uint16(elf.EM_X86_64))
+	noSyms := stripSymbols(t, good)
+	tests := []struct {
+		name string
+		img  []byte
+		want string
+	}{
+		{"not an ELF", []byte("hello"), "bad kernel image"},
+		{"truncated", good[:100], "bad kernel image"},
+		{"wrong machine", wrongMachine, "AArch64"},
+		{"no symbols", noSyms, "bad kernel image"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := kernel.Boot(kernel.Config{Image: tt.img, Logger: quiet()})
+			if err == nil || !errors.Is(err, kernel.ErrBadImage) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Boot = %v, want an ErrBadImage mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// stripSymbols renames the .symtab section type so debug/elf finds none.
+func stripSymbols(t *testing.T, img []byte) []byte {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bytes.Clone(img)
+	shoff := binary.LittleEndian.Uint64(img[0x28:])
+	shentsize := uint64(binary.LittleEndian.Uint16(img[0x3a:]))
+	for i, s := range f.Sections {
+		if s.Type == elf.SHT_SYMTAB {
+			binary.LittleEndian.PutUint32(out[shoff+uint64(i)*shentsize+4:], uint32(elf.SHT_PROGBITS))
+		}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+// Package kpemufs serves the kpemu/ directory of the debugfs tree: what
+// kpemu adds to Linux's debugfs so that a shell script can look inside the
+// emulated kernel. kallsyms is /proc/kallsyms's format, dmesg is the
+// guest's kernel log, and mem reads guest physical memory at the file
+// offset, like /dev/mem. None of these exist in Linux's debugfs; they live
+// in their own directory so that no Linux path changes meaning.
+package kpemufs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"syscall"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/machine"
+)
+
+// Register creates kpemu/{kallsyms,dmesg,mem} in tree.
+func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
+	dir, err := tree.MkdirAll("kpemu", 0o755)
+	if err != nil {
+		return fmt.Errorf("creating kpemu/: %w", err)
+	}
+	files := []struct {
+		name string
+		ops  debugfs.FileOps
+	}{
+		{"kallsyms", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { showKallsyms(w, k); return nil }}},
+		{"dmesg", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showDmesg(w, k) }}},
+		{"mem", debugfs.FileOps{Seekable: true, Read: func(_ context.Context, p []byte, off int64) (int, error) { return readMem(k, p, off) }}},
+	}
+	for _, f := range files {
+		if _, err := dir.CreateFile(f.name, 0o400, f.ops); err != nil {
+			return fmt.Errorf("creating kpemu/%s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+func showKallsyms(w *bytes.Buffer, k *kernel.Kernel) {
+	for _, s := range k.Kallsyms().Symbols() {
+		if s.Module != "" {
+			fmt.Fprintf(w, "%016x %c %s\t[%s]\n", s.Addr, s.Type, s.Name, s.Module)
+		} else {
+			fmt.Fprintf(w, "%016x %c %s\n", s.Addr, s.Type, s.Name)
+		}
+	}
+}
+
+// showDmesg copies the guest's printk ring (__log_buf, log_next_idx).
+func showDmesg(w *bytes.Buffer, k *kernel.Kernel) error {
+	buf, ok := k.Kallsyms().LookupName("__log_buf")
+	if !ok || buf.ObjSize == 0 {
+		return fmt.Errorf("%w: the guest image has no __log_buf", syscall.ENODEV)
+	}
+	next, err := k.ReadSymbolU64("log_next_idx")
+	if err != nil {
+		return fmt.Errorf("%w: %w", syscall.EIO, err)
+	}
+	size := buf.ObjSize
+	data := make([]byte, size)
+	if err := k.Machine().ReadMem(buf.Addr, data); err != nil {
+		return fmt.Errorf("%w: %w", syscall.EIO, err)
+	}
+	if next <= size {
+		w.Write(data[:next])
+		return nil
+	}
+	head := next % size
+	w.Write(data[head:])
+	w.Write(data[:head])
+	return nil
+}
+
+// readMem reads guest physical memory at off; past RAM it is EOF.
+func readMem(k *kernel.Kernel, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, syscall.EINVAL
+	}
+	m := k.Machine()
+	// Shrink the read until it fits in RAM; a read starting past RAM is
+	// EOF, below RAM an I/O error, like /dev/mem on a hole.
+	n := len(p)
+	for n > 0 {
+		if err := m.ReadMem(uint64(off), p[:n]); err == nil {
+			return n, nil
+		}
+		n /= 2
+	}
+	if uint64(off) >= machine.RAMBase {
+		return 0, nil
+	}
+	return 0, syscall.EIO
+}

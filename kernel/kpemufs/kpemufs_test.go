@@ -1,0 +1,64 @@
+package kpemufs_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kernel/kpemufs"
+)
+
+func TestFiles(t *testing.T) {
+	var console strings.Builder
+	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Console: &console})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Machine().Step(2_000_000); err != nil {
+		t.Fatal(err)
+	}
+	tree := debugfs.NewTree()
+	if err := kpemufs.Register(tree, k); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := tree.ReadFile("kpemu/kallsyms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := k.Kallsyms().LookupName("vfs_read")
+	if want := fmt.Sprintf("%016x T vfs_read\n", read.Addr); !strings.Contains(string(ks), want) {
+		t.Errorf("kallsyms lacks %q", want)
+	}
+	dmesg, err := tree.ReadFile("kpemu/dmesg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(dmesg) != strings.ReplaceAll(console.String(), "\r\n", "\n") || !strings.Contains(string(dmesg), "Linux version") {
+		t.Errorf("dmesg %q differs from the console %q", dmesg, console.String())
+	}
+	h, err := tree.Open(t.Context(), "kpemu/mem", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	buf := make([]byte, 4)
+	n, err := h.Read(t.Context(), buf, int64(read.Addr))
+	if err != nil || n != 4 {
+		t.Fatalf("read mem = %d, %v", n, err)
+	}
+	want, _ := k.ReadInsn(read.Addr)
+	if got := binary.LittleEndian.Uint32(buf); got != want {
+		t.Errorf("mem at vfs_read = %#x, want %#x", got, want)
+	}
+	if n, err := h.Read(t.Context(), buf, 1<<40); n != 0 || err != nil {
+		t.Errorf("read past RAM = %d, %v; want EOF", n, err)
+	}
+	if _, err := h.Read(t.Context(), buf, 0x1000); err == nil {
+		t.Error("read below RAM succeeded")
+	}
+}

@@ -1,0 +1,90 @@
+package kernel
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"strconv"
+)
+
+// taskLayout is where struct task_struct keeps what traces show, read
+// from the image's DWARF so that the host never hard-codes guest offsets.
+type taskLayout struct {
+	ok      bool
+	pidOff  int64
+	commOff int64
+	commLen int64
+	current uint64 // address of the current_task pointer
+}
+
+// readTaskLayout finds task_struct's pid and comm in the image's DWARF.
+// An image without them still boots; Current then reports the idle task.
+func readTaskLayout(f *elf.File, syms *Kallsyms) taskLayout {
+	var tl taskLayout
+	cur, ok := syms.LookupName("current_task")
+	if !ok {
+		return tl
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		return tl
+	}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return tl
+		}
+		if e.Tag != dwarf.TagStructType || e.Val(dwarf.AttrName) != "task_struct" || !e.Children {
+			continue
+		}
+		t, err := d.Type(e.Offset)
+		if err != nil {
+			return tl
+		}
+		st, ok := t.(*dwarf.StructType)
+		if !ok || st.Incomplete {
+			continue
+		}
+		var havePid, haveComm bool
+		for _, fld := range st.Field {
+			switch fld.Name {
+			case "pid":
+				tl.pidOff, havePid = fld.ByteOffset, true
+			case "comm":
+				tl.commOff, haveComm = fld.ByteOffset, true
+				tl.commLen = fld.Type.Size()
+			}
+		}
+		tl.ok = havePid && haveComm && tl.commLen > 0
+		tl.current = cur.Addr
+		return tl
+	}
+}
+
+// Current returns the command name and pid of the task running on cpu
+// (Linux's current->comm and current->pid), as trace lines show them.
+// Before the guest sets up its tasks it is the idle task, swapper/N, pid 0.
+func (k *Kernel) Current(cpu int) (comm string, pid int) {
+	idle := func() (string, int) { return "swapper/" + strconv.Itoa(cpu), 0 }
+	tl := k.task
+	if !tl.ok {
+		return idle()
+	}
+	task, err := k.m.Read64(tl.current)
+	if err != nil || task == 0 {
+		return idle()
+	}
+	buf := make([]byte, tl.commLen)
+	var p [4]byte
+	if k.m.ReadMem(task+uint64(tl.pidOff), p[:]) != nil || k.m.ReadMem(task+uint64(tl.commOff), buf) != nil {
+		return idle()
+	}
+	for i, c := range buf {
+		if c == 0 {
+			buf = buf[:i]
+			break
+		}
+	}
+	return string(buf), int(int32(binary.LittleEndian.Uint32(p[:])))
+}
