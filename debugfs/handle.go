@@ -1,0 +1,317 @@
+package debugfs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// FileOps are the operations of a [File]. Any of them may be nil. They are
+// called without any tree lock held and may run concurrently for different
+// opens; a file that needs mutual exclusion provides it.
+type FileOps struct {
+	// Show generates the whole content into w. It is called at most once
+	// per open, on the first read, and the reads of that open are served
+	// from what it wrote (seq_file regenerates per open). nil: reads fail
+	// with EINVAL, as Linux's read(2) does on a file without a read
+	// operation. An error fails the read(2) and is not cached: the next
+	// read calls Show again.
+	Show func(ctx context.Context, w *bytes.Buffer) error
+
+	// Read, if not nil, serves reads directly instead of Show: it fills p
+	// from offset off and returns the count, 0 at end of file. It is for
+	// files that are streams rather than snapshots (a consuming reader
+	// such as trace_pipe); it may block until data arrives and must then
+	// return when ctx is done (the FUSE request was interrupted).
+	Read func(ctx context.Context, p []byte, off int64) (int, error)
+
+	// Seekable makes a file with Read a random-access file (offsets name
+	// positions, as in /dev/mem) rather than a nonseekable stream.
+	Seekable bool
+
+	// Write is called once per write(2) with exactly the bytes written and
+	// the file offset. It returns how many bytes it consumed (a short count
+	// makes the writer write the rest again, as with Linux), or an error.
+	// nil: writes fail with EINVAL (Linux: a write to kprobes/list).
+	Write func(ctx context.Context, p []byte, off int64) (int, error)
+
+	// Truncate is called when the file is opened for writing with O_TRUNC,
+	// or truncated to size 0; its error fails that open(2) or truncate(2)
+	// (kprobe_events clears all events and fails with EBUSY if one is in
+	// use). nil: truncation is accepted and does nothing, so that
+	// `echo 1 > enable` works.
+	Truncate func(ctx context.Context) error
+}
+
+// Handle is an open file: the result of [File.Open] or [Tree.Open]. It
+// holds the per-open content snapshot. A Handle is safe for concurrent use.
+type Handle struct {
+	file  *File
+	flags int // immutable
+
+	// mu guards snap; it is held while Show runs so that concurrent
+	// first reads of one open generate the content once.
+	mu   sync.Mutex
+	snap []byte // nil until the first successful Show
+
+	released bool // guarded by mu
+}
+
+// Open opens f with the open(2) flags (os.O_RDONLY, os.O_WRONLY, os.O_RDWR,
+// optionally os.O_TRUNC; others are ignored). Opening for writing with
+// O_TRUNC calls FileOps.Truncate, and its error is returned. Opening a
+// removed file fails with ENOENT. Release the handle when done.
+func (f *File) Open(ctx context.Context, flags int) (*Handle, error) {
+	p := f.Path()
+	if f.Removed() {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOENT}
+	}
+	// Like Linux's tracefs probes_open, truncation is tied to an open for
+	// writing: O_RDONLY|O_TRUNC does not clear anything.
+	if flags&os.O_TRUNC != 0 && writable(flags) {
+		if err := f.truncate(ctx); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
+	}
+	return &Handle{file: f, flags: flags}, nil
+}
+
+// Truncate truncates the file to size, as truncate(2) does: size 0 calls
+// FileOps.Truncate; other sizes are accepted and change nothing, as
+// debugfs's simple_setattr does for a file whose size is always reported
+// as 0. A negative size is EINVAL.
+func (f *File) Truncate(ctx context.Context, size int64) error {
+	if size < 0 {
+		return &fs.PathError{Op: "truncate", Path: f.Path(), Err: syscall.EINVAL}
+	}
+	if size > 0 {
+		return nil
+	}
+	if err := f.truncate(ctx); err != nil {
+		return &fs.PathError{Op: "truncate", Path: f.Path(), Err: err}
+	}
+	return nil
+}
+
+func (f *File) truncate(ctx context.Context) error {
+	if f.ops.Truncate == nil {
+		return nil
+	}
+	return f.ops.Truncate(ctx)
+}
+
+func writable(flags int) bool {
+	acc := flags & syscall.O_ACCMODE
+	return acc == os.O_WRONLY || acc == os.O_RDWR
+}
+
+func readable(flags int) bool {
+	acc := flags & syscall.O_ACCMODE
+	return acc == os.O_RDONLY || acc == os.O_RDWR
+}
+
+// File returns the file the handle was opened on.
+func (h *Handle) File() *File { return h.file }
+
+// Flags returns the flags the handle was opened with.
+func (h *Handle) Flags() int { return h.flags }
+
+// Stream reports whether the file is a stream (FileOps.Read is set) rather
+// than a per-open snapshot.
+func (h *Handle) Stream() bool { return h.file.ops.Read != nil && !h.file.ops.Seekable }
+
+// check reports the errno that stops an I/O op on h before the file's ops
+// see it.
+//
+// Precondition: h.mu is not held.
+func (h *Handle) check(op string, mayDo func(int) bool) error {
+	h.mu.Lock()
+	released := h.released
+	h.mu.Unlock()
+	switch {
+	case released || !mayDo(h.flags):
+		return &fs.PathError{Op: op, Path: h.file.Path(), Err: syscall.EBADF}
+	case h.file.Removed():
+		// debugfs fails I/O on a removed file's open handles with EIO.
+		return &fs.PathError{Op: op, Path: h.file.Path(), Err: syscall.EIO}
+	}
+	return nil
+}
+
+// Read reads into p from offset off, like pread(2): it returns the number
+// of bytes read, 0 at end of file. Reads are served from the content that
+// FileOps.Show generated for this handle (or directly by FileOps.Read).
+func (h *Handle) Read(ctx context.Context, p []byte, off int64) (int, error) {
+	if err := h.check("read", readable); err != nil {
+		return 0, err
+	}
+	ops := h.file.ops
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: h.file.Path(), Err: syscall.EINVAL}
+	}
+	if ops.Read != nil {
+		n, err := ops.Read(ctx, p, off)
+		if err != nil {
+			return 0, &fs.PathError{Op: "read", Path: h.file.Path(), Err: err}
+		}
+		if n < 0 || n > len(p) {
+			return 0, &fs.PathError{Op: "read", Path: h.file.Path(),
+				Err: fmt.Errorf("read op returned %d for a %d-byte buffer: %w", n, len(p), syscall.EIO)}
+		}
+		return n, nil
+	}
+	if ops.Show == nil {
+		return 0, &fs.PathError{Op: "read", Path: h.file.Path(), Err: syscall.EINVAL}
+	}
+	snap, err := h.snapshot(ctx)
+	if err != nil {
+		return 0, &fs.PathError{Op: "read", Path: h.file.Path(), Err: err}
+	}
+	if off >= int64(len(snap)) {
+		return 0, nil
+	}
+	return copy(p, snap[off:]), nil
+}
+
+// snapshot returns the handle's content, generating it on first use.
+//
+// Precondition: h.mu is not held.
+func (h *Handle) snapshot(ctx context.Context) ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.snap != nil {
+		return h.snap, nil
+	}
+	var buf bytes.Buffer
+	if err := h.file.ops.Show(ctx, &buf); err != nil {
+		return nil, err
+	}
+	// A non-nil empty slice marks "generated, and empty".
+	h.snap = append(make([]byte, 0, buf.Len()), buf.Bytes()...)
+	return h.snap, nil
+}
+
+// Write passes p, written at offset off, to FileOps.Write and returns the
+// number of bytes it consumed. An empty p returns 0 without calling it,
+// as FUSE never forwards an empty write.
+func (h *Handle) Write(ctx context.Context, p []byte, off int64) (int, error) {
+	if err := h.check("write", writable); err != nil {
+		return 0, err
+	}
+	write := h.file.ops.Write
+	if write == nil {
+		return 0, &fs.PathError{Op: "write", Path: h.file.Path(), Err: syscall.EINVAL}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := write(ctx, p, off)
+	if err != nil {
+		return 0, &fs.PathError{Op: "write", Path: h.file.Path(), Err: err}
+	}
+	if n < 0 || n > len(p) {
+		return 0, &fs.PathError{Op: "write", Path: h.file.Path(),
+			Err: fmt.Errorf("write op consumed %d of %d bytes: %w", n, len(p), syscall.EIO)}
+	}
+	return n, nil
+}
+
+// Truncate truncates the handle's file (ftruncate(2)); see [File.Truncate].
+func (h *Handle) Truncate(ctx context.Context, size int64) error {
+	if err := h.check("truncate", writable); err != nil {
+		return err
+	}
+	return h.file.Truncate(ctx, size)
+}
+
+// Release closes the handle and drops its snapshot. Later I/O on it fails
+// with EBADF. Releasing twice is harmless.
+func (h *Handle) Release() {
+	h.mu.Lock()
+	h.released = true
+	h.snap = nil
+	h.mu.Unlock()
+}
+
+// Open opens the file at path p (see [File.Open]). A directory is EISDIR.
+func (t *Tree) Open(ctx context.Context, p string, flags int) (*Handle, error) {
+	n, err := t.Lookup(p)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := n.(*File)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: syscall.EISDIR}
+	}
+	return f.Open(ctx, flags)
+}
+
+// ReadFile opens the file at path p for reading, reads it to the end and
+// releases it, as `cat` does.
+func (t *Tree) ReadFile(p string) ([]byte, error) {
+	ctx := context.Background()
+	h, err := t.Open(ctx, p, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Release()
+	var out []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := h.Read(ctx, buf, int64(len(out)))
+		if err != nil {
+			return out, err
+		}
+		if n == 0 {
+			return out, nil
+		}
+		out = append(out, buf[:n]...)
+	}
+}
+
+// WriteFile opens the file at path p for writing (with O_TRUNC if trunc:
+// `echo x > f`; without: `echo x >> f`), writes data with one write and
+// releases the handle. Like a writer looping on write(2), it writes the
+// rest again after a short count; a write that consumes nothing is
+// io.ErrShortWrite. An empty data only opens (and maybe truncates).
+func (t *Tree) WriteFile(p string, data []byte, trunc bool) error {
+	ctx := context.Background()
+	flags := os.O_WRONLY
+	if trunc {
+		flags |= os.O_TRUNC
+	} else {
+		flags |= os.O_APPEND
+	}
+	h, err := t.Open(ctx, p, flags)
+	if err != nil {
+		return err
+	}
+	defer h.Release()
+	// Files report size 0, so an append (like any write here) starts at
+	// offset 0, as on debugfs.
+	var off int64
+	for len(data) > 0 {
+		n, err := h.Write(ctx, data, off)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return &fs.PathError{Op: "write", Path: p, Err: io.ErrShortWrite}
+		}
+		data = data[n:]
+		off += int64(n)
+	}
+	return nil
+}
+
+// isErrno reports whether err carries errno.
+func isErrno(err error, errno syscall.Errno) bool {
+	var e syscall.Errno
+	return errors.As(err, &e) && e == errno
+}

@@ -1,0 +1,209 @@
+// Package fuse serves a [debugfs.Tree] at a mount point through FUSE
+// (go-fuse v2), so that shell tools `cat`, `echo` and `ls` it as they would
+// Linux's /sys/kernel/debug.
+//
+// It knows only debugfs. Every file opens with FOPEN_DIRECT_IO and reports
+// size 0, like debugfs and tracefs files; each write(2) reaches
+// debugfs.FileOps.Write once with exactly its bytes; errnos from the ops
+// reach the shell unchanged; and the kernel caches no entries or
+// attributes, so directories that the tree adds or removes show at once.
+package fuse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	gofuse "github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/kpemu/kpemu/debugfs"
+)
+
+// maxWrite is the largest WRITE request the kernel sends. A write(2)
+// larger than this reaches FileOps.Write in several calls; 1 MiB (the
+// kernel's limit) is far above what tracing files take (Linux's tracefs
+// parses writes in 4 KiB pieces anyway).
+const maxWrite = gofuse.MAX_KERNEL_WRITE
+
+// Options configure [Mount].
+type Options struct {
+	// Logger receives the adapter's diagnostics and, with Debug, go-fuse's
+	// request trace at debug level. nil discards them.
+	Logger *slog.Logger
+	// Debug logs every FUSE request and reply to Logger, at debug level.
+	Debug bool
+	// FsName is the source shown by mount(8) and df; "debugfs" if empty.
+	FsName string
+	// AllowOther lets users other than the mounter access the mount.
+	AllowOther bool
+}
+
+// Server is a mounted tree. Unmount it when done.
+type Server struct {
+	dir string
+	log *slog.Logger
+	srv *gofuse.Server
+
+	// done is closed when go-fuse's serve loop has returned: the kernel
+	// connection is gone and every serving goroutine has exited.
+	done chan struct{}
+
+	// mu serializes Unmount.
+	mu sync.Mutex
+	// stopCtx detaches the unmount-on-cancel callback of Mount's context;
+	// guarded by mu.
+	stopCtx func() bool
+}
+
+// Mount mounts tree at dir and serves it until [Server.Unmount], or until
+// ctx is done, which unmounts too. dir is created if missing; if dir is a
+// dead FUSE mount (its server died without unmounting, so stat fails with
+// ENOTCONN), it is lazily unmounted first.
+//
+// As root the mount is made with mount(2) directly; otherwise, or if that
+// fails, through the fusermount3 helper.
+func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*Server, error) {
+	if tree == nil {
+		return nil, fmt.Errorf("fuse mount %s: nil tree: %w", dir, syscall.EINVAL)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("fuse mount %s: %w", dir, err)
+	}
+	log = log.With("mountpoint", abs)
+	if err := cleanStaleMount(ctx, abs, log); err != nil {
+		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("fuse mount: %w", err)
+	}
+
+	fsName := opts.FsName
+	if fsName == "" {
+		fsName = "debugfs"
+	}
+	// Zero timeouts: the kernel must ask for every entry and attribute,
+	// because the tree changes under it (event directories come and go).
+	var zero time.Duration
+	fsOpts := &gofs.Options{
+		MountOptions: gofuse.MountOptions{
+			FsName:     fsName,
+			Name:       "kpemu",
+			AllowOther: opts.AllowOther,
+			Debug:      opts.Debug,
+			Logger:     slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+			// DirectMount falls back to fusermount by itself when
+			// mount(2) fails (not root, no CAP_SYS_ADMIN).
+			DirectMount: true,
+			MaxWrite:    maxWrite,
+			// debugfs has no extended attributes; without this every
+			// write would first cost a getxattr(security.capability).
+			DisableXAttrs: true,
+			// O_TRUNC arrives in OPEN: truncation belongs to the open,
+			// as in Linux's probes_open (see fileNode.Open).
+			ExtraCapabilities: gofuse.CAP_ATOMIC_O_TRUNC,
+		},
+		EntryTimeout:    &zero,
+		AttrTimeout:     &zero,
+		NegativeTimeout: &zero,
+		RootStableAttr:  &gofs.StableAttr{Ino: tree.Root().Ino()},
+		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	root := &dirNode{dir: tree.Root(), log: log}
+	srv, err := gofuse.NewServer(gofs.NewNodeFS(root, fsOpts), abs, &fsOpts.MountOptions)
+	if err != nil {
+		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
+	}
+	s := &Server{dir: abs, log: log, srv: srv, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		srv.Serve()
+	}()
+	if err := srv.WaitMount(); err != nil {
+		// The kernel is mounted but the connection did not come up:
+		// take the mount down so that the serve loop exits.
+		if uerr := srv.Unmount(); uerr != nil {
+			log.Warn("unmount after failed mount", "err", uerr)
+		} else {
+			<-s.done
+		}
+		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
+	}
+	s.mu.Lock()
+	s.stopCtx = context.AfterFunc(ctx, func() {
+		if err := s.Unmount(); err != nil {
+			log.Warn("unmount on context done", "err", err)
+		}
+	})
+	s.mu.Unlock()
+	log.Debug("mounted", "fsname", fsName)
+	return s, nil
+}
+
+// Dir returns the absolute mount point.
+func (s *Server) Dir() string { return s.dir }
+
+// Unmount unmounts the tree and waits until the serving goroutines have
+// exited. It fails (with go-fuse's error, typically wrapping EBUSY) while
+// a process still uses the mount, for example has a file open or its
+// working directory in it; the server then keeps serving and Unmount may
+// be called again. Unmounting an unmounted server does nothing.
+func (s *Server) Unmount() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopCtx != nil {
+		s.stopCtx()
+		s.stopCtx = nil
+	}
+	select {
+	case <-s.done:
+		// Unmounted from outside (umount, fusermount -u) or before.
+		return nil
+	default:
+	}
+	if err := s.srv.Unmount(); err != nil {
+		return fmt.Errorf("fuse unmount %s: %w", s.dir, err)
+	}
+	<-s.done
+	s.log.Debug("unmounted")
+	return nil
+}
+
+// Wait blocks until the tree is unmounted, by [Server.Unmount] or from
+// outside (umount(8), fusermount3 -u), and the server has stopped.
+func (s *Server) Wait() { <-s.done }
+
+// cleanStaleMount lazily unmounts dir if it is a FUSE mount whose server
+// is gone: stat(2) on it fails with ENOTCONN ("Transport endpoint is not
+// connected"), and mounting over it would fail the same way.
+func cleanStaleMount(ctx context.Context, dir string, log *slog.Logger) error {
+	_, err := os.Stat(dir)
+	if !errors.Is(err, syscall.ENOTCONN) {
+		return nil
+	}
+	log.Info("lazily unmounting stale FUSE mount")
+	uerr := syscall.Unmount(dir, syscall.MNT_DETACH)
+	if uerr != nil {
+		// Not root: the setuid helper may unmount a mount of ours.
+		out, ferr := exec.CommandContext(ctx, "fusermount3", "-u", "-z", dir).CombinedOutput()
+		if ferr != nil {
+			return fmt.Errorf("stale mount: umount: %w; fusermount3 -u -z: %w (%s)", uerr, ferr, out)
+		}
+	}
+	if _, err := os.Stat(dir); errors.Is(err, syscall.ENOTCONN) {
+		return fmt.Errorf("stale mount still present after lazy unmount: %w", err)
+	}
+	return nil
+}

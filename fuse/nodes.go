@@ -1,0 +1,296 @@
+package fuse
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"syscall"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	gofuse "github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/kpemu/kpemu/debugfs"
+)
+
+// dirNode serves a debugfs.Dir. Its children are not kept in go-fuse's
+// inode tree beyond what the kernel looks up: every Lookup and Readdir
+// asks the debugfs tree, so directories added and removed at run time show
+// at once (the mount sets all kernel cache timeouts to 0).
+type dirNode struct {
+	gofs.Inode
+	dir *debugfs.Dir
+	log *slog.Logger
+}
+
+var (
+	_ = (gofs.NodeLookuper)((*dirNode)(nil))
+	_ = (gofs.NodeReaddirer)((*dirNode)(nil))
+	_ = (gofs.NodeGetattrer)((*dirNode)(nil))
+	_ = (gofs.NodeSetattrer)((*dirNode)(nil))
+	_ = (gofs.NodeCreater)((*dirNode)(nil))
+	_ = (gofs.NodeMkdirer)((*dirNode)(nil))
+	_ = (gofs.NodeMknoder)((*dirNode)(nil))
+	_ = (gofs.NodeSymlinker)((*dirNode)(nil))
+	_ = (gofs.NodeLinker)((*dirNode)(nil))
+	_ = (gofs.NodeUnlinker)((*dirNode)(nil))
+	_ = (gofs.NodeRmdirer)((*dirNode)(nil))
+	_ = (gofs.NodeRenamer)((*dirNode)(nil))
+)
+
+// newChild wraps a debugfs node as a go-fuse inode under parent. The
+// debugfs inode number is the go-fuse key, so concurrent lookups of one
+// node share an inode, and a directory re-created under an old name (a new
+// debugfs node, a new number) is a new inode.
+func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger) *gofs.Inode {
+	stable := gofs.StableAttr{Ino: n.Ino()}
+	var ops gofs.InodeEmbedder
+	switch n := n.(type) {
+	case *debugfs.Dir:
+		stable.Mode = syscall.S_IFDIR
+		ops = &dirNode{dir: n, log: log}
+	case *debugfs.File:
+		stable.Mode = syscall.S_IFREG
+		ops = &fileNode{file: n, log: log}
+	}
+	return parent.NewInode(ctx, ops, stable)
+}
+
+// fillAttr reports n as debugfs does: owned by root, size 0, the tree's
+// mode and creation time.
+func fillAttr(n debugfs.Node, out *gofuse.Attr) {
+	mode := n.Mode()
+	out.Mode = uint32(mode.Perm())
+	out.Nlink = 1
+	if mode.IsDir() {
+		out.Mode |= syscall.S_IFDIR
+		out.Nlink = 2
+	} else {
+		out.Mode |= syscall.S_IFREG
+	}
+	out.Ino = n.Ino()
+	out.Size = 0
+	out.Blocks = 0
+	out.Owner = gofuse.Owner{Uid: 0, Gid: 0}
+	t := n.ModTime()
+	out.SetTimes(&t, &t, &t)
+}
+
+// Lookup implements gofs.NodeLookuper.
+func (d *dirNode) Lookup(ctx context.Context, name string, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	c, err := d.dir.Lookup(name)
+	if err != nil {
+		return nil, toErrno(d.log, "lookup", err)
+	}
+	fillAttr(c, &out.Attr)
+	return newChild(ctx, d.EmbeddedInode(), c, d.log), 0
+}
+
+// Readdir implements gofs.NodeReaddirer.
+func (d *dirNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
+	children := d.dir.Children()
+	entries := make([]gofuse.DirEntry, 0, len(children))
+	for _, c := range children {
+		mode := uint32(syscall.S_IFREG)
+		if c.Mode().IsDir() {
+			mode = syscall.S_IFDIR
+		}
+		entries = append(entries, gofuse.DirEntry{Name: c.Name(), Ino: c.Ino(), Mode: mode})
+	}
+	return gofs.NewListDirStream(entries), 0
+}
+
+// Getattr implements gofs.NodeGetattrer.
+func (d *dirNode) Getattr(ctx context.Context, f gofs.FileHandle, out *gofuse.AttrOut) syscall.Errno {
+	fillAttr(d.dir, &out.Attr)
+	return 0
+}
+
+// Setattr implements gofs.NodeSetattrer: chmod changes the tree's mode;
+// owner and time changes are accepted and ignored (debugfs reports root
+// and creation times).
+func (d *dirNode) Setattr(ctx context.Context, f gofs.FileHandle, in *gofuse.SetAttrIn, out *gofuse.AttrOut) syscall.Errno {
+	if errno := setMode(d.log, d.dir, in); errno != 0 {
+		return errno
+	}
+	fillAttr(d.dir, &out.Attr)
+	return 0
+}
+
+func setMode(log *slog.Logger, n debugfs.Node, in *gofuse.SetAttrIn) syscall.Errno {
+	if m, ok := in.GetMode(); ok {
+		// The tree keeps permission bits only; setuid, setgid and
+		// sticky bits mean nothing for these files and are dropped.
+		if err := n.SetMode(fs.FileMode(m) & fs.ModePerm); err != nil {
+			return toErrno(log, "chmod", err)
+		}
+	}
+	return 0
+}
+
+// The namespace is the tree's: users cannot create, link, rename or
+// remove entries. The errnos are those Linux's VFS returns for a debugfs
+// directory, which has no such inode operations.
+
+// Create implements gofs.NodeCreater: EACCES, as vfs_create on debugfs
+// (`echo 1 > /sys/kernel/debug/nonexistent` is "Permission denied").
+func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode uint32, out *gofuse.EntryOut) (*gofs.Inode, gofs.FileHandle, uint32, syscall.Errno) {
+	return nil, nil, 0, syscall.EACCES
+}
+
+// Mkdir implements gofs.NodeMkdirer: EPERM, as vfs_mkdir on debugfs.
+func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+// Mknod implements gofs.NodeMknoder: EPERM, as vfs_mknod on debugfs.
+func (d *dirNode) Mknod(ctx context.Context, name string, mode uint32, dev uint32, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+// Symlink implements gofs.NodeSymlinker: EPERM, as vfs_symlink on debugfs.
+func (d *dirNode) Symlink(ctx context.Context, target, name string, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+// Link implements gofs.NodeLinker: EPERM, as vfs_link on debugfs.
+func (d *dirNode) Link(ctx context.Context, target gofs.InodeEmbedder, name string, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	return nil, syscall.EPERM
+}
+
+// Unlink implements gofs.NodeUnlinker: EPERM, as vfs_unlink on debugfs.
+func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
+	return syscall.EPERM
+}
+
+// Rmdir implements gofs.NodeRmdirer: EPERM, as vfs_rmdir on debugfs.
+func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
+	return syscall.EPERM
+}
+
+// Rename implements gofs.NodeRenamer: EPERM, as vfs_rename on debugfs.
+func (d *dirNode) Rename(ctx context.Context, name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	return syscall.EPERM
+}
+
+// fileNode serves a debugfs.File.
+type fileNode struct {
+	gofs.Inode
+	file *debugfs.File
+	log  *slog.Logger
+}
+
+var (
+	_ = (gofs.NodeOpener)((*fileNode)(nil))
+	_ = (gofs.NodeGetattrer)((*fileNode)(nil))
+	_ = (gofs.NodeSetattrer)((*fileNode)(nil))
+)
+
+// Open implements gofs.NodeOpener. Every open is FOPEN_DIRECT_IO: files
+// report size 0 and their content changes between opens, so the page
+// cache must never serve (or truncate to size 0) a read. Stream files are
+// also nonseekable, as trace_pipe is.
+//
+// The mount negotiates FUSE_ATOMIC_O_TRUNC, so an open(2) with O_TRUNC
+// arrives here with O_TRUNC in flags and the kernel sends no SETATTR for
+// it: FileOps.Truncate runs exactly once per `>` redirection, here, and its
+// error is the error of open(2). Were the capability refused, the kernel
+// would strip O_TRUNC and send SETATTR(size=0) instead, which Setattr
+// handles: still exactly once.
+func (n *fileNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	h, err := n.file.Open(ctx, int(flags))
+	if err != nil {
+		return nil, 0, toErrno(n.log, "open", err)
+	}
+	fuseFlags := uint32(gofuse.FOPEN_DIRECT_IO)
+	if h.Stream() {
+		fuseFlags |= gofuse.FOPEN_NONSEEKABLE
+	}
+	return &fileHandle{h: h, log: n.log}, fuseFlags, 0
+}
+
+// Getattr implements gofs.NodeGetattrer.
+func (n *fileNode) Getattr(ctx context.Context, f gofs.FileHandle, out *gofuse.AttrOut) syscall.Errno {
+	fillAttr(n.file, &out.Attr)
+	return 0
+}
+
+// Setattr implements gofs.NodeSetattrer. A size change is truncate(2) or
+// ftruncate(2) (or, without FUSE_ATOMIC_O_TRUNC, the truncation of an
+// open with O_TRUNC): size 0 calls FileOps.Truncate. chmod changes the
+// tree's mode; owner and time changes are accepted and ignored.
+func (n *fileNode) Setattr(ctx context.Context, f gofs.FileHandle, in *gofuse.SetAttrIn, out *gofuse.AttrOut) syscall.Errno {
+	if size, ok := in.GetSize(); ok {
+		var err error
+		if fh, ok := f.(*fileHandle); ok {
+			err = fh.h.Truncate(ctx, int64(size))
+		} else {
+			err = n.file.Truncate(ctx, int64(size))
+		}
+		if err != nil {
+			return toErrno(n.log, "truncate", err)
+		}
+	}
+	if errno := setMode(n.log, n.file, in); errno != 0 {
+		return errno
+	}
+	fillAttr(n.file, &out.Attr)
+	return 0
+}
+
+// fileHandle is one open of a file: the debugfs handle that holds its
+// content snapshot.
+type fileHandle struct {
+	h   *debugfs.Handle
+	log *slog.Logger
+}
+
+var (
+	_ = (gofs.FileReader)((*fileHandle)(nil))
+	_ = (gofs.FileWriter)((*fileHandle)(nil))
+	_ = (gofs.FileReleaser)((*fileHandle)(nil))
+)
+
+// Read implements gofs.FileReader.
+func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.ReadResult, syscall.Errno) {
+	n, err := fh.h.Read(ctx, dest, off)
+	if err != nil {
+		return nil, toErrno(fh.log, "read", err)
+	}
+	return gofuse.ReadResultData(dest[:n]), 0
+}
+
+// Write implements gofs.FileWriter. With FOPEN_DIRECT_IO the kernel sends
+// one WRITE per write(2) (split only above the mount's max_write), so
+// FileOps.Write sees each write(2)'s bytes exactly once.
+func (fh *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	n, err := fh.h.Write(ctx, data, off)
+	if err != nil {
+		return 0, toErrno(fh.log, "write", err)
+	}
+	return uint32(n), 0
+}
+
+// Release implements gofs.FileReleaser.
+func (fh *fileHandle) Release(ctx context.Context) syscall.Errno {
+	fh.h.Release()
+	return 0
+}
+
+// toErrno returns the errno that err carries, for the kernel to give the
+// caller. An error without one is a bug in a file's ops: it is logged and
+// becomes EIO. A cancelled request (the caller was interrupted) is EINTR.
+func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
+	if err == nil {
+		return 0
+	}
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &errno):
+		return errno
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return syscall.EINTR
+	}
+	log.Warn("debugfs op returned an error without errno; returning EIO", "op", op, "err", err)
+	return syscall.EIO
+}
