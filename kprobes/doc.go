@@ -1,0 +1,21 @@
+// Package kprobes is kpemu's probe subsystem, after Linux's kernel/kprobes.c
+// and arch/arm64/kernel/probes.
+//
+// A probe is armed by patching BRK #0x004 over a kernel instruction. The
+// guest takes the debug exception through its own vector table and entry
+// code; its break hook is a gate that traps to this package through a
+// hostcall, with a pointer to the guest's pt_regs frame. The handler reads
+// and writes that frame exactly as Linux's C handler would: it runs the
+// pre handlers, points the frame's PC at an out-of-line slot holding the
+// original instruction followed by BRK #0x006, and masks DAIF; the second
+// BRK brings it back here for the post handlers and the return to the
+// instruction after the probe.
+//
+// Locking: the probe table is changed only with kp.mu held and with every
+// vCPU stopped (kernel.StopMachine). The hit path runs on a vCPU, so it
+// reads the table without locks, exactly as Linux relies on stop_machine
+// and RCU.
+//
+// The debugfs files kprobes/list, kprobes/enabled and kprobes/blacklist are
+// registered into a debugfs.Tree by RegisterFiles.
+package kprobes

@@ -1,0 +1,582 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kprobes"
+)
+
+// Limits from Linux's trace_probe.h and trace.h.
+const (
+	maxEventNameLen    = 64   // MAX_EVENT_NAME_LEN
+	maxTraceArgs       = 128  // MAX_TRACE_ARGS
+	writeBufSize       = 4096 // WRITE_BUFSIZE
+	kretprobeMaxActMax = 4096 // KRETPROBE_MAXACTIVE_MAX
+	defaultGroup       = "kprobes"
+)
+
+// errCanceled is -ECANCELED: "not a kprobe command", EINVAL to the writer.
+var errCanceled = errors.New("not a kprobe event command")
+
+// Tracing owns the kprobe events of one kernel and their tracefs files.
+type Tracing struct {
+	kp   *kprobes.Kprobes
+	tree *debugfs.Tree
+	dir  string // the tracing directory in tree, e.g. "tracing"
+	log  *slog.Logger
+	now  func() time.Duration
+
+	mu     sync.Mutex        // event_mutex: guards everything below
+	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
+	events map[string]*event // by group/name
+	nextID int
+	errlog errorLog
+	buf    *traceBuffer
+}
+
+// event is a trace_probe_event: a named event with one or more probes.
+type event struct {
+	group, name string
+	isReturn    bool
+	args        []*probeArg
+	probes      []*traceProbe
+	enabled     atomic.Bool // read by the dispatcher on the vCPU
+	id          int
+}
+
+func (e *event) key() string { return e.group + "/" + e.name }
+
+// traceProbe is a trace_kprobe: one probe location of an event.
+type traceProbe struct {
+	ev         *event
+	symbol     string // as written, without the offset; "" for an address probe
+	offset     uint64
+	addr       uint64 // address probes
+	maxactive  int
+	kp         kprobes.Kprobe
+	registered bool
+	nhit       atomic.Uint64
+}
+
+// location is how kprobe_events shows the probe point.
+func (tp *traceProbe) location(t *Tracing) string {
+	switch {
+	case tp.symbol == "":
+		return fmt.Sprintf("0x%016x", hashPointer(tp.addr))
+	case tp.offset != 0:
+		return fmt.Sprintf("%s+%d", tp.symbol, tp.offset)
+	default:
+		return tp.symbol
+	}
+}
+
+// hashPointer stands in for %p's hashing: addresses in kprobe_events are
+// never shown raw. Linux keys siphash with a random boot key; kpemu uses a
+// fixed key so that runs are deterministic.
+func hashPointer(addr uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < 8; i++ {
+		h ^= (addr >> (8 * i)) & 0xff
+		h *= 1099511628211
+	}
+	return (h ^ h>>32) & 0xffffffff
+}
+
+// New creates the tracing files under dir in tree ("tracing" for
+// /sys/kernel/debug/tracing). now gives the timestamps of error_log and
+// trace (the guest's clock); nil uses time since New.
+func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Duration, log *slog.Logger) (*Tracing, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		start := time.Now()
+		now = func() time.Duration { return time.Since(start) }
+	}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), nextID: 2000, buf: newTraceBuffer(1 << 16)}
+	if err := t.createFiles(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// runCommand is create_or_delete_trace_kprobe for one line.
+func (t *Tracing) runCommand(line string) error {
+	if strings.HasPrefix(line, "-") {
+		return t.release(line)
+	}
+	argv := strings.Fields(line)
+	if len(argv) == 0 {
+		return nil
+	}
+	err := t.create(argv)
+	if errors.Is(err, errCanceled) {
+		return fmt.Errorf("%w: %q is not a kprobe event command", syscall.EINVAL, line)
+	}
+	return err
+}
+
+// create is __trace_kprobe_create.
+func (t *Tracing) create(argv []string) error {
+	var isReturn bool
+	switch argv[0][0] {
+	case 'r':
+		isReturn = true
+	case 'p':
+	default:
+		return errCanceled
+	}
+	if len(argv) < 2 {
+		return errCanceled
+	}
+	pl := &probeLog{argv: argv}
+	err := t.createLogged(argv, isReturn, pl)
+	if pl.err != nil {
+		pl.err.ts = t.now()
+		t.errlog.add(*pl.err)
+	}
+	return err
+}
+
+func parseError(pl *probeLog, offset int, code errCode) error {
+	pl.logErr(offset, code)
+	return fmt.Errorf("%w: %s", syscall.EINVAL, code)
+}
+
+func (t *Tracing) createLogged(argv []string, isReturn bool, pl *probeLog) error {
+	head := argv[0]
+	var eventSpec *string
+	if i := strings.IndexByte(head[1:], ':'); i >= 0 {
+		s := head[1+i+1:]
+		eventSpec = &s
+	}
+	maxactive := 0
+	if len(head) > 1 && isDigit(head[1]) {
+		if !isReturn {
+			return parseError(pl, 1, errMaxactNoKprobe)
+		}
+		digits := head[1:]
+		if eventSpec != nil {
+			digits = head[1 : len(head)-len(*eventSpec)-1]
+		}
+		if len(digits) > maxEventNameLen-1 {
+			return parseError(pl, 1, errBadMaxact)
+		}
+		v, err := strconv.ParseUint(digits, 0, 32)
+		if err != nil || v == 0 {
+			return parseError(pl, 1, errBadMaxact)
+		}
+		if v > kretprobeMaxActMax {
+			return parseError(pl, 1, errMaxactTooBig)
+		}
+		maxactive = int(v)
+	}
+
+	tp := &traceProbe{maxactive: maxactive}
+	if addr, err := strconv.ParseUint(argv[1], 0, 64); err == nil {
+		tp.addr = addr
+	} else {
+		pl.index = 1
+		sym := argv[1]
+		if strings.Contains(sym, "/") && strings.Contains(sym, ":") {
+			return errCanceled // a uprobe definition
+		}
+		if i := strings.IndexByte(sym, '%'); i >= 0 {
+			if sym[i:] != "%return" {
+				return parseError(pl, i, errBadAddrSuffix)
+			}
+			sym = sym[:i]
+			isReturn = true
+		}
+		off := int64(0)
+		if i := strings.IndexAny(sym, "+-"); i >= 0 {
+			v, err := strconv.ParseInt(sym[i:], 0, 64)
+			if err != nil || v < 0 || v > 0xffffffff {
+				return parseError(pl, 0, errBadProbeAddr)
+			}
+			off = v
+			sym = sym[:i]
+		}
+		if n := len(t.kp.Kernel().Kallsyms().Lookup(sym)); n > 1 {
+			pl.logErr(0, errNonUniqSymbol)
+			return fmt.Errorf("%w: symbol %s is not unique", syscall.EADDRNOTAVAIL, sym)
+		}
+		if off != 0 && isReturn {
+			return parseError(pl, 0, errBadRetprobe)
+		}
+		tp.symbol, tp.offset = sym, uint64(off)
+	}
+
+	pl.index = 0
+	group, name := defaultGroup, ""
+	if eventSpec != nil {
+		g, n, err := parseEventName(*eventSpec, len(head)-len(*eventSpec), pl)
+		if err != nil {
+			return err
+		}
+		if g != "" {
+			group = g
+		}
+		name = n
+	}
+	if name == "" {
+		kind := byte('p')
+		if isReturn {
+			kind = 'r'
+		}
+		if tp.symbol != "" {
+			name = fmt.Sprintf("%c_%s_%d", kind, tp.symbol, tp.offset)
+		} else {
+			name = fmt.Sprintf("%c_0x%016x", kind, hashPointer(tp.addr))
+		}
+		name = sanitizeEventName(name)
+		if len(name) > maxEventNameLen-1 {
+			name = name[:maxEventNameLen-1]
+		}
+	}
+
+	ev := &event{group: group, name: name, isReturn: isReturn}
+	ctx := argContext{isReturn: isReturn, atFuncEntry: tp.offset == 0 && tp.symbol != ""}
+	for i, a := range argv[2:] {
+		if i >= maxTraceArgs {
+			break
+		}
+		pl.index = i + 2
+		arg, err := parseProbeArg(a, i, ev.args, ctx, t.kp.Kernel().Kallsyms(), pl)
+		if err != nil {
+			return err
+		}
+		ev.args = append(ev.args, arg)
+	}
+	tp.ev = ev
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := t.register(tp, pl)
+	if err != nil {
+		pl.index = 1
+		switch {
+		case pl.err != nil:
+		case errors.Is(err, syscall.EILSEQ):
+			pl.logErr(0, errBadInsnBndry)
+		case errors.Is(err, syscall.ENOENT):
+			pl.logErr(0, errBadProbeAddr)
+		case !errors.Is(err, syscall.ENOMEM) && !errors.Is(err, syscall.EEXIST):
+			pl.logErr(0, errFailRegProbe)
+		}
+	}
+	return err
+}
+
+// parseEventName is traceprobe_parse_event_name; offset is where spec
+// starts in argv[0], for the caret.
+func parseEventName(spec string, offset int, pl *probeLog) (group, name string, err error) {
+	event := spec
+	slash := strings.IndexByte(event, '/')
+	if slash < 0 {
+		slash = strings.IndexByte(event, '.')
+	}
+	if slash >= 0 {
+		if slash == 0 {
+			return "", "", parseError(pl, offset, errNoGroupName)
+		}
+		if slash+1 > maxEventNameLen {
+			return "", "", parseError(pl, offset, errGroupTooLong)
+		}
+		group = event[:slash]
+		if !isGoodName(group) {
+			return "", "", parseError(pl, offset, errBadGroupName)
+		}
+		offset += slash + 1
+		event = event[slash+1:]
+	}
+	switch {
+	case event == "":
+		if slash >= 0 {
+			return group, "", nil
+		}
+		return "", "", parseError(pl, offset, errNoEventName)
+	case len(event) > maxEventNameLen:
+		return "", "", parseError(pl, offset, errEventTooLong)
+	case !isGoodName(event):
+		return "", "", parseError(pl, offset, errBadEventName)
+	}
+	return group, event, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// isGoodName is is_good_name: a C identifier.
+func isGoodName(s string) bool {
+	if s == "" || !(isAlpha(s[0]) || s[0] == '_') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !(isAlpha(s[i]) || isDigit(s[i]) || s[i] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitizeEventName replaces what a C identifier cannot hold with '_',
+// and a leading digit too.
+func sanitizeEventName(s string) string {
+	b := []byte(s)
+	if len(b) > 0 && isDigit(b[0]) {
+		b[0] = '_'
+	}
+	for i, c := range b {
+		if !(isAlpha(c) || isDigit(c) || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// register is register_trace_kprobe; t.mu is held.
+func (t *Tracing) register(tp *traceProbe, pl *probeLog) error {
+	ev := tp.ev
+	if old := t.events[ev.key()]; old != nil {
+		if old.isReturn != ev.isReturn {
+			pl.index = 0
+			pl.logErr(0, errDiffProbeType)
+			return fmt.Errorf("%w: %s has another probe type", syscall.EEXIST, ev.key())
+		}
+		return t.appendProbe(tp, old, pl)
+	}
+	if err := t.createEventFiles(ev); err != nil {
+		return err
+	}
+	ev.id = t.nextID
+	t.nextID++
+	err := t.registerProbe(tp)
+	if err != nil {
+		t.removeEventFiles(ev)
+		return err
+	}
+	t.events[ev.key()] = ev
+	ev.probes = append(ev.probes, tp)
+	t.probes = append(t.probes, tp)
+	return nil
+}
+
+// appendProbe is append_trace_kprobe: another location for an existing
+// event, if its arguments match.
+func (t *Tracing) appendProbe(tp *traceProbe, to *event, pl *probeLog) error {
+	if i := compareArgs(tp.ev.args, to.args); i != 0 {
+		pl.index = i + 1
+		pl.logErr(0, errDiffArgType)
+		return fmt.Errorf("%w: arguments differ from %s", syscall.EEXIST, to.key())
+	}
+	for _, o := range to.probes {
+		if o.symbol == tp.symbol && o.offset == tp.offset && o.addr == tp.addr {
+			pl.index = 0
+			pl.logErr(0, errSameProbe)
+			return fmt.Errorf("%w: the same probe exists in %s", syscall.EEXIST, to.key())
+		}
+	}
+	tp.ev = to
+	if err := t.registerProbe(tp); err != nil {
+		return err
+	}
+	to.probes = append(to.probes, tp)
+	t.probes = append(t.probes, tp)
+	return nil
+}
+
+// compareArgs is trace_probe_compare_arg_type: 0 when equal, else the
+// 1-based index of the first difference.
+func compareArgs(a, b []*probeArg) int {
+	if len(a) < len(b) {
+		return len(a) + 1
+	}
+	if len(a) > len(b) {
+		return len(b) + 1
+	}
+	for i := range a {
+		if a[i].name != b[i].name || a[i].typ.name != b[i].typ.name {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// registerProbe is __register_trace_kprobe: register the kprobe disabled
+// unless the event is enabled. A probe on a module that is not loaded
+// stays unregistered, as Linux keeps it for when the module comes.
+func (t *Tracing) registerProbe(tp *traceProbe) error {
+	if tp.ev.isReturn {
+		// kpemu has no kretprobes yet: exactly what Linux does when
+		// built without CONFIG_KRETPROBES.
+		return fmt.Errorf("%w: kretprobes are not supported yet", syscall.EOPNOTSUPP)
+	}
+	tp.kp = kprobes.Kprobe{Offset: tp.offset, Disabled: !tp.ev.enabled.Load(), PreHandler: t.dispatcher(tp)}
+	if tp.symbol != "" {
+		tp.kp.Symbol = tp.symbol
+	} else {
+		tp.kp.Addr = tp.addr
+	}
+	err := t.kp.Register(&tp.kp)
+	if errors.Is(err, syscall.ENOENT) && !tp.moduleExists() {
+		t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	tp.registered = true
+	return nil
+}
+
+// moduleExists is trace_kprobe_module_exist: address probes are kept for a
+// module to come; symbol probes without MOD: are not.
+func (tp *traceProbe) moduleExists() bool {
+	if tp.symbol == "" {
+		return false
+	}
+	i := strings.IndexByte(tp.symbol, ':')
+	if i < 0 {
+		return true
+	}
+	return false // modules come with issue 4
+}
+
+// dispatcher is kprobe_dispatcher: count the hit and record the event.
+func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs) bool {
+	return func(_ *kprobes.Kprobe, regs *kprobes.Regs) bool {
+		tp.nhit.Add(1)
+		if tp.ev.enabled.Load() {
+			t.record(tp, regs)
+		}
+		return false
+	}
+}
+
+// release is dyn_event_release for "-:[GRP/]EVENT [LOC [ARGS]]".
+func (t *Tracing) release(line string) error {
+	argv := strings.Fields(line)
+	if len(argv) == 0 || len(argv[0]) < 2 || argv[0][1] != ':' {
+		return fmt.Errorf("%w: bad removal %q", syscall.EINVAL, line)
+	}
+	name := argv[0][2:]
+	group, hasGroup := "", false
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		group, name, hasGroup = name[:i], name[i+1:], true
+	}
+	if !hasGroup && name == "" {
+		return fmt.Errorf("%w: no event named", syscall.EINVAL)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := fmt.Errorf("%w: no event matches %q", syscall.ENOENT, line)
+	for _, tp := range append([]*traceProbe(nil), t.probes...) {
+		ev := tp.ev
+		if name != "" && ev.name != name || hasGroup && ev.group != group || !tp.matchHead(t, argv[1:]) {
+			continue
+		}
+		if err = t.unregisterProbe(tp); err != nil {
+			break
+		}
+	}
+	return err
+}
+
+// matchHead is trace_kprobe_match_command_head: removal with a definition
+// matches its prefix.
+func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
+	if len(argv) == 0 {
+		return true
+	}
+	if argv[0] != tp.location(t) {
+		return false
+	}
+	argv = argv[1:]
+	if len(tp.ev.args) < len(argv) {
+		return false
+	}
+	for i, a := range argv {
+		if a != tp.ev.args[i].name+"="+tp.ev.args[i].comm {
+			return false
+		}
+	}
+	return true
+}
+
+// unregisterProbe is unregister_trace_kprobe; t.mu is held.
+func (t *Tracing) unregisterProbe(tp *traceProbe) error {
+	ev := tp.ev
+	if len(ev.probes) == 1 {
+		if ev.enabled.Load() {
+			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, ev.key())
+		}
+		t.removeEventFiles(ev)
+		delete(t.events, ev.key())
+	}
+	if tp.registered {
+		t.kp.Unregister(&tp.kp)
+		tp.registered = false
+	}
+	for i, p := range ev.probes {
+		if p == tp {
+			ev.probes = append(ev.probes[:i:i], ev.probes[i+1:]...)
+		}
+	}
+	for i, p := range t.probes {
+		if p == tp {
+			t.probes = append(t.probes[:i:i], t.probes[i+1:]...)
+		}
+	}
+	return nil
+}
+
+// releaseAll is dyn_events_release_all: EBUSY if any event is enabled,
+// otherwise every event goes.
+func (t *Tracing) releaseAll() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tp := range t.probes {
+		if tp.ev.enabled.Load() {
+			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, tp.ev.key())
+		}
+	}
+	for _, tp := range append([]*traceProbe(nil), t.probes...) {
+		if err := t.unregisterProbe(tp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setEnabled enables or disables an event's probes; t.mu is held.
+func (t *Tracing) setEnabled(ev *event, on bool) error {
+	if ev.enabled.Load() == on {
+		return nil
+	}
+	ev.enabled.Store(on)
+	for _, tp := range ev.probes {
+		if !tp.registered {
+			continue
+		}
+		var err error
+		if on {
+			err = t.kp.Enable(&tp.kp)
+		} else {
+			err = t.kp.Disable(&tp.kp)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package events
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/kpemu/kpemu/kprobes"
+)
+
+// Fetching argument values at a hit and printing them as Linux's
+// print_type_* functions do (kernel/trace/trace_probe.c).
+
+// maxStringLen bounds a fetched string (MAX_STRING_SIZE is PATH_MAX).
+const maxStringLen = 4096
+
+// fetcher reads what a fetch program needs on the vCPU that hit.
+type fetcher struct {
+	t    *Tracing
+	regs *kprobes.Regs
+}
+
+func (f *fetcher) reg(i uint64) uint64 {
+	switch {
+	case i < 31:
+		return f.regs.X[i]
+	case i == 31:
+		return f.regs.SP
+	case i == 32:
+		return f.regs.PC
+	default:
+		return f.regs.Pstate
+	}
+}
+
+func (f *fetcher) readMem(addr uint64, p []byte) bool {
+	return f.t.kp.Kernel().Machine().ReadMem(addr, p) == nil
+}
+
+// value runs the program; ok is false when a memory read faulted. For
+// string programs the last step's address (or immediate data) is used by
+// the caller.
+func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok bool) {
+	for _, in := range code {
+		switch in.op {
+		case opReg:
+			v = f.reg(in.param)
+		case opStackP:
+			v = f.regs.SP
+		case opStack:
+			var b [8]byte
+			if !f.readMem(f.regs.SP+8*in.param, b[:]) {
+				return 0, "", false, false
+			}
+			v = binary.LittleEndian.Uint64(b[:])
+		case opRetval:
+			v = f.regs.X[0]
+		case opArg:
+			if in.param < 8 {
+				v = f.regs.X[in.param]
+			} else {
+				v = 0
+			}
+		case opImm:
+			v = in.imm
+		case opComm:
+			comm, _ := f.t.kp.Kernel().Current(f.regs.CPU)
+			return 0, comm, true, true
+		case opData:
+			return 0, in.data, true, true
+		case opDeref, opUDeref:
+			// The address is the value so far plus the offset; the
+			// final dereference is done by the caller at the right size.
+			v = uint64(int64(v) + in.offset)
+			if &in != &code[len(code)-1] {
+				var b [8]byte
+				if !f.readMem(v, b[:]) {
+					return 0, "", false, false
+				}
+				v = binary.LittleEndian.Uint64(b[:])
+			}
+		}
+	}
+	return v, "", false, true
+}
+
+// format appends " name=value" for one argument, as trace_probe_print_args.
+func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
+	fmt.Fprintf(w, " %s=", pa.name)
+	last := pa.code[len(pa.code)-1].op
+	isDeref := last == opDeref || last == opUDeref
+	v, data, isData, ok := f.value(pa.code)
+	n := max(pa.count, 1)
+	if pa.count > 0 {
+		w.WriteByte('{')
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		switch {
+		case pa.typ.str:
+			switch {
+			case isData:
+				fmt.Fprintf(w, "\"%s\"", data)
+			case !ok:
+				w.WriteString("(fault)")
+			default:
+				addr := v
+				if pa.count > 0 { // an array of string pointers
+					var b [8]byte
+					if !f.readMem(v+uint64(8*i), b[:]) {
+						w.WriteString("(fault)")
+						continue
+					}
+					addr = binary.LittleEndian.Uint64(b[:])
+				}
+				s, good := f.readString(addr)
+				if !good || (pa.typ.user && !f.isUser(addr)) || (!pa.typ.user && last == opUDeref && !f.isUser(addr)) {
+					w.WriteString("(fault)")
+				} else {
+					fmt.Fprintf(w, "\"%s\"", s)
+				}
+			}
+			continue
+		case !ok:
+			f.printScalar(w, pa, 0)
+			continue
+		}
+		x := v
+		if isDeref || pa.count > 0 {
+			addr := v + uint64(i*pa.typ.size)
+			if !isDeref {
+				addr = v
+			}
+			b := make([]byte, 8)
+			if !f.readMem(addr, b[:pa.typ.size]) {
+				f.printScalar(w, pa, 0)
+				continue
+			}
+			x = binary.LittleEndian.Uint64(b)
+		}
+		f.printScalar(w, pa, x)
+	}
+	if pa.count > 0 {
+		w.WriteByte('}')
+	}
+}
+
+// isUser reports whether addr is a user address. The guest has no user
+// space yet (processes come with the kernel issue), so ustring and +u
+// dereferences fault, as Linux's copy_from_user_nofault does on a kernel
+// pointer.
+func (f *fetcher) isUser(uint64) bool { return false }
+
+// readString reads a NUL-terminated string; false if it faults before
+// the NUL.
+func (f *fetcher) readString(addr uint64) (string, bool) {
+	var out []byte
+	var c [1]byte
+	for len(out) < maxStringLen-1 {
+		if !f.readMem(addr+uint64(len(out)), c[:]) {
+			return "", false
+		}
+		if c[0] == 0 {
+			return string(out), true
+		}
+		out = append(out, c[0])
+	}
+	return string(out), true
+}
+
+func (f *fetcher) printScalar(w *bytes.Buffer, pa *probeArg, x uint64) {
+	bits := pa.typ.size * 8
+	if bits < 64 {
+		x &= 1<<bits - 1
+	}
+	if pa.bitW > 0 {
+		x = (x << (64 - bits + (bits - pa.bitW - pa.bitOff))) >> (64 - pa.bitW)
+	}
+	switch {
+	case pa.typ.symbol:
+		w.WriteString(f.t.kp.Kernel().Kallsyms().Format(x))
+	case pa.typ.hex:
+		fmt.Fprintf(w, "0x%x", x)
+	case pa.typ.signed:
+		fmt.Fprintf(w, "%d", int64(x<<(64-bits))>>(64-bits))
+	default:
+		fmt.Fprintf(w, "%d", x)
+	}
+}
+
+// argString renders an argument's definition for kprobe_events.
+func argString(pa *probeArg) string { return pa.name + "=" + pa.comm }
+
+func argsString(args []*probeArg) string {
+	var b strings.Builder
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(argString(a))
+	}
+	return b.String()
+}

@@ -1,0 +1,261 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kpemu/kpemu/debugfs"
+)
+
+// Modes of tracefs files in Linux 6.1 (TRACE_MODE_WRITE, TRACE_MODE_READ).
+const (
+	modeWrite fs.FileMode = 0o640
+	modeRead  fs.FileMode = 0o440
+	modeDir   fs.FileMode = 0o750
+)
+
+func (t *Tracing) createFiles() error {
+	if _, err := t.tree.MkdirAll(t.dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", t.dir, err)
+	}
+	if _, err := t.tree.MkdirAll(path.Join(t.dir, "events"), modeDir); err != nil {
+		return fmt.Errorf("creating %s/events: %w", t.dir, err)
+	}
+	files := []struct {
+		name string
+		mode fs.FileMode
+		ops  debugfs.FileOps
+	}{
+		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll() }}},
+		{"kprobe_profile", modeRead, debugfs.FileOps{Show: t.showProfile}},
+		{"error_log", modeWrite, debugfs.FileOps{
+			Show:     func(_ context.Context, w *bytes.Buffer) error { t.errlog.show(w); return nil },
+			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
+			Truncate: func(context.Context) error { t.errlog.clear(); return nil },
+		}},
+		{"trace", modeWrite, debugfs.FileOps{
+			Show:     t.showTrace,
+			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
+			Truncate: func(context.Context) error { t.buf.reset(); return nil },
+		}},
+		{"trace_pipe", modeRead, debugfs.FileOps{Read: t.readTracePipe}},
+		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},
+	}
+	for _, f := range files {
+		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), f.mode, f.ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
+		}
+	}
+	return nil
+}
+
+// showKprobeEvents is trace_kprobe_show, one line per probe.
+func (t *Tracing) showKprobeEvents(_ context.Context, w *bytes.Buffer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tp := range t.probes {
+		ev := tp.ev
+		kind := byte('p')
+		if ev.isReturn {
+			kind = 'r'
+		}
+		w.WriteByte(kind)
+		if ev.isReturn && tp.maxactive > 0 {
+			fmt.Fprintf(w, "%d", tp.maxactive)
+		}
+		fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(ev.args))
+	}
+	return nil
+}
+
+// writeKprobeEvents is trace_parse_run_command: one command per line,
+// comments after '#' dropped, stopping at the first failing line.
+func (t *Tracing) writeKprobeEvents(_ context.Context, p []byte, _ int64) (int, error) {
+	data := string(p)
+	done := 0
+	for done < len(data) {
+		line := data[done:]
+		size := len(line)
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line, size = line[:i], i+1
+		}
+		if len(line) > writeBufSize-2 {
+			t.log.Warn(fmt.Sprintf("trace_kprobe: Line length is too long: Should be less than %d", writeBufSize-2))
+			return 0, syscall.EINVAL
+		}
+		if i := strings.IndexByte(line, 0); i >= 0 {
+			line = line[:i]
+		}
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if err := t.runCommand(line); err != nil {
+			t.log.Debug("kprobe_events: command failed", "command", line, "err", err)
+			return 0, err
+		}
+		done += size
+	}
+	return len(p), nil
+}
+
+// showProfile is probes_profile_seq_show.
+func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tp := range t.probes {
+		fmt.Fprintf(w, "  %-44s %15d %15d\n", tp.ev.name, tp.nhit.Load(), tp.kp.Missed())
+	}
+	return nil
+}
+
+// createEventFiles makes events/GROUP/EVENT/ (and the group's dir and
+// enable file when it is the group's first event); t.mu is held.
+func (t *Tracing) createEventFiles(ev *event) error {
+	gdir := path.Join(t.dir, "events", ev.group)
+	if _, err := t.tree.LookupDir(gdir); err != nil {
+		if _, err := t.tree.Mkdir(gdir, modeDir); err != nil {
+			return fmt.Errorf("creating %s: %w", gdir, err)
+		}
+		if _, err := t.tree.CreateFile(path.Join(gdir, "enable"), modeWrite, debugfs.FileOps{Show: t.showGroupEnable(ev.group), Write: t.writeGroupEnable(ev.group)}); err != nil {
+			return fmt.Errorf("creating %s/enable: %w", gdir, err)
+		}
+	}
+	edir := path.Join(gdir, ev.name)
+	if _, err := t.tree.Mkdir(edir, modeDir); err != nil {
+		return fmt.Errorf("%w: creating %s: %w", syscall.EEXIST, edir, err)
+	}
+	files := []struct {
+		name string
+		mode fs.FileMode
+		ops  debugfs.FileOps
+	}{
+		{"enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}},
+		{"id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}},
+	}
+	for _, f := range files {
+		if _, err := t.tree.CreateFile(path.Join(edir, f.name), f.mode, f.ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", edir, f.name, err)
+		}
+	}
+	return nil
+}
+
+// removeEventFiles drops events/GROUP/EVENT/, and the group's directory
+// with its last event; t.mu is held.
+func (t *Tracing) removeEventFiles(ev *event) {
+	gdir := path.Join(t.dir, "events", ev.group)
+	if err := t.tree.RemoveAll(path.Join(gdir, ev.name)); err != nil {
+		t.log.Warn("removing event directory", "event", ev.key(), "err", err)
+	}
+	for _, o := range t.events {
+		if o != ev && o.group == ev.group {
+			return
+		}
+	}
+	if err := t.tree.RemoveAll(gdir); err != nil {
+		t.log.Warn("removing group directory", "group", ev.group, "err", err)
+	}
+}
+
+func (t *Tracing) showEnable(ev *event) func(context.Context, *bytes.Buffer) error {
+	return func(_ context.Context, w *bytes.Buffer) error {
+		t.mu.Lock()
+		on := ev.enabled.Load()
+		t.mu.Unlock()
+		if on {
+			w.WriteString("1\n")
+		} else {
+			w.WriteString("0\n")
+		}
+		return nil
+	}
+}
+
+// parseEnable is event_enable_write's kstrtoul_from_user(..., 10): a
+// decimal number with an optional trailing newline, 0 or 1.
+func parseEnable(p []byte) (bool, error) {
+	s := strings.TrimSuffix(string(p), "\n")
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "+"), 10, 64)
+	if err != nil || len(p) == 0 {
+		return false, syscall.EINVAL
+	}
+	switch v {
+	case 0:
+		return false, nil
+	case 1:
+		return true, nil
+	}
+	return false, syscall.EINVAL
+}
+
+func (t *Tracing) writeEnable(ev *event) func(context.Context, []byte, int64) (int, error) {
+	return func(_ context.Context, p []byte, _ int64) (int, error) {
+		on, err := parseEnable(p)
+		if err != nil {
+			return 0, err
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.events[ev.key()] != ev {
+			return 0, syscall.ENODEV
+		}
+		if err := t.setEnabled(ev, on); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+}
+
+// showGroupEnable is system_enable_read: 0, 1, or X when mixed; group ""
+// means every event.
+func (t *Tracing) showGroupEnable(group string) func(context.Context, *bytes.Buffer) error {
+	return func(_ context.Context, w *bytes.Buffer) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		var on, off bool
+		for _, ev := range t.events {
+			if group != "" && ev.group != group {
+				continue
+			}
+			if ev.enabled.Load() {
+				on = true
+			} else {
+				off = true
+			}
+		}
+		switch {
+		case on && off:
+			w.WriteString("X\n")
+		case on:
+			w.WriteString("1\n")
+		default:
+			w.WriteString("0\n")
+		}
+		return nil
+	}
+}
+
+func (t *Tracing) writeGroupEnable(group string) func(context.Context, []byte, int64) (int, error) {
+	return func(_ context.Context, p []byte, _ int64) (int, error) {
+		on, err := parseEnable(p)
+		if err != nil {
+			return 0, err
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for _, tp := range t.probes {
+			if group == "" || tp.ev.group == group {
+				if err := t.setEnabled(tp.ev, on); err != nil {
+					return 0, err
+				}
+			}
+		}
+		return len(p), nil
+	}
+}

@@ -1,0 +1,178 @@
+package kprobes
+
+import (
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/machine"
+)
+
+// The hit path, after arch/arm64/kernel/probes/kprobes.c (Linux 6.1). Each
+// function here runs on the vCPU that took the exception, inside the
+// guest's break hook, with x0 pointing at the guest's pt_regs frame.
+
+// hcBreakpoint is kprobe_breakpoint_handler: BRK #0x004 hit.
+func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
+	regsAddr := cpu.X(0)
+	regs, err := kp.readRegs(regsAddr)
+	if err != nil {
+		kp.log.Error("kprobes: bad pt_regs pointer from guest", "err", err)
+		cpu.SetX(0, kernel.DbgHookError)
+		return nil
+	}
+	regs.CPU = cpu.Index()
+	kcb := &kp.kcb[cpu.Index()]
+	pt := kp.byAddr[regs.PC]
+	if pt == nil {
+		// The breakpoint was removed right after we hit it: return to
+		// the original instruction, which is back in place.
+		cpu.SetX(0, kernel.DbgHookHandled)
+		return nil
+	}
+	if kcb.cur != nil {
+		if !kp.reenter(pt, regs, kcb) {
+			cpu.SetX(0, kernel.DbgHookError)
+			return nil
+		}
+	} else {
+		kcb.cur = pt
+		kcb.status = statusHitActive
+		if !kp.preHandlers(pt, regs) {
+			kp.setupSinglestep(pt, regs, kcb, false)
+		} else {
+			// A pre handler moved the PC: no step, no post handler.
+			kcb.cur = nil
+			kcb.status = statusNone
+		}
+	}
+	if err := kp.writeRegs(regsAddr, regs); err != nil {
+		kp.log.Error("kprobes: writing pt_regs", "err", err)
+		cpu.SetX(0, kernel.DbgHookError)
+		return nil
+	}
+	cpu.SetX(0, kernel.DbgHookHandled)
+	return nil
+}
+
+// preHandlers is aggr_pre_handler: each enabled probe's pre handler,
+// newest first, stopping at the first that changed the PC.
+func (kp *Kprobes) preHandlers(pt *probePoint, regs *Regs) bool {
+	for _, p := range pt.probes {
+		if p.disabled() {
+			continue
+		}
+		p.nhit.Add(1)
+		if p.PreHandler != nil && p.PreHandler(p, regs) {
+			return true
+		}
+	}
+	return false
+}
+
+func (kp *Kprobes) postHandlers(pt *probePoint, regs *Regs) {
+	for _, p := range pt.probes {
+		if !p.disabled() && p.PostHandler != nil {
+			p.PostHandler(p, regs)
+		}
+	}
+}
+
+// reenter is reenter_kprobe: a probe hit while another one's handlers run
+// on this CPU is stepped without its handlers and counted as missed.
+func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) bool {
+	switch kcb.status {
+	case statusHitActive, statusHitSSDone:
+		for _, p := range pt.probes {
+			p.nmissed.Add(1)
+		}
+		kp.setupSinglestep(pt, regs, kcb, true)
+		return true
+	case statusHitSS, statusReenter:
+		kp.log.Error("kprobes: Unrecoverable kprobe detected.", "addr", kp.k.Kallsyms().Format(pt.addr))
+		return false
+	default:
+		kp.log.Error("kprobes: unexpected kprobe state", "status", kcb.status)
+		return false
+	}
+}
+
+// setupSinglestep points the frame at the slot with DAIF masked, as Linux
+// 6.1 does (kprobes_save_local_irqflag), so nothing interrupts the step.
+func (kp *Kprobes) setupSinglestep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk, reenter bool) {
+	if reenter {
+		kcb.prev.cur, kcb.prev.status = kcb.cur, kcb.status
+		kcb.cur = pt
+		kcb.status = statusReenter
+	} else {
+		kcb.status = statusHitSS
+	}
+	kcb.savedIrqflag = regs.Pstate & pstateDAIF
+	regs.Pstate |= pstateDAIF
+	regs.PC = pt.slot
+}
+
+// hcSSBreakpoint is kprobe_breakpoint_ss_handler: the BRK #0x006 after
+// the stepped instruction.
+func (kp *Kprobes) hcSSBreakpoint(cpu *machine.CPU) error {
+	regsAddr := cpu.X(0)
+	regs, err := kp.readRegs(regsAddr)
+	if err != nil {
+		cpu.SetX(0, kernel.DbgHookError)
+		return nil
+	}
+	regs.CPU = cpu.Index()
+	kcb := &kp.kcb[cpu.Index()]
+	cur := kcb.cur
+	if cur == nil || kcb.status&(statusHitSS|statusReenter) == 0 || regs.PC != cur.slot+4 {
+		cpu.SetX(0, kernel.DbgHookError)
+		return nil
+	}
+	regs.Pstate = regs.Pstate&^pstateDAIF | kcb.savedIrqflag
+	kp.postKprobeHandler(cur, regs, kcb)
+	if err := kp.writeRegs(regsAddr, regs); err != nil {
+		cpu.SetX(0, kernel.DbgHookError)
+		return nil
+	}
+	cpu.SetX(0, kernel.DbgHookHandled)
+	return nil
+}
+
+// postKprobeHandler returns to the instruction after the probe and runs
+// the post handlers, unless this was a re-entered step.
+func (kp *Kprobes) postKprobeHandler(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) {
+	regs.PC = pt.addr + 4
+	if kcb.status == statusReenter {
+		kcb.cur, kcb.status = kcb.prev.cur, kcb.prev.status
+		return
+	}
+	kcb.status = statusHitSSDone
+	kp.postHandlers(pt, regs)
+	kcb.cur = nil
+	kcb.status = statusNone
+}
+
+// hcFault is kprobe_fault_handler: a fault taken while stepping a probed
+// instruction out of line is reported at the probed address, and the
+// normal fault handling goes on (returns 0).
+func (kp *Kprobes) hcFault(cpu *machine.CPU) error {
+	regsAddr := cpu.X(0)
+	kcb := &kp.kcb[cpu.Index()]
+	cpu.SetX(0, 0)
+	cur := kcb.cur
+	if cur == nil || kcb.status&(statusHitSS|statusReenter) == 0 {
+		return nil
+	}
+	regs, err := kp.readRegs(regsAddr)
+	if err != nil {
+		return nil
+	}
+	regs.PC = cur.addr
+	if kcb.status == statusReenter {
+		kcb.cur, kcb.status = kcb.prev.cur, kcb.prev.status
+	} else {
+		regs.Pstate = regs.Pstate&^pstateDAIF | kcb.savedIrqflag
+		kcb.cur, kcb.status = nil, statusNone
+	}
+	if err := kp.writeRegs(regsAddr, regs); err != nil {
+		kp.log.Error("kprobes: writing pt_regs", "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,380 @@
+package kprobes_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"log/slog"
+	"syscall"
+	"testing"
+
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kprobes"
+)
+
+const brkKprobes = 0xd4200080
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// boot boots the embedded image and attaches kprobes; the guest runs only
+// when the test steps it.
+func boot(t testing.TB) (*kernel.Kernel, *kprobes.Kprobes) {
+	t.Helper()
+	k, err := kernel.Boot(kernel.Config{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := kprobes.New(k, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, kp
+}
+
+// runIterations steps the guest until its workload loop has run n more
+// iterations.
+func runIterations(t testing.TB, k *kernel.Kernel, n uint64) {
+	t.Helper()
+	start := counter(t, k, "workload_iterations")
+	for i := 0; counter(t, k, "workload_iterations") < start+n; i++ {
+		if i > 100000 {
+			t.Fatalf("workload stuck at %d iterations", counter(t, k, "workload_iterations"))
+		}
+		if err := k.Machine().Step(20000); err != nil {
+			t.Fatal(err)
+		}
+		if msg, ok := k.Panicked(); ok {
+			t.Fatalf("guest panicked: %s", msg)
+		}
+	}
+}
+
+func counter(t testing.TB, k *kernel.Kernel, sym string) uint64 {
+	t.Helper()
+	v, err := k.ReadSymbolU64(sym)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func insnAt(t testing.TB, k *kernel.Kernel, addr uint64) uint32 {
+	t.Helper()
+	v, err := k.ReadInsn(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func symAddr(t testing.TB, k *kernel.Kernel, name string) uint64 {
+	t.Helper()
+	s, ok := k.Kallsyms().LookupName(name)
+	if !ok {
+		t.Fatalf("no symbol %s", name)
+	}
+	return s.Addr
+}
+
+func TestProbeHitsAndHandlers(t *testing.T) {
+	k, kp := boot(t)
+	vfsRead := symAddr(t, k, "vfs_read")
+	orig := insnAt(t, k, vfsRead)
+	var pre, post int
+	var sawPC, sawX0 uint64
+	p := &kprobes.Kprobe{
+		Symbol: "vfs_read",
+		PreHandler: func(_ *kprobes.Kprobe, r *kprobes.Regs) bool {
+			pre++
+			sawPC, sawX0 = r.PC, r.X[0]
+			return false
+		},
+		PostHandler: func(_ *kprobes.Kprobe, r *kprobes.Regs) {
+			post++
+			if r.PC != vfsRead+4 {
+				t.Errorf("post handler PC = %#x, want %#x", r.PC, vfsRead+4)
+			}
+		},
+	}
+	if err := kp.Register(p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Addr != vfsRead {
+		t.Fatalf("Addr = %#x, want %#x", p.Addr, vfsRead)
+	}
+	if got := insnAt(t, k, vfsRead); got != brkKprobes {
+		t.Fatalf("text at vfs_read = %#08x, want BRK #4", got)
+	}
+	reads0 := counter(t, k, "nr_vfs_read")
+	runIterations(t, k, 50)
+	reads := counter(t, k, "nr_vfs_read") - reads0
+	if pre == 0 || uint64(pre) != p.Hits() {
+		t.Fatalf("pre handler ran %d times, Hits() = %d", pre, p.Hits())
+	}
+	// Stepping stops between instructions, so the last hit may not have
+	// reached its post handler or bumped the guest's counter yet.
+	if post < pre-1 || post > pre {
+		t.Errorf("post handler ran %d times for %d hits", post, pre)
+	}
+	if d := int64(pre) - int64(reads); d < 0 || d > 1 {
+		t.Errorf("%d hits for %d guest calls of vfs_read", pre, reads)
+	}
+	if sawPC != vfsRead || sawX0 == 0 {
+		t.Errorf("pre handler saw pc=%#x x0=%#x", sawPC, sawX0)
+	}
+	kp.Unregister(p)
+	if got := insnAt(t, k, vfsRead); got != orig {
+		t.Errorf("after unregister text = %#08x, want %#08x", got, orig)
+	}
+	if l := kp.List(); len(l) != 0 {
+		t.Errorf("list after unregister: %v", l)
+	}
+	hits := p.Hits()
+	runIterations(t, k, 10)
+	if p.Hits() != hits {
+		t.Errorf("unregistered probe still hit")
+	}
+}
+
+func TestRegisterErrors(t *testing.T) {
+	k, kp := boot(t)
+	tests := []struct {
+		name   string
+		symbol string
+		offset uint64
+		addr   uint64
+		errno  syscall.Errno
+	}{
+		{"unknown symbol", "no_such_function_xyz", 0, 0, syscall.ENOENT},
+		{"misaligned", "vfs_read", 2, 0, syscall.EINVAL},
+		{"kprobes text", "notify_page_fault", 0, 0, syscall.EINVAL},
+		{"break hook gate", "kprobe_breakpoint_handler", 0, 0, syscall.EINVAL},
+		{"entry text", "el1h_64_sync", 0, 0, syscall.EINVAL},
+		{"NOKPROBE_SYMBOL", "el1h_64_sync_handler", 0, 0, syscall.EINVAL},
+		{"data, not text", "nr_vfs_read", 0, 0, syscall.EINVAL},
+		{"both symbol and address", "vfs_read", 0, symAddr(t, k, "vfs_read"), syscall.EINVAL},
+		{"neither", "", 0, 0, syscall.EINVAL},
+		{"address in no symbol", "", 0, 0x1000, syscall.ENOENT},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &kprobes.Kprobe{Symbol: tt.symbol, Offset: tt.offset, Addr: tt.addr}
+			err := kp.Register(p)
+			if !errors.Is(err, tt.errno) {
+				t.Fatalf("Register = %v, want %v", err, tt.errno)
+			}
+		})
+	}
+	if l := kp.List(); len(l) != 0 {
+		t.Errorf("failed registrations left probes: %v", l)
+	}
+}
+
+// Instructions Linux simulates (branches, PC-relative loads) are refused
+// until kpemu simulates them: stepping them out of line would be wrong.
+func TestRefusesSimulatedInstructions(t *testing.T) {
+	k, kp := boot(t)
+	s, _ := k.Kallsyms().LookupName("vfs_read")
+	for off := uint64(0); off < s.Size; off += 4 {
+		w := insnAt(t, k, s.Addr+off)
+		if w&0xfc000000 != 0x94000000 && w != 0xd65f03c0 { // bl, ret
+			continue
+		}
+		p := &kprobes.Kprobe{Symbol: "vfs_read", Offset: off}
+		if err := kp.Register(p); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("vfs_read+%#x (%#08x): Register = %v, want EINVAL", off, w, err)
+		}
+		return
+	}
+	t.Fatal("vfs_read has neither bl nor ret")
+}
+
+func TestGlobalDisarmKeepsDisabledState(t *testing.T) {
+	k, kp := boot(t)
+	read, write := symAddr(t, k, "vfs_read"), symAddr(t, k, "vfs_write")
+	origWrite := insnAt(t, k, write)
+	a := &kprobes.Kprobe{Symbol: "vfs_read"}
+	b := &kprobes.Kprobe{Symbol: "vfs_write", Disabled: true}
+	for _, p := range []*kprobes.Kprobe{a, b} {
+		if err := kp.Register(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if insnAt(t, k, write) != origWrite {
+		t.Fatal("a disabled probe was armed")
+	}
+	if err := kp.DisarmAll(); err != nil {
+		t.Fatal(err)
+	}
+	if insnAt(t, k, read) == brkKprobes || kp.Armed() {
+		t.Fatal("DisarmAll left vfs_read armed")
+	}
+	h := a.Hits()
+	runIterations(t, k, 10)
+	if a.Hits() != h {
+		t.Errorf("hits while disarmed: %d -> %d", h, a.Hits())
+	}
+	// Enabling while globally disarmed clears DISABLED but does not arm.
+	if err := kp.Enable(b); err != nil {
+		t.Fatal(err)
+	}
+	if insnAt(t, k, write) != origWrite {
+		t.Error("enable armed a probe while globally disarmed")
+	}
+	if err := kp.ArmAll(); err != nil {
+		t.Fatal(err)
+	}
+	if insnAt(t, k, read) != brkKprobes || insnAt(t, k, write) != brkKprobes {
+		t.Error("ArmAll did not re-arm both")
+	}
+	if err := kp.Disable(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := kp.DisarmAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := kp.ArmAll(); err != nil {
+		t.Fatal(err)
+	}
+	if insnAt(t, k, read) == brkKprobes {
+		t.Error("ArmAll armed a disabled probe")
+	}
+	for _, e := range kp.List() {
+		if e.Symbol == "vfs_read" && !e.Disabled {
+			t.Error("vfs_read lost its [DISABLED] mark")
+		}
+	}
+}
+
+func TestAggregateProbes(t *testing.T) {
+	k, kp := boot(t)
+	addr := symAddr(t, k, "do_fork")
+	var order []string
+	mk := func(name string) *kprobes.Kprobe {
+		return &kprobes.Kprobe{Symbol: "do_fork", PreHandler: func(*kprobes.Kprobe, *kprobes.Regs) bool {
+			order = append(order, name)
+			return false
+		}}
+	}
+	first, second := mk("first"), mk("second")
+	for _, p := range []*kprobes.Kprobe{first, second} {
+		if err := kp.Register(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := kp.List()
+	if len(l) != 2 || l[0].Addr != addr || l[1].Addr != addr {
+		t.Fatalf("list = %v", l)
+	}
+	runIterations(t, k, 5)
+	if len(order) < 2 || order[0] != "second" || order[1] != "first" {
+		t.Fatalf("handler order %v, want newest first", order[:min(len(order), 4)])
+	}
+	kp.Unregister(second)
+	if insnAt(t, k, addr) != brkKprobes {
+		t.Fatal("unregistering one of two probes disarmed the address")
+	}
+	n := first.Hits()
+	runIterations(t, k, 5)
+	if first.Hits() == n {
+		t.Error("remaining probe stopped hitting")
+	}
+}
+
+// runToIteration steps the guest one instruction at a time over the end
+// so that it stops right after the store that makes workload_iterations n:
+// two runs stopped there have done exactly the same guest work.
+func runToIteration(t testing.TB, k *kernel.Kernel, n uint64) {
+	t.Helper()
+	for counter(t, k, "workload_iterations") < n-1 {
+		if err := k.Machine().Step(200); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for counter(t, k, "workload_iterations") < n {
+		if err := k.Machine().Step(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// guestState is the kernel's data and bss, without what legitimately
+// differs between a probed and an unprobed run: the stack (exception
+// frames) and the out-of-line slots.
+func guestState(t testing.TB, k *kernel.Kernel) []byte {
+	t.Helper()
+	l := k.Layout()
+	start := l.InsnSlots.End
+	buf := make([]byte, l.End-start)
+	if err := k.Machine().ReadMem(start, buf); err != nil {
+		t.Fatal(err)
+	}
+	// The log's timestamps come from the counter, which the handlers'
+	// extra instructions advance.
+	for _, sym := range []string{"init_stack", "__log_buf"} {
+		if s, ok := k.Kallsyms().LookupName(sym); ok && s.ObjSize > 0 {
+			clear(buf[s.Addr-start : s.Addr-start+s.ObjSize])
+		}
+	}
+	return buf
+}
+
+// Probing every steppable instruction of the workload's hot functions
+// must not change what the guest computes.
+func TestSteppingPreservesSemantics(t *testing.T) {
+	const iterations = 60
+	ref, _ := boot(t)
+	runToIteration(t, ref, iterations)
+
+	k, kp := boot(t)
+	probed, refused := 0, 0
+	for _, fn := range []string{"vfs_read", "vfs_write", "tcp_v4_rcv", "kernel_clone", "copy_process", "do_fork", "ramfs_read", "ramfs_write"} {
+		s, ok := k.Kallsyms().LookupName(fn)
+		if !ok {
+			t.Fatalf("no %s", fn)
+		}
+		for off := uint64(0); off < s.Size; off += 4 {
+			p := &kprobes.Kprobe{Symbol: fn, Offset: off}
+			switch err := kp.Register(p); {
+			case err == nil:
+				probed++
+			case errors.Is(err, syscall.EINVAL):
+				refused++
+			default:
+				t.Fatalf("%s+%#x: %v", fn, off, err)
+			}
+		}
+	}
+	t.Logf("%d instructions probed, %d refused", probed, refused)
+	if probed < 100 {
+		t.Fatalf("only %d instructions probed", probed)
+	}
+	runToIteration(t, k, iterations)
+	if msg, ok := k.Panicked(); ok {
+		t.Fatal(msg)
+	}
+	for _, c := range []string{"nr_vfs_read", "nr_vfs_write", "nr_forks", "nr_tcp_rcv", "nr_tcp_csum_bad"} {
+		if got, want := counter(t, k, c), counter(t, ref, c); got != want {
+			t.Errorf("%s = %d probed, %d unprobed", c, got, want)
+		}
+	}
+	// Word by word; a word may differ only where both runs stored a
+	// reading of the generic timer (task start_time), which the handlers'
+	// extra instructions advance.
+	got, want := guestState(t, k), guestState(t, ref)
+	nowGot, nowWant := k.Machine().Stats().Instructions, ref.Machine().Stats().Instructions
+	timeWords := 0
+	for i := 0; i+8 <= len(got); i += 8 {
+		g, w := binary.LittleEndian.Uint64(got[i:]), binary.LittleEndian.Uint64(want[i:])
+		if g == w {
+			continue
+		}
+		if g > 0 && w > 0 && g <= nowGot && w <= nowWant {
+			timeWords++
+			continue
+		}
+		a := k.Layout().InsnSlots.End + uint64(i)
+		t.Fatalf("guest memory differs at %#x (%s): %#x probed, %#x unprobed", a, k.Kallsyms().Format(a), g, w)
+	}
+	t.Logf("%d timer readings differ, as they should", timeWords)
+}
