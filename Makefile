@@ -1,0 +1,76 @@
+# kpemu — build, run, test and benchmark.
+#
+#   make run      build and run kpemu: boot the embedded kernel, mount its
+#                 debugfs at $(MOUNT) with kprobes on $(PROBES)
+#   make test     every test: lint, unit, QEMU differential, end-to-end through FUSE
+#   make deps     install the Debian packages the tests need (run by test)
+#   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
+#   make image    rebuild the guest images with clang + ld.lld
+#   make check-image  fail if the committed images differ from their sources
+#   make bench    benchmarks: guest MIPS and the cost of a probe hit
+
+GO        ?= go
+STATICCHECK_VERSION ?= v0.7.0
+DEB_PACKAGES = clang lld fuse3 qemu-system-arm
+RUN_PACKAGES = fuse3
+MOUNT    ?= /tmp/dbg
+PROBES   ?= vfs_read do_fork
+
+.PHONY: all deps deps-run build run image check-image test unit e2e lint bench clean
+
+all: build
+
+# Install only what is missing, so that a machine that has everything
+# does not touch apt (apt-get needs root).
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PACKAGES))
+	$(GO) mod download
+
+deps-run:
+	$(call apt_install,$(RUN_PACKAGES))
+
+run: deps-run build
+	bin/kpemu run --mount $(MOUNT) $(addprefix --probe ,$(PROBES))
+
+build:
+	$(GO) build -o bin/kpemu ./cmd/kpemu
+
+image: deps
+	$(MAKE) -C kernel/image
+	$(MAKE) -C machine/testdata
+
+# The committed images must be exactly what their sources build. -B
+# rebuilds even when a fresh checkout's timestamps make them look current.
+check-image: deps
+	$(MAKE) -B -C kernel/image
+	$(MAKE) -B -C machine/testdata
+	git diff --exit-code --stat -- kernel/image machine/testdata
+	@test -z "$$(git status --porcelain -- kernel/image machine/testdata)" || \
+		{ git status --porcelain -- kernel/image machine/testdata; echo "untracked build outputs"; exit 1; }
+
+lint:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+e2e: build
+	KPEMU=$(CURDIR)/bin/kpemu bash scripts/e2e.sh
+
+test: deps lint unit e2e
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kprobes/
+
+clean:
+	rm -rf bin

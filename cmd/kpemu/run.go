@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/fuse"
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kernel/kpemufs"
+	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/kprobes/events"
+)
+
+type runOptions struct {
+	mount   string
+	probes  []string
+	cpus    int
+	ramMiB  uint64
+	console string
+	debug   bool
+}
+
+func newRunCmd() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Boot the emulated kernel and serve its debugfs at --mount",
+		Long: `Boot the embedded AArch64 kernel image, register the --probe kprobes, and
+serve a Linux-compatible debugfs tree (kprobes/list, kprobes/enabled,
+kprobes/blacklist, tracing/kprobe_events, ...) at --mount until SIGINT or
+SIGTERM, which unmount cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.mount, "mount", "", "directory to mount the debugfs tree at (created if missing)")
+	f.StringArrayVar(&o.probes, "probe", nil, "register a kprobe: SYMBOL, SYMBOL+OFFSET or ADDRESS (repeatable)")
+	f.IntVar(&o.cpus, "cpus", 1, "number of vCPUs")
+	f.Uint64Var(&o.ramMiB, "ram", 128, "guest RAM in MiB")
+	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
+	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
+	return cmd
+}
+
+// parseProbeSpec turns SYMBOL, SYMBOL+OFF or an address into a kprobe.
+func parseProbeSpec(spec string) (*kprobes.Kprobe, error) {
+	if spec == "" {
+		return nil, errors.New("empty probe")
+	}
+	if a, err := strconv.ParseUint(spec, 0, 64); err == nil {
+		return &kprobes.Kprobe{Addr: a}, nil
+	}
+	sym, off := spec, uint64(0)
+	if i := strings.IndexByte(spec, '+'); i >= 0 {
+		v, err := strconv.ParseUint(spec[i+1:], 0, 64)
+		if err != nil {
+			return nil, fmt.Errorf("probe %q: bad offset: %w", spec, err)
+		}
+		sym, off = spec[:i], v
+	}
+	return &kprobes.Kprobe{Symbol: sym, Offset: off}, nil
+}
+
+func run(ctx context.Context, o runOptions) error {
+	log := slog.Default()
+	console, closeConsole, err := consoleWriter(o.console, log)
+	if err != nil {
+		return err
+	}
+	defer closeConsole()
+
+	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log})
+	if err != nil {
+		return fmt.Errorf("booting: %w", err)
+	}
+	kp, err := kprobes.New(k, log)
+	if err != nil {
+		return err
+	}
+	tree := debugfs.NewTree()
+	if err := kp.RegisterFiles(tree); err != nil {
+		return err
+	}
+	if _, err := events.New(kp, tree, "tracing", k.Uptime, log); err != nil {
+		return err
+	}
+	if err := kpemufs.Register(tree, k); err != nil {
+		return err
+	}
+	var probes []*kprobes.Kprobe
+	for _, spec := range o.probes {
+		p, err := parseProbeSpec(spec)
+		if err != nil {
+			return err
+		}
+		if err := kp.Register(p); err != nil {
+			return fmt.Errorf("--probe %s: %w", spec, err)
+		}
+		probes = append(probes, p)
+		log.Info("kprobe registered", "probe", spec, "addr", fmt.Sprintf("%#x", p.Addr))
+	}
+
+	var srv *fuse.Server
+	if o.mount != "" {
+		srv, err = fuse.Mount(ctx, o.mount, tree, fuse.Options{Logger: log, Debug: o.debug})
+		if err != nil {
+			return fmt.Errorf("mounting %s: %w", o.mount, err)
+		}
+		log.Info("debugfs mounted", "dir", o.mount)
+	}
+
+	runErr := make(chan error, 1)
+	go func() { runErr <- k.Run(ctx) }()
+	select {
+	case <-ctx.Done():
+		<-runErr
+	case err := <-runErr:
+		if err != nil {
+			log.Error("guest stopped", "err", err)
+		} else if k.Machine().PoweredOff() {
+			log.Info("guest powered off")
+		}
+		if msg, ok := k.Panicked(); ok {
+			log.Error("guest panicked; the debugfs tree stays up until SIGINT/SIGTERM", "message", msg)
+		}
+		<-ctx.Done()
+	}
+	for i, p := range probes {
+		log.Info("kprobe summary", "probe", o.probes[i], "hits", p.Hits(), "missed", p.Missed())
+	}
+	st := k.Machine().Stats()
+	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls)
+	if srv != nil {
+		if err := srv.Unmount(); err != nil {
+			return fmt.Errorf("unmounting %s: %w", o.mount, err)
+		}
+		log.Info("debugfs unmounted", "dir", o.mount)
+	}
+	return nil
+}
+
+// consoleWriter is where the guest's UART goes.
+func consoleWriter(dest string, log *slog.Logger) (io.Writer, func(), error) {
+	switch dest {
+	case "log", "":
+		return &lineLogger{log: log}, func() {}, nil
+	case "-":
+		return os.Stdout, func() {}, nil
+	}
+	f, err := os.Create(dest)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--console: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// lineLogger logs the guest console one line at a time.
+type lineLogger struct {
+	log *slog.Logger
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lineLogger) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		i := bytes.IndexByte(l.buf.Bytes(), '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(l.buf.Next(i+1)), "\r\n")
+		l.log.Info("guest console", "line", line)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/arch/arm64/arm64asm"
+
+	"github.com/kpemu/kpemu/kernel"
+)
+
+func newSymbolsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "symbols [SUBSTRING]",
+		Short: "List the kernel image's symbols in /proc/kallsyms format",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := kernel.Boot(kernel.Config{})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, s := range k.Kallsyms().Symbols() {
+				if len(args) == 1 && !strings.Contains(s.Name, args[0]) {
+					continue
+				}
+				fmt.Fprintf(out, "%016x %c %s\n", s.Addr, s.Type, s.Name)
+			}
+			return nil
+		},
+	}
+}
+
+// arm64asmMu serialises arm64asm, which is not safe for concurrent use.
+type disassembler struct {
+	mu sync.Mutex
+}
+
+func (d *disassembler) gnu(word uint32, pc uint64, k *kernel.Kernel) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	b := []byte{byte(word), byte(word >> 8), byte(word >> 16), byte(word >> 24)}
+	inst, err := arm64asm.Decode(b)
+	if err != nil {
+		return fmt.Sprintf(".inst\t0x%08x", word)
+	}
+	syms := k.Kallsyms()
+	return arm64asm.GNUSyntax(inst) + targetComment(inst, pc, syms)
+}
+
+func targetComment(inst arm64asm.Inst, pc uint64, syms *kernel.Kallsyms) string {
+	for _, a := range inst.Args {
+		if rel, ok := a.(arm64asm.PCRel); ok {
+			t := uint64(int64(pc) + int64(rel))
+			return fmt.Sprintf("\t// %#x <%s>", t, syms.Format(t))
+		}
+	}
+	return ""
+}
+
+func newDisasmCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "disasm SYMBOL",
+		Short: "Disassemble a kernel function (GNU syntax)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := kernel.Boot(kernel.Config{})
+			if err != nil {
+				return err
+			}
+			s, ok := k.Kallsyms().LookupName(args[0])
+			if !ok {
+				return fmt.Errorf("no symbol %q", args[0])
+			}
+			var d disassembler
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "%016x <%s>:\n", s.Addr, s.Name)
+			for a := s.Addr; a < s.Addr+s.Size; a += 4 {
+				w, err := k.ReadInsn(a)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "  %x:\t%08x\t%s\n", a, w, d.gnu(w, a, k))
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# End-to-end test of kpemu through a real FUSE mount, with real cat, echo
+# and dd: boot the emulated kernel with two probes, list them, add a trace
+# event, watch its hits climb, disarm every probe globally (the BRKs must
+# leave kernel text and the hits must stop), re-arm, and tear down.
+#
+#   KPEMU=bin/kpemu bash scripts/e2e.sh
+#
+# Prints one line per check and "N passed, M failed" at the end; exits 1 if
+# any check failed.
+set -u
+KPEMU=${KPEMU:-bin/kpemu}
+MNT=$(mktemp -d /tmp/kpemu-e2e.XXXXXX)
+LOG=$(mktemp /tmp/kpemu-e2e-log.XXXXXX)
+passed=0
+failed=0
+pid=
+
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	if mountpoint -q "$MNT" 2>/dev/null; then umount -l "$MNT" 2>/dev/null || fusermount3 -u -z "$MNT" 2>/dev/null; fi
+	rmdir "$MNT" 2>/dev/null
+	rm -f "$LOG"
+}
+trap cleanup EXIT
+
+ok() { echo "PASS $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; shift; for l in "$@"; do printf '    %s\n' "$l"; done; failed=$((failed + 1)); }
+# expect NAME WANT GOT
+expect() { if [ "$2" == "$3" ]; then ok "$1"; else bad "$1" "want: $(printf %q "$2")" "got:  $(printf %q "$3")"; fi; }
+# expect_err NAME ERRTEXT CMD...: the command must fail and say ERRTEXT.
+expect_err() {
+	local name=$1 want=$2 out
+	shift 2
+	if out=$(bash -c "$*" 2>&1); then bad "$name" "succeeded, want failure: $want"; return; fi
+	case $out in *"$want"*) ok "$name" ;; *) bad "$name" "want error: $want" "got: $out" ;; esac
+}
+
+D=$MNT
+T=$MNT/tracing
+
+"$KPEMU" run --mount "$MNT" --probe vfs_read --probe do_fork >"$LOG" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+	[ -e "$D/kprobes/list" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ ! -e "$D/kprobes/list" ]; then
+	bad "kpemu mounts its debugfs" "$(cat "$LOG")"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+ok "kpemu mounts its debugfs"
+
+addr() { awk -v s="$1" '$3 == s { print $1; exit }' "$D/kpemu/kallsyms"; }
+# bucket ADDR: Linux's hash_ptr(addr, 6), the order of kprobes/list.
+bucket() { echo $(( ((0x$1 * 0x61C8864680B583EB) >> 58) & 63 )); }
+# insn ADDR: the instruction word at ADDR, read back from guest memory.
+insn() { dd if="$D/kpemu/mem" bs=4 count=1 skip=$((0x$1)) iflag=skip_bytes status=none | od -An -tx4 | tr -d ' '; }
+# listing LINE...: the lines in kprobes/list order (bucket, then as given).
+listing() { for l in "$@"; do printf '%02d %s\n' "$(bucket "${l%% *}")" "$l"; done | sort -s -n -k1,1 | cut -c4-; }
+hits() { awk -v e="$1" '$1 == e { print $2 }' "$T/kprobe_profile"; }
+
+READ=$(addr vfs_read) FORK=$(addr do_fork) WRITE=$(addr vfs_write)
+expect "kallsyms names vfs_read, do_fork, vfs_write" 3 "$(printf '%s\n' "$READ" "$FORK" "$WRITE" | grep -c '^[0-9a-f]\{16\}$')"
+
+BRK=d4200080
+expect "list shows the --probe kprobes, byte for byte" \
+	"$(listing "$READ  k  vfs_read+0x0    " "$FORK  k  do_fork+0x0    ")" "$(cat "$D/kprobes/list")"
+expect "vfs_read is armed with BRK #0x004" "$BRK" "$(insn "$READ")"
+expect "enabled reads 1" "1" "$(cat "$D/kprobes/enabled")"
+expect "blacklist names notify_page_fault" 1 "$(grep -c $'\tnotify_page_fault$' "$D/kprobes/blacklist")"
+
+# Bad writes: Linux's errno, and nothing changes.
+expect_err "write to list is EINVAL" "Invalid argument" "echo 1 > '$D/kprobes/list'"
+expect_err "enabled rejects 2 with EINVAL" "Invalid argument" "echo 2 > '$D/kprobes/enabled'"
+expect_err "enabled rejects an empty line" "Invalid argument" "echo > '$D/kprobes/enabled'"
+expect "enabled still 1 after bad writes" "1" "$(cat "$D/kprobes/enabled")"
+expect_err "unknown symbol is ENOENT" "No such file or directory" "echo 'p:nx no_such_function_xyz' >> '$T/kprobe_events'"
+expect_err "blacklisted symbol is EINVAL" "Invalid argument" "echo 'p:bl notify_page_fault' >> '$T/kprobe_events'"
+expect_err "entry text is EINVAL" "Invalid argument" "echo 'p:bl2 el1h_64_sync_handler' >> '$T/kprobe_events'"
+expect_err "misaligned offset is EINVAL" "Invalid argument" "echo 'p:mis vfs_read+2' >> '$T/kprobe_events'"
+expect_err "garbage is EINVAL" "Invalid argument" "echo garbage >> '$T/kprobe_events'"
+expect "bad writes registered nothing" "" "$(cat "$T/kprobe_events")"
+expect "error_log explains the unknown symbol" "  Command: p:nx no_such_function_xyz" "$(grep -A1 'Invalid probed address or symbol' "$T/error_log" | tail -1)"
+
+# A trace event on vfs_write.
+ORIG_WRITE=$(insn "$WRITE")
+echo 'p:myprobe vfs_write' >> "$T/kprobe_events"
+expect "kprobe_events lists myprobe" "p:kprobes/myprobe vfs_write" "$(cat "$T/kprobe_events")"
+expect "a new event is registered [DISABLED]" 1 "$(grep -c "^$WRITE  k  vfs_write+0x0    \[DISABLED\]\$" "$D/kprobes/list")"
+expect "a disabled event leaves text alone" "$ORIG_WRITE" "$(insn "$WRITE")"
+expect "kprobe_profile starts at zero" "  myprobe                                                    0               0" "$(cat "$T/kprobe_profile")"
+echo 1 > "$T/events/kprobes/myprobe/enable"
+expect "enable reads 1" "1" "$(cat "$T/events/kprobes/myprobe/enable")"
+expect "list after enable, byte for byte" \
+	"$(listing "$READ  k  vfs_read+0x0    " "$FORK  k  do_fork+0x0    " "$WRITE  k  vfs_write+0x0    ")" "$(cat "$D/kprobes/list")"
+expect "vfs_write is armed" "$BRK" "$(insn "$WRITE")"
+h1=$(hits myprobe); sleep 0.5; h2=$(hits myprobe)
+if [ "${h1:-0}" -lt "${h2:-0}" ]; then ok "hits climb while the guest runs ($h1 -> $h2)"; else bad "hits climb while the guest runs" "$h1 -> $h2"; fi
+expect "trace shows myprobe hits" 1 "$(grep -m1 -c "myprobe: (vfs_write+0x0/0x" "$T/trace")"
+expect_err "clearing kprobe_events while enabled is EBUSY" "Device or resource busy" "echo > '$T/kprobe_events'"
+expect_err "removing an enabled event is EBUSY" "Device or resource busy" "echo -:myprobe >> '$T/kprobe_events'"
+
+# Global disarm: every BRK leaves kernel text, hits stop, list unchanged.
+before=$(cat "$D/kprobes/list")
+echo 0 > "$D/kprobes/enabled"
+expect "enabled reads 0" "0" "$(cat "$D/kprobes/enabled")"
+expect "list unchanged by global disarm" "$before" "$(cat "$D/kprobes/list")"
+expect "vfs_write text restored" "$ORIG_WRITE" "$(insn "$WRITE")"
+if [ "$(insn "$READ")" != "$BRK" ] && [ "$(insn "$FORK")" != "$BRK" ]; then ok "vfs_read and do_fork text restored"; else bad "vfs_read and do_fork text restored" "$(insn "$READ") $(insn "$FORK")"; fi
+h3=$(hits myprobe); sleep 0.5; h4=$(hits myprobe)
+expect "hits stop while disarmed" "$h3" "$h4"
+echo 1 > "$D/kprobes/enabled"
+expect "enabled reads 1 again" "1" "$(cat "$D/kprobes/enabled")"
+expect "vfs_write re-armed" "$BRK" "$(insn "$WRITE")"
+sleep 0.5; h5=$(hits myprobe)
+if [ "$h4" -lt "$h5" ]; then ok "hits climb again after re-arm ($h4 -> $h5)"; else bad "hits climb again after re-arm" "$h4 -> $h5"; fi
+
+# A disabled probe stays disabled across a global disarm and re-arm.
+echo 0 > "$T/events/kprobes/myprobe/enable"
+echo 0 > "$D/kprobes/enabled"; echo 1 > "$D/kprobes/enabled"
+expect "per-probe [DISABLED] survives a global toggle" 1 "$(grep -c "vfs_write+0x0    \[DISABLED\]\$" "$D/kprobes/list")"
+expect "and its text stays original" "$ORIG_WRITE" "$(insn "$WRITE")"
+
+# Teardown.
+echo > "$T/kprobe_events"
+expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"
+if [ ! -e "$T/events/kprobes/myprobe" ]; then ok "the event directory is gone"; else bad "the event directory is gone"; fi
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+expect "SIGTERM exits 0" 0 "$rc"
+if mountpoint -q "$MNT"; then bad "SIGTERM unmounts"; else ok "SIGTERM unmounts"; fi
+if grep -q "panic" "$LOG"; then bad "guest did not panic" "$(grep panic "$LOG")"; else ok "guest did not panic"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
