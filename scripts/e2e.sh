@@ -139,5 +139,30 @@ expect "SIGTERM exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGTERM unmounts"; else ok "SIGTERM unmounts"; fi
 if grep -q "panic" "$LOG"; then bad "guest did not panic" "$(grep panic "$LOG")"; else ok "guest did not panic"; fi
 
+# A run killed with SIGKILL leaves a dead mount; the next run cleans it up.
+wait_mounted() {
+	for _ in $(seq 1 300); do
+		[ -e "$D/kprobes/list" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+"$KPEMU" run --mount "$MNT" >"$LOG" 2>&1 &
+pid=$!
+wait_mounted || bad "second run mounts" "$(cat "$LOG")"
+kill -KILL "$pid"; wait "$pid" 2>/dev/null; pid=
+if ls "$MNT" >/dev/null 2>&1; then bad "SIGKILL leaves a dead mount (test setup)"; fi
+"$KPEMU" run --mount "$MNT" --probe tcp_v4_rcv >"$LOG" 2>&1 &
+pid=$!
+if wait_mounted; then ok "a stale mount is cleaned at the next start"; else bad "a stale mount is cleaned at the next start" "$(cat "$LOG")"; fi
+expect "the new run lists its probe" "1" "$(grep -c '  k  tcp_v4_rcv+0x0    $' "$D/kprobes/list")"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=
+expect "SIGINT exits 0" 0 "$rc"
+if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

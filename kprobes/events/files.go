@@ -194,7 +194,18 @@ func parseEnable(p []byte) (bool, error) {
 	return false, syscall.EINVAL
 }
 
+// writeEnable is event_enable_write on events/GROUP/EVENT/enable.
 func (t *Tracing) writeEnable(ev *event) func(context.Context, []byte, int64) (int, error) {
+	return t.writeEnableMatching(func(e *event) bool { return e == ev })
+}
+
+// writeGroupEnable is system_enable_write: every event of the group, or
+// every event when group is "".
+func (t *Tracing) writeGroupEnable(group string) func(context.Context, []byte, int64) (int, error) {
+	return t.writeEnableMatching(func(e *event) bool { return group == "" || e.group == group })
+}
+
+func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		on, err := parseEnable(p)
 		if err != nil {
@@ -202,11 +213,12 @@ func (t *Tracing) writeEnable(ev *event) func(context.Context, []byte, int64) (i
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if t.events[ev.key()] != ev {
-			return 0, syscall.ENODEV
-		}
-		if err := t.setEnabled(ev, on); err != nil {
-			return 0, err
+		for _, tp := range t.probes {
+			if match(tp.ev) {
+				if err := t.setEnabled(tp.ev, on); err != nil {
+					return 0, err
+				}
+			}
 		}
 		return len(p), nil
 	}
@@ -238,24 +250,5 @@ func (t *Tracing) showGroupEnable(group string) func(context.Context, *bytes.Buf
 			w.WriteString("0\n")
 		}
 		return nil
-	}
-}
-
-func (t *Tracing) writeGroupEnable(group string) func(context.Context, []byte, int64) (int, error) {
-	return func(_ context.Context, p []byte, _ int64) (int, error) {
-		on, err := parseEnable(p)
-		if err != nil {
-			return 0, err
-		}
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		for _, tp := range t.probes {
-			if group == "" || tp.ev.group == group {
-				if err := t.setEnabled(tp.ev, on); err != nil {
-					return 0, err
-				}
-			}
-		}
-		return len(p), nil
 	}
 }
