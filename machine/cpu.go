@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 )
 
 // Register-file slots. The architectural X0..X30 live in r[0..30]; the
@@ -44,6 +45,10 @@ type CPU struct {
 
 	on  bool // powered on
 	wfi bool // waiting for an interrupt
+
+	// lines is the level of the CPU's interrupt inputs (lineIRQ, lineFIQ),
+	// driven by the interrupt controller; see irq.go.
+	lines atomic.Uint32
 
 	spEL0, spEL1 uint64 // banked stack pointers; the selected one is live in r[regSP]
 
