@@ -1,6 +1,8 @@
 package kprobes
 
 import (
+	"fmt"
+
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/machine"
 )
@@ -36,7 +38,10 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 		kcb.cur = pt
 		kcb.status = statusHitActive
 		if !kp.preHandlers(pt, regs) {
-			kp.setupSinglestep(pt, regs, kcb, false)
+			if !kp.setupSinglestep(pt, regs, kcb, false) {
+				cpu.SetX(0, kernel.DbgHookError)
+				return nil
+			}
 		} else {
 			// A pre handler moved the PC: no step, no post handler.
 			kcb.cur = nil
@@ -83,8 +88,7 @@ func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) bool {
 		for _, p := range pt.probes {
 			p.nmissed.Add(1)
 		}
-		kp.setupSinglestep(pt, regs, kcb, true)
-		return true
+		return kp.setupSinglestep(pt, regs, kcb, true)
 	case statusHitSS, statusReenter:
 		kp.log.Error("kprobes: Unrecoverable kprobe detected.", "addr", kp.k.Kallsyms().Format(pt.addr))
 		return false
@@ -95,8 +99,11 @@ func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) bool {
 }
 
 // setupSinglestep points the frame at the slot with DAIF masked, as Linux
-// 6.1 does (kprobes_save_local_irqflag), so nothing interrupts the step.
-func (kp *Kprobes) setupSinglestep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk, reenter bool) {
+// 6.1 does (kprobes_save_local_irqflag), so nothing interrupts the step;
+// or, for an instruction that uses the PC, simulates it on the frame and
+// finishes the hit at once (arch_simulate_insn). It returns false when a
+// simulated literal load faults.
+func (kp *Kprobes) setupSinglestep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk, reenter bool) bool {
 	if reenter {
 		kcb.prev.cur, kcb.prev.status = kcb.cur, kcb.status
 		kcb.cur = pt
@@ -104,9 +111,18 @@ func (kp *Kprobes) setupSinglestep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk
 	} else {
 		kcb.status = statusHitSS
 	}
-	kcb.savedIrqflag = regs.Pstate & pstateDAIF
-	regs.Pstate |= pstateDAIF
-	regs.PC = pt.slot
+	if pt.slot != 0 {
+		kcb.savedIrqflag = regs.Pstate & pstateDAIF
+		regs.Pstate |= pstateDAIF
+		regs.PC = pt.slot
+		return true
+	}
+	if !pt.simulate(kp, pt.opcode, pt.addr, regs) {
+		kp.log.Error("kprobes: simulated instruction faulted", "addr", kp.k.Kallsyms().Format(pt.addr), "insn", fmt.Sprintf("%#08x", pt.opcode))
+		return false
+	}
+	kp.postKprobeHandler(pt, regs, kcb)
+	return true
 }
 
 // hcSSBreakpoint is kprobe_breakpoint_ss_handler: the BRK #0x006 after
@@ -135,10 +151,13 @@ func (kp *Kprobes) hcSSBreakpoint(cpu *machine.CPU) error {
 	return nil
 }
 
-// postKprobeHandler returns to the instruction after the probe and runs
-// the post handlers, unless this was a re-entered step.
+// postKprobeHandler returns to the instruction after the probe (a
+// simulated instruction has set the PC itself) and runs the post handlers,
+// unless this was a re-entered step.
 func (kp *Kprobes) postKprobeHandler(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) {
-	regs.PC = pt.addr + 4
+	if pt.slot != 0 {
+		regs.PC = pt.addr + 4 // xol_restore
+	}
 	if kcb.status == statusReenter {
 		kcb.cur, kcb.status = kcb.prev.cur, kcb.prev.status
 		return

@@ -86,11 +86,12 @@ func (p *Kprobe) disabled() bool { return p.flags&(flagDisabled|flagGone) != 0 }
 // probePoint is one patched address. It plays Linux's aggregate probe: all
 // probes on one address share its BRK and slot, newest first.
 type probePoint struct {
-	addr   uint64
-	opcode uint32 // the original instruction
-	slot   uint64 // out-of-line slot: opcode, BRK #6
-	probes []*Kprobe
-	armed  bool
+	addr     uint64
+	opcode   uint32       // the original instruction
+	slot     uint64       // out-of-line slot {opcode, BRK #6}; 0 when simulated
+	simulate simulateFunc // for instructions that read or write the PC
+	probes   []*Kprobe
+	armed    bool
 }
 
 // kprobeCtlblk is the per-CPU kprobe_ctlblk.
@@ -214,27 +215,26 @@ func (kp *Kprobes) Register(p *Kprobe) error {
 	if err != nil {
 		return err
 	}
-	if class != insnGood {
-		// Simulation of PC-relative instructions comes with issue 4; until
-		// then Linux's simulated classes are refused rather than stepped
-		// wrongly out of line.
-		return einval("instruction %#08x at %s needs simulation, which kpemu does not do yet", opcode, kp.k.Kallsyms().Format(addr))
-	}
 	var perr error
 	kp.k.StopMachine(func() {
-		slot, ok := kp.slots.alloc(kp.kcb)
-		if !ok {
-			perr = fmt.Errorf("%w: out of instruction slots", syscall.ENOMEM)
-			return
+		pt := &probePoint{addr: addr, opcode: opcode, probes: []*Kprobe{p}}
+		if class == insnGoodNoSlot {
+			pt.simulate = simulatorFor(opcode)
+		} else {
+			slot, ok := kp.slots.alloc(kp.kcb)
+			if !ok {
+				perr = fmt.Errorf("%w: out of instruction slots", syscall.ENOMEM)
+				return
+			}
+			// arch_prepare_ss_slot: the instruction, then BRK #6.
+			if perr = kp.k.PatchTextNosync(slot, opcode); perr != nil {
+				return
+			}
+			if perr = kp.k.PatchTextNosync(slot+4, brkOpcodeKprobesSS); perr != nil {
+				return
+			}
+			pt.slot = slot
 		}
-		// arch_prepare_ss_slot: the instruction, then BRK #6.
-		if perr = kp.k.PatchTextNosync(slot, opcode); perr != nil {
-			return
-		}
-		if perr = kp.k.PatchTextNosync(slot+4, brkOpcodeKprobesSS); perr != nil {
-			return
-		}
-		pt := &probePoint{addr: addr, opcode: opcode, slot: slot, probes: []*Kprobe{p}}
 		p.Addr = addr
 		p.point = pt
 		h := hashPtr(addr)
@@ -354,7 +354,9 @@ func (kp *Kprobes) Unregister(p *Kprobe) {
 				break
 			}
 		}
-		kp.slots.free(pt.slot)
+		if pt.slot != 0 {
+			kp.slots.free(pt.slot)
+		}
 	})
 }
 

@@ -170,23 +170,38 @@ func TestRegisterErrors(t *testing.T) {
 	}
 }
 
-// Instructions Linux simulates (branches, PC-relative loads) are refused
-// until kpemu simulates them: stepping them out of line would be wrong.
-func TestRefusesSimulatedInstructions(t *testing.T) {
+// Instructions that use the PC (bl, ret, adrp, b.cond, ...) are simulated
+// on the saved registers instead of being stepped out of line; a post
+// handler sees the PC the instruction produced.
+func TestSimulatedInstructions(t *testing.T) {
 	k, kp := boot(t)
-	s, _ := k.Kallsyms().LookupName("vfs_read")
+	s, _ := k.Kallsyms().LookupName("do_fork")
+	kc, _ := k.Kallsyms().LookupName("kernel_clone")
 	for off := uint64(0); off < s.Size; off += 4 {
 		w := insnAt(t, k, s.Addr+off)
-		if w&0xfc000000 != 0x94000000 && w != 0xd65f03c0 { // bl, ret
+		if w&0xfc000000 != 0x94000000 { // bl
 			continue
 		}
-		p := &kprobes.Kprobe{Symbol: "vfs_read", Offset: off}
-		if err := kp.Register(p); !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("vfs_read+%#x (%#08x): Register = %v, want EINVAL", off, w, err)
+		var postPC, lr uint64
+		p := &kprobes.Kprobe{Symbol: "do_fork", Offset: off, PostHandler: func(_ *kprobes.Kprobe, r *kprobes.Regs) { postPC, lr = r.PC, r.X[30] }}
+		if err := kp.Register(p); err != nil {
+			t.Fatalf("do_fork+%#x (bl): %v", off, err)
+		}
+		if insnAt(t, k, s.Addr+off) != brkKprobes {
+			t.Fatal("bl not armed")
+		}
+		forks := counter(t, k, "nr_forks")
+		runIterations(t, k, 20)
+		if p.Hits() == 0 || counter(t, k, "nr_forks") == forks {
+			t.Fatalf("hits %d, forks %d -> %d", p.Hits(), forks, counter(t, k, "nr_forks"))
+		}
+		target := s.Addr + off + uint64(int64(int32(w<<6))>>4)
+		if postPC != target || lr != s.Addr+off+4 {
+			t.Errorf("after bl: pc %#x lr %#x, want pc %#x (kernel_clone at %#x) lr %#x", postPC, lr, target, kc.Addr, s.Addr+off+4)
 		}
 		return
 	}
-	t.Fatal("vfs_read has neither bl nor ret")
+	t.Fatal("do_fork has no bl")
 }
 
 func TestGlobalDisarmKeepsDisabledState(t *testing.T) {
