@@ -11,6 +11,8 @@ const (
 	HCKprobeBrk   = 0x4b10 // x0 = pt_regs, x1 = esr; returns DBG_HOOK_*
 	HCKprobeSSBrk = 0x4b11 // x0 = pt_regs, x1 = esr; returns DBG_HOOK_*
 	HCKprobeFault = 0x4b12 // x0 = pt_regs, x1 = esr; returns 1 if handled
+
+	HCKretprobeTrampoline = 0x4b13 // x0 = pt_regs; returns the real return address
 )
 
 // Break hook results, as arch/arm64/include/asm/debug-monitors.h.

@@ -88,3 +88,16 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	}
 	return string(buf), int(int32(binary.LittleEndian.Uint32(p[:])))
 }
+
+// CurrentTask returns the address of the task running on cpu (current),
+// 0 before the guest set it up.
+func (k *Kernel) CurrentTask(cpu int) uint64 {
+	if !k.task.ok {
+		return 0
+	}
+	t, err := k.m.Read64(k.task.current)
+	if err != nil {
+		return 0
+	}
+	return t
+}

@@ -50,7 +50,8 @@ type Type byte
 
 // Probe kinds.
 const (
-	TypeKprobe Type = 'k'
+	TypeKprobe    Type = 'k'
+	TypeKretprobe Type = 'r'
 )
 
 // Kprobe is one probe, as Linux's struct kprobe. Set either Symbol (with an
@@ -70,6 +71,7 @@ type Kprobe struct {
 	Disabled bool
 
 	flags   uint32 // changed under kp.mu with the machine stopped
+	typ     Type   // 0 means TypeKprobe
 	point   *probePoint
 	nhit    atomic.Uint64
 	nmissed atomic.Uint64
@@ -80,6 +82,14 @@ func (p *Kprobe) Hits() uint64 { return p.nhit.Load() }
 
 // Missed is Linux's nmissed: hits whose handlers were skipped.
 func (p *Kprobe) Missed() uint64 { return p.nmissed.Load() }
+
+// Type is the probe's kind: k, or r for the kprobe behind a kretprobe.
+func (p *Kprobe) Type() Type {
+	if p.typ == 0 {
+		return TypeKprobe
+	}
+	return p.typ
+}
 
 func (p *Kprobe) disabled() bool { return p.flags&(flagDisabled|flagGone) != 0 }
 
@@ -118,6 +128,9 @@ type Kprobes struct {
 	blacklist   []BlacklistEntry
 
 	kcb []kprobeCtlblk // per vCPU; touched only on that vCPU or with the machine stopped
+
+	trampoline uint64 // arch_rethook_trampoline
+	rethooks   rethookState
 }
 
 // New attaches the probe subsystem to k: it builds the blacklist and
@@ -141,6 +154,7 @@ func New(k *kernel.Kernel, log *slog.Logger) (*Kprobes, error) {
 	k.SetHostcall(kernel.HCKprobeBrk, kp.hcBreakpoint)
 	k.SetHostcall(kernel.HCKprobeSSBrk, kp.hcSSBreakpoint)
 	k.SetHostcall(kernel.HCKprobeFault, kp.hcFault)
+	kp.setupKretprobes()
 	return kp, nil
 }
 
@@ -456,7 +470,7 @@ func (kp *Kprobes) List() []ListEntry {
 		for _, pt := range b {
 			sym, off, ok := syms.LookupAddr(pt.addr)
 			for _, p := range pt.probes {
-				e := ListEntry{Addr: pt.addr, Type: TypeKprobe, Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
+				e := ListEntry{Addr: pt.addr, Type: p.Type(), Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
 				if ok {
 					e.Symbol, e.Module = sym.Name, sym.Module
 				}

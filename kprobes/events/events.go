@@ -62,7 +62,7 @@ type traceProbe struct {
 	offset     uint64
 	addr       uint64 // address probes
 	maxactive  int
-	kp         kprobes.Kprobe
+	rp         kprobes.Kretprobe // rp.Kp is the kprobe of p events too
 	registered bool
 	nhit       atomic.Uint64
 }
@@ -416,18 +416,22 @@ func compareArgs(a, b []*probeArg) int {
 // unless the event is enabled. A probe on a module that is not loaded
 // stays unregistered, as Linux keeps it for when the module comes.
 func (t *Tracing) registerProbe(tp *traceProbe) error {
-	if tp.ev.isReturn {
-		// kpemu has no kretprobes yet: exactly what Linux does when
-		// built without CONFIG_KRETPROBES.
-		return fmt.Errorf("%w: kretprobes are not supported yet", syscall.EOPNOTSUPP)
-	}
-	tp.kp = kprobes.Kprobe{Offset: tp.offset, Disabled: !tp.ev.enabled.Load(), PreHandler: t.dispatcher(tp)}
+	kp := kprobes.Kprobe{Offset: tp.offset, Disabled: !tp.ev.enabled.Load()}
 	if tp.symbol != "" {
-		tp.kp.Symbol = tp.symbol
+		kp.Symbol = tp.symbol
 	} else {
-		tp.kp.Addr = tp.addr
+		kp.Addr = tp.addr
 	}
-	err := t.kp.Register(&tp.kp)
+	var err error
+	if tp.ev.isReturn {
+		tp.rp = kprobes.Kretprobe{Kp: kp, MaxActive: tp.maxactive, Handler: t.retDispatcher(tp)}
+		err = t.kp.RegisterKretprobe(&tp.rp)
+		tp.maxactive = tp.rp.MaxActive
+	} else {
+		kp.PreHandler = t.dispatcher(tp)
+		tp.rp = kprobes.Kretprobe{Kp: kp}
+		err = t.kp.Register(&tp.rp.Kp)
+	}
 	if errors.Is(err, syscall.ENOENT) && !tp.moduleExists() {
 		t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
 		return nil
@@ -461,6 +465,22 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 		}
 		return false
 	}
+}
+
+// retDispatcher is kretprobe_dispatcher: count the return and record it.
+func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance, *kprobes.Regs) {
+	return func(ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
+		tp.nhit.Add(1)
+		if tp.ev.enabled.Load() {
+			t.recordReturn(tp, ri, regs)
+		}
+	}
+}
+
+// missed is what kprobe_profile shows: the kprobe's nmissed, plus the
+// kretprobe's for return probes.
+func (tp *traceProbe) missed() uint64 {
+	return tp.rp.Kp.Missed() + tp.rp.Missed()
 }
 
 // release is dyn_event_release for "-:[GRP/]EVENT [LOC [ARGS]]".
@@ -524,7 +544,11 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 		delete(t.events, ev.key())
 	}
 	if tp.registered {
-		t.kp.Unregister(&tp.kp)
+		if tp.ev.isReturn {
+			t.kp.UnregisterKretprobe(&tp.rp)
+		} else {
+			t.kp.Unregister(&tp.rp.Kp)
+		}
 		tp.registered = false
 	}
 	for i, p := range ev.probes {
@@ -570,9 +594,9 @@ func (t *Tracing) setEnabled(ev *event, on bool) error {
 		}
 		var err error
 		if on {
-			err = t.kp.Enable(&tp.kp)
+			err = t.kp.Enable(&tp.rp.Kp)
 		} else {
-			err = t.kp.Disable(&tp.kp)
+			err = t.kp.Disable(&tp.rp.Kp)
 		}
 		if err != nil {
 			return err

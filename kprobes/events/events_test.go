@@ -339,3 +339,64 @@ func TestTracePipeConsumes(t *testing.T) {
 		t.Errorf("blocked read = %v, want EINTR", err)
 	}
 }
+
+func TestReturnProbes(t *testing.T) {
+	f := setup(t)
+	for _, l := range []string{
+		"r:myret vfs_read",
+		"r1:one vfs_write ret=$retval",
+		"p:sfx vfs_read%return",
+		"r kernel_clone",
+		"r20:mygrp/r20 do_fork $retval:s32",
+	} {
+		if err := f.write("tracing/kprobe_events", l, false); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+	}
+	want := `r10:kprobes/myret vfs_read
+r1:kprobes/one vfs_write ret=$retval
+r10:kprobes/sfx vfs_read
+r10:kprobes/r_kernel_clone_0 kernel_clone
+r20:mygrp/r20 do_fork arg1=$retval:s32
+`
+	if got := f.read(t, "tracing/kprobe_events"); got != want {
+		t.Errorf("kprobe_events:\n%s\nwant:\n%s", got, want)
+	}
+	list := f.read(t, "kprobes/list")
+	if strings.Count(list, "  r  ") != 5 || strings.Count(list, "[DISABLED]") != 5 {
+		t.Errorf("list:\n%s", list)
+	}
+	if err := f.write("tracing/events/enable", "1", true); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, 3_000_000)
+	prof := f.read(t, "tracing/kprobe_profile")
+	for _, l := range strings.Split(strings.TrimSpace(prof), "\n") {
+		fs := strings.Fields(l)
+		if len(fs) != 3 || fs[1] == "0" || fs[2] != "0" {
+			t.Errorf("profile line %q: want hits and no misses", l)
+		}
+	}
+	trace := f.read(t, "tracing/trace")
+	for _, want := range []string{" myret: (", " <- vfs_read)", " one: (", " <- vfs_write) ret=0x", " r20: (", " <- do_fork) arg1="} {
+		if !strings.Contains(trace, want) {
+			t.Errorf("trace lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("trace:\n%.3000s", trace)
+	}
+	if err := f.write("tracing/events/enable", "0", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write("tracing/kprobe_events", "", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, "kprobes/list"); got != "" {
+		t.Errorf("list after clear: %q", got)
+	}
+	f.step(t, 1_000_000) // returns already hooked come back through the trampoline
+	if msg, ok := f.k.Panicked(); ok {
+		t.Fatal(msg)
+	}
+}

@@ -109,7 +109,7 @@ func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
-		fmt.Fprintf(w, "  %-44s %15d %15d\n", tp.ev.name, tp.nhit.Load(), tp.kp.Missed())
+		fmt.Fprintf(w, "  %-44s %15d %15d\n", tp.ev.name, tp.nhit.Load(), tp.missed())
 	}
 	return nil
 }

@@ -18,6 +18,9 @@ type traceEntry struct {
 	comm string
 	pid  int
 	text string // "myprobe: (vfs_read+0x0/0x2d0) fd=0x1"
+	// irqsOn: a return handler runs with interrupts as the function left
+	// them (Linux prints '.' where a kprobe hit prints 'd').
+	irqsOn bool
 }
 
 // traceBuffer is the ring buffer behind trace and trace_pipe: it keeps the
@@ -92,13 +95,35 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 	t.buf.add(traceEntry{ts: t.now(), cpu: regs.CPU, comm: comm, pid: pid, text: w.String()})
 }
 
+// recordReturn writes one return event, as print_kretprobe_event:
+// "(caller+off/size <- func)".
+func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
+	syms := t.kp.Kernel().Kallsyms()
+	fn := "0x0"
+	if s, _, ok := syms.LookupAddr(tp.rp.Kp.Addr); ok {
+		fn = s.Name
+	}
+	var w bytes.Buffer
+	fmt.Fprintf(&w, "%s: (%s <- %s)", tp.ev.name, syms.Format(ri.RetAddr), fn)
+	f := fetcher{t: t, regs: regs}
+	for _, a := range tp.ev.args {
+		f.format(&w, a)
+	}
+	comm, pid := t.kp.Kernel().Current(regs.CPU)
+	t.buf.add(traceEntry{ts: t.now(), cpu: regs.CPU, comm: comm, pid: pid, text: w.String(), irqsOn: true})
+}
+
 func (e traceEntry) format(w *bytes.Buffer) {
 	comm := e.comm
 	if e.pid == 0 {
 		comm = "<idle>"
 	}
+	flags := "d...."
+	if e.irqsOn {
+		flags = "....."
+	}
 	us := e.ts / time.Microsecond
-	fmt.Fprintf(w, "%16s-%-7d [%03d] d.... %5d.%06d: %s\n", comm, e.pid, e.cpu, us/1e6, us%1e6, e.text)
+	fmt.Fprintf(w, "%16s-%-7d [%03d] %s %5d.%06d: %s\n", comm, e.pid, e.cpu, flags, us/1e6, us%1e6, e.text)
 }
 
 // showTrace is the trace file: the header, then every buffered entry.

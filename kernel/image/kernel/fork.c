@@ -112,7 +112,7 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
  *
  * args->exit_signal is expected to be checked for sanity by the caller.
  */
-pid_t kernel_clone(struct kernel_clone_args *args)
+noinline pid_t kernel_clone(struct kernel_clone_args *args)
 {
 	u64 clone_flags = args->flags;
 	struct task_struct *p;

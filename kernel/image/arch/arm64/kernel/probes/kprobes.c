@@ -52,6 +52,16 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 	return ret == 1;
 }
 
+/*
+ * The C half of arch_rethook_trampoline (rethook.c in Linux 6.1): the host
+ * runs the return handlers of the kretprobe instances of this frame, sets
+ * regs->pc to the real return address and returns it.
+ */
+unsigned long __kprobes arch_rethook_trampoline_callback(struct pt_regs *regs)
+{
+	return HOSTCALL2(HC_KRETPROBE_TRAMPOLINE, regs, 0);
+}
+
 int arch_init_kprobes(void)
 {
 	register_kernel_break_hook(&kprobes_break_hook);

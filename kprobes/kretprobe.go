@@ -1,0 +1,194 @@
+package kprobes
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/machine"
+)
+
+// Kretprobes, after Linux 6.1's kernel/kprobes.c (on rethook) and
+// arch/arm64/kernel/probes/rethook.c. A kretprobe is a kprobe on the
+// function's entry whose pre handler takes an instance from a pool of
+// MaxActive, remembers the return address and frame, and points x30 at the
+// guest's arch_rethook_trampoline. The trampoline traps here; the return
+// handlers of the frame's instances run with regs.PC set to the real
+// return address, and the trampoline returns there.
+
+// KretprobeMaxActiveMax is KRETPROBE_MAXACTIVE_MAX.
+const KretprobeMaxActiveMax = 4096
+
+// KretprobeInstance is one pending return (struct kretprobe_instance).
+type KretprobeInstance struct {
+	// RetAddr is where the function returns to; the trampoline when
+	// another kretprobe hooked the same call first.
+	RetAddr uint64
+	// Frame is x29 at entry: the frame the return belongs to.
+	Frame uint64
+	// Data is the entry handler's per-instance data.
+	Data any
+
+	rp *Kretprobe
+}
+
+// Kretprobe is a return probe (struct kretprobe). Set Kp.Symbol (offset 0)
+// or Kp.Addr at a function's entry, the handlers and MaxActive, then
+// RegisterKretprobe. Kp's own handlers are taken over.
+type Kretprobe struct {
+	Kp Kprobe
+	// EntryHandler runs at function entry with a fresh instance; returning
+	// true (Linux: non-zero) gives the instance back and skips the return.
+	EntryHandler func(ri *KretprobeInstance, regs *Regs) bool
+	// Handler runs when the function returns, regs.PC being the real
+	// return address and regs.X[0] the return value.
+	Handler func(ri *KretprobeInstance, regs *Regs)
+	// MaxActive bounds the instances in flight; 0 means
+	// max(10, 2*NumCPUs) (Linux 6.x's default).
+	MaxActive int
+
+	free    atomic.Int64 // instances left in the pool
+	nmissed atomic.Uint64
+	gone    atomic.Bool // unregistered: pending returns run no handler
+}
+
+// Missed is the kretprobe's nmissed: entries with no free instance.
+func (rp *Kretprobe) Missed() uint64 { return rp.nmissed.Load() }
+
+// rethookState is the per-task shadow stacks of pending returns
+// (current->rethooks). Only vCPUs touch it, inside hostcalls.
+type rethookState struct {
+	mu    sync.Mutex // vCPUs may run in parallel
+	tasks map[uint64][]*KretprobeInstance
+}
+
+// RegisterKretprobe registers rp (register_kretprobe): -EINVAL unless the
+// address is a function entry, -EINVAL for a bad MaxActive.
+func (kp *Kprobes) RegisterKretprobe(rp *Kretprobe) error {
+	if rp.MaxActive < 0 || rp.MaxActive > KretprobeMaxActiveMax {
+		return einval("maxactive %d out of range", rp.MaxActive)
+	}
+	if _, ok := kp.k.Kallsyms().LookupName("arch_rethook_trampoline"); !ok {
+		return fmt.Errorf("%w: the kernel image has no arch_rethook_trampoline", syscall.EOPNOTSUPP)
+	}
+	// kprobe_on_func_entry: arm64 accepts only offset 0 of a symbol.
+	if rp.Kp.Offset != 0 {
+		return einval("kretprobe at %s+%#x is not a function entry", rp.Kp.Symbol, rp.Kp.Offset)
+	}
+	if rp.Kp.Symbol == "" && rp.Kp.Addr != 0 {
+		if _, off, ok := kp.k.Kallsyms().LookupAddr(rp.Kp.Addr); ok && off != 0 {
+			return einval("kretprobe at %#x is not a function entry", rp.Kp.Addr)
+		}
+	}
+	n := rp.MaxActive
+	if n == 0 {
+		n = max(10, 2*kp.k.Machine().NumCPUs())
+	}
+	rp.MaxActive = n
+	rp.free.Store(int64(n))
+	rp.nmissed.Store(0)
+	rp.gone.Store(false)
+	rp.Kp.typ = TypeKretprobe
+	rp.Kp.PreHandler = func(_ *Kprobe, regs *Regs) bool { return kp.preHandlerKretprobe(rp, regs) }
+	rp.Kp.PostHandler = nil
+	return kp.Register(&rp.Kp)
+}
+
+// UnregisterKretprobe removes rp. Returns already hooked still come back
+// through the trampoline, to their real address, without a handler.
+func (kp *Kprobes) UnregisterKretprobe(rp *Kretprobe) {
+	rp.gone.Store(true)
+	kp.Unregister(&rp.Kp)
+}
+
+// preHandlerKretprobe is pre_handler_kretprobe with rethook_hook and
+// arch_rethook_prepare.
+func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
+	if rp.free.Add(-1) < 0 {
+		rp.free.Add(1)
+		rp.nmissed.Add(1)
+		return false
+	}
+	ri := &KretprobeInstance{rp: rp, RetAddr: regs.X[30], Frame: regs.X[29]}
+	if rp.EntryHandler != nil && rp.EntryHandler(ri, regs) {
+		rp.free.Add(1)
+		return false
+	}
+	task := kp.k.CurrentTask(regs.CPU)
+	kp.rethooks.mu.Lock()
+	kp.rethooks.tasks[task] = append(kp.rethooks.tasks[task], ri)
+	kp.rethooks.mu.Unlock()
+	regs.X[30] = kp.trampoline
+	return false
+}
+
+// hcRethookTrampoline is rethook_trampoline_handler, called from the
+// guest's arch_rethook_trampoline_callback with the trampoline's pt_regs.
+func (kp *Kprobes) hcRethookTrampoline(cpu *machine.CPU) error {
+	regsAddr := cpu.X(0)
+	regs, err := kp.readRegs(regsAddr)
+	if err != nil {
+		kp.log.Error("kretprobe trampoline: bad pt_regs pointer from guest", "err", err)
+		cpu.SetX(0, 0)
+		return nil
+	}
+	regs.CPU = cpu.Index()
+	frame := regs.X[29]
+	task := kp.k.CurrentTask(regs.CPU)
+
+	kp.rethooks.mu.Lock()
+	stack := kp.rethooks.tasks[task]
+	// __rethook_find_ret_addr: from the top, skip instances that returned
+	// to the trampoline (a second kretprobe on the same call) to the one
+	// holding the real return address.
+	found := -1
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].RetAddr != kp.trampoline {
+			found = i
+			break
+		}
+	}
+	if found < 0 || stack[found].Frame != frame {
+		kp.rethooks.mu.Unlock()
+		// Linux BUG()s here. Returning 0 sends the guest to address 0,
+		// which oopses in the guest instead of stopping the machine.
+		kp.log.Error("kretprobe: Return address not found, not execute handler. Maybe there is a bug in the kernel.", "frame", fmt.Sprintf("%#x", frame))
+		cpu.SetX(0, 0)
+		return nil
+	}
+	mine := append([]*KretprobeInstance(nil), stack[found:]...)
+	if found == 0 {
+		delete(kp.rethooks.tasks, task)
+	} else {
+		kp.rethooks.tasks[task] = stack[:found]
+	}
+	kp.rethooks.mu.Unlock()
+
+	correct := mine[0].RetAddr
+	regs.PC = correct
+	// Newest first, as the shadow stack is walked.
+	for i := len(mine) - 1; i >= 0; i-- {
+		ri := mine[i]
+		if !ri.rp.gone.Load() && ri.rp.Handler != nil {
+			ri.rp.Handler(ri, regs)
+		}
+		ri.rp.free.Add(1)
+	}
+	regs.X[30] = correct // arch_rethook_fixup_return
+	if err := kp.writeRegs(regsAddr, regs); err != nil {
+		kp.log.Error("kretprobe trampoline: writing pt_regs", "err", err)
+	}
+	cpu.SetX(0, correct)
+	return nil
+}
+
+// setupKretprobes finds the trampoline and installs its hostcall.
+func (kp *Kprobes) setupKretprobes() {
+	kp.rethooks.tasks = make(map[uint64][]*KretprobeInstance)
+	if s, ok := kp.k.Kallsyms().LookupName("arch_rethook_trampoline"); ok {
+		kp.trampoline = s.Addr
+	}
+	kp.k.SetHostcall(kernel.HCKretprobeTrampoline, kp.hcRethookTrampoline)
+}

@@ -1,0 +1,123 @@
+package kprobes_test
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+
+	"github.com/kpemu/kpemu/kprobes"
+)
+
+func TestKretprobe(t *testing.T) {
+	k, kp := boot(t)
+	read := symAddr(t, k, "vfs_read")
+	var entries, returns int
+	var retPC, retX0 uint64
+	var sawRetAddr bool
+	rp := &kprobes.Kretprobe{
+		Kp: kprobes.Kprobe{Symbol: "vfs_read"},
+		EntryHandler: func(ri *kprobes.KretprobeInstance, r *kprobes.Regs) bool {
+			entries++
+			ri.Data = r.X[2] // count
+			return false
+		},
+		Handler: func(ri *kprobes.KretprobeInstance, r *kprobes.Regs) {
+			returns++
+			retPC, retX0 = r.PC, r.X[0]
+			sawRetAddr = ri.RetAddr == r.PC
+			if int64(r.X[0]) > int64(ri.Data.(uint64)) {
+				t.Errorf("vfs_read returned %d for count %d", int64(r.X[0]), ri.Data)
+			}
+		},
+	}
+	if err := kp.RegisterKretprobe(rp); err != nil {
+		t.Fatal(err)
+	}
+	if rp.MaxActive != 10 {
+		t.Errorf("default maxactive = %d, want 10", rp.MaxActive)
+	}
+	l := kp.List()
+	if len(l) != 1 || l[0].Type != kprobes.TypeKretprobe || l[0].String()[18] != 'r' {
+		t.Fatalf("list = %v", l)
+	}
+	reads0 := counter(t, k, "nr_vfs_read")
+	runIterations(t, k, 30)
+	reads := counter(t, k, "nr_vfs_read") - reads0
+	if returns == 0 || entries-returns > 1 || int64(reads)-int64(returns) > 1 {
+		t.Fatalf("%d entries, %d returns, %d reads", entries, returns, reads)
+	}
+	t.Logf("%d entries, %d returns, %d reads; last return to %s", entries, returns, reads, k.Kallsyms().Format(retPC))
+	caller, _, _ := k.Kallsyms().LookupAddr(retPC)
+	if caller.Name == "vfs_read" || caller.Name == "arch_rethook_trampoline" || !sawRetAddr {
+		t.Errorf("returned to %s (%#x), RetAddr matched: %v", k.Kallsyms().Format(retPC), retPC, sawRetAddr)
+	}
+	if int64(retX0) < 0 {
+		t.Errorf("return value %d", int64(retX0))
+	}
+	if rp.Missed() != 0 {
+		t.Errorf("missed %d with no concurrency", rp.Missed())
+	}
+	kp.UnregisterKretprobe(rp)
+	if insnAt(t, k, read) == brkKprobes {
+		t.Error("unregister left the BRK")
+	}
+	n := returns
+	runIterations(t, k, 10)
+	if returns > n+1 {
+		t.Errorf("handler ran after unregister")
+	}
+	if msg, ok := k.Panicked(); ok {
+		t.Fatal(msg)
+	}
+}
+
+// A kretprobe must not change what the guest computes: every return goes
+// back to its caller with the registers the function left.
+func TestKretprobesPreserveSemantics(t *testing.T) {
+	const iterations = 60
+	ref, _ := boot(t)
+	runToIteration(t, ref, iterations)
+	k, kp := boot(t)
+	for _, fn := range []string{"vfs_read", "vfs_write", "do_fork", "kernel_clone", "copy_process", "tcp_v4_rcv", "ramfs_read"} {
+		for i := 0; i < 2; i++ { // two on each: one returns to the other's trampoline
+			rp := &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: fn}, Handler: func(*kprobes.KretprobeInstance, *kprobes.Regs) {}}
+			if err := kp.RegisterKretprobe(rp); err != nil {
+				t.Fatalf("%s: %v", fn, err)
+			}
+		}
+	}
+	runToIteration(t, k, iterations)
+	if msg, ok := k.Panicked(); ok {
+		t.Fatal(msg)
+	}
+	for _, c := range []string{"nr_vfs_read", "nr_vfs_write", "nr_forks", "nr_tcp_rcv", "nr_tcp_csum_bad"} {
+		if got, want := counter(t, k, c), counter(t, ref, c); got != want {
+			t.Errorf("%s = %d with kretprobes, %d without", c, got, want)
+		}
+	}
+}
+
+func TestKretprobeErrors(t *testing.T) {
+	_, kp := boot(t)
+	tests := []struct {
+		name string
+		rp   func() *kprobes.Kretprobe
+		want syscall.Errno
+	}{
+		{"not at entry", func() *kprobes.Kretprobe {
+			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read", Offset: 8}}
+		}, syscall.EINVAL},
+		{"maxactive too big", func() *kprobes.Kretprobe {
+			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read"}, MaxActive: 5000}
+		}, syscall.EINVAL},
+		{"unknown symbol", func() *kprobes.Kretprobe { return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "nope_nope"}} }, syscall.ENOENT},
+		{"blacklisted", func() *kprobes.Kretprobe {
+			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "notify_page_fault"}}
+		}, syscall.EINVAL},
+	}
+	for _, tt := range tests {
+		if err := kp.RegisterKretprobe(tt.rp()); !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}
