@@ -416,7 +416,9 @@ func compareArgs(a, b []*probeArg) int {
 // unless the event is enabled. A probe on a module that is not loaded
 // stays unregistered, as Linux keeps it for when the module comes.
 func (t *Tracing) registerProbe(tp *traceProbe) error {
-	kp := kprobes.Kprobe{Offset: tp.offset, Disabled: !tp.ev.enabled.Load()}
+	tp.rp = kprobes.Kretprobe{}
+	kp := &tp.rp.Kp
+	kp.Offset, kp.Disabled = tp.offset, !tp.ev.enabled.Load()
 	if tp.symbol != "" {
 		kp.Symbol = tp.symbol
 	} else {
@@ -424,13 +426,12 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 	}
 	var err error
 	if tp.ev.isReturn {
-		tp.rp = kprobes.Kretprobe{Kp: kp, MaxActive: tp.maxactive, Handler: t.retDispatcher(tp)}
+		tp.rp.MaxActive, tp.rp.Handler = tp.maxactive, t.retDispatcher(tp)
 		err = t.kp.RegisterKretprobe(&tp.rp)
 		tp.maxactive = tp.rp.MaxActive
 	} else {
 		kp.PreHandler = t.dispatcher(tp)
-		tp.rp = kprobes.Kretprobe{Kp: kp}
-		err = t.kp.Register(&tp.rp.Kp)
+		err = t.kp.Register(kp)
 	}
 	if errors.Is(err, syscall.ENOENT) && !tp.moduleExists() {
 		t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
