@@ -52,7 +52,8 @@ type Kernel struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
-	task taskLayout
+	task   taskLayout
+	params *funcParams
 
 	mu      sync.Mutex
 	panicky string // panic message, once the guest panicked
@@ -107,6 +108,7 @@ func Boot(cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	k.task = readTaskLayout(f, syms)
+	k.params = newFuncParams(f)
 	m.SetHostcall(HCKernelReady, k.hcReady)
 	m.SetHostcall(HCPanic, k.hcPanic)
 	m.Boot(f.Entry, 0)

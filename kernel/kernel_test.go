@@ -197,3 +197,31 @@ func stripSymbols(t *testing.T, img []byte) []byte {
 	}
 	return out
 }
+
+func TestFuncParams(t *testing.T) {
+	k := boot(t)
+	tests := []struct {
+		fn   string
+		want []kernel.Param
+	}{
+		{"vfs_read", []kernel.Param{{"file", "struct file *", 8}, {"buf", "char *", 8}, {"count", "size_t", 8}, {"pos", "loff_t *", 8}}},
+		{"do_fork", []kernel.Param{{"clone_flags", "unsigned long", 8}, {"stack_start", "unsigned long", 8}, {"stack_size", "unsigned long", 8}, {"parent_tidptr", "int *", 8}, {"child_tidptr", "int *", 8}}},
+	}
+	for _, tt := range tests {
+		got, err := k.FuncParams(tt.fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tt.want) {
+			t.Fatalf("%s: %+v", tt.fn, got)
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%s param %d = %+v, want %+v", tt.fn, i, got[i], tt.want[i])
+			}
+		}
+	}
+	if _, err := k.FuncParams("no_such_fn"); err == nil {
+		t.Error("FuncParams of a missing function succeeded")
+	}
+}

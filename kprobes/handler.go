@@ -24,6 +24,23 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 	kcb := &kp.kcb[cpu.Index()]
 	pt := kp.byAddr[regs.PC]
 	if pt == nil {
+		// A jprobe handler's jprobe_return: no probe here, the kprobe BRK,
+		// and a probe current (Linux 4.14's kprobe_handler).
+		if cur, inst := kcb.cur, kcb.instance; cur != nil && inst != nil && inst.breakHandler != nil {
+			if w, err := kp.k.ReadInsn(regs.PC); err == nil && w == brkOpcodeKprobes && inst.breakHandler(inst, regs) {
+				kcb.instance = nil
+				if !kp.setupSinglestep(cur, regs, kcb, false) {
+					cpu.SetX(0, kernel.DbgHookError)
+					return nil
+				}
+				if err := kp.writeRegs(regsAddr, regs); err != nil {
+					cpu.SetX(0, kernel.DbgHookError)
+					return nil
+				}
+				cpu.SetX(0, kernel.DbgHookHandled)
+				return nil
+			}
+		}
 		// The breakpoint was removed right after we hit it: return to
 		// the original instruction, which is back in place.
 		cpu.SetX(0, kernel.DbgHookHandled)
@@ -42,11 +59,13 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 				cpu.SetX(0, kernel.DbgHookError)
 				return nil
 			}
-		} else {
+		} else if kcb.instance == nil || kcb.instance.breakHandler == nil {
 			// A pre handler moved the PC: no step, no post handler.
 			kcb.cur = nil
 			kcb.status = statusNone
 		}
+		// Otherwise a jprobe entered its guest handler: the probe stays
+		// current until the handler's jprobe_return.
 	}
 	if err := kp.writeRegs(regsAddr, regs); err != nil {
 		kp.log.Error("kprobes: writing pt_regs", "err", err)
@@ -58,14 +77,18 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 }
 
 // preHandlers is aggr_pre_handler: each enabled probe's pre handler,
-// newest first, stopping at the first that changed the PC.
+// newest first, stopping at the first that changed the PC, which becomes
+// the CPU's kprobe_instance.
 func (kp *Kprobes) preHandlers(pt *probePoint, regs *Regs) bool {
+	kcb := &kp.kcb[regs.CPU]
+	kcb.instance = nil
 	for _, p := range pt.probes {
 		if p.disabled() {
 			continue
 		}
 		p.nhit.Add(1)
 		if p.PreHandler != nil && p.PreHandler(p, regs) {
+			kcb.instance = p
 			return true
 		}
 	}

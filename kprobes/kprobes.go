@@ -52,6 +52,7 @@ type Type byte
 const (
 	TypeKprobe    Type = 'k'
 	TypeKretprobe Type = 'r'
+	TypeJprobe    Type = 'j'
 )
 
 // Kprobe is one probe, as Linux's struct kprobe. Set either Symbol (with an
@@ -70,11 +71,14 @@ type Kprobe struct {
 	// Disabled registers the probe disabled (KPROBE_FLAG_DISABLED).
 	Disabled bool
 
-	flags   uint32 // changed under kp.mu with the machine stopped
-	typ     Type   // 0 means TypeKprobe
-	point   *probePoint
-	nhit    atomic.Uint64
-	nmissed atomic.Uint64
+	flags uint32 // changed under kp.mu with the machine stopped
+	typ   Type   // 0 means TypeKprobe
+	// breakHandler is a jprobe's longjmp_break_handler, run when the
+	// guest handler's jprobe_return hits its BRK.
+	breakHandler func(p *Kprobe, regs *Regs) bool
+	point        *probePoint
+	nhit         atomic.Uint64
+	nmissed      atomic.Uint64
 }
 
 // Hits is how many times the probe's pre handler ran.
@@ -107,6 +111,7 @@ type probePoint struct {
 // kprobeCtlblk is the per-CPU kprobe_ctlblk.
 type kprobeCtlblk struct {
 	cur          *probePoint
+	instance     *Kprobe // the probe whose pre handler took over (kprobe_instance)
 	status       int
 	savedIrqflag uint64
 	prev         struct {
@@ -131,6 +136,7 @@ type Kprobes struct {
 
 	trampoline uint64 // arch_rethook_trampoline
 	rethooks   rethookState
+	jprobes    []jprobeState // per vCPU
 }
 
 // New attaches the probe subsystem to k: it builds the blacklist and
@@ -145,6 +151,7 @@ func New(k *kernel.Kernel, log *slog.Logger) (*Kprobes, error) {
 		byAddr: make(map[uint64]*probePoint),
 		kcb:    make([]kprobeCtlblk, k.Machine().NumCPUs()),
 	}
+	kp.jprobes = make([]jprobeState, len(kp.kcb))
 	l := k.Layout()
 	if l.InsnSlots.End-l.InsnSlots.Start < slotSize {
 		return nil, fmt.Errorf("kernel image reserves no instruction slots")
@@ -215,6 +222,13 @@ func (kp *Kprobes) Register(p *Kprobe) error {
 	p.nmissed.Store(0)
 
 	if pt := kp.byAddr[addr]; pt != nil {
+		if p.breakHandler != nil {
+			for _, q := range pt.probes {
+				if q.breakHandler != nil {
+					return fmt.Errorf("%w: %s already has a jprobe", syscall.EEXIST, kp.k.Kallsyms().Format(addr))
+				}
+			}
+		}
 		var perr error
 		kp.k.StopMachine(func() {
 			p.Addr = addr

@@ -18,6 +18,7 @@
 #include <asm/debug-monitors.h>
 #include <asm/hostcall.h>
 #include <asm/ptrace.h>
+#include <asm/smp.h>
 
 static int __kprobes
 kprobe_breakpoint_handler(struct pt_regs *regs, unsigned long esr)
@@ -60,6 +61,29 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 unsigned long __kprobes arch_rethook_trampoline_callback(struct pt_regs *regs)
 {
 	return HOSTCALL2(HC_KRETPROBE_TRAMPOLINE, regs, 0);
+}
+
+/*
+ * jprobe_return: end of a jprobe handler, as Linux 4.14's arm64
+ * kprobes.c. It goes back to the stack pointer the probed function had
+ * at the probe (which the handler's frame sat below), then hits the kprobe
+ * BRK at jprobe_return_break, where no probe is registered: the host sees
+ * a jprobe returning, restores the probed function's registers and steps
+ * its first instruction.
+ */
+unsigned long jprobe_saved_sp[NR_CPUS];
+
+void __kprobes __noreturn jprobe_return(void)
+{
+	asm volatile("	mov	sp, %0\n"
+		     "	.globl	jprobe_return_break\n"
+		     "jprobe_return_break:\n"
+		     "	brk	%1\n"
+		     :
+		     : "r" (jprobe_saved_sp[smp_processor_id()]),
+		       "I" (KPROBES_BRK_IMM)
+		     : "memory");
+	unreachable();
 }
 
 int arch_init_kprobes(void)
