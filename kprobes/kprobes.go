@@ -134,8 +134,8 @@ type Kprobes struct {
 
 	kcb []kprobeCtlblk // per vCPU; touched only on that vCPU or with the machine stopped
 
-	trampoline uint64 // arch_rethook_trampoline
-	rethooks   rethookState
+	trampoline uint64 // __kretprobe_trampoline
+	instances  kretprobeInstances
 	jprobes    []jprobeState // per vCPU
 }
 

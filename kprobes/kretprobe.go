@@ -10,13 +10,13 @@ import (
 	"github.com/kpemu/kpemu/machine"
 )
 
-// Kretprobes, after Linux 6.1's kernel/kprobes.c (on rethook) and
-// arch/arm64/kernel/probes/rethook.c. A kretprobe is a kprobe on the
-// function's entry whose pre handler takes an instance from a pool of
-// MaxActive, remembers the return address and frame, and points x30 at the
-// guest's arch_rethook_trampoline. The trampoline traps here; the return
-// handlers of the frame's instances run with regs.PC set to the real
-// return address, and the trampoline returns there.
+// Kretprobes, after Linux 6.1's kernel/kprobes.c and arch/arm64/kernel/
+// probes/kprobes.c (arm64 6.1 does not use rethook). A kretprobe is a
+// kprobe on the function's entry whose pre handler takes an instance from
+// a pool of MaxActive, remembers the return address and frame, and points
+// x30 at the guest's __kretprobe_trampoline. The trampoline traps here;
+// the return handlers of the frame's instances run with regs.PC set to the
+// real return address, and the trampoline returns there.
 
 // KretprobeMaxActiveMax is KRETPROBE_MAXACTIVE_MAX.
 const KretprobeMaxActiveMax = 4096
@@ -57,9 +57,9 @@ type Kretprobe struct {
 // Missed is the kretprobe's nmissed: entries with no free instance.
 func (rp *Kretprobe) Missed() uint64 { return rp.nmissed.Load() }
 
-// rethookState is the per-task shadow stacks of pending returns
-// (current->rethooks). Only vCPUs touch it, inside hostcalls.
-type rethookState struct {
+// kretprobeInstances is the per-task lists of pending returns
+// (current->kretprobe_instances). Only vCPUs touch it, inside hostcalls.
+type kretprobeInstances struct {
 	mu    sync.Mutex // vCPUs may run in parallel
 	tasks map[uint64][]*KretprobeInstance
 }
@@ -70,8 +70,8 @@ func (kp *Kprobes) RegisterKretprobe(rp *Kretprobe) error {
 	if rp.MaxActive < 0 || rp.MaxActive > KretprobeMaxActiveMax {
 		return einval("maxactive %d out of range", rp.MaxActive)
 	}
-	if _, ok := kp.k.Kallsyms().LookupName("arch_rethook_trampoline"); !ok {
-		return fmt.Errorf("%w: the kernel image has no arch_rethook_trampoline", syscall.EOPNOTSUPP)
+	if kp.trampoline == 0 {
+		return fmt.Errorf("%w: the kernel image has no __kretprobe_trampoline", syscall.EOPNOTSUPP)
 	}
 	// kprobe_on_func_entry: arm64 accepts only offset 0 of a symbol.
 	if rp.Kp.Offset != 0 {
@@ -103,8 +103,8 @@ func (kp *Kprobes) UnregisterKretprobe(rp *Kretprobe) {
 	kp.Unregister(&rp.Kp)
 }
 
-// preHandlerKretprobe is pre_handler_kretprobe with rethook_hook and
-// arch_rethook_prepare.
+// preHandlerKretprobe is pre_handler_kretprobe with
+// arch_prepare_kretprobe.
 func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
 	if rp.free.Add(-1) < 0 {
 		rp.free.Add(1)
@@ -117,16 +117,16 @@ func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
 		return false
 	}
 	task := kp.k.CurrentTask(regs.CPU)
-	kp.rethooks.mu.Lock()
-	kp.rethooks.tasks[task] = append(kp.rethooks.tasks[task], ri)
-	kp.rethooks.mu.Unlock()
+	kp.instances.mu.Lock()
+	kp.instances.tasks[task] = append(kp.instances.tasks[task], ri)
+	kp.instances.mu.Unlock()
 	regs.X[30] = kp.trampoline
 	return false
 }
 
-// hcRethookTrampoline is rethook_trampoline_handler, called from the
-// guest's arch_rethook_trampoline_callback with the trampoline's pt_regs.
-func (kp *Kprobes) hcRethookTrampoline(cpu *machine.CPU) error {
+// hcKretprobeTrampoline is __kretprobe_trampoline_handler, called from the
+// guest's trampoline_probe_handler with the trampoline's pt_regs.
+func (kp *Kprobes) hcKretprobeTrampoline(cpu *machine.CPU) error {
 	regsAddr := cpu.X(0)
 	regs, err := kp.readRegs(regsAddr)
 	if err != nil {
@@ -138,9 +138,9 @@ func (kp *Kprobes) hcRethookTrampoline(cpu *machine.CPU) error {
 	frame := regs.X[29]
 	task := kp.k.CurrentTask(regs.CPU)
 
-	kp.rethooks.mu.Lock()
-	stack := kp.rethooks.tasks[task]
-	// __rethook_find_ret_addr: from the top, skip instances that returned
+	kp.instances.mu.Lock()
+	stack := kp.instances.tasks[task]
+	// __kretprobe_find_ret_addr: from the top, skip instances that returned
 	// to the trampoline (a second kretprobe on the same call) to the one
 	// holding the real return address.
 	found := -1
@@ -151,7 +151,7 @@ func (kp *Kprobes) hcRethookTrampoline(cpu *machine.CPU) error {
 		}
 	}
 	if found < 0 || stack[found].Frame != frame {
-		kp.rethooks.mu.Unlock()
+		kp.instances.mu.Unlock()
 		// Linux BUG()s here. Returning 0 sends the guest to address 0,
 		// which oopses in the guest instead of stopping the machine.
 		kp.log.Error("kretprobe: Return address not found, not execute handler. Maybe there is a bug in the kernel.", "frame", fmt.Sprintf("%#x", frame))
@@ -160,23 +160,25 @@ func (kp *Kprobes) hcRethookTrampoline(cpu *machine.CPU) error {
 	}
 	mine := append([]*KretprobeInstance(nil), stack[found:]...)
 	if found == 0 {
-		delete(kp.rethooks.tasks, task)
+		delete(kp.instances.tasks, task)
 	} else {
-		kp.rethooks.tasks[task] = stack[:found]
+		kp.instances.tasks[task] = stack[:found]
 	}
-	kp.rethooks.mu.Unlock()
+	kp.instances.mu.Unlock()
 
 	correct := mine[0].RetAddr
 	regs.PC = correct
-	// Newest first, as the shadow stack is walked.
+	// Newest first, as the list is walked; each instance's ret_addr is
+	// set to the real one before its handler runs.
 	for i := len(mine) - 1; i >= 0; i-- {
 		ri := mine[i]
 		if !ri.rp.gone.Load() && ri.rp.Handler != nil {
+			ri.RetAddr = correct
 			ri.rp.Handler(ri, regs)
 		}
 		ri.rp.free.Add(1)
 	}
-	regs.X[30] = correct // arch_rethook_fixup_return
+	regs.X[30] = correct // arch_kretprobe_fixup_return
 	if err := kp.writeRegs(regsAddr, regs); err != nil {
 		kp.log.Error("kretprobe trampoline: writing pt_regs", "err", err)
 	}
@@ -186,9 +188,9 @@ func (kp *Kprobes) hcRethookTrampoline(cpu *machine.CPU) error {
 
 // setupKretprobes finds the trampoline and installs its hostcall.
 func (kp *Kprobes) setupKretprobes() {
-	kp.rethooks.tasks = make(map[uint64][]*KretprobeInstance)
-	if s, ok := kp.k.Kallsyms().LookupName("arch_rethook_trampoline"); ok {
+	kp.instances.tasks = make(map[uint64][]*KretprobeInstance)
+	if s, ok := kp.k.Kallsyms().LookupName("__kretprobe_trampoline"); ok {
 		kp.trampoline = s.Addr
 	}
-	kp.k.SetHostcall(kernel.HCKretprobeTrampoline, kp.hcRethookTrampoline)
+	kp.k.SetHostcall(kernel.HCKretprobeTrampoline, kp.hcKretprobeTrampoline)
 }

@@ -48,7 +48,7 @@ func TestKretprobe(t *testing.T) {
 	}
 	t.Logf("%d entries, %d returns, %d reads; last return to %s", entries, returns, reads, k.Kallsyms().Format(retPC))
 	caller, _, _ := k.Kallsyms().LookupAddr(retPC)
-	if caller.Name == "vfs_read" || caller.Name == "arch_rethook_trampoline" || !sawRetAddr {
+	if caller.Name == "vfs_read" || caller.Name == "__kretprobe_trampoline" || !sawRetAddr {
 		t.Errorf("returned to %s (%#x), RetAddr matched: %v", k.Kallsyms().Format(retPC), retPC, sawRetAddr)
 	}
 	if int64(retX0) < 0 {

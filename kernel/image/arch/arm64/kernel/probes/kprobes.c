@@ -54,13 +54,13 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 }
 
 /*
- * The C half of arch_rethook_trampoline (rethook.c in Linux 6.1): the host
- * runs the return handlers of the kretprobe instances of this frame, sets
- * regs->pc to the real return address and returns it.
+ * The C half of __kretprobe_trampoline: the host runs the return handlers
+ * of the kretprobe instances of this frame (__kretprobe_trampoline_handler),
+ * sets regs->pc to the real return address and returns it.
  */
-unsigned long __kprobes arch_rethook_trampoline_callback(struct pt_regs *regs)
+void __kprobes *trampoline_probe_handler(struct pt_regs *regs)
 {
-	return HOSTCALL2(HC_KRETPROBE_TRAMPOLINE, regs, 0);
+	return (void *)HOSTCALL2(HC_KRETPROBE_TRAMPOLINE, regs, 0);
 }
 
 /*

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The return trampoline of kretprobes, as Linux 6.1's
- * arch/arm64/kernel/probes/rethook_trampoline.S.
+ * arch/arm64/kernel/probes/kprobes_trampoline.S.
  *
  * A kretprobe's entry handler (in the host) replaces the probed function's
- * return address (x30) with arch_rethook_trampoline. When the function
+ * return address (x30) with __kretprobe_trampoline. When the function
  * returns here, the trampoline saves a struct pt_regs on the stack,
- * calls arch_rethook_trampoline_callback(regs), which returns the real
+ * calls trampoline_probe_handler(regs), which returns the real
  * return address after the return handlers ran, restores the registers
  * (the handlers may have changed them, e.g. x0, the return value) and
  * returns there.
@@ -69,7 +69,7 @@
 	.endm
 
 	.section .kprobes.text, "ax"
-SYM_CODE_START(arch_rethook_trampoline)
+SYM_CODE_START(__kretprobe_trampoline)
 	sub sp, sp, #PT_REGS_SIZE
 
 	save_all_base_regs
@@ -78,7 +78,7 @@ SYM_CODE_START(arch_rethook_trampoline)
 	add x29, sp, #S_FP
 
 	mov x0, sp
-	bl arch_rethook_trampoline_callback
+	bl trampoline_probe_handler
 	/*
 	 * Replace trampoline address in lr with actual orig_ret_addr return
 	 * address.
@@ -91,4 +91,4 @@ SYM_CODE_START(arch_rethook_trampoline)
 	add sp, sp, #PT_REGS_SIZE
 	ret
 
-SYM_CODE_END(arch_rethook_trampoline)
+SYM_CODE_END(__kretprobe_trampoline)
