@@ -18,8 +18,11 @@ import (
 // the return handlers of the frame's instances run with regs.PC set to the
 // real return address, and the trampoline returns there.
 
-// KretprobeMaxActiveMax is KRETPROBE_MAXACTIVE_MAX.
-const KretprobeMaxActiveMax = 4096
+// Limits of struct kretprobe.
+const (
+	KretprobeMaxActiveMax = 4096 // KRETPROBE_MAXACTIVE_MAX
+	KretprobeMaxDataSize  = 4096 // KRETPROBE_MAX_DATA_SIZE
+)
 
 // KretprobeInstance is one pending return (struct kretprobe_instance).
 type KretprobeInstance struct {
@@ -28,8 +31,9 @@ type KretprobeInstance struct {
 	RetAddr uint64
 	// Frame is x29 at entry: the frame the return belongs to.
 	Frame uint64
-	// Data is the entry handler's per-instance data.
-	Data any
+	// Data is the instance's private data, DataSize bytes, for the entry
+	// handler to pass to the return handler (ri->data).
+	Data []byte
 
 	rp *Kretprobe
 }
@@ -48,6 +52,9 @@ type Kretprobe struct {
 	// MaxActive bounds the instances in flight; 0 means
 	// max(10, 2*NumCPUs) (Linux 6.x's default).
 	MaxActive int
+	// DataSize is the size of each instance's Data; at most
+	// KretprobeMaxDataSize.
+	DataSize int
 
 	free    atomic.Int64 // instances left in the pool
 	nmissed atomic.Uint64
@@ -69,6 +76,12 @@ type kretprobeInstances struct {
 func (kp *Kprobes) RegisterKretprobe(rp *Kretprobe) error {
 	if rp.MaxActive < 0 || rp.MaxActive > KretprobeMaxActiveMax {
 		return einval("maxactive %d out of range", rp.MaxActive)
+	}
+	if rp.DataSize < 0 {
+		return einval("negative data_size")
+	}
+	if rp.DataSize > KretprobeMaxDataSize {
+		return fmt.Errorf("%w: data_size %d is over %d", syscall.E2BIG, rp.DataSize, KretprobeMaxDataSize)
 	}
 	if kp.trampoline == 0 {
 		return fmt.Errorf("%w: the kernel image has no __kretprobe_trampoline", syscall.EOPNOTSUPP)
@@ -112,6 +125,9 @@ func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
 		return false
 	}
 	ri := &KretprobeInstance{rp: rp, RetAddr: regs.X[30], Frame: regs.X[29]}
+	if rp.DataSize > 0 {
+		ri.Data = make([]byte, rp.DataSize)
+	}
 	if rp.EntryHandler != nil && rp.EntryHandler(ri, regs) {
 		rp.free.Add(1)
 		return false

@@ -1,6 +1,7 @@
 package kprobes_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"syscall"
 	"testing"
@@ -15,18 +16,19 @@ func TestKretprobe(t *testing.T) {
 	var retPC, retX0 uint64
 	var sawRetAddr bool
 	rp := &kprobes.Kretprobe{
-		Kp: kprobes.Kprobe{Symbol: "vfs_read"},
+		Kp:       kprobes.Kprobe{Symbol: "vfs_read"},
+		DataSize: 8,
 		EntryHandler: func(ri *kprobes.KretprobeInstance, r *kprobes.Regs) bool {
 			entries++
-			ri.Data = r.X[2] // count
+			binary.LittleEndian.PutUint64(ri.Data, r.X[2]) // count
 			return false
 		},
 		Handler: func(ri *kprobes.KretprobeInstance, r *kprobes.Regs) {
 			returns++
 			retPC, retX0 = r.PC, r.X[0]
 			sawRetAddr = ri.RetAddr == r.PC
-			if int64(r.X[0]) > int64(ri.Data.(uint64)) {
-				t.Errorf("vfs_read returned %d for count %d", int64(r.X[0]), ri.Data)
+			if count := binary.LittleEndian.Uint64(ri.Data); int64(r.X[0]) > int64(count) {
+				t.Errorf("vfs_read returned %d for count %d", int64(r.X[0]), count)
 			}
 		},
 	}
@@ -110,6 +112,9 @@ func TestKretprobeErrors(t *testing.T) {
 		{"maxactive too big", func() *kprobes.Kretprobe {
 			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read"}, MaxActive: 5000}
 		}, syscall.EINVAL},
+		{"data_size too big", func() *kprobes.Kretprobe {
+			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read"}, DataSize: 4097}
+		}, syscall.E2BIG},
 		{"unknown symbol", func() *kprobes.Kretprobe { return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "nope_nope"}} }, syscall.ENOENT},
 		{"blacklisted", func() *kprobes.Kretprobe {
 			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "notify_page_fault"}}

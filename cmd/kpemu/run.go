@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -45,31 +43,12 @@ SIGTERM, which unmount cleanly.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.mount, "mount", "", "directory to mount the debugfs tree at (created if missing)")
-	f.StringArrayVar(&o.probes, "probe", nil, "register a kprobe: SYMBOL, SYMBOL+OFFSET or ADDRESS (repeatable)")
+	f.StringArrayVar(&o.probes, "probe", nil, "register a probe (repeatable): SYM[+OFF], ADDR or k:SYM[+OFF] (kprobe), j:SYM[:HANDLER] (jprobe), r[MAXACTIVE]:SYM (kretprobe)")
 	f.IntVar(&o.cpus, "cpus", 1, "number of vCPUs")
 	f.Uint64Var(&o.ramMiB, "ram", 128, "guest RAM in MiB")
 	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
 	return cmd
-}
-
-// parseProbeSpec turns SYMBOL, SYMBOL+OFF or an address into a kprobe.
-func parseProbeSpec(spec string) (*kprobes.Kprobe, error) {
-	if spec == "" {
-		return nil, errors.New("empty probe")
-	}
-	if a, err := strconv.ParseUint(spec, 0, 64); err == nil {
-		return &kprobes.Kprobe{Addr: a}, nil
-	}
-	sym, off := spec, uint64(0)
-	if i := strings.IndexByte(spec, '+'); i >= 0 {
-		v, err := strconv.ParseUint(spec[i+1:], 0, 64)
-		if err != nil {
-			return nil, fmt.Errorf("probe %q: bad offset: %w", spec, err)
-		}
-		sym, off = spec[:i], v
-	}
-	return &kprobes.Kprobe{Symbol: sym, Offset: off}, nil
 }
 
 func run(ctx context.Context, o runOptions) error {
@@ -98,17 +77,18 @@ func run(ctx context.Context, o runOptions) error {
 	if err := kpemufs.Register(tree, k); err != nil {
 		return err
 	}
-	var probes []*kprobes.Kprobe
+	var probes []*kprobes.Registered
 	for _, spec := range o.probes {
-		p, err := parseProbeSpec(spec)
+		s, err := kprobes.ParseSpec(spec)
 		if err != nil {
-			return err
+			return fmt.Errorf("--probe: %w", err)
 		}
-		if err := kp.Register(p); err != nil {
-			return fmt.Errorf("--probe %s: %w", spec, err)
+		p, err := kp.RegisterSpec(s)
+		if err != nil {
+			return fmt.Errorf("--probe: %w", err)
 		}
 		probes = append(probes, p)
-		log.Info("kprobe registered", "probe", spec, "addr", fmt.Sprintf("%#x", p.Addr))
+		log.Info("probe registered", "probe", spec, "addr", fmt.Sprintf("%#x", p.Kprobe().Addr))
 	}
 
 	var srv *fuse.Server
@@ -137,7 +117,7 @@ func run(ctx context.Context, o runOptions) error {
 		<-ctx.Done()
 	}
 	for i, p := range probes {
-		log.Info("kprobe summary", "probe", o.probes[i], "hits", p.Hits(), "missed", p.Missed())
+		log.Info("probe summary", "probe", o.probes[i], "hits", p.Hits(), "missed", p.Missed())
 	}
 	st := k.Machine().Stats()
 	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls)
