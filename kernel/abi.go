@@ -13,6 +13,7 @@ const (
 	HCKprobeFault = 0x4b12 // x0 = pt_regs, x1 = esr; returns 1 if handled
 
 	HCKretprobeTrampoline = 0x4b13 // x0 = pt_regs; returns the real return address
+	HCKprobeFlushTask     = 0x4b14 // x0 = task_struct that is gone
 )
 
 // Break hook results, as arch/arm64/include/asm/debug-monitors.h.

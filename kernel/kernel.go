@@ -111,6 +111,11 @@ func Boot(cfg Config) (*Kernel, error) {
 	k.params = newFuncParams(f)
 	m.SetHostcall(HCKernelReady, k.hcReady)
 	m.SetHostcall(HCPanic, k.hcPanic)
+	// The probe gates answer "not handled" until a probe subsystem
+	// attaches, as under QEMU, where every HVC returns NOT_SUPPORTED (-1).
+	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask} {
+		m.SetHostcall(imm, notSupported)
+	}
 	m.Boot(f.Entry, 0)
 	return k, nil
 }
@@ -269,6 +274,12 @@ func (k *Kernel) ReadString(addr uint64, max int) (string, error) {
 		out = append(out, buf[:n]...)
 	}
 	return string(out), nil
+}
+
+// notSupported answers a hostcall that nothing serves with -1.
+func notSupported(cpu *machine.CPU) error {
+	cpu.SetX(0, ^uint64(0))
+	return nil
 }
 
 func (k *Kernel) hcReady(cpu *machine.CPU) error {

@@ -209,4 +209,21 @@ func (kp *Kprobes) setupKretprobes() {
 		kp.trampoline = s.Addr
 	}
 	kp.k.SetHostcall(kernel.HCKretprobeTrampoline, kp.hcKretprobeTrampoline)
+	kp.k.SetHostcall(kernel.HCKprobeFlushTask, func(cpu *machine.CPU) error {
+		kp.flushTask(cpu.X(0))
+		cpu.SetX(0, 0)
+		return nil
+	})
+}
+
+// flushTask is kprobe_flush_task: the instances of a task that is gone
+// go back to their pools.
+func (kp *Kprobes) flushTask(task uint64) {
+	kp.instances.mu.Lock()
+	stack := kp.instances.tasks[task]
+	delete(kp.instances.tasks, task)
+	kp.instances.mu.Unlock()
+	for _, ri := range stack {
+		ri.rp.free.Add(1)
+	}
 }

@@ -106,3 +106,38 @@ func TestSimulateLiteralLoads(t *testing.T) {
 		t.Error("literal load outside RAM succeeded")
 	}
 }
+
+// The instances of a task that exits go back to their pool
+// (kprobe_flush_task), so a kretprobe does not run dry.
+func TestFlushTaskRecyclesInstances(t *testing.T) {
+	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := New(k, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := &Kretprobe{Kp: Kprobe{Symbol: "vfs_read"}, MaxActive: 1}
+	if err := kp.RegisterKretprobe(rp); err != nil {
+		t.Fatal(err)
+	}
+	const task = 0x40123000
+	regs := &Regs{X: [31]uint64{29: 0x1000, 30: 0x2000}}
+	// Pretend a task entered vfs_read and never returned.
+	kp.instances.tasks[task] = nil
+	if kp.preHandlerKretprobe(rp, regs); rp.free.Load() != 0 {
+		t.Fatalf("free = %d after one entry", rp.free.Load())
+	}
+	cur := k.CurrentTask(0)
+	kp.instances.tasks[task] = kp.instances.tasks[cur]
+	delete(kp.instances.tasks, cur)
+	kp.preHandlerKretprobe(rp, regs)
+	if rp.Missed() != 1 {
+		t.Fatalf("missed = %d with the pool empty", rp.Missed())
+	}
+	kp.flushTask(task)
+	if rp.free.Load() != 1 || len(kp.instances.tasks[task]) != 0 {
+		t.Fatalf("after flush: free %d, instances %d", rp.free.Load(), len(kp.instances.tasks[task]))
+	}
+}

@@ -5,6 +5,7 @@
  * zombie and frees its task_struct.
  */
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 
 struct rq;
@@ -24,6 +25,8 @@ void exit_notify(struct task_struct *tsk, int code)
 void release_task(struct task_struct *p)
 {
 	p->exit_state = EXIT_DEAD;
+	/* Linux does this in finish_task_switch() once a dead task is off the CPU. */
+	kprobe_flush_task(p);
 	dequeue_task(&runqueue, p);
 	list_del(&p->tasks);
 	list_del(&p->sibling);

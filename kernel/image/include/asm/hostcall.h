@@ -20,6 +20,7 @@
 #define HC_KPROBE_SS_BRK	0x4b11	/* x0 = pt_regs, x1 = esr; returns DBG_HOOK_* */
 #define HC_KPROBE_FAULT		0x4b12	/* x0 = pt_regs, x1 = esr; returns 1 if handled */
 #define HC_KRETPROBE_TRAMPOLINE	0x4b13	/* x0 = pt_regs; returns the real return address */
+#define HC_KPROBE_FLUSH_TASK	0x4b14	/* x0 = task_struct that is gone */
 
 #define PSCI_0_2_FN_PSCI_VERSION	0x84000000
 #define PSCI_0_2_FN_SYSTEM_OFF		0x84000008

@@ -10,10 +10,12 @@
 #include <asm-generic/kprobes.h>
 
 struct pt_regs;
+struct task_struct;
 
 int arch_init_kprobes(void);
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
 int notify_page_fault(struct pt_regs *regs, unsigned int esr);
+void kprobe_flush_task(struct task_struct *tk);
 
 /*
  * jprobes (Linux <= 4.14): a jprobe handler has the probed function's

@@ -86,6 +86,15 @@ void __kprobes __noreturn jprobe_return(void)
 	unreachable();
 }
 
+/*
+ * kprobe_flush_task: a task is gone; the host recycles the kretprobe
+ * instances it still held (returns that will never happen).
+ */
+void __kprobes kprobe_flush_task(struct task_struct *tk)
+{
+	HOSTCALL2(HC_KPROBE_FLUSH_TASK, tk, 0);
+}
+
 int arch_init_kprobes(void)
 {
 	register_kernel_break_hook(&kprobes_break_hook);
