@@ -163,3 +163,18 @@ func (k *Kallsyms) Format(addr uint64) string {
 	}
 	return fmt.Sprintf("%s+0x%x/0x%x", name, off, s.Size)
 }
+
+// FormatReturn renders a return address as Linux's %pB does: the symbol
+// is looked up at addr-1, so that a call that ends a function (a noreturn
+// call) names the caller rather than the next function.
+func (k *Kallsyms) FormatReturn(addr uint64) string {
+	s, off, ok := k.LookupAddr(addr - 1)
+	if !ok {
+		return fmt.Sprintf("0x%x", addr)
+	}
+	off++
+	if s.Module != "" {
+		return fmt.Sprintf("%s+0x%x/0x%x [%s]", s.Name, off, s.Size, s.Module)
+	}
+	return fmt.Sprintf("%s+0x%x/0x%x", s.Name, off, s.Size)
+}

@@ -316,16 +316,25 @@ func (k *Kernel) hcPanic(cpu *machine.CPU) error {
 }
 
 // Backtrace walks AArch64 frame records (x29 chains) from fp and returns
-// the symbolised return addresses, at most depth of them.
+// the symbolised return addresses, at most depth of them. Like Linux's
+// unwinder it knows the frame record kernel_entry builds inside pt_regs:
+// after a frame in the entry text, the next "return address" is the exact
+// PC the exception interrupted, printed as %pS rather than %pB.
 func (k *Kernel) Backtrace(fp uint64, depth int) []string {
 	var out []string
+	exact := false
 	for i := 0; i < depth && fp != 0 && fp&7 == 0; i++ {
 		next, err1 := k.ReadU64(fp)
 		lr, err2 := k.ReadU64(fp + 8)
 		if err1 != nil || err2 != nil || lr == 0 {
 			break
 		}
-		out = append(out, k.syms.Format(lr))
+		if exact {
+			out = append(out, k.syms.Format(lr))
+		} else {
+			out = append(out, k.syms.FormatReturn(lr))
+		}
+		exact = k.layout.EntryText.Contains(lr)
 		if next <= fp {
 			break
 		}

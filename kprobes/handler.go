@@ -23,12 +23,14 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 	regs.CPU = cpu.Index()
 	kcb := &kp.kcb[cpu.Index()]
 	pt := kp.byAddr[regs.PC]
+	kp.observe(ObsBreak, cpu, regsAddr, regs, pt, 0)
 	if pt == nil {
 		// A jprobe handler's jprobe_return: no probe here, the kprobe BRK,
 		// and a probe current (Linux 4.14's kprobe_handler).
 		if cur, inst := kcb.cur, kcb.instance; cur != nil && inst != nil && inst.breakHandler != nil {
 			if w, err := kp.k.ReadInsn(regs.PC); err == nil && w == brkOpcodeKprobes && inst.breakHandler(inst, regs) {
 				kcb.instance = nil
+				kp.observe(ObsLongjmp, cpu, regsAddr, regs, cur, 0)
 				if !kp.setupSinglestep(cur, regs, kcb, false) {
 					cpu.SetX(0, kernel.DbgHookError)
 					return nil
@@ -54,7 +56,9 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 	} else {
 		kcb.cur = pt
 		kcb.status = statusHitActive
-		if !kp.preHandlers(pt, regs) {
+		skip := kp.preHandlers(pt, regs)
+		kp.observe(ObsPreHandlers, cpu, regsAddr, regs, pt, 0)
+		if !skip {
 			if !kp.setupSinglestep(pt, regs, kcb, false) {
 				cpu.SetX(0, kernel.DbgHookError)
 				return nil
@@ -138,12 +142,14 @@ func (kp *Kprobes) setupSinglestep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk
 		kcb.savedIrqflag = regs.Pstate & pstateDAIF
 		regs.Pstate |= pstateDAIF
 		regs.PC = pt.slot
+		kp.observe(ObsStep, kp.cpu(regs), 0, regs, pt, 0)
 		return true
 	}
 	if !pt.simulate(kp, pt.opcode, pt.addr, regs) {
 		kp.log.Error("kprobes: simulated instruction faulted", "addr", kp.k.Kallsyms().Format(pt.addr), "insn", fmt.Sprintf("%#08x", pt.opcode))
 		return false
 	}
+	kp.observe(ObsSimulate, kp.cpu(regs), 0, regs, pt, 0)
 	kp.postKprobeHandler(pt, regs, kcb)
 	return true
 }
@@ -164,6 +170,7 @@ func (kp *Kprobes) hcSSBreakpoint(cpu *machine.CPU) error {
 		cpu.SetX(0, kernel.DbgHookError)
 		return nil
 	}
+	kp.observe(ObsSSBreak, cpu, regsAddr, regs, cur, 0)
 	regs.Pstate = regs.Pstate&^pstateDAIF | kcb.savedIrqflag
 	kp.postKprobeHandler(cur, regs, kcb)
 	if err := kp.writeRegs(regsAddr, regs); err != nil {
@@ -189,7 +196,11 @@ func (kp *Kprobes) postKprobeHandler(pt *probePoint, regs *Regs, kcb *kprobeCtlb
 	kp.postHandlers(pt, regs)
 	kcb.cur = nil
 	kcb.status = statusNone
+	kp.observe(ObsPost, kp.cpu(regs), 0, regs, pt, 0)
 }
+
+// cpu is the vCPU a hit runs on, for observers.
+func (kp *Kprobes) cpu(regs *Regs) *machine.CPU { return kp.k.Machine().CPU(regs.CPU) }
 
 // hcFault is kprobe_fault_handler: a fault taken while stepping a probed
 // instruction out of line is reported at the probed address, and the

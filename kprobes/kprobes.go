@@ -87,6 +87,23 @@ func (p *Kprobe) Hits() uint64 { return p.nhit.Load() }
 // Missed is Linux's nmissed: hits whose handlers were skipped.
 func (p *Kprobe) Missed() uint64 { return p.nmissed.Load() }
 
+// Opcode is the instruction the probe's BRK replaced (0 if unregistered).
+func (p *Kprobe) Opcode() uint32 {
+	if p.point == nil {
+		return 0
+	}
+	return p.point.opcode
+}
+
+// Slot is the address of the probe's out-of-line slot, 0 when its
+// instruction is simulated or it is unregistered.
+func (p *Kprobe) Slot() uint64 {
+	if p.point == nil {
+		return 0
+	}
+	return p.point.slot
+}
+
 // Type is the probe's kind: k, or r for the kprobe behind a kretprobe.
 func (p *Kprobe) Type() Type {
 	if p.typ == 0 {
@@ -137,6 +154,8 @@ type Kprobes struct {
 	trampoline uint64 // __kretprobe_trampoline
 	instances  kretprobeInstances
 	jprobes    []jprobeState // per vCPU
+
+	observer func(Observation) // see Observe
 }
 
 // New attaches the probe subsystem to k: it builds the blacklist and

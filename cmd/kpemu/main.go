@@ -4,6 +4,7 @@
 //	kpemu run --mount /tmp/dbg --probe vfs_read --probe do_fork
 //	kpemu symbols vfs_
 //	kpemu disasm vfs_read
+//	kpemu explain r:vfs_read
 package main
 
 import (
@@ -43,6 +44,11 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd())
+	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd(), newExplainCmd())
 	return root
+}
+
+// quietLogger is for commands whose output is their result: warnings only.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

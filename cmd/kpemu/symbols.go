@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -46,19 +47,19 @@ func (d *disassembler) gnu(word uint32, pc uint64, k *kernel.Kernel) string {
 	if err != nil {
 		return fmt.Sprintf(".inst\t0x%08x", word)
 	}
-	syms := k.Kallsyms()
-	return arm64asm.GNUSyntax(inst) + targetComment(inst, pc, syms)
-}
-
-func targetComment(inst arm64asm.Inst, pc uint64, syms *kernel.Kallsyms) string {
+	text := arm64asm.GNUSyntax(inst)
+	// Branch and adr targets as objdump prints them: absolute, symbolised.
 	for _, a := range inst.Args {
 		if rel, ok := a.(arm64asm.PCRel); ok {
 			t := uint64(int64(pc) + int64(rel))
-			return fmt.Sprintf("\t// %#x <%s>", t, syms.Format(t))
+			text = pcRelText.ReplaceAllString(text, fmt.Sprintf("%#x <%s>", t, k.Kallsyms().Format(t)))
 		}
 	}
-	return ""
+	return text
 }
+
+// pcRelText matches how arm64asm's GNU syntax prints a PC-relative operand.
+var pcRelText = regexp.MustCompile(`\.[+-]0x[0-9a-f]+`)
 
 func newDisasmCmd() *cobra.Command {
 	return &cobra.Command{
