@@ -16,10 +16,13 @@ const (
 	HCKprobeFlushTask     = 0x4b14 // x0 = task_struct that is gone
 )
 
-// Break hook results, as arch/arm64/include/asm/debug-monitors.h.
+// Break hook results, as arch/arm64/include/asm/debug-monitors.h, and
+// kpemu's answer for a probe hit while another is being stepped, on which
+// the guest's break hook BUG()s (Linux: reenter_kprobe).
 const (
-	DbgHookHandled = 0
-	DbgHookError   = 1
+	DbgHookHandled      = 0
+	DbgHookError        = 1
+	KprobeUnrecoverable = 2
 )
 
 // struct pt_regs offsets (bytes) and size, Linux 6.1 arm64.

@@ -49,7 +49,12 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 		return nil
 	}
 	if kcb.cur != nil {
-		if !kp.reenter(pt, regs, kcb) {
+		switch kp.reenter(pt, regs, kcb) {
+		case reenterUnrecoverable:
+			// The guest's break hook BUG()s on this answer.
+			cpu.SetX(0, kernel.KprobeUnrecoverable)
+			return nil
+		case reenterError:
 			cpu.SetX(0, kernel.DbgHookError)
 			return nil
 		}
@@ -107,21 +112,34 @@ func (kp *Kprobes) postHandlers(pt *probePoint, regs *Regs) {
 	}
 }
 
+// Results of reenter.
+const (
+	reenterStepped = iota
+	reenterUnrecoverable
+	reenterError
+)
+
 // reenter is reenter_kprobe: a probe hit while another one's handlers run
-// on this CPU is stepped without its handlers and counted as missed.
-func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) bool {
+// on this CPU is stepped without its handlers and counted as missed; a hit
+// while an instruction is being stepped cannot be recovered from.
+func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) int {
 	switch kcb.status {
 	case statusHitActive, statusHitSSDone:
 		for _, p := range pt.probes {
 			p.nmissed.Add(1)
 		}
-		return kp.setupSinglestep(pt, regs, kcb, true)
+		if !kp.setupSinglestep(pt, regs, kcb, true) {
+			return reenterError
+		}
+		return reenterStepped
 	case statusHitSS, statusReenter:
-		kp.log.Error("kprobes: Unrecoverable kprobe detected.", "addr", kp.k.Kallsyms().Format(pt.addr))
-		return false
+		// dump_kprobe, as Linux 5.x prints it.
+		kp.log.Error("kprobes: Unrecoverable kprobe detected.", "dump", fmt.Sprintf("Name: %s Offset: %x Address: %s",
+			pt.probes[0].Symbol, pt.probes[0].Offset, kp.k.Kallsyms().Format(pt.addr)), "current", kp.k.Kallsyms().Format(kcb.cur.addr))
+		return reenterUnrecoverable
 	default:
 		kp.log.Error("kprobes: unexpected kprobe state", "status", kcb.status)
-		return false
+		return reenterError
 	}
 }
 

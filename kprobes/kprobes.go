@@ -156,6 +156,8 @@ type Kprobes struct {
 	jprobes    []jprobeState // per vCPU
 
 	observer func(Observation) // see Observe
+
+	allowBlacklisted bool // see SetAllowBlacklisted
 }
 
 // New attaches the probe subsystem to k: it builds the blacklist and
@@ -298,9 +300,21 @@ func (kp *Kprobes) checkAddressSafe(addr uint64) error {
 		return einval("%#x is not kernel text", addr)
 	}
 	if e, ok := kp.withinBlacklist(addr); ok {
-		return einval("%s is on the kprobe blacklist", e.Name)
+		if !kp.allowBlacklisted {
+			return einval("%s is on the kprobe blacklist", e.Name)
+		}
+		kp.log.Warn("kprobes: probing a blacklisted function; the guest will likely recurse and panic", "function", e.Name)
 	}
 	return nil
+}
+
+// SetAllowBlacklisted lets probes be placed on the blacklist (kpemu run
+// --unsafe-allow-blacklisted), to watch what the blacklist prevents: the
+// recursion is detected and the guest panics, and kpemu stays up.
+func (kp *Kprobes) SetAllowBlacklisted(allow bool) {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	kp.allowBlacklisted = allow
 }
 
 // prepare is arch_prepare_kprobe up to the slot: alignment and decoding.

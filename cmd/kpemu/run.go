@@ -27,6 +27,7 @@ type runOptions struct {
 	ramMiB  uint64
 	console string
 	debug   bool
+	unsafe  bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -48,6 +49,7 @@ SIGTERM, which unmount cleanly.`,
 	f.Uint64Var(&o.ramMiB, "ram", 128, "guest RAM in MiB")
 	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
+	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
 }
 
@@ -67,6 +69,7 @@ func run(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	kp.SetAllowBlacklisted(o.unsafe)
 	tree := debugfs.NewTree()
 	if err := kp.RegisterFiles(tree); err != nil {
 		return err

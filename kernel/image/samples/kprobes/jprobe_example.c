@@ -14,12 +14,21 @@ u64 jdo_fork_calls;
 unsigned long jdo_fork_last_flags;
 unsigned long jdo_fork_last_stack_size;
 
+/*
+ * Called from the handler: a probe here is hit while a jprobe's handler
+ * runs on the CPU, which kprobes must skip and count as missed.
+ */
+noinline void jprobe_example_note(unsigned long clone_flags)
+{
+	jdo_fork_last_flags = clone_flags;
+}
+
 /* Proxy routine having the same arguments as actual do_fork() routine */
 long jdo_fork(unsigned long clone_flags, unsigned long stack_start,
 	      unsigned long stack_size, int *parent_tidptr, int *child_tidptr)
 {
 	jdo_fork_calls++;
-	jdo_fork_last_flags = clone_flags;
+	jprobe_example_note(clone_flags);
 	jdo_fork_last_stack_size = stack_size;
 
 	/* Always end with a call to jprobe_return(). */

@@ -15,16 +15,25 @@
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <asm/bug.h>
 #include <asm/debug-monitors.h>
 #include <asm/hostcall.h>
 #include <asm/ptrace.h>
 #include <asm/smp.h>
+
+/* The host's answer for a probe hit while another is being stepped. */
+#define KPROBE_UNRECOVERABLE	2
 
 static int __kprobes
 kprobe_breakpoint_handler(struct pt_regs *regs, unsigned long esr)
 {
 	unsigned long ret = HOSTCALL2(HC_KPROBE_BRK, regs, esr);
 
+	if (ret == KPROBE_UNRECOVERABLE) {
+		/* reenter_kprobe(): the host logged dump_kprobe() */
+		pr_warn("Unrecoverable kprobe detected.\n");
+		BUG();
+	}
 	return ret == DBG_HOOK_HANDLED ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
 }
 
