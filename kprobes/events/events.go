@@ -41,6 +41,7 @@ type Tracing struct {
 	nextID int
 	errlog errorLog
 	buf    *traceBuffer
+	on     atomic.Bool // tracing_on
 }
 
 // event is a trace_probe_event: a named event with one or more probes.
@@ -51,6 +52,8 @@ type event struct {
 	probes      []*traceProbe
 	enabled     atomic.Bool // read by the dispatcher on the vCPU
 	id          int
+	filter      atomic.Pointer[filterNode] // nil: every hit is recorded
+	filterText  string                     // as written; guarded by Tracing.mu
 }
 
 func (e *event) key() string { return e.group + "/" + e.name }
@@ -103,7 +106,11 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		now = func() time.Duration { return time.Since(start) }
 	}
 	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), nextID: 2000, buf: newTraceBuffer(1 << 16)}
+	t.on.Store(true)
 	if err := t.createFiles(); err != nil {
+		return nil, err
+	}
+	if err := t.createTracefsFiles(); err != nil {
 		return nil, err
 	}
 	return t, nil

@@ -202,3 +202,56 @@ func argsString(args []*probeArg) string {
 	}
 	return b.String()
 }
+
+// fieldValue is the argument's value as a filter sees it: a scalar at its
+// type's width (sign-extended for signed types), or a string.
+func (f *fetcher) fieldValue(pa *probeArg) filterValue {
+	v, data, isData, ok := f.value(pa.code)
+	last := pa.code[len(pa.code)-1].op
+	if pa.typ.str {
+		if isData {
+			return filterValue{str: data, isStr: true}
+		}
+		if !ok {
+			return filterValue{isStr: true}
+		}
+		s, _ := f.readString(v)
+		return filterValue{str: s, isStr: true}
+	}
+	if !ok {
+		return filterValue{}
+	}
+	if last == opDeref || last == opUDeref {
+		b := make([]byte, 8)
+		if !f.readMem(v, b[:pa.typ.size]) {
+			return filterValue{}
+		}
+		v = binary.LittleEndian.Uint64(b)
+	}
+	bits := pa.typ.size * 8
+	if bits < 64 {
+		v &= 1<<bits - 1
+		if pa.typ.signed {
+			v = uint64(int64(v<<(64-bits)) >> (64 - bits))
+		}
+	}
+	if pa.bitW > 0 {
+		v = (v << (64 - pa.bitW - pa.bitOff)) >> (64 - pa.bitW)
+	}
+	return filterValue{num: v}
+}
+
+// passes reports whether a hit passes the event's filter.
+func (f *fetcher) passes(ev *event, comm string, pid int) bool {
+	fp := ev.filter.Load()
+	if fp == nil {
+		return true
+	}
+	fields := map[string]filterValue{"common_pid": {num: uint64(int64(pid))}, "comm": {str: comm, isStr: true}}
+	for _, a := range ev.args {
+		if a.count == 0 {
+			fields[a.name] = f.fieldValue(a)
+		}
+	}
+	return (*fp).eval(fields)
+}

@@ -138,6 +138,13 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		{"enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}},
 		{"id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}},
 	}
+	for _, f := range t.eventControlFiles(ev) {
+		files = append(files, struct {
+			name string
+			mode fs.FileMode
+			ops  debugfs.FileOps
+		}{f.name, fsMode(f.mode), f.ops})
+	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(edir, f.name), f.mode, f.ops); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", edir, f.name, err)
@@ -252,3 +259,5 @@ func (t *Tracing) showGroupEnable(group string) func(context.Context, *bytes.Buf
 		return nil
 	}
 }
+
+func fsMode(m uint32) fs.FileMode { return fs.FileMode(m) }

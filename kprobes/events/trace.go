@@ -85,19 +85,33 @@ func (b *traceBuffer) reset() {
 
 // record writes one event, as kprobe_trace_func and print_kprobe_event.
 func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
+	if !t.on.Load() {
+		return
+	}
+	f := fetcher{t: t, regs: regs}
+	comm, pid := t.kp.Kernel().Current(regs.CPU)
+	if !f.passes(tp.ev, comm, pid) {
+		return
+	}
 	var w bytes.Buffer
 	fmt.Fprintf(&w, "%s: (%s)", tp.ev.name, t.kp.Kernel().Kallsyms().Format(regs.PC))
-	f := fetcher{t: t, regs: regs}
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
-	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	t.buf.add(traceEntry{ts: t.now(), cpu: regs.CPU, comm: comm, pid: pid, text: w.String()})
 }
 
 // recordReturn writes one return event, as print_kretprobe_event:
 // "(caller+off/size <- func)".
 func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
+	if !t.on.Load() {
+		return
+	}
+	f := fetcher{t: t, regs: regs}
+	comm, pid := t.kp.Kernel().Current(regs.CPU)
+	if !f.passes(tp.ev, comm, pid) {
+		return
+	}
 	syms := t.kp.Kernel().Kallsyms()
 	fn := "0x0"
 	if s, _, ok := syms.LookupAddr(tp.rp.Kp.Addr); ok {
@@ -105,11 +119,9 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 	}
 	var w bytes.Buffer
 	fmt.Fprintf(&w, "%s: (%s <- %s)", tp.ev.name, syms.Format(ri.RetAddr), fn)
-	f := fetcher{t: t, regs: regs}
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
-	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	t.buf.add(traceEntry{ts: t.now(), cpu: regs.CPU, comm: comm, pid: pid, text: w.String(), irqsOn: true})
 }
 

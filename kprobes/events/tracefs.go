@@ -1,0 +1,349 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kpemu/kpemu/debugfs"
+)
+
+// The tracefs files around the kprobe events that shell tools and Linux's
+// selftests touch: tracing_on, current_tracer, available_tracers, README,
+// dynamic_events, set_event, available_events, and per event format,
+// filter and trigger.
+
+// readme is tracing/README: what this tracefs accepts, in the words and
+// patterns of Linux's mini-HOWTO, limited to what kpemu implements.
+const readme = `tracing mini-HOWTO (kpemu):
+
+# echo 0 > tracing_on : quick way to disable tracing
+# echo 1 > tracing_on : quick way to re-enable tracing
+
+ Important files:
+  trace			- The static contents of the buffer
+			  To clear the buffer write into this file: echo > trace
+  trace_pipe		- A consuming read to see the contents of the buffer
+  current_tracer	- function and latency tracers
+  available_tracers	- list of configured tracers for current_tracer
+  error_log	- error log for failed commands (that support it)
+  tracing_on		- Enable or disable writing to the ring buffer
+  available_events	- list of all events in the kernel
+  set_event		- enable or disable events by name ("group:event")
+  dynamic_events		- Create/append/remove/show the generic dynamic events
+			  Write into this file to define/undefine new trace events.
+  kprobe_events		- Create/append/remove/show the kernel dynamic events
+			  Write into this file to define/undefine new trace events.
+	  accepts: event-definitions (one definition per line)
+	   Format: p[:[<group>/][<event>]] <place> [<args>]
+	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+	           j[:[<group>/][<event>]] <symbol> (kpemu: a jprobe-backed event)
+	           -:[<group>/][<event>]
+	    place: [<module>:]<symbol>[+<offset>]|<memaddr>
+place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
+	     args: <name>=fetcharg[:type]
+	 fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],
+	           $stack<index>, $stack, $retval, $comm, $arg<N>,
+	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
+	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
+	           b<bit-width>@<bit-offset>/<container-size>, ustring,
+	           <type>\[<array-size>\]
+  events/		- Directory containing all trace event subsystems:
+      enable		- Write 0/1 to enable/disable tracing of all events
+  events/<system>/	- Directory containing all trace events for <system>:
+      enable		- Write 0/1 to enable/disable tracing of all <system>
+			  events
+  events/<system>/<event>/	- Directory containing control files for
+			  <event>:
+      enable		- Write 0/1 to enable/disable tracing of <event>
+      filter		- If set, only events passing filter are traced
+      trigger		- If set, a command to perform when event is hit
+      format		- The layout of the event's record and its print fmt
+      id		- The event's id
+`
+
+// availableTriggers is what an event's trigger file shows when empty.
+const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
+
+func (t *Tracing) createTracefsFiles() error {
+	ro := func(text string) debugfs.FileOps {
+		return debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { w.WriteString(text); return nil }}
+	}
+	files := []struct {
+		name string
+		ops  debugfs.FileOps
+		mode uint32
+	}{
+		{"README", ro(readme), 0o440},
+		{"available_tracers", ro("nop\n"), 0o440},
+		{"current_tracer", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { w.WriteString("nop\n"); return nil }, Write: writeCurrentTracer}, 0o640},
+		{"tracing_on", debugfs.FileOps{Show: t.showTracingOn, Write: t.writeTracingOn}, 0o640},
+		{"dynamic_events", debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll() }}, 0o640},
+		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
+		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
+	}
+	for _, f := range files {
+		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
+		}
+	}
+	return nil
+}
+
+// writeCurrentTracer accepts only nop, the one tracer kpemu has
+// (tracing_set_trace_write: EINVAL for an unknown tracer).
+func writeCurrentTracer(_ context.Context, p []byte, _ int64) (int, error) {
+	if strings.TrimSpace(string(p)) != "nop" {
+		return 0, syscall.EINVAL
+	}
+	return len(p), nil
+}
+
+func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {
+	if t.on.Load() {
+		w.WriteString("1\n")
+	} else {
+		w.WriteString("0\n")
+	}
+	return nil
+}
+
+// writeTracingOn is rb_simple_write: a decimal number, non-zero is on.
+func (t *Tracing) writeTracingOn(_ context.Context, p []byte, _ int64) (int, error) {
+	v, err := strconv.ParseUint(strings.TrimSuffix(string(p), "\n"), 10, 64)
+	if err != nil {
+		return 0, syscall.EINVAL
+	}
+	t.on.Store(v != 0)
+	return len(p), nil
+}
+
+// showSetEvent lists the enabled events as group:event.
+func (t *Tracing) showSetEvent(_ context.Context, w *bytes.Buffer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.sortedEvents() {
+		if ev.enabled.Load() {
+			fmt.Fprintf(w, "%s:%s\n", ev.group, ev.name)
+		}
+	}
+	return nil
+}
+
+func (t *Tracing) showAvailableEvents(_ context.Context, w *bytes.Buffer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.sortedEvents() {
+		fmt.Fprintf(w, "%s:%s\n", ev.group, ev.name)
+	}
+	return nil
+}
+
+// sortedEvents is the events by id (creation order); t.mu is held.
+func (t *Tracing) sortedEvents() []*event {
+	evs := make([]*event, 0, len(t.events))
+	for _, ev := range t.events {
+		evs = append(evs, ev)
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].id < evs[j].id })
+	return evs
+}
+
+// writeSetEvent is ftrace_event_write: one "[!][group:]event" (or
+// "group:*", "*:*") per line; "!" disables. A name that matches nothing
+// is EINVAL.
+func (t *Tracing) writeSetEvent(_ context.Context, p []byte, _ int64) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, line := range strings.Fields(string(p)) {
+		on := true
+		if strings.HasPrefix(line, "!") {
+			on, line = false, line[1:]
+		}
+		group, name := "", line
+		if i := strings.IndexByte(line, ':'); i >= 0 {
+			group, name = line[:i], line[i+1:]
+		}
+		matched := false
+		for _, ev := range t.sortedEvents() {
+			if (group == "" || group == "*" || group == ev.group) && (name == "" || name == "*" || name == ev.name) {
+				matched = true
+				if err := t.setEnabled(ev, on); err != nil {
+					return 0, err
+				}
+			}
+		}
+		if !matched {
+			return 0, syscall.EINVAL
+		}
+	}
+	return len(p), nil
+}
+
+// clearSetEvent: opening set_event with O_TRUNC disables every event.
+func (t *Tracing) clearSetEvent(context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.events {
+		if err := t.setEnabled(ev, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eventControlFiles are the per-event files besides enable and id.
+func (t *Tracing) eventControlFiles(ev *event) []struct {
+	name string
+	mode uint32
+	ops  debugfs.FileOps
+} {
+	return []struct {
+		name string
+		mode uint32
+		ops  debugfs.FileOps
+	}{
+		{"format", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { t.showFormat(w, ev); return nil }}},
+		{"filter", 0o640, debugfs.FileOps{Show: t.showFilter(ev), Write: t.writeFilter(ev)}},
+		{"trigger", 0o640, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { w.WriteString(availableTriggers); return nil }, Write: writeTrigger}},
+	}
+}
+
+// writeTrigger: kpemu has no event triggers yet; removing one ("!...")
+// of the none there are succeeds, as Linux's does for an unset trigger.
+func writeTrigger(_ context.Context, p []byte, _ int64) (int, error) {
+	s := strings.TrimSpace(string(p))
+	if s == "" || strings.HasPrefix(s, "!") {
+		return len(p), nil
+	}
+	return 0, syscall.EINVAL
+}
+
+// field is one field of an event record, as format shows it.
+type field struct {
+	ctype  string
+	name   string
+	offset int
+	size   int
+	signed bool
+}
+
+// recordFields lays out the record of ev as Linux's trace_kprobe does: the
+// common header, __probe_ip (or __probe_func and __probe_ret_ip), then the
+// arguments.
+func recordFields(ev *event) (common, probe []field) {
+	common = []field{
+		{"unsigned short", "common_type", 0, 2, false},
+		{"unsigned char", "common_flags", 2, 1, false},
+		{"unsigned char", "common_preempt_count", 3, 1, false},
+		{"int", "common_pid", 4, 4, true},
+	}
+	off := 8
+	if ev.isReturn {
+		probe = append(probe, field{"unsigned long", "__probe_func", off, 8, false}, field{"unsigned long", "__probe_ret_ip", off + 8, 8, false})
+		off += 16
+	} else {
+		probe = append(probe, field{"unsigned long", "__probe_ip", off, 8, false})
+		off += 8
+	}
+	for _, a := range ev.args {
+		n := max(a.count, 1)
+		ctype := a.typ.fieldType()
+		if a.count > 0 {
+			ctype = fmt.Sprintf("%s[%d]", ctype, a.count)
+		}
+		probe = append(probe, field{ctype, a.name, off, a.typ.size * n, a.typ.signed})
+		off += a.typ.size * n
+	}
+	return common, probe
+}
+
+// fieldType is the fetch type's fmttype: the alias types print as their
+// base (x64 is u64), strings as __data_loc.
+func (ft fetchType) fieldType() string {
+	switch {
+	case ft.str:
+		return "__data_loc char[]"
+	case ft.symbol:
+		return "u64"
+	case ft.signed:
+		return fmt.Sprintf("s%d", ft.size*8)
+	}
+	return fmt.Sprintf("u%d", ft.size*8)
+}
+
+// printFmt is the argument's part of the print fmt.
+func (ft fetchType) printFmt() string {
+	switch {
+	case ft.str:
+		return `\"%s\"`
+	case ft.symbol:
+		return "%pS"
+	case ft.hex && ft.size == 8:
+		return "0x%Lx"
+	case ft.hex:
+		return "0x%x"
+	case ft.signed && ft.size == 8:
+		return "%Ld"
+	case ft.signed:
+		return "%d"
+	case ft.size == 8:
+		return "%Lu"
+	}
+	return "%u"
+}
+
+// showFormat is the event's format file.
+func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
+	common, probe := recordFields(ev)
+	fmt.Fprintf(w, "name: %s\nID: %d\nformat:\n", ev.name, ev.id)
+	line := func(f field) {
+		s := 0
+		if f.signed {
+			s = 1
+		}
+		fmt.Fprintf(w, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype, f.name, f.offset, f.size, s)
+	}
+	for _, f := range common {
+		line(f)
+	}
+	w.WriteByte('\n')
+	for _, f := range probe {
+		line(f)
+	}
+	w.WriteString("\nprint fmt: \"")
+	var args []string
+	if ev.isReturn {
+		w.WriteString("(%lx <- %lx)")
+		args = append(args, "REC->__probe_func", "REC->__probe_ret_ip")
+	} else {
+		w.WriteString("(%lx)")
+		args = append(args, "REC->__probe_ip")
+	}
+	for _, a := range ev.args {
+		if a.count > 0 {
+			fmt.Fprintf(w, " %s={", a.name)
+			for i := 0; i < a.count; i++ {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				w.WriteString(a.typ.printFmt())
+				args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+			}
+			w.WriteByte('}')
+			continue
+		}
+		fmt.Fprintf(w, " %s=%s", a.name, a.typ.printFmt())
+		if a.typ.str {
+			args = append(args, fmt.Sprintf("__get_str(%s)", a.name))
+		} else {
+			args = append(args, "REC->"+a.name)
+		}
+	}
+	fmt.Fprintf(w, "\", %s\n", strings.Join(args, ", "))
+}
