@@ -196,7 +196,7 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 	if !ok {
 		return parseError(pl, offset+tpos, errBadType)
 	}
-	code, err := parseFetch(expr, ctx, syms, pl, offset, 0)
+	code, err := parseFetch(expr, ctx, syms, pl, offset)
 	if err != nil {
 		return err
 	}
@@ -254,10 +254,11 @@ func regIndex(name string) (uint64, bool) {
 
 // parseFetch is parse_probe_arg: a fetch program whose last step yields
 // the value.
-func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog, offs, depth int) ([]fetchInsn, error) {
-	if depth >= fetchInsnMax-2 {
-		return nil, parseError(pl, offs, errTooManyOps)
-	}
+//
+// The program has room for fetchInsnMax-1 steps, as Linux's code array
+// (the last slot holds FETCH_OP_END); running out is TOO_MANY_OPS at the
+// level that needed one more step.
+func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog, offs int) ([]fetchInsn, error) {
 	if arg == "" {
 		return nil, parseError(pl, offs, errBadFetchArg)
 	}
@@ -293,7 +294,9 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 		if !ok {
 			return nil, parseError(pl, offs, errBadMemAddr)
 		}
-		return []fetchInsn{{op: opImm, imm: uint64(int64(s.Addr) + soff)}, {op: opDeref}}, nil
+		// FETCH_NOP_SYMBOL keeps the symbol for re-resolution; it takes a
+		// step like the immediate and the dereference.
+		return []fetchInsn{{op: opNop, data: sym}, {op: opImm, imm: uint64(int64(s.Addr) + soff)}, {op: opDeref}}, nil
 	case '+', '-':
 		deref := opDeref
 		rest := arg
@@ -325,12 +328,15 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 		if closeAt < 0 {
 			return nil, parseError(pl, offs+len(inner), errDerefOpenBrace)
 		}
-		code, err := parseFetch(inner[:closeAt], ctx, syms, pl, offs, depth+1)
+		code, err := parseFetch(inner[:closeAt], ctx, syms, pl, offs)
 		if err != nil {
 			return nil, err
 		}
 		if last := code[len(code)-1].op; last == opComm || last == opData {
 			return nil, parseError(pl, offs, errCommCantDeref)
+		}
+		if len(code)+1 > fetchInsnMax-1 {
+			return nil, parseError(pl, offs, errTooManyOps)
 		}
 		return append(code, fetchInsn{op: deref, offset: off}), nil
 	case '\\':

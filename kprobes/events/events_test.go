@@ -146,6 +146,7 @@ func TestErrorsAndErrorLog(t *testing.T) {
 		{"r:roff vfs_read+8", syscall.EINVAL, "Retprobe address must be an function entry", 18},
 		{"p:myprobe vfs_read", syscall.EEXIST, "There is already the exact same probe event", 11},
 		{"p:myprobe vfs_read x=%x0", syscall.EEXIST, "Argument type or name is different from existing probe", 30},
+		{"p vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))", syscall.EINVAL, "Dereference is too much nested", 25},
 		{"-:nosuch", syscall.ENOENT, "", 0},
 		{"-:kprobes/myprobe vfs_write", syscall.ENOENT, "", 0},
 	}
