@@ -14,6 +14,7 @@ import (
 type JprobeArg struct {
 	Name  string
 	Type  string
+	Size  int64  // bytes
 	Value uint64 // the register the AAPCS64 passes it in
 }
 
@@ -76,7 +77,7 @@ func (kp *Kprobes) RegisterJprobe(jp *Jprobe) error {
 		}
 		if ps, err := kp.k.FuncParams(fn); err == nil {
 			for _, p := range ps {
-				jp.params = append(jp.params, JprobeArg{Name: p.Name, Type: p.Type})
+				jp.params = append(jp.params, JprobeArg{Name: p.Name, Type: p.Type, Size: p.Size})
 			}
 		}
 		jp.Kp.PreHandler = func(p *Kprobe, regs *Regs) bool {

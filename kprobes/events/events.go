@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
 
@@ -48,6 +49,8 @@ type Tracing struct {
 type event struct {
 	group, name string
 	isReturn    bool
+	isJprobe    bool           // kpemu's j: events
+	params      []kernel.Param // j: events: the function's parameters, from DWARF
 	args        []*probeArg
 	probes      []*traceProbe
 	enabled     atomic.Bool // read by the dispatcher on the vCPU
@@ -66,6 +69,7 @@ type traceProbe struct {
 	addr       uint64 // address probes
 	maxactive  int
 	rp         kprobes.Kretprobe // rp.Kp is the kprobe of p events too
+	jp         kprobes.Jprobe    // j events
 	registered bool
 	nhit       atomic.Uint64
 }
@@ -138,7 +142,7 @@ func (t *Tracing) create(argv []string) error {
 	switch argv[0][0] {
 	case 'r':
 		isReturn = true
-	case 'p':
+	case 'p', 'j':
 	default:
 		return errCanceled
 	}
@@ -146,7 +150,12 @@ func (t *Tracing) create(argv []string) error {
 		return errCanceled
 	}
 	pl := &probeLog{argv: argv}
-	err := t.createLogged(argv, isReturn, pl)
+	var err error
+	if argv[0][0] == 'j' {
+		err = t.createJprobeEvent(argv, pl)
+	} else {
+		err = t.createLogged(argv, isReturn, pl)
+	}
 	if pl.err != nil {
 		pl.err.ts = t.now()
 		t.errlog.add(*pl.err)
@@ -432,11 +441,16 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		kp.Addr = tp.addr
 	}
 	var err error
-	if tp.ev.isReturn {
+	switch {
+	case tp.ev.isJprobe:
+		tp.jp = kprobes.Jprobe{Handler: t.jprobeDispatcher(tp)}
+		tp.jp.Kp.Symbol, tp.jp.Kp.Disabled = tp.symbol, kp.Disabled
+		err = t.kp.RegisterJprobe(&tp.jp)
+	case tp.ev.isReturn:
 		tp.rp.MaxActive, tp.rp.Handler = tp.maxactive, t.retDispatcher(tp)
 		err = t.kp.RegisterKretprobe(&tp.rp)
 		tp.maxactive = tp.rp.MaxActive
-	} else {
+	default:
 		kp.PreHandler = t.dispatcher(tp)
 		err = t.kp.Register(kp)
 	}
@@ -485,10 +499,18 @@ func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance,
 	}
 }
 
+// kprobe is the kprobe behind the trace probe.
+func (tp *traceProbe) kprobe() *kprobes.Kprobe {
+	if tp.ev.isJprobe {
+		return &tp.jp.Kp
+	}
+	return &tp.rp.Kp
+}
+
 // missed is what kprobe_profile shows: the kprobe's nmissed, plus the
 // kretprobe's for return probes.
 func (tp *traceProbe) missed() uint64 {
-	return tp.rp.Kp.Missed() + tp.rp.Missed()
+	return tp.kprobe().Missed() + tp.rp.Missed()
 }
 
 // release is dyn_event_release for "-:[GRP/]EVENT [LOC [ARGS]]".
@@ -552,9 +574,12 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 		delete(t.events, ev.key())
 	}
 	if tp.registered {
-		if tp.ev.isReturn {
+		switch {
+		case tp.ev.isJprobe:
+			t.kp.UnregisterJprobe(&tp.jp)
+		case tp.ev.isReturn:
 			t.kp.UnregisterKretprobe(&tp.rp)
-		} else {
+		default:
 			t.kp.Unregister(&tp.rp.Kp)
 		}
 		tp.registered = false
@@ -602,9 +627,9 @@ func (t *Tracing) setEnabled(ev *event, on bool) error {
 		}
 		var err error
 		if on {
-			err = t.kp.Enable(&tp.rp.Kp)
+			err = t.kp.Enable(tp.kprobe())
 		} else {
-			err = t.kp.Disable(&tp.rp.Kp)
+			err = t.kp.Disable(tp.kprobe())
 		}
 		if err != nil {
 			return err

@@ -62,8 +62,11 @@ func (t *Tracing) showKprobeEvents(_ context.Context, w *bytes.Buffer) error {
 	for _, tp := range t.probes {
 		ev := tp.ev
 		kind := byte('p')
-		if ev.isReturn {
+		switch {
+		case ev.isReturn:
 			kind = 'r'
+		case ev.isJprobe:
+			kind = 'j'
 		}
 		w.WriteByte(kind)
 		if ev.isReturn && tp.maxactive > 0 {

@@ -114,7 +114,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 	}
 	syms := t.kp.Kernel().Kallsyms()
 	fn := "0x0"
-	if s, _, ok := syms.LookupAddr(tp.rp.Kp.Addr); ok {
+	if s, _, ok := syms.LookupAddr(tp.kprobe().Addr); ok {
 		fn = s.Name
 	}
 	var w bytes.Buffer

@@ -251,6 +251,10 @@ func recordFields(ev *event) (common, probe []field) {
 		probe = append(probe, field{"unsigned long", "__probe_ip", off, 8, false})
 		off += 8
 	}
+	for _, p := range ev.params {
+		probe = append(probe, field{p.Type, p.Name, off, int(p.Size), isSignedCType(p.Type)})
+		off += int(p.Size)
+	}
 	for _, a := range ev.args {
 		n := max(a.count, 1)
 		ctype := a.typ.fieldType()
@@ -324,6 +328,17 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 	} else {
 		w.WriteString("(%lx)")
 		args = append(args, "REC->__probe_ip")
+	}
+	for _, p := range ev.params {
+		switch {
+		case strings.HasSuffix(p.Type, "*"):
+			fmt.Fprintf(w, " %s=0x%%lx", p.Name)
+		case isSignedCType(p.Type):
+			fmt.Fprintf(w, " %s=%%ld", p.Name)
+		default:
+			fmt.Fprintf(w, " %s=%%lu", p.Name)
+		}
+		args = append(args, "REC->"+p.Name)
 	}
 	for _, a := range ev.args {
 		if a.count > 0 {

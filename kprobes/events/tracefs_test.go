@@ -150,3 +150,41 @@ func TestTracingOnSetEventAndFriends(t *testing.T) {
 		t.Error("clearing dynamic_events left kprobe events")
 	}
 }
+
+// kpemu's j: events: a jprobe-backed event whose record is the function's
+// arguments by name.
+func TestJprobeEvents(t *testing.T) {
+	f := setup(t)
+	if err := f.write("tracing/kprobe_events", "j:myj vfs_read\nj vfs_write\n", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, "tracing/kprobe_events"); got != "j:kprobes/myj vfs_read\nj:kprobes/j_vfs_write_0 vfs_write\n" {
+		t.Errorf("kprobe_events = %q", got)
+	}
+	if list := f.read(t, "kprobes/list"); strings.Count(list, "  j  ") != 2 {
+		t.Errorf("list:\n%s", list)
+	}
+	for _, bad := range []string{"j:x vfs_read+4", "j:x vfs_read fd=%x0", "j:x nosuch", "j:myj vfs_write"} {
+		if err := f.write("tracing/kprobe_events", bad, false); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if got := f.read(t, "tracing/events/kprobes/myj/format"); !strings.Contains(got, "\tfield:struct file * file;\toffset:16;\tsize:8;\tsigned:0;\n") ||
+		!strings.Contains(got, "field:size_t count;") || !strings.Contains(got, `print fmt: "(%lx) file=0x%lx buf=0x%lx count=%lu pos=0x%lx", REC->__probe_ip, REC->file`) {
+		t.Errorf("format:\n%s", got)
+	}
+	if err := f.write("tracing/events/kprobes/myj/enable", "1", true); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, 1_000_000)
+	trace := f.read(t, "tracing/trace")
+	if !strings.Contains(trace, " myj: (vfs_read+0x0/0x") || !strings.Contains(trace, " file=0x") || !strings.Contains(trace, " count=") {
+		t.Errorf("trace:\n%.1500s", trace)
+	}
+	if err := f.write("tracing/events/kprobes/myj/enable", "0", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write("tracing/kprobe_events", "", true); err != nil || f.read(t, "kprobes/list") != "" {
+		t.Errorf("clear: %v", err)
+	}
+}
