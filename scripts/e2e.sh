@@ -127,6 +127,15 @@ echo 0 > "$D/kprobes/enabled"; echo 1 > "$D/kprobes/enabled"
 expect "per-probe [DISABLED] survives a global toggle" 1 "$(grep -c "vfs_write+0x0    \[DISABLED\]\$" "$D/kprobes/list")"
 expect "and its text stays original" "$ORIG_WRITE" "$(insn "$WRITE")"
 
+# A return probe: r events count returns and trace "(caller <- func)".
+echo 'r:myret vfs_read ret=$retval' >> "$T/kprobe_events"
+expect "r events read back with the default maxactive" 'r10:kprobes/myret vfs_read ret=$retval' "$(grep myret "$T/kprobe_events")"
+expect "list shows the kretprobe as r" 1 "$(grep -c "^$READ  r  vfs_read+0x0    \[DISABLED\]\$" "$D/kprobes/list")"
+echo 1 > "$T/events/kprobes/myret/enable"
+sleep 0.3
+expect "trace shows returns" 1 "$(grep -m1 -c "myret: (.* <- vfs_read) ret=0x" "$T/trace")"
+echo 0 > "$T/events/kprobes/myret/enable"
+
 # Teardown.
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"
@@ -163,6 +172,10 @@ rc=$?
 pid=
 expect "SIGINT exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; fi
+
+# kpemu explain walks through one hit.
+out=$("$KPEMU" explain vfs_read 2>&1)
+case $out in *"EC=0x3c (BRK64"*"Step out of line"*"regs->pc <- vfs_read+0x4/"*) ok "kpemu explain shows the mechanism" ;; *) bad "kpemu explain shows the mechanism" "$out" ;; esac
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
