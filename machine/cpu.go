@@ -58,17 +58,45 @@ type CPU struct {
 	excValid bool
 	excAddr  uint64
 	excSize  uint8 // log2 of the reserved size (for pairs, of the whole pair)
+
+	// xlate sends every data access through the slow path (dataAddr): set
+	// while the MMU is on, SCTLR_EL1.A checks alignment, or a watchpoint
+	// may fire. With it clear, VA == PA and loads and stores go straight
+	// to RAM as before the MMU existed.
+	xlate bool
+	// utlbOK allows filling the micro-TLB; clear while every access must
+	// be checked (alignment checking, watchpoints).
+	utlbOK bool
+	utlb   [utlbSize]utlbEntry // data-access micro-TLB, see mmu.go
+	tlb    [tlbSize]tlbEntry   // the TLB proper, tagged by ASID
+
+	// dbgActive makes run take the per-instruction debug path (debug.go):
+	// set while software step, a hardware breakpoint or watchpoint, or a
+	// host breakpoint or watchpoint is enabled.
+	dbgActive bool
+	dbg       cpuDebug
+	// tlbFlushReq asks this CPU to flush its TLBs at its next poll point:
+	// how a broadcast TLBI reaches CPUs that run on other goroutines in
+	// parallel mode.
+	tlbFlushReq atomic.Bool
+
+	// host is the machine's host-debugger state (hostdebug.go), shared by
+	// all its CPUs and kept across resets; nil until first used.
+	host *hostDebug
 }
 
 // reset puts the CPU in its powered-off reset state.
 func (c *CPU) reset() {
-	m, index := c.m, c.index
-	*c = CPU{m: m, index: index}
+	m, index, host := c.m, c.index, c.host
+	*c = CPU{m: m, index: index, host: host}
 	c.pageVA = noPage
 	c.el, c.spsel, c.daif = 1, 1, 0xf
 	c.sys[SCTLR_EL1] = 0x00c50838 // Cortex-A57 reset value: RES1 bits, MMU and caches off
 	c.sys[OSLSR_EL1] = 0xa        // OS lock implemented and locked, as after a cold reset
 	c.sys[CNTFRQ_EL0] = cntFrequency
+	c.flushTLB()
+	c.mmuChanged()
+	c.debugChanged()
 }
 
 // Index returns the CPU's number, which is also MPIDR_EL1.Aff0.
@@ -236,40 +264,76 @@ func (c *CPU) setExclusive(addr uint64, lg uint8) {
 
 // Exception classes (ESR_ELx.EC), Arm ARM D17.2.37.
 const (
-	ecUnknown      = 0x00
-	ecIllegalState = 0x0e
-	ecSVC64        = 0x15
-	ecInsnAbortLow = 0x20
-	ecInsnAbort    = 0x21
-	ecPCAlign      = 0x22
-	ecDataAbortLow = 0x24
-	ecDataAbort    = 0x25
-	ecBRK64        = 0x3c
-
-	fscExternal = 0x10 // synchronous external abort, not on a table walk
-	issWnR      = 1 << 6
+	ecUnknown        = 0x00
+	ecWFx            = 0x01
+	ecIllegalState   = 0x0e
+	ecSVC64          = 0x15
+	ecSysTrap        = 0x18
+	ecInsnAbortLow   = 0x20
+	ecInsnAbort      = 0x21
+	ecPCAlign        = 0x22
+	ecDataAbortLow   = 0x24
+	ecDataAbort      = 0x25
+	ecSPAlign        = 0x26
+	ecBreakpointLow  = 0x30
+	ecBreakpoint     = 0x31
+	ecSoftStepLow    = 0x32
+	ecSoftStep       = 0x33
+	ecWatchpointLow  = 0x34
+	ecWatchpoint     = 0x35
+	ecBRK64          = 0x3c
+	ecSameELOffset   = 1    // the "taken without a change of EL" class is the lower-EL one plus 1
+	fscExternal      = 0x10 // synchronous external abort, not on a table walk
+	fscAlignment     = 0x21
+	fscDebug         = 0x22 // debug exception (breakpoint, step, watchpoint)
+	issWnR           = 1 << 6
+	issCM            = 1 << 8
+	issDebugISV      = 1 << 24
+	issDebugEX       = 1 << 6
+	wfxISSCondAlways = 1<<24 | 0xe<<20 // CV=1, COND=AL: how QEMU reports a trapped A64 WFI
 )
 
 // takeException takes a synchronous exception to EL1 with the given class,
-// syndrome and preferred return address.
+// syndrome and preferred return address. IL is always 1: every A64
+// instruction is 32 bits, and the classes without an instruction
+// (aborts, PC/SP alignment, debug, unknown) have IL RES1.
 func (c *CPU) takeException(ec, iss uint32, elr uint64) {
+	c.sys[ESR_EL1] = uint64(ec)<<26 | 1<<25 | uint64(iss)
+	c.enterEL1(elr, 0)
+}
+
+// enterEL1 is the part of exception entry shared by synchronous
+// exceptions and interrupts: it saves PSTATE and the return address and
+// vectors to VBAR_EL1 + the group offset + off.
+func (c *CPU) enterEL1(elr, off uint64) {
 	spsr := c.PSTATE()
-	var off uint64
 	switch {
 	case c.el == 0:
-		off = 0x400 // lower EL using AArch64
+		off += 0x400 // lower EL using AArch64
 	case c.spsel == 1:
-		off = 0x200 // current EL with SP_ELx
+		off += 0x200 // current EL with SP_ELx
 	}
-	c.sys[ESR_EL1] = uint64(ec)<<26 | 1<<25 | uint64(iss)
 	c.sys[ELR_EL1] = elr
 	c.sys[SPSR_EL1] = spsr
+	if c.el != 1 {
+		// Permissions and debug state depend on the EL: let the fetch
+		// path look the page up again.
+		c.pageVA = noPage
+	}
 	c.setMode(1, 1)
 	c.daif = 0xf
 	c.ss, c.il = false, false
 	c.clearExclusive()
 	c.pc = c.sys[VBAR_EL1] + off
 	c.m.exceptions.Add(1)
+}
+
+// lowerOrSame returns ec (the lower-EL class) or its same-EL twin.
+func (c *CPU) lowerOrSame(ec uint32) uint32 {
+	if c.el == 0 {
+		return ec
+	}
+	return ec + ecSameELOffset
 }
 
 // undefined takes the undefined-instruction exception for the instruction
@@ -287,16 +351,30 @@ func (c *CPU) undefined(pc uint64) {
 // dataAbort takes a synchronous external abort for a data access to va by
 // the instruction being executed (c.pc already points past it).
 func (c *CPU) dataAbort(va uint64, write bool) {
-	ec := uint32(ecDataAbort)
-	if c.el == 0 {
-		ec = ecDataAbortLow
-	}
-	iss := uint32(fscExternal)
+	c.dataFault(va, fscExternal, write, false)
+}
+
+// dataFault takes a data abort with the given fault status code for the
+// instruction being executed (c.pc already points past it). ISV is 0: as
+// in QEMU, the instruction syndrome is only reported for aborts taken to
+// EL2, which this machine does not have. cm marks cache maintenance
+// (DC ZVA is not one: it reports as a store).
+func (c *CPU) dataFault(va uint64, fsc uint32, write, cm bool) {
+	iss := fsc
 	if write {
 		iss |= issWnR
 	}
+	if cm {
+		iss |= issCM
+	}
 	c.sys[FAR_EL1] = va
-	c.takeException(ec, iss, c.pc-4)
+	c.takeException(c.lowerOrSame(ecDataAbortLow), iss, c.pc-4)
+}
+
+// sysTrap takes the EC 0x18 trap of an MSR, MRS or SYS instruction at pc
+// with the ISS precomputed by the decoder.
+func (c *CPU) sysTrap(iss uint64, pc uint64) {
+	c.takeException(ecSysTrap, uint32(iss), pc)
 }
 
 // eret performs an exception return from EL1.
@@ -317,7 +395,7 @@ func (c *CPU) eret() {
 	}
 	c.ss = spsr&spsrSS != 0
 	c.il = spsr&spsrIL != 0
-	if c.il {
+	if c.il || uint8(mode>>2) != c.el {
 		c.pageVA = noPage
 	}
 	c.setMode(uint8(mode>>2), uint8(mode&1))

@@ -97,9 +97,10 @@ const (
 	opMRS
 	opMRSzero // reserved ID register space: reads as zero
 	opMSR
-	opSYS // cache and TLB maintenance with no effect here
+	opSYS // cache maintenance with no effect here
 	opDCZVA
-	opAT
+	opAT   // sh = op2 (S1E1R, S1E1W, S1E0R, S1E0W)
+	opTLBI // sh = tlbi* operation, neg = broadcast (IS)
 	opSVC
 	opHVC
 	opBRK
@@ -120,6 +121,10 @@ const (
 	opSTXR
 	opLDXP
 	opSTXP
+	opLDTR // unprivileged: EL0 permissions when executed at EL1
+	opSTTR
+	opLDAR // acquire/release: plain accesses that must be aligned
+	opSTLR
 )
 
 // Load extension kinds (inst.cc for loads).
@@ -142,6 +147,19 @@ const (
 	pstateDAIFSet = 1
 	pstateDAIFClr = 2
 )
+
+// EL0 access classes of system instructions (inst.cc of opMRS, opMSR,
+// opMSRi, opSYS, opDCZVA).
+const (
+	el0Undef = 0 // undefined at EL0
+	el0OK    = 1 // allowed at EL0
+	el0Trap  = 2 // allowed at EL0 if SCTLR_EL1 bit amt is set, else trapped (EC 0x18, ISS in im2)
+)
+
+// sysTrapISS is the ISS of an EC 0x18 trap of MSR/MRS/SYS.
+func sysTrapISS(op0, op1, crn, crm, op2, rt, read uint32) uint64 {
+	return uint64(op0<<20 | op2<<17 | op1<<14 | crn<<10 | rt<<5 | crm<<1 | read)
+}
 
 // inst is one pre-decoded instruction. Register fields hold register-file
 // slots (see regZR, regSP, regSink), already resolved for the encoding.
@@ -494,6 +512,10 @@ func decodeSystem(in *inst, w uint32) {
 		case 3<<3 | 7:
 			in.op, in.sh = opMSRi, pstateDAIFClr
 		}
+		if in.sh != pstateSPSel {
+			// EL0 may change DAIF when SCTLR_EL1.UMA allows it.
+			in.cc, in.amt, in.im2 = el0Trap, 9, sysTrapISS(op0, op1, crn, crm, op2, rt, 0)
+		}
 	case op0 == 1 && l == 0: // SYS
 		decodeSYS(in, op1, crn, crm, op2, rt)
 	case op0 >= 2: // MSR/MRS (register)
@@ -513,7 +535,7 @@ func decodeSystem(in *inst, w uint32) {
 			}
 			in.op, in.rd = opMRS, wZR(rt)
 			if acc.el0Read {
-				in.cc = 1
+				in.cc = el0OK
 			}
 		} else {
 			if !acc.write {
@@ -521,24 +543,37 @@ func decodeSystem(in *inst, w uint32) {
 			}
 			in.op, in.rn = opMSR, rZR(rt)
 			if acc.el0Write {
-				in.cc = 1
+				in.cc = el0OK
 			}
+		}
+		// Registers EL0 reaches only with an SCTLR_EL1 enable, trapping
+		// (EC 0x18) without it, as QEMU does.
+		switch r {
+		case DAIF:
+			in.cc, in.amt = el0Trap, 9 // UMA
+		case CTR_EL0:
+			in.cc, in.amt = el0Trap, 15 // UCT
+		}
+		if in.cc == el0Trap {
+			in.im2 = sysTrapISS(op0, op1, crn, crm, op2, rt, l)
 		}
 	}
 }
 
 func decodeSYS(in *inst, op1, crn, crm, op2, rt uint32) {
 	in.rn = rZR(rt)
+	iss := sysTrapISS(1, op1, crn, crm, op2, rt, 0)
 	switch {
 	case crn == 7 && op1 == 3 && crm == 4 && op2 == 1: // DC ZVA
-		in.op, in.cc = opDCZVA, 1
+		in.op, in.cc, in.amt, in.im2 = opDCZVA, el0Trap, 14, iss // DZE
 	case crn == 7 && op1 == 3 && crm == 5 && op2 == 1, // IC IVAU
 		crn == 7 && op1 == 3 && crm == 10 && op2 == 1, // DC CVAC
 		crn == 7 && op1 == 3 && crm == 11 && op2 == 1, // DC CVAU
 		crn == 7 && op1 == 3 && crm == 14 && op2 == 1: // DC CIVAC
 		// The decode cache is kept coherent by stores, so instruction
-		// cache maintenance has nothing left to do.
-		in.op, in.cc = opSYS, 1
+		// cache maintenance has nothing left to do. EL0 needs
+		// SCTLR_EL1.UCI.
+		in.op, in.cc, in.amt, in.im2 = opSYS, el0Trap, 26, iss
 	case crn == 7 && op1 == 0 && crm == 1 && op2 == 0, // IC IALLUIS
 		crn == 7 && op1 == 0 && crm == 5 && op2 == 0,               // IC IALLU
 		crn == 7 && op1 == 0 && crm == 6 && (op2 == 1 || op2 == 2), // DC IVAC, ISW
@@ -546,9 +581,25 @@ func decodeSYS(in *inst, op1, crn, crm, op2, rt uint32) {
 		crn == 7 && op1 == 0 && crm == 14 && op2 == 2:              // DC CISW
 		in.op = opSYS
 	case crn == 7 && op1 == 0 && crm == 8 && op2 <= 3: // AT S1E1R/W, S1E0R/W
-		in.op = opAT
-	case crn == 8 && op1 == 0: // TLBI: no TLB while the MMU is off
-		in.op = opSYS
+		in.op, in.sh = opAT, uint8(op2)
+	case crn == 8 && op1 == 0: // TLBI
+		in.op = opTLBI
+		in.neg = crm == 3
+		switch op2 {
+		case 0:
+			in.sh = tlbiVMALLE1
+		case 1, 5: // VAE1, VALE1: last-level only is a hint a walk-free TLB may ignore
+			in.sh = tlbiVAE1
+		case 2:
+			in.sh = tlbiASIDE1
+		case 3, 7: // VAAE1, VAALE1
+			in.sh = tlbiVAAE1
+		default:
+			in.sh, in.neg = tlbiVMALLE1, true // an over-invalidation is always safe
+		}
+		if crm != 3 && crm != 7 {
+			in.sh, in.neg = tlbiVMALLE1, true
+		}
 	}
 }
 
@@ -612,11 +663,12 @@ func decodeLoadStore(in *inst, w uint32) {
 		switch idx {
 		case 1:
 			in.op = pick(load, opLDRpost, opSTRpost)
+		case 2:
+			in.op = pick(load, opLDTR, opSTTR)
 		case 3:
 			in.op = pick(load, opLDRpre, opSTRpre)
 		}
-		// idx 0 (LDUR) and 2 (LDTR: with the MMU off, unprivileged and
-		// privileged accesses behave alike) keep the plain offset form.
+		// idx 0 (LDUR) keeps the plain offset form.
 	case w>>27&7 == 7 && w>>24&3 == 0 && w>>21&1 == 1 && w>>10&3 == 2: // register offset
 		option := w >> 13 & 7
 		if option&2 == 0 {
@@ -730,9 +782,9 @@ func decodeExclusive(in *inst, w uint32) {
 		}
 	case o2 == 1 && o1 == 0 && o0 == 1: // LDAR, STLR: ordinary accesses in an in-order machine
 		if l == 1 {
-			in.op, in.rd = opLDRo, wZR(rt)
+			in.op, in.rd = opLDAR, wZR(rt)
 		} else {
-			in.op, in.rd = opSTRo, rZR(rt)
+			in.op, in.rd = opSTLR, rZR(rt)
 		}
 	}
 	// LDLAR/STLLR (LOR, o0 = 0) and CAS/CASP (LSE): not implemented, undefined.

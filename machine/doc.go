@@ -1,25 +1,34 @@
-// Package machine is kpemu's AArch64 machine: vCPUs implementing the A64
-// integer instruction set at EL0 and EL1, the exception model, system
-// registers, a physical memory map with RAM and a PL011 UART laid out like
-// QEMU's virt board, and PSCI over HVC.
+// Package machine is kpemu's AArch64 machine, laid out like QEMU's virt
+// board: up to 8 vCPUs implementing the A64 integer instruction set at EL0
+// and EL1 with the exception model, system registers, stage-1 translation
+// and the debug architecture (software step, hardware breakpoints and
+// watchpoints); RAM; a GICv2, the generic timers, a PL011 UART and a PL031
+// RTC; PSCI over HVC; and a generated device tree.
 //
 // The interpreter decodes each guest instruction once into a cached,
 // pre-decoded form kept per 4 KiB physical page. Every store that lands in a
 // page holding decoded code (a guest store, DC ZVA, or the host's WriteMem)
 // drops that page's cache, so patched text takes effect on the next fetch.
+// Translation (mmu.go) goes through an ASID-tagged TLB; since the decode
+// cache is physical, the fetch path re-translates after a TLBI or a write
+// to a translation register, so remapping never runs stale code.
 //
-// Execution is deterministic: one host goroutine interleaves the powered-on
-// vCPUs in fixed quanta, and the generic timer counts retired instructions.
+// Execution is deterministic by default: one host goroutine interleaves the
+// powered-on vCPUs in fixed quanta, the generic timer counts retired
+// instructions, and timer deadlines bound the quanta, so the same inputs
+// give the same run. Config.Parallel runs one goroutine per vCPU instead
+// (see parallel.go for what that mode does not cover yet).
+//
+// Devices raise interrupts through the GIC, which publishes each vCPU's
+// IRQ/FIQ lines (irq.go); the interpreter polls them at branches, page
+// crossings and DAIF changes.
 //
 // # Concurrency
 //
-// A Machine is driven by one goroutine at a time through Run or Step. While
-// that goroutine runs the guest, other goroutines may touch guest state only
-// inside Exclusive, which stops every vCPU at an instruction boundary. Host
-// memory and register accessors (ReadMem, WriteMem, CPU.X, ...) do not lock:
-// call them from inside Exclusive, from a hostcall handler, or while nothing
-// runs.
-//
-// The MMU is off (VA == PA); every instruction fetch and data access goes
-// through CPU.translate so that a page-table walker can slot in later.
+// A Machine is driven by one goroutine at a time through Run, Step or
+// DebugRun. While that goroutine runs the guest, other goroutines may touch
+// guest state only inside Exclusive, which stops every vCPU at an
+// instruction boundary. Host memory and register accessors (ReadMem,
+// WriteMem, CPU.X, ...) do not lock: call them from inside Exclusive, from
+// a hostcall handler, or while nothing runs.
 package machine

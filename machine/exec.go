@@ -7,6 +7,13 @@ import (
 
 // fetch makes c.page the decode cache of the page holding pc. It reports
 // false when the fetch faults instead (the exception has been taken).
+//
+// The decode cache belongs to the physical page; c.pageVA/c.pagePA cache
+// this CPU's VA→PA mapping of the page being executed. Anything that can
+// change that mapping or its permissions (TLBI, writes to TTBRx, TCR,
+// SCTLR, MAIR, a change of EL) sets pageVA to noPage, so the next
+// instruction comes through here and is translated afresh: remapped or
+// unmapped code never runs from a stale mapping.
 func (c *CPU) fetch(pc uint64) bool {
 	if c.il {
 		c.takeException(ecIllegalState, 0, pc)
@@ -18,17 +25,22 @@ func (c *CPU) fetch(pc uint64) bool {
 		return false
 	}
 	m := c.m
-	pa := c.translate(pc)
+	pa := pc
+	if c.sys[SCTLR_EL1]&sctlrM != 0 {
+		var fsc uint32
+		var ok bool
+		if pa, _, fsc, ok = c.translate(pc, AccessExec, c.el); !ok {
+			c.sys[FAR_EL1] = pc
+			c.takeException(c.lowerOrSame(ecInsnAbortLow), fsc, pc)
+			return false
+		}
+	}
 	off := pa - RAMBase
 	if off >= uint64(len(m.ram)) {
 		// Executing from a device or from nowhere: synchronous external
 		// abort on the instruction fetch.
-		ec := uint32(ecInsnAbort)
-		if c.el == 0 {
-			ec = ecInsnAbortLow
-		}
 		c.sys[FAR_EL1] = pc
-		c.takeException(ec, fscExternal, pc)
+		c.takeException(c.lowerOrSame(ecInsnAbortLow), fscExternal, pc)
 		return false
 	}
 	p := m.code[off/PageSize]
@@ -44,19 +56,60 @@ func (c *CPU) fetch(pc uint64) bool {
 	return true
 }
 
+// pollIRQ takes a pending, unmasked interrupt. It is called only where the
+// loop polls (see irq.go), so its cost is one atomic load there.
+// It is small enough to be inlined at every poll point.
+func (c *CPU) pollIRQ() {
+	if c.lines.Load() != 0 {
+		c.pollSlow()
+	}
+}
+
+func (c *CPU) pollSlow() {
+	if c.takeInterrupt() {
+		c.pageVA = noPage // the EL may have changed
+	}
+}
+
+// pollTLB performs a flush other CPUs requested (tlbFlushReq). It is
+// polled where the loop leaves its fast path: at slice entry and on page
+// crossings, so a broadcast TLBI in parallel mode reaches every CPU
+// within one quantum.
+func (c *CPU) pollTLB() {
+	if c.tlbFlushReq.Load() {
+		c.tlbFlushReq.Store(false)
+		c.flushTLB()
+	}
+}
+
 // run executes up to budget instructions on c and returns how many it
-// executed. It stops early when the CPU enters WFI, the machine powers off
-// or a hostcall fails (m.err set). The caller holds m.mu.
+// executed. It stops early when the CPU enters WFI, the machine powers off,
+// a hostcall fails (m.err set) or a host debug event stops the machine.
+// The caller holds m.mu.
 func (c *CPU) run(budget uint64) uint64 {
+	if c.dbgActive {
+		return c.runDebug(budget)
+	}
+	return c.runFast(budget)
+}
+
+// runFast is the interpreter loop proper.
+func (c *CPU) runFast(budget uint64) uint64 {
 	m := c.m
 	r := &c.r
 	var n uint64
+	// Entering the loop is leaving the fast path of whatever ran before.
+	c.pollTLB()
+	c.pollIRQ()
 loop:
 	for n < budget {
 		pc := c.pc
 		// One compare covers "same page" and "aligned": pageVA has the low
 		// bits clear, so a misaligned pc never matches.
 		if (pc^c.pageVA)&^(PageSize-4) != 0 {
+			c.pollTLB()
+			c.pollIRQ()
+			pc = c.pc
 			if !c.fetch(pc) {
 				n++
 				continue
@@ -273,107 +326,201 @@ loop:
 			r[in.rd] = hi
 
 		// Branches.
+		// Taken branches poll the interrupt lines (irq.go).
 		case opB:
 			c.pc = pc + in.imm
+			c.pollIRQ()
 		case opBL:
 			r[30] = pc + 4
 			c.pc = pc + in.imm
+			c.pollIRQ()
 		case opBcond:
 			if c.cond(in.cc) {
 				c.pc = pc + in.imm
+				c.pollIRQ()
 			}
 		case opCBZ:
 			if wr(in.sf, r[in.rn]) == 0 {
 				c.pc = pc + in.imm
+				c.pollIRQ()
 			}
 		case opCBNZ:
 			if wr(in.sf, r[in.rn]) != 0 {
 				c.pc = pc + in.imm
+				c.pollIRQ()
 			}
 		case opTBZ:
 			if r[in.rn]>>in.amt&1 == 0 {
 				c.pc = pc + in.imm
+				c.pollIRQ()
 			}
 		case opTBNZ:
 			if r[in.rn]>>in.amt&1 != 0 {
 				c.pc = pc + in.imm
+				c.pollIRQ()
 			}
 		case opBR, opRET:
 			c.pc = r[in.rn]
+			c.pollIRQ()
 		case opBLR:
 			t := r[in.rn] // read before the link write: BLR x30 branches to the old x30
 			r[30] = pc + 4
 			c.pc = t
+			c.pollIRQ()
 
 		// Loads and stores.
 		case opLDRo:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
 				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opSTRo:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
 		case opLDRpre:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			a := r[in.rn] + in.imm
 			if v, ok := c.load(a, in.amt); ok {
 				r[in.rn] = a
 				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opLDRpost:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			a := r[in.rn]
 			if v, ok := c.load(a, in.amt); ok {
 				r[in.rn] = a + in.imm
 				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opSTRpre:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			a := r[in.rn] + in.imm
 			if c.store(a, in.amt, r[in.rd]) {
 				r[in.rn] = a
 			}
 		case opSTRpost:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			a := r[in.rn]
 			if c.store(a, in.amt, r[in.rd]) {
 				r[in.rn] = a + in.imm
 			}
 		case opLDRreg:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
 			if v, ok := c.load(a, in.amt); ok {
 				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opSTRreg:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
 		case opLDRlit:
 			if v, ok := c.load(pc+in.imm, in.amt); ok {
 				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opLDP:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.execLDP(in)
 		case opSTP:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.execSTP(in)
 		case opLDXR:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			a := r[in.rn]
+			if !c.aligned(a, in.amt, false) {
+				break
+			}
 			if v, ok := c.load(a, in.amt); ok {
 				r[in.rd] = v
 				c.setExclusive(a, in.amt)
 			}
 		case opSTXR:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.execSTXR(in)
 		case opLDXP:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.execLDXP(in)
 		case opSTXP:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
 			c.execSTXP(in)
+		case opLDTR:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			if v, ok := c.loadAt(r[in.rn]+in.imm, in.amt, 0); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTTR:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			c.storeAt(r[in.rn]+in.imm, in.amt, r[in.rd], 0)
+		case opLDAR:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			a := r[in.rn]
+			if !c.aligned(a, in.amt, false) {
+				break
+			}
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rd] = v
+			}
+		case opSTLR:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			a := r[in.rn]
+			if c.aligned(a, in.amt, true) {
+				c.store(a, in.amt, r[in.rd])
+			}
 
 		// System.
 		case opNOP:
 		case opWFI:
-			// No interrupt source exists yet, so nothing pending could
-			// make WFI complete at once: the CPU sleeps.
+			// WFI completes at once when an interrupt is pending, masked or
+			// not; only then may it sleep, or (at EL0 without
+			// SCTLR_EL1.nTWI) trap, in the order QEMU checks them.
+			if c.lines.Load() != 0 {
+				c.pollIRQ()
+				break
+			}
+			if c.el == 0 && c.sys[SCTLR_EL1]&sctlrNTW == 0 {
+				c.takeException(ecWFx, wfxISSCondAlways, pc)
+				break
+			}
 			c.wfi = true
 			break loop
 		case opCLREX:
 			c.clearExclusive()
 		case opMSRi:
-			if c.el == 0 {
-				c.undefined(pc)
+			if c.el == 0 && c.el0Denied(in, pc) {
 				break
 			}
 			switch in.sh {
@@ -383,10 +530,10 @@ loop:
 				c.daif |= uint8(in.imm)
 			case pstateDAIFClr:
 				c.daif &^= uint8(in.imm)
+				c.pollIRQ()
 			}
 		case opMRS:
-			if c.el == 0 && in.cc == 0 {
-				c.undefined(pc)
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
 				break
 			}
 			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
@@ -397,8 +544,7 @@ loop:
 			}
 			r[in.rd] = 0
 		case opMSR:
-			if c.el == 0 && in.cc == 0 {
-				c.undefined(pc)
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
 				break
 			}
 			sr := SysReg(in.imm)
@@ -407,18 +553,56 @@ loop:
 				break
 			}
 			c.writeSys(sr, r[in.rn], n-1)
+			switch {
+			case c.dbgActive:
+				// The write enabled a debug feature (MDSCR_EL1, a
+				// breakpoint, the OS lock): continue on the debug path.
+				break loop
+			case sr == DAIF:
+				c.pollIRQ()
+			case sr >= CNTP_TVAL_EL0 && sr <= CNTV_CVAL_EL0:
+				// The scheduler evaluates the timers between slices and
+				// sizes slices to the next deadline: end this one so a
+				// timer change takes effect at a deterministic point.
+				break loop
+			}
 		case opSYS:
-			if c.el == 0 && in.cc == 0 {
-				c.undefined(pc)
+			// Cache maintenance has no effect here; at EL0 it may trap.
+			if c.el == 0 {
+				c.el0Denied(in, pc)
 			}
 		case opAT:
 			if c.el == 0 {
 				c.undefined(pc)
 				break
 			}
-			// MMU off: the translation is the identity, PAR_EL1.F = 0.
-			c.sys[PAR_EL1] = c.translate(r[in.rn]) &^ 0xfff & (1<<48 - 1)
+			c.at(in.sh, r[in.rn])
+		case opTLBI:
+			if c.el == 0 {
+				c.undefined(pc)
+				break
+			}
+			if in.neg {
+				c.tlbi(in.sh, r[in.rn])
+				for _, o := range m.cpus {
+					switch {
+					case o == c:
+					case m.par != nil:
+						// Another goroutine runs o: over-invalidate at
+						// its next poll point instead of touching its
+						// TLB from here.
+						o.tlbFlushReq.Store(true)
+					default:
+						o.tlbi(in.sh, r[in.rn])
+					}
+				}
+			} else {
+				c.tlbi(in.sh, r[in.rn])
+			}
 		case opDCZVA:
+			if c.el == 0 && c.el0Denied(in, pc) {
+				break
+			}
 			a := r[in.rn] &^ (dczBlock - 1)
 			for i := uint64(0); i < dczBlock; i += 8 {
 				if !c.store(a+i, 3, 0) {
@@ -426,6 +610,9 @@ loop:
 				}
 			}
 		case opSVC:
+			if c.dbg.stepping {
+				c.ss = false // SVC completes: the step is done (SPSR.SS = 0)
+			}
 			c.takeException(ecSVC64, uint32(in.imm), pc+4)
 		case opBRK:
 			c.takeException(ecBRK64, uint32(in.imm), pc)
@@ -433,6 +620,9 @@ loop:
 			if c.el == 0 {
 				c.undefined(pc)
 				break
+			}
+			if c.dbg.stepping {
+				c.ss = false
 			}
 			if in.imm == 0 {
 				if c.psci() {
@@ -462,12 +652,48 @@ loop:
 				break
 			}
 			c.eret()
+			c.pollIRQ()
 		default: // opUndef
 			c.undefined(pc)
 		}
 	}
 	c.retired += n
 	return n
+}
+
+// el0Denied applies the EL0 access class of a system instruction (inst.cc)
+// executed at EL0 and reports whether it took an exception instead.
+func (c *CPU) el0Denied(in *inst, pc uint64) bool {
+	switch in.cc {
+	case el0OK:
+		return false
+	case el0Trap:
+		if c.sys[SCTLR_EL1]>>in.amt&1 != 0 {
+			return false
+		}
+		c.sysTrap(in.im2, pc)
+		return true
+	}
+	c.undefined(pc)
+	return true
+}
+
+// spMisaligned takes the SP alignment fault (EC 0x26) if SP, used as the
+// base of a load or store, is not 16-byte aligned while SCTLR_EL1.SA (EL1)
+// or SA0 (EL0) asks for the check.
+func (c *CPU) spMisaligned(pc uint64) bool {
+	if c.r[regSP]&15 == 0 {
+		return false
+	}
+	bit := uint64(sctlrSA)
+	if c.el == 0 {
+		bit = sctlrSA0
+	}
+	if c.sys[SCTLR_EL1]&bit == 0 {
+		return false
+	}
+	c.takeException(ecSPAlign, 0, pc)
+	return true
 }
 
 // wr truncates a result to 32 bits (zero-extending) for W-register forms.
@@ -746,6 +972,10 @@ func (c *CPU) execSTXR(in *inst) {
 func (c *CPU) execLDXP(in *inst) {
 	r := &c.r
 	a := r[in.rn]
+	// The pair is one single-copy atomic access: aligned to its whole size.
+	if !c.aligned(a, in.amt+1, false) {
+		return
+	}
 	v1, ok := c.load(a, in.amt)
 	if !ok {
 		return

@@ -8,13 +8,22 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The physical memory map, as on QEMU's virt board.
 const (
 	RAMBase  = 0x40000000 // first byte of RAM
 	UARTBase = 0x09000000 // PL011 UART, 4 KiB of registers
+	RTCBase  = 0x09010000 // PL031 real-time clock, 4 KiB of registers
 	PageSize = 4096       // translation granule and decode-cache page
+)
+
+// Shared peripheral interrupts of the devices, as INTIDs (SPI n is n+32),
+// numbered as on QEMU virt.
+const (
+	IRQUART = 33 // SPI 1
+	IRQRTC  = 34 // SPI 2
 )
 
 const (
@@ -32,6 +41,21 @@ type Config struct {
 	Console io.Writer    // receives bytes the guest writes to the PL011 data register; nil discards them
 	Logger  *slog.Logger // nil means slog.Default()
 	Quantum int          // instructions per vCPU slice in the run loop; 0 means 10000
+
+	// ConsoleIn, if not nil, feeds the PL011's receive FIFO. A goroutine
+	// reads it and delivers each chunk with the world stopped, so input
+	// arrives between instructions but at host-timed points.
+	ConsoleIn io.Reader
+
+	// Parallel runs one host goroutine per vCPU, with the system counter
+	// following the host clock, instead of interleaving the vCPUs
+	// deterministically on one goroutine. See parallel.go.
+	Parallel bool
+
+	// Epoch is the time the PL031 RTC reports at counter zero in
+	// deterministic mode; the zero value means 2000-01-01 00:00:00 UTC.
+	// Parallel mode reads the host's wall clock instead.
+	Epoch time.Time
 }
 
 // HostcallFunc handles HVC #imm from EL1 for a registered imm. It runs on the
@@ -60,6 +84,8 @@ type Machine struct {
 	code []*codePage // decode cache per RAM page; nil where no code was fetched
 	bus  bus
 	uart *pl011
+	gic  *gic
+	rtc  *pl031
 
 	cpus []*CPU
 
@@ -83,6 +109,19 @@ type Machine struct {
 	// interleaving does not depend on how execution was chunked.
 	sched     int
 	sliceUsed uint64
+	deadline  uint64 // earliest timer deadline at the last evaluation
+
+	// counterSkew is added to the instruction count to form the system
+	// counter in deterministic mode: the ticks fast-forwarded while every
+	// CPU slept in WFI (timer.go).
+	counterSkew atomic.Uint64
+	// timerOut holds each CPU's last timer output levels (timerOutPhys,
+	// timerOutVirt), so the GIC is told only of changes.
+	timerOut []uint8
+
+	parallel bool
+	epoch    time.Time // parallel mode: counter zero on the host clock
+	par      *parallelState
 
 	instructions  atomic.Uint64
 	exceptions    atomic.Uint64
@@ -105,7 +144,7 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.NumCPUs == 0 {
 		cfg.NumCPUs = 1
 	}
-	if cfg.NumCPUs < 0 || cfg.NumCPUs > 256 {
+	if cfg.NumCPUs < 0 || cfg.NumCPUs > gicMaxCPUs {
 		return nil, fmt.Errorf("machine: bad CPU count %d", cfg.NumCPUs)
 	}
 	if cfg.Quantum < 0 {
@@ -126,16 +165,60 @@ func New(cfg Config) (*Machine, error) {
 		ram:       make([]byte, cfg.RAMSize),
 		code:      make([]*codePage, cfg.RAMSize/PageSize),
 		hostcalls: make(map[uint16]HostcallFunc),
+		deadline:  noDeadline,
 	}
 	m.cond = sync.NewCond(&m.mu)
-	m.uart = newPL011(cfg.Console, cfg.Logger)
-	m.bus.add(region{name: "pl011", base: UARTBase, size: PageSize, read: m.uart.read, write: m.uart.write})
+	m.parallel = cfg.Parallel
+	m.epoch = time.Now()
 	for i := 0; i < cfg.NumCPUs; i++ {
 		c := &CPU{m: m, index: i}
 		c.reset()
 		m.cpus = append(m.cpus, c)
 	}
+	m.timerOut = make([]uint8, cfg.NumCPUs)
+	m.gic = newGIC(m, cfg.NumCPUs)
+	m.uart = newPL011(cfg.Console, cfg.Logger, func(level bool) { m.gic.setSPI(IRQUART, level) })
+	m.rtc = newPL031(m, cfg.Epoch, func(level bool) { m.gic.setSPI(IRQRTC, level) })
+	m.addDevice("gicd", GICDBase, gicRegionSize, m.gic.distRead, m.gic.distWrite)
+	m.addDevice("gicc", GICCBase, gicRegionSize, m.gic.cpuRead, m.gic.cpuWrite)
+	m.addDevice("pl011", UARTBase, PageSize, m.uart.read, m.uart.write)
+	m.addDevice("pl031", RTCBase, PageSize, m.rtc.read, m.rtc.write)
+	if cfg.Parallel {
+		m.par = newParallelState(m)
+	}
+	if cfg.ConsoleIn != nil {
+		go m.feedConsole(cfg.ConsoleIn)
+	}
 	return m, nil
+}
+
+// deviceRead and deviceWrite are device register handlers that know which
+// CPU accesses them (the GIC banks registers per CPU).
+type (
+	deviceRead  func(cpu int, off uint64, size int) uint64
+	deviceWrite func(cpu int, off uint64, size int, v uint64)
+)
+
+// addDevice maps a device's registers into the physical address space.
+// The bus callbacks do not name the accessing CPU, so currentCPU supplies
+// it (see there).
+func (m *Machine) addDevice(name string, base, size uint64, rd deviceRead, wr deviceWrite) {
+	m.bus.add(region{
+		name: name, base: base, size: size,
+		read:  func(off uint64, n int) uint64 { return rd(m.currentCPU(), off, n) },
+		write: func(off uint64, n int, v uint64) { wr(m.currentCPU(), off, n, v) },
+	})
+}
+
+// currentCPU returns the index of the CPU performing a device access. In
+// deterministic mode that is the CPU the scheduler runs. Parallel mode
+// needs the bus to pass the CPU (see parallel.go); until it does, device
+// accesses there are attributed to CPU 0.
+func (m *Machine) currentCPU() int {
+	if m.parallel {
+		return 0
+	}
+	return m.sched
 }
 
 // NumCPUs returns the number of CPUs.
@@ -173,9 +256,16 @@ func (m *Machine) Boot(entry, arg uint64) {
 		c.reset()
 	}
 	m.reservations = 0
-	m.sched, m.sliceUsed = 0, 0
+	m.sched, m.sliceUsed, m.deadline = 0, 0, noDeadline
 	m.off.Store(false)
 	m.err = nil
+	m.counterSkew.Store(0)
+	for i := range m.timerOut {
+		m.timerOut[i] = 0
+	}
+	m.gic.reset()
+	m.uart.reset()
+	m.rtc.reset()
 	c := m.cpus[0]
 	c.on = true
 	c.pc = entry
@@ -206,6 +296,9 @@ func (m *Machine) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return nil
 	}
+	if m.parallel {
+		return m.runParallel(ctx)
+	}
 	var cancelled atomic.Bool
 	stop := context.AfterFunc(ctx, func() {
 		cancelled.Store(true)
@@ -233,8 +326,9 @@ func (m *Machine) Run(ctx context.Context) error {
 			return nil
 		}
 		if n == 0 {
-			// Every powered-on CPU sleeps and no interrupt source exists
-			// yet: sleep until cancelled, serving Exclusive meanwhile.
+			// Every powered-on CPU sleeps and no timer is armed: only the
+			// host can wake one (through Exclusive, e.g. console input), so
+			// sleep until cancelled, serving Exclusive meanwhile.
 			for !cancelled.Load() && !m.runnable() {
 				m.cond.Wait()
 			}
@@ -244,10 +338,16 @@ func (m *Machine) Run(ctx context.Context) error {
 
 // Step runs exactly n instructions (summed over CPUs, same interleaving as
 // Run) and returns. It holds the machine lock throughout, so an Exclusive
-// call from another goroutine waits for Step to return. It returns early with nil when the guest powers off or
-// when no CPU can run (all off or waiting in WFI), and with a hostcall's
-// error when one fails.
+// call from another goroutine waits for Step to return. It returns early
+// with nil when the guest powers off or when no CPU can run (all off, or
+// waiting in WFI with no armed timer), and with a hostcall's error when
+// one fails. In parallel mode Step still interleaves the CPUs on the
+// calling goroutine.
 func (m *Machine) Step(n uint64) error {
+	if m.par != nil {
+		m.par.world.Lock()
+		defer m.par.world.Unlock()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for n > 0 && !m.off.Load() {
@@ -269,6 +369,10 @@ func (m *Machine) Step(n uint64) error {
 // not be called from a hostcall handler: the world is already stopped there
 // and the call would deadlock.
 func (m *Machine) Exclusive(fn func()) {
+	if m.par != nil {
+		m.exclusiveParallel(fn)
+		return
+	}
 	m.pending.Add(1)
 	m.mu.Lock()
 	defer func() {
@@ -279,10 +383,11 @@ func (m *Machine) Exclusive(fn func()) {
 	fn()
 }
 
-// runnable reports whether some CPU is powered on and not waiting.
+// runnable reports whether some CPU is powered on and either not waiting
+// or woken by an asserted interrupt line (masked or not, as WFI requires).
 func (m *Machine) runnable() bool {
 	for _, c := range m.cpus {
-		if c.on && !c.wfi {
+		if c.on && (!c.wfi || c.interruptLines() != 0) {
 			return true
 		}
 	}
@@ -290,17 +395,38 @@ func (m *Machine) runnable() bool {
 }
 
 // runSome executes up to budget instructions following the round-robin
-// schedule. It returns the number executed; 0 means no CPU could run.
-// The caller holds m.mu.
+// schedule. It returns the number executed; 0 means no CPU could run and
+// no timer can wake one. The caller holds m.mu.
+//
+// Timers are evaluated at the start of every slice (the guest may have
+// written a timer register in the last one) and when the counter reaches
+// the earliest deadline seen then; a slice never runs past that deadline,
+// so a timer interrupt is raised at the same instruction count in every
+// run. Evaluation points depend only on the schedule, never on how Run or
+// Step chunked execution. When every CPU sleeps in WFI, the counter jumps
+// to the next deadline instead (fastForward).
 func (m *Machine) runSome(budget uint64) (uint64, error) {
 	var done uint64
 	skipped := 0
 	for done < budget && !m.off.Load() {
+		if m.debugStop() { // a host debugger event (hostdebug.go) ends the run at once
+			break
+		}
+		if m.sliceUsed == 0 || m.systemCounter(0) >= m.deadline {
+			m.deadline = m.evalTimers()
+		}
 		c := m.cpus[m.sched]
+		if c.wfi && c.interruptLines() != 0 {
+			c.wfi = false
+		}
 		if !c.on || c.wfi {
 			m.nextCPU()
 			skipped++
 			if skipped >= len(m.cpus) {
+				if m.fastForward(m.deadline) {
+					skipped = 0
+					continue
+				}
 				break
 			}
 			continue
@@ -309,6 +435,10 @@ func (m *Machine) runSome(budget uint64) (uint64, error) {
 		want := m.quantum - m.sliceUsed
 		if budget-done < want {
 			want = budget - done
+		}
+		if m.deadline != noDeadline {
+			// evalTimers returns only deadlines in the future.
+			want = min(want, m.deadline-m.systemCounter(0))
 		}
 		n := c.run(want)
 		done += n
@@ -319,7 +449,7 @@ func (m *Machine) runSome(budget uint64) (uint64, error) {
 			m.err = nil
 			return done, err
 		}
-		if m.sliceUsed >= m.quantum || c.wfi {
+		if m.sliceUsed >= m.quantum || c.wfi || !c.on {
 			m.nextCPU()
 		}
 	}
@@ -332,44 +462,4 @@ func (m *Machine) nextCPU() {
 		m.sched = 0
 	}
 	m.sliceUsed = 0
-}
-
-// SMCCC / PSCI function identifiers and results (Arm DEN0022).
-const (
-	psciVersion     = 0x84000000
-	psciSystemOff   = 0x84000008
-	psciSystemReset = 0x84000009
-	psciFeatures    = 0x8400000a
-
-	psciSuccess      = 0
-	psciNotSupported = ^uint64(0) // -1
-)
-
-// psci implements the firmware side of HVC #0. It reports whether the
-// machine powered off.
-func (c *CPU) psci() bool {
-	m := c.m
-	switch fid := uint32(c.r[0]); fid {
-	case psciVersion:
-		c.r[0] = 0x00010000
-	case psciSystemOff:
-		m.log.Info("machine: PSCI SYSTEM_OFF", "cpu", c.index, "pc", fmt.Sprintf("%#x", c.pc-4))
-		m.off.Store(true)
-		return true
-	case psciSystemReset:
-		// Reset would need the host to reload the image; stop instead.
-		m.log.Info("machine: PSCI SYSTEM_RESET treated as power off", "cpu", c.index, "pc", fmt.Sprintf("%#x", c.pc-4))
-		m.off.Store(true)
-		return true
-	case psciFeatures:
-		switch uint32(c.r[1]) {
-		case psciVersion, psciSystemOff, psciSystemReset, psciFeatures:
-			c.r[0] = psciSuccess
-		default:
-			c.r[0] = psciNotSupported
-		}
-	default:
-		c.r[0] = psciNotSupported
-	}
-	return false
 }

@@ -143,16 +143,23 @@ func (m *Machine) snoop(by *CPU, pa, n uint64) {
 	}
 }
 
-// translate maps a virtual address to a physical one. The MMU is off, so it
-// is the identity; it exists so that a stage-1 walker slots in here.
-func (c *CPU) translate(va uint64) uint64 { return va }
-
 // load reads size bytes (1<<lg) at virtual address va, zero-extended. On a
 // fault it takes the data abort and returns ok=false.
+//
+// The fast path is plain RAM: with the MMU off VA == PA, and with it on the
+// micro-TLB maps the page (tagged by EL, refilled by the slow path). An
+// access that could straddle the page goes the slow way.
 func (c *CPU) load(va uint64, lg uint8) (uint64, bool) {
-	pa := c.translate(va)
 	ram := c.m.ram
-	if off := pa - RAMBase; off < uint64(len(ram))-7 {
+	off := va - RAMBase
+	if c.xlate {
+		e := &c.utlb[va>>12&utlbMask]
+		if e.rtag != va&^0xfff|uint64(c.el) || va&0xfff > PageSize-8 {
+			return c.loadSlow(va, lg, c.el)
+		}
+		off = e.off + va&0xfff
+	}
+	if off < uint64(len(ram))-7 {
 		switch lg {
 		case 0:
 			return uint64(ram[off]), true
@@ -164,11 +171,78 @@ func (c *CPU) load(va uint64, lg uint8) (uint64, bool) {
 			return binary.LittleEndian.Uint64(ram[off:]), true
 		}
 	}
-	return c.loadSlow(va, pa, lg)
+	return c.loadSlow(va, lg, c.el)
 }
 
-func (c *CPU) loadSlow(va, pa uint64, lg uint8) (uint64, bool) {
+// loadAt is load with the permissions of EL el: LDTR at EL1 reads as EL0.
+func (c *CPU) loadAt(va uint64, lg uint8, el uint8) (uint64, bool) {
+	if el == c.el || c.sys[SCTLR_EL1]&sctlrM == 0 {
+		return c.load(va, lg)
+	}
+	return c.loadSlow(va, lg, el)
+}
+
+// storeAt is store with the permissions of EL el (STTR).
+func (c *CPU) storeAt(va uint64, lg uint8, v uint64, el uint8) bool {
+	if el == c.el || c.sys[SCTLR_EL1]&sctlrM == 0 {
+		return c.store(va, lg, v)
+	}
+	return c.storeSlow(va, lg, v, el)
+}
+
+// aligned checks the alignment that exclusives and acquire/release
+// accesses always require, taking the alignment fault if it fails.
+func (c *CPU) aligned(va uint64, lg uint8, write bool) bool {
+	if va&(1<<lg-1) == 0 {
+		return true
+	}
+	c.dataFault(va, fscAlignment, write, false)
+	return false
+}
+
+// physAddr2 returns the physical address of byte i of an access whose
+// first page maps to pa and whose second (if crossed) maps to pa2.
+func physAddr2(va, pa, pa2, i uint64) uint64 {
+	if pa2 == ^uint64(0) || (va+i)&^0xfff == va&^0xfff {
+		return pa + i
+	}
+	return pa2 + (va+i)&0xfff
+}
+
+func (c *CPU) loadSlow(va uint64, lg uint8, el uint8) (uint64, bool) {
 	size := 1 << lg
+	pa, pa2 := va, ^uint64(0)
+	if c.xlate {
+		var ok bool
+		if pa, pa2, ok = c.dataAddr(va, lg, false, false, el); !ok {
+			return 0, false
+		}
+	}
+	var v uint64
+	if pa2 != ^uint64(0) {
+		for i := size - 1; i >= 0; i-- {
+			b, ok := c.physRead(physAddr2(va, pa, pa2, uint64(i)), 1)
+			if !ok {
+				c.dataAbort(va, false)
+				return 0, false
+			}
+			v = v<<8 | b
+		}
+	} else {
+		var ok bool
+		if v, ok = c.physRead(pa, size); !ok {
+			c.dataAbort(va, false)
+			return 0, false
+		}
+	}
+	if c.dbg.hostWatch {
+		c.m.hostWatchCheck(c, va, uint64(size), false)
+	}
+	return v, true
+}
+
+// physRead reads size bytes at physical address pa from RAM or a device.
+func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 	m := c.m
 	if off, err := m.ramRange(pa, size); err == nil {
 		var v uint64
@@ -180,17 +254,40 @@ func (c *CPU) loadSlow(va, pa uint64, lg uint8) (uint64, bool) {
 	if r := m.bus.find(pa, size); r != nil {
 		return r.read(pa-r.base, size), true
 	}
-	c.dataAbort(va, false)
 	return 0, false
+}
+
+// physWrite writes size bytes at physical address pa to RAM or a device.
+func (c *CPU) physWrite(pa uint64, size int, v uint64) bool {
+	m := c.m
+	if off, err := m.ramRange(pa, size); err == nil {
+		for i := 0; i < size; i++ {
+			m.ram[off+uint64(i)] = byte(v >> (8 * i))
+		}
+		m.stored(c, off, uint64(size))
+		return true
+	}
+	if r := m.bus.find(pa, size); r != nil {
+		r.write(pa-r.base, size, v)
+		return true
+	}
+	return false
 }
 
 // store writes the low size bytes (1<<lg) of v at virtual address va. On a
 // fault it takes the data abort and returns false.
 func (c *CPU) store(va uint64, lg uint8, v uint64) bool {
-	pa := c.translate(va)
 	m := c.m
 	ram := m.ram
-	if off := pa - RAMBase; off < uint64(len(ram))-7 {
+	off := va - RAMBase
+	if c.xlate {
+		e := &c.utlb[va>>12&utlbMask]
+		if e.wtag != va&^0xfff|uint64(c.el) || va&0xfff > PageSize-8 {
+			return c.storeSlow(va, lg, v, c.el)
+		}
+		off = e.off + va&0xfff
+	}
+	if off < uint64(len(ram))-7 {
 		switch lg {
 		case 0:
 			ram[off] = byte(v)
@@ -208,23 +305,31 @@ func (c *CPU) store(va uint64, lg uint8, v uint64) bool {
 		}
 		return true
 	}
-	return c.storeSlow(va, pa, lg, v)
+	return c.storeSlow(va, lg, v, c.el)
 }
 
-func (c *CPU) storeSlow(va, pa uint64, lg uint8, v uint64) bool {
+func (c *CPU) storeSlow(va uint64, lg uint8, v uint64, el uint8) bool {
 	size := 1 << lg
-	m := c.m
-	if off, err := m.ramRange(pa, size); err == nil {
-		for i := 0; i < size; i++ {
-			m.ram[off+uint64(i)] = byte(v >> (8 * i))
+	pa, pa2 := va, ^uint64(0)
+	if c.xlate {
+		var ok bool
+		if pa, pa2, ok = c.dataAddr(va, lg, true, false, el); !ok {
+			return false
 		}
-		m.stored(c, off, uint64(size))
-		return true
 	}
-	if r := m.bus.find(pa, size); r != nil {
-		r.write(pa-r.base, size, v)
-		return true
+	if pa2 != ^uint64(0) {
+		for i := 0; i < size; i++ {
+			if !c.physWrite(physAddr2(va, pa, pa2, uint64(i)), 1, v>>(8*i)) {
+				c.dataAbort(va+uint64(i), true)
+				return false
+			}
+		}
+	} else if !c.physWrite(pa, size, v) {
+		c.dataAbort(va, true)
+		return false
 	}
-	c.dataAbort(va, true)
-	return false
+	if c.dbg.hostWatch {
+		c.m.hostWatchCheck(c, va, uint64(size), true)
+	}
+	return true
 }

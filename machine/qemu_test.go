@@ -5,10 +5,13 @@ import (
 	"context"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,13 +67,42 @@ func runOnMachine(t testing.TB, path string) []byte {
 	return out.Bytes()
 }
 
-// TestQEMUDifferential runs the same image on machine and on QEMU's virt
+// diffProgs are the differential test programs (testdata/Makefile builds
+// them) and the QEMU CPU model each is compared on. The programs built on
+// testdata/common keep to Armv8.0 behaviour, so QEMU's -cpu max (which
+// adds PAN, LSE, ...) gives the same results as an Armv8.0 core would.
+var diffProgs = []struct {
+	path string
+	cpu  string
+}{
+	{testProg, "cortex-a57"},
+	{"testdata/eltest.elf", "max"},
+	{"testdata/mmutest.elf", "max"},
+	{"testdata/dbgtest.elf", "max"},
+}
+
+// TestQEMUDifferential runs each program on machine and on QEMU's virt
 // board and requires byte-identical UART output.
 func TestQEMUDifferential(t *testing.T) {
-	got := runOnMachine(t, testProg)
-	if !bytes.HasSuffix(got, []byte("done\n")) {
-		t.Fatalf("machine output incomplete:\n%s", got)
+	for _, p := range diffProgs {
+		t.Run(strings.TrimSuffix(filepath.Base(p.path), ".elf"), func(t *testing.T) {
+			t.Parallel()
+			got := runOnMachine(t, p.path)
+			if !bytes.HasSuffix(got, []byte("done\n")) {
+				t.Fatalf("machine output incomplete:\n%s", got)
+			}
+			want := runOnQEMU(t, p.path, p.cpu)
+			if !bytes.Equal(got, want) {
+				t.Errorf("UART output differs from QEMU\n%s", lineDiff(got, want))
+			}
+		})
 	}
+}
+
+// runOnQEMU runs the program on qemu-system-aarch64 and returns its UART
+// output. It skips the test when QEMU is missing, unless CI is set.
+func runOnQEMU(t *testing.T, path, cpu string) []byte {
+	t.Helper()
 	qemu, err := exec.LookPath("qemu-system-aarch64")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -80,8 +112,8 @@ func TestQEMUDifferential(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, qemu, "-M", "virt", "-cpu", "cortex-a57", "-m", "128",
-		"-nographic", "-no-reboot", "-nic", "none", "-kernel", testProg)
+	cmd := exec.CommandContext(ctx, qemu, "-M", "virt", "-cpu", cpu, "-m", "128",
+		"-nographic", "-no-reboot", "-nic", "none", "-kernel", path)
 	cmd.Stdin = nil // QEMU's monitor must not read the test's stdin
 	want, err := cmd.Output()
 	if err != nil {
@@ -91,7 +123,25 @@ func TestQEMUDifferential(t *testing.T) {
 		}
 		t.Fatalf("qemu: %v", err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("UART output differs from QEMU\nmachine:\n%s\nqemu:\n%s", got, want)
+	return want
+}
+
+// lineDiff shows the first differing line of two outputs with context.
+func lineDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			from := max(0, i-3)
+			return fmt.Sprintf("line %d:\nmachine: %q\nqemu:    %q\ncontext (qemu):\n%s", i+1, gl, wl,
+				strings.Join(w[from:min(len(w), i+1)], "\n"))
+		}
 	}
+	return "(equal)"
 }

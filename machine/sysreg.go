@@ -7,9 +7,9 @@ import "strconv"
 const (
 	midrValue      = 0x411fd070 // Arm Cortex-A57 r1p0
 	idAA64PFR0     = 0x00ff0011 // EL0, EL1 AArch64 only; FP and AdvSIMD not implemented; no EL2/EL3
-	idAA64DFR0     = 0x00000006 // Armv8 debug architecture
+	idAA64DFR0     = 0x00305006 // Armv8 debug architecture, 6 breakpoints, 4 watchpoints, no PMU
 	idAA64ISAR0    = 0x00010000 // CRC32 instructions
-	idAA64MMFR0    = 0x00001024 // 44-bit PA, 16-bit ASID, 4K and 64K granules, little-endian only
+	idAA64MMFR0    = 0x0f001024 // 44-bit PA, 16-bit ASID, 4K granule only, little-endian only
 	ctrValue       = 0x8444c004 // 64-byte lines, 64-byte exclusive granule, PIPT I-cache (as QEMU's A57)
 	dczidValue     = 4          // DC ZVA block: 2^4 words = 64 bytes
 	dczBlock       = 64
@@ -26,7 +26,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // which keeps guest time deterministic. inSlice is the number executed by
 // the running CPU in its current slice and not yet added to the total.
 func (c *CPU) counter(inSlice uint64) uint64 {
-	return c.m.instructions.Load() + inSlice
+	return c.m.systemCounter(inSlice)
 }
 
 // SysReg returns system register r as the host sees it (no access checks).
@@ -78,6 +78,10 @@ func (c *CPU) readSys(r SysReg, inSlice uint64) uint64 {
 	case CTR_EL0:
 		return ctrValue
 	case DCZID_EL0:
+		// DZP tells EL0 whether DC ZVA is prohibited (SCTLR_EL1.DZE).
+		if c.el == 0 && c.sys[SCTLR_EL1]&sctlrDZE == 0 {
+			return dczidValue | 1<<4
+		}
 		return dczidValue
 	case CNTPCT_EL0, CNTVCT_EL0:
 		return c.counter(inSlice)
@@ -128,8 +132,15 @@ func (c *CPU) writeSys(r SysReg, v, inSlice uint64) {
 		c.setNZCV(v)
 	case VBAR_EL1:
 		c.sys[r] = v &^ vbarReservedLo
+	case SCTLR_EL1, TTBR0_EL1, TTBR1_EL1, TCR_EL1, MAIR_EL1:
+		c.sys[r] = v
+		c.translationChanged(r)
 	case OSLAR_EL1:
 		c.sys[OSLSR_EL1] = oslsrOSLM | (v&1)<<1
+		c.debugChanged()
+	case MDSCR_EL1:
+		c.sys[r] = v
+		c.debugChanged()
 	case CNTP_TVAL_EL0:
 		c.sys[CNTP_CVAL_EL0] = c.counter(inSlice) + uint64(int64(int32(v)))
 	case CNTV_TVAL_EL0:
@@ -142,6 +153,11 @@ func (c *CPU) writeSys(r SysReg, v, inSlice uint64) {
 		DCZID_EL0, CNTPCT_EL0, CNTVCT_EL0:
 		// Read-only.
 	default:
+		if r >= DBGBVR0_EL1 && r <= MDCCINT_EL1 {
+			c.sys[r] = v
+			c.debugChanged()
+			return
+		}
 		if r >= 0 && r < numSysRegs {
 			c.sys[r] = v
 		}

@@ -67,7 +67,21 @@ const (
 	CNTV_CTL_EL0                   // op0=3 op1=3 CRn=14 CRm=3 op2=1
 	CNTV_CVAL_EL0                  // op0=3 op1=3 CRn=14 CRm=3 op2=2
 
-	numSysRegs // not a register: the count
+	// The debug breakpoint and watchpoint registers: DBGBVR<n>_EL1 is
+	// DBGBVR0_EL1+n, and so on.
+	DBGBVR0_EL1                         // op0=2 op1=0 CRn=0 CRm=n op2=4
+	DBGBCR0_EL1 = DBGBVR0_EL1 + numBRPs // op0=2 op1=0 CRn=0 CRm=n op2=5
+	DBGWVR0_EL1 = DBGBCR0_EL1 + numBRPs // op0=2 op1=0 CRn=0 CRm=n op2=6
+	DBGWCR0_EL1 = DBGWVR0_EL1 + numWRPs // op0=2 op1=0 CRn=0 CRm=n op2=7
+	MDCCINT_EL1 = DBGWCR0_EL1 + numWRPs // op0=2 op1=0 CRn=0 CRm=2 op2=0
+
+	numSysRegs = MDCCINT_EL1 + 1 // not a register: the count
+)
+
+// The number of hardware breakpoints and watchpoints.
+const (
+	numBRPs = 6
+	numWRPs = 4
 )
 
 // String returns the Arm ARM name of the register.
@@ -192,6 +206,18 @@ func (r SysReg) String() string {
 	case CNTV_CVAL_EL0:
 		return "CNTV_CVAL_EL0"
 	}
+	switch {
+	case r >= DBGBVR0_EL1 && r < DBGBCR0_EL1:
+		return "DBGBVR" + itoa(int(r-DBGBVR0_EL1)) + "_EL1"
+	case r >= DBGBCR0_EL1 && r < DBGWVR0_EL1:
+		return "DBGBCR" + itoa(int(r-DBGBCR0_EL1)) + "_EL1"
+	case r >= DBGWVR0_EL1 && r < DBGWCR0_EL1:
+		return "DBGWVR" + itoa(int(r-DBGWVR0_EL1)) + "_EL1"
+	case r >= DBGWCR0_EL1 && r < MDCCINT_EL1:
+		return "DBGWCR" + itoa(int(r-DBGWCR0_EL1)) + "_EL1"
+	case r == MDCCINT_EL1:
+		return "MDCCINT_EL1"
+	}
 	return "SysReg(" + itoa(int(r)) + ")"
 }
 
@@ -209,6 +235,23 @@ type sysRegAccess struct {
 // lookupSysReg maps an MRS/MSR encoding key to a register and its access
 // rights; ok is false for encodings the machine does not implement.
 func lookupSysReg(key uint32) (r SysReg, acc sysRegAccess, ok bool) {
+	// op0=2 op1=0 CRn=0: the breakpoint and watchpoint registers.
+	if key&^0x7f == 0x8000 {
+		n, op2 := SysReg(key>>3&15), key&7
+		rw := sysRegAccess{true, true, false, false}
+		switch {
+		case op2 == 4 && n < numBRPs:
+			return DBGBVR0_EL1 + n, rw, true
+		case op2 == 5 && n < numBRPs:
+			return DBGBCR0_EL1 + n, rw, true
+		case op2 == 6 && n < numWRPs:
+			return DBGWVR0_EL1 + n, rw, true
+		case op2 == 7 && n < numWRPs:
+			return DBGWCR0_EL1 + n, rw, true
+		case n == 2 && op2 == 0:
+			return MDCCINT_EL1, rw, true
+		}
+	}
 	switch key {
 	case 0xc080: // SCTLR_EL1
 		return SCTLR_EL1, sysRegAccess{true, true, false, false}, true

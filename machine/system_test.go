@@ -32,7 +32,7 @@ func TestSystemRegisters(t *testing.T) {
 		{name: "id-regs", code: []string{"mrs x0, id_aa64pfr0_el1", "mrs x1, id_aa64isar0_el1", "mrs x2, id_aa64mmfr2_el1", "mrs x3, id_pfr0_el1"}, want: regs{0: idAA64PFR0, 1: idAA64ISAR0, 2: 0, 3: 0}},
 		{name: "hints", code: []string{"nop", "yield", "wfe", "sev", "sevl", "isb", "dsb sy", "dmb ish", "dsb ishst", "hint #34", "paciasp", "autiasp", "csdb"}},
 		{name: "cache-maint", code: []string{"ic iallu", "ic ialluis", "ic ivau, x9", "dc civac, x9", "dc cvac, x9", "dc cvau, x9", "dc ivac, x9", "dc cisw, x1", "tlbi vmalle1is", "tlbi vae1, x1"}, in: regs{9: testData}},
-		{name: "at", code: []string{"at s1e1r, x1", "mrs x0, par_el1"}, in: regs{1: 0x4000_1234}, want: regs{0: 0x4000_1000}},
+		{name: "at", code: []string{"at s1e1r, x1", "mrs x0, par_el1"}, in: regs{1: 0x4000_1234}, want: regs{0: 0x4000_1a00}}, // MMU off: PA, NS, bit 11 (RES1), Device-nGnRnE
 	})
 }
 

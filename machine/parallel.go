@@ -1,0 +1,297 @@
+package machine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// Parallel mode (Config.Parallel): one host goroutine per vCPU.
+//
+// Stopping the world. Every vCPU goroutine holds world for reading while it
+// executes a slice (at most one quantum) and releases it between slices and
+// while it sleeps in WFI. Exclusive, Step and hostcall handlers take it for
+// writing, so they run with every vCPU parked at an instruction boundary,
+// as in deterministic mode.
+//
+// Power state. c.on and c.wfi of any CPU may be written by another CPU's
+// goroutine (PSCI CPU_ON) and are read by the host; in parallel mode they
+// are accessed only under powerMu or with the world stopped.
+//
+// Guest memory. Plain []byte accesses from several goroutines are data
+// races, so in parallel mode the interpreter must reach RAM through
+// ramLoad, ramStore and ramCAS below (sync/atomic on the aligned words
+// holding the access), and store-exclusive becomes a compare-and-swap
+// against the value the load-exclusive returned, as QEMU's MTTCG does
+// (a store of the same value in between goes unnoticed: the ABA case,
+// harmless for the locks and counters built on exclusives).
+type parallelState struct {
+	m       *Machine
+	world   sync.RWMutex
+	powerMu sync.Mutex
+	wakeCh  []chan struct{} // per CPU, capacity 1: an interrupt line rose or power changed
+	stop    chan struct{}   // closed by powerOff
+	stopped atomic.Bool
+	errMu   sync.Mutex
+	err     error
+}
+
+func newParallelState(m *Machine) *parallelState {
+	p := &parallelState{m: m, stop: make(chan struct{})}
+	for range m.cpus {
+		p.wakeCh = append(p.wakeCh, make(chan struct{}, 1))
+	}
+	return p
+}
+
+// wake nudges CPU i's goroutine if it sleeps; a no-op in deterministic
+// mode, where the scheduler polls the lines itself. It takes an index, not
+// a *CPU, because CPU_ON may be resetting that CPU's struct concurrently.
+func (m *Machine) wake(i int) {
+	if m.par == nil {
+		return
+	}
+	select {
+	case m.par.wakeCh[i] <- struct{}{}:
+	default:
+	}
+}
+
+// lockPower and unlockPower guard CPU power state (on, wfi) against other
+// vCPU goroutines in parallel mode; deterministic mode has one goroutine.
+func (m *Machine) lockPower() {
+	if m.par != nil {
+		m.par.powerMu.Lock()
+	}
+}
+
+func (m *Machine) unlockPower() {
+	if m.par != nil {
+		m.par.powerMu.Unlock()
+	}
+}
+
+// powered tells c's goroutine that c was powered on or off.
+func (p *parallelState) powered(i int) { p.m.wake(i) }
+
+// stopAll wakes every goroutine so that it sees the machine powered off.
+func (p *parallelState) stopAll() {
+	if p.stopped.CompareAndSwap(false, true) {
+		close(p.stop)
+	}
+}
+
+// fail records the first error of a vCPU goroutine and stops the others.
+func (p *parallelState) fail(err error) {
+	p.errMu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.errMu.Unlock()
+	p.stopAll()
+}
+
+// runParallel is Run in parallel mode.
+func (m *Machine) runParallel(ctx context.Context) error {
+	p := m.par
+	if m.off.Load() {
+		return nil
+	}
+	p.errMu.Lock()
+	p.err = nil
+	p.errMu.Unlock()
+	if p.stopped.Load() {
+		p.stop = make(chan struct{})
+		p.stopped.Store(false)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, c := range m.cpus {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.vcpuLoop(ctx, c, i)
+		}()
+	}
+	select {
+	case <-ctx.Done():
+	case <-p.stop:
+	}
+	cancel()
+	wg.Wait()
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
+	return p.err
+}
+
+// vcpuLoop runs c until ctx ends or the machine stops.
+func (m *Machine) vcpuLoop(ctx context.Context, c *CPU, idx int) {
+	p := m.par
+	for {
+		if ctx.Err() != nil || p.stopped.Load() {
+			return
+		}
+		p.powerMu.Lock()
+		on := c.on
+		if c.wfi && c.interruptLines() != 0 {
+			c.wfi = false
+		}
+		sleeping := c.wfi
+		p.powerMu.Unlock()
+		if !on || sleeping {
+			m.sleep(ctx, c, idx, on)
+			continue
+		}
+		p.world.RLock()
+		// The slice ends early enough for this CPU's timers to fire
+		// within one quantum of their deadline.
+		m.evalTimer(c, m.systemCounter(0))
+		n := c.run(m.quantum)
+		m.instructions.Add(n)
+		m.evalTimer(c, m.systemCounter(0))
+		err := m.err
+		p.world.RUnlock()
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		if m.off.Load() {
+			p.stopAll()
+			return
+		}
+	}
+}
+
+// sleep blocks c's goroutine until an interrupt line rises, its power
+// changes, one of its timers is due, or the run ends.
+func (m *Machine) sleep(ctx context.Context, c *CPU, idx int, on bool) {
+	p := m.par
+	var timeout <-chan time.Time
+	if on {
+		p.world.RLock()
+		d := m.evalTimer(c, m.systemCounter(0))
+		p.world.RUnlock()
+		if d != noDeadline {
+			wait := time.Duration(d-m.systemCounter(0)) * nsPerTick
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		if c.interruptLines() != 0 {
+			return
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-p.stop:
+	case <-p.wakeCh[idx]:
+	case <-timeout:
+		p.world.RLock()
+		m.evalTimer(c, m.systemCounter(0))
+		p.world.RUnlock()
+	}
+}
+
+// exclusiveParallel is Exclusive in parallel mode.
+func (m *Machine) exclusiveParallel(fn func()) {
+	m.par.world.Lock()
+	defer m.par.world.Unlock()
+	fn()
+}
+
+// callHostcall runs a hostcall handler for c. In parallel mode the vCPU
+// gives up its share of the world and takes it whole, so the handler runs
+// with every other vCPU parked, as HostcallFunc promises. The interpreter
+// must call this instead of fn(c) (see the report in parallel.go's doc).
+func (m *Machine) callHostcall(c *CPU, fn HostcallFunc) error {
+	if m.par == nil {
+		return fn(c)
+	}
+	m.par.world.RUnlock()
+	m.par.world.Lock()
+	defer func() {
+		m.par.world.Unlock()
+		m.par.world.RLock()
+	}()
+	return fn(c)
+}
+
+// Atomic RAM accessors for parallel mode. off is a RAM offset with
+// off+1<<lg <= len(ram); the interpreter has checked the range. Accesses
+// within one aligned 8-byte word are single-copy atomic; wider unaligned
+// ones are split into bytes, which the architecture permits.
+
+// word64 returns the aligned 64-bit word of RAM holding offset off.
+func (m *Machine) word64(off uint64) *uint64 {
+	return (*uint64)(unsafe.Pointer(&m.ram[off&^7]))
+}
+
+// fits reports whether an access of 1<<lg bytes at off stays in one
+// aligned 8-byte word.
+func fits(off uint64, lg uint8) bool { return off&7+1<<lg <= 8 }
+
+// ramLoad reads 1<<lg bytes of RAM at off, little-endian, zero-extended.
+func (m *Machine) ramLoad(off uint64, lg uint8) uint64 {
+	if fits(off, lg) {
+		w := atomic.LoadUint64(m.word64(off))
+		v := w >> (8 * (off & 7))
+		if lg < 3 {
+			v &= 1<<(8<<lg) - 1
+		}
+		return v
+	}
+	var v uint64
+	for i := uint64(1<<lg) - 1; ; i-- {
+		v = v<<8 | m.ramLoad(off+i, 0)
+		if i == 0 {
+			return v
+		}
+	}
+}
+
+// ramStore writes the low 1<<lg bytes of v to RAM at off.
+func (m *Machine) ramStore(off uint64, lg uint8, v uint64) {
+	if lg == 3 && off&7 == 0 {
+		atomic.StoreUint64(m.word64(off), v)
+		return
+	}
+	if !fits(off, lg) {
+		for i := uint64(0); i < 1<<lg; i++ {
+			m.ramStore(off+i, 0, v>>(8*i))
+		}
+		return
+	}
+	sh := 8 * (off & 7)
+	mask := uint64(1<<(8<<lg)-1) << sh
+	p := m.word64(off)
+	for {
+		old := atomic.LoadUint64(p)
+		if atomic.CompareAndSwapUint64(p, old, old&^mask|v<<sh&mask) {
+			return
+		}
+	}
+}
+
+// ramCAS replaces the 1<<lg bytes at off (aligned to their size, as
+// exclusives require) with new if they hold old, atomically, and reports
+// whether it did: the store-exclusive of parallel mode.
+func (m *Machine) ramCAS(off uint64, lg uint8, old, new uint64) bool {
+	if lg == 3 {
+		return atomic.CompareAndSwapUint64(m.word64(off), old, new)
+	}
+	sh := 8 * (off & 7)
+	mask := uint64(1<<(8<<lg)-1) << sh
+	p := m.word64(off)
+	for {
+		w := atomic.LoadUint64(p)
+		if (w&mask)>>sh != old&(mask>>sh) {
+			return false
+		}
+		if atomic.CompareAndSwapUint64(p, w, w&^mask|new<<sh&mask) {
+			return true
+		}
+	}
+}
