@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/fuse"
+	"github.com/kpemu/kpemu/gdbstub"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/kpemufs"
 	"github.com/kpemu/kpemu/kprobes"
@@ -28,6 +30,7 @@ type runOptions struct {
 	console string
 	debug   bool
 	unsafe  bool
+	gdb     string
 }
 
 func newRunCmd() *cobra.Command {
@@ -49,6 +52,7 @@ SIGTERM, which unmount cleanly.`,
 	f.Uint64Var(&o.ramMiB, "ram", 128, "guest RAM in MiB")
 	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
+	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
 }
@@ -94,6 +98,18 @@ func run(ctx context.Context, o runOptions) error {
 		log.Info("probe registered", "probe", spec, "addr", fmt.Sprintf("%#x", p.Kprobe().Addr))
 	}
 
+	// With --gdb the stub drives the machine instead of k.Run (below): it
+	// lets the guest run until a debugger attaches. Listening before the
+	// mount makes a busy port fail the command with nothing to undo.
+	var gdbLn net.Listener
+	if o.gdb != "" {
+		gdbLn, err = net.Listen("tcp", o.gdb)
+		if err != nil {
+			return fmt.Errorf("--gdb: %w", err)
+		}
+		log.Info("gdb stub listening", "addr", gdbLn.Addr().String())
+	}
+
 	var srv *fuse.Server
 	if o.mount != "" {
 		srv, err = fuse.Mount(ctx, o.mount, tree, fuse.Options{Logger: log, Debug: o.debug})
@@ -104,7 +120,13 @@ func run(ctx context.Context, o runOptions) error {
 	}
 
 	runErr := make(chan error, 1)
-	go func() { runErr <- k.Run(ctx) }()
+	go func() {
+		if gdbLn != nil {
+			runErr <- gdbstub.Serve(ctx, gdbLn, gdbstub.NewMachineTarget(k.Machine()), gdbstub.Config{Logger: log})
+			return
+		}
+		runErr <- k.Run(ctx)
+	}()
 	select {
 	case <-ctx.Done():
 		<-runErr
