@@ -116,7 +116,12 @@ func Boot(cfg Config) (*Kernel, error) {
 	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask} {
 		m.SetHostcall(imm, notSupported)
 	}
-	m.Boot(f.Entry, 0)
+	// As QEMU does, the device tree goes into RAM and its address into x0.
+	dtb, err := m.LoadDeviceTree()
+	if err != nil {
+		return nil, fmt.Errorf("placing the device tree: %w", err)
+	}
+	m.Boot(f.Entry, dtb)
 	return k, nil
 }
 
