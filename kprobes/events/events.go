@@ -43,6 +43,8 @@ type Tracing struct {
 	errlog errorLog
 	buf    *traceBuffer
 	on     atomic.Bool // tracing_on
+
+	pauseOnTrace atomic.Bool // options/pause-on-trace
 }
 
 // event is a trace_probe_event: a named event with one or more probes.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
@@ -86,6 +87,12 @@ func (t *Tracing) createTracefsFiles() error {
 		{"dynamic_events", debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll() }}, 0o640},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
+		// Reading trace never races with recording here (a read serves a
+		// snapshot taken at open), so the option only keeps its value.
+		{"options/pause-on-trace", boolFile(&t.pauseOnTrace), 0o640},
+	}
+	if _, err := t.tree.MkdirAll(path.Join(t.dir, "options"), modeDir); err != nil {
+		return fmt.Errorf("creating %s/options: %w", t.dir, err)
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -93,6 +100,29 @@ func (t *Tracing) createTracefsFiles() error {
 		}
 	}
 	return nil
+}
+
+// boolFile is a 0/1 option file over b (trace_options_core_write takes
+// 0 or 1).
+func boolFile(b *atomic.Bool) debugfs.FileOps {
+	return debugfs.FileOps{
+		Show: func(_ context.Context, w *bytes.Buffer) error {
+			if b.Load() {
+				w.WriteString("1\n")
+			} else {
+				w.WriteString("0\n")
+			}
+			return nil
+		},
+		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
+			v, err := strconv.ParseUint(strings.TrimSuffix(string(p), "\n"), 10, 64)
+			if err != nil || v > 1 {
+				return 0, syscall.EINVAL
+			}
+			b.Store(v == 1)
+			return len(p), nil
+		},
+	}
 }
 
 // writeCurrentTracer accepts only nop, the one tracer kpemu has
