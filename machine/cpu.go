@@ -25,6 +25,28 @@ const noPage = 1
 // machine is not running.
 type CPU struct {
 	// Hot state first: the interpreter touches these every instruction.
+	cpuState
+
+	m     *Machine
+	index int
+
+	// lines is the level of the CPU's interrupt inputs (lineIRQ, lineFIQ),
+	// driven by the interrupt controller; see irq.go. It lives outside
+	// cpuState so that reset, which may run while the GIC or another vCPU
+	// goroutine touches it, never overwrites it non-atomically.
+	lines atomic.Uint32
+	// tlbFlushReq asks this CPU to flush its TLBs at its next poll point:
+	// how a broadcast TLBI reaches CPUs that run on other goroutines in
+	// parallel mode. Outside cpuState for the same reason as lines.
+	tlbFlushReq atomic.Bool
+
+	// host is the machine's host-debugger state (hostdebug.go), shared by
+	// all its CPUs and kept across resets; nil until first used.
+	host *hostDebug
+}
+
+// cpuState is the part of a CPU that reset returns to its initial state.
+type cpuState struct {
 	r      [256]uint64 // indexed by uint8 register slots, so no bounds checks
 	pc     uint64
 	pageVA uint64    // virtual base of the page being executed, or noPage
@@ -33,8 +55,6 @@ type CPU struct {
 
 	n, z, cf, v bool // PSTATE.NZCV
 
-	m       *Machine
-	index   int
 	retired uint64
 
 	el    uint8 // PSTATE.EL: 0 or 1
@@ -46,10 +66,6 @@ type CPU struct {
 	on  bool // powered on
 	wfi bool // waiting for an interrupt
 
-	// lines is the level of the CPU's interrupt inputs (lineIRQ, lineFIQ),
-	// driven by the interrupt controller; see irq.go.
-	lines atomic.Uint32
-
 	spEL0, spEL1 uint64 // banked stack pointers; the selected one is live in r[regSP]
 
 	sys [numSysRegs]uint64 // plain storage for registers without side effects
@@ -58,14 +74,19 @@ type CPU struct {
 	excValid bool
 	excAddr  uint64
 	excSize  uint8 // log2 of the reserved size (for pairs, of the whole pair)
+	// excVal and excVal2 hold what the load-exclusive read: in parallel
+	// mode the store-exclusive succeeds only if memory still holds them
+	// (a compare-and-swap, as QEMU's MTTCG does).
+	excVal, excVal2 uint64
 
 	// xlate sends every data access through the slow path (dataAddr): set
 	// while the MMU is on, SCTLR_EL1.A checks alignment, or a watchpoint
-	// may fire. With it clear, VA == PA and loads and stores go straight
-	// to RAM as before the MMU existed.
+	// may fire, and always in parallel mode, where RAM must be reached
+	// through the atomic accessors. With it clear, VA == PA and loads and
+	// stores go straight to RAM as before the MMU existed.
 	xlate bool
 	// utlbOK allows filling the micro-TLB; clear while every access must
-	// be checked (alignment checking, watchpoints).
+	// be checked (alignment checking, watchpoints, parallel mode).
 	utlbOK bool
 	utlb   [utlbSize]utlbEntry // data-access micro-TLB, see mmu.go
 	tlb    [tlbSize]tlbEntry   // the TLB proper, tagged by ASID
@@ -75,20 +96,25 @@ type CPU struct {
 	// host breakpoint or watchpoint is enabled.
 	dbgActive bool
 	dbg       cpuDebug
-	// tlbFlushReq asks this CPU to flush its TLBs at its next poll point:
-	// how a broadcast TLBI reaches CPUs that run on other goroutines in
-	// parallel mode.
-	tlbFlushReq atomic.Bool
 
-	// host is the machine's host-debugger state (hostdebug.go), shared by
-	// all its CPUs and kept across resets; nil until first used.
-	host *hostDebug
+	// par is set on every CPU of a parallel-mode machine: the interpreter
+	// takes its thread-safe paths (atomic RAM, compare-and-swap
+	// exclusives, whole-page decoding). It is a copy of Machine.parallel
+	// kept here so the checks read a field of the CPU already in cache.
+	par bool
+	// inSlice is set while a parallel-mode vCPU goroutine runs this CPU
+	// holding the world lock for reading (so a hostcall must trade it
+	// for the write lock); clear under Step, which holds it for writing.
+	inSlice bool
+	// err is a hostcall failure that stops the run: per CPU, so vCPU
+	// goroutines of parallel mode never share it.
+	err error
 }
 
 // reset puts the CPU in its powered-off reset state.
 func (c *CPU) reset() {
-	m, index, host := c.m, c.index, c.host
-	*c = CPU{m: m, index: index, host: host}
+	c.cpuState = cpuState{}
+	c.par = c.m.parallel
 	c.pageVA = noPage
 	c.el, c.spsel, c.daif = 1, 1, 0xf
 	c.sys[SCTLR_EL1] = 0x00c50838 // Cortex-A57 reset value: RES1 bits, MMU and caches off
@@ -247,17 +273,25 @@ func (c *CPU) cond(cc uint8) bool {
 	return r
 }
 
+// clearExclusive and setExclusive keep m.reservations, the count that lets
+// deterministic-mode stores skip the snoop. Parallel mode neither counts
+// nor snoops (another goroutine owns each monitor): its store-exclusive
+// compares memory with what the load-exclusive read instead.
 func (c *CPU) clearExclusive() {
 	if c.excValid {
 		c.excValid = false
-		c.m.reservations--
+		if !c.par {
+			c.m.reservations--
+		}
 	}
 }
 
 func (c *CPU) setExclusive(addr uint64, lg uint8) {
 	if !c.excValid {
 		c.excValid = true
-		c.m.reservations++
+		if !c.par {
+			c.m.reservations++
+		}
 	}
 	c.excAddr, c.excSize = addr, lg
 }

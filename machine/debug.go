@@ -201,7 +201,7 @@ func (c *CPU) watchpointHit1(va, size uint64, write bool) bool {
 func (c *CPU) runDebug(budget uint64) uint64 {
 	m := c.m
 	var n uint64
-	for n < budget && c.on && !c.wfi && !m.off.Load() && m.err == nil {
+	for n < budget && c.on && !c.wfi && !m.off.Load() && c.err == nil {
 		if h := c.host; h != nil && h.stop {
 			break
 		}
@@ -283,10 +283,12 @@ func (c *CPU) peekOp(pc uint64) opcode {
 	if err != nil {
 		return opNone
 	}
-	w, err := c.m.Read32(pa)
+	off, err := c.m.ramRange(pa, 4)
 	if err != nil {
 		return opNone
 	}
+	// ramLoad: in parallel mode another vCPU may be patching this word.
+	w := uint32(c.m.ramLoad(off, 2))
 	var in inst
 	decode(&in, w)
 	return in.op

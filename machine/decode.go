@@ -123,8 +123,30 @@ const (
 	opSTXP
 	opLDTR // unprivileged: EL0 permissions when executed at EL1
 	opSTTR
-	opLDAR // acquire/release: plain accesses that must be aligned
+	opLDAR // acquire/release: plain accesses that must be aligned (also LDAPR)
 	opSTLR
+
+	// Atomic memory operations (Armv8.1 LSE); size in amt. Acquire and
+	// release semantics need nothing more: every access is sequentially
+	// consistent here (in parallel mode, through sync/atomic).
+	opLDOP // LD<op> and SWP: sh = atomic*, rm = Rs, rd = Rt (gets the old value)
+	opCAS  // ra = Rs to compare, rm = Rs to write the old value, rd = Rt
+	opCASP // amt = size of each register; ra/rm = Rs, sh/cc = Rs+1 (read/write), rd = Rt, im2 = Rt+1
+
+	opISB // context synchronization: parallel mode refetches the code page
+)
+
+// The operations of opLDOP (inst.sh): LD<op> opc values, then SWP.
+const (
+	atomicADD = iota
+	atomicCLR
+	atomicEOR
+	atomicSET
+	atomicSMAX
+	atomicSMIN
+	atomicUMAX
+	atomicUMIN
+	atomicSWP
 )
 
 // Load extension kinds (inst.cc for loads).
@@ -182,6 +204,7 @@ type inst struct {
 // first execution.
 type codePage struct {
 	insts [PageSize / 4]inst
+	gen   uint32 // parallel mode: Machine.codeGen of the page when decoded
 }
 
 // Decoded describes a decoded instruction for tests and tools; it exposes
@@ -499,8 +522,10 @@ func decodeSystem(in *inst, w uint32) {
 		switch op2 {
 		case 2:
 			in.op = opCLREX
-		case 4, 5, 6: // DSB, DMB, ISB: a single in-order interpreter is always coherent
+		case 4, 5: // DSB, DMB: every access is sequentially consistent here
 			in.op = opNOP
+		case 6:
+			in.op = opISB
 		}
 	case op0 == 0 && l == 0 && crn == 4 && rt == 31: // MSR (immediate)
 		in.imm = uint64(crm)
@@ -669,6 +694,8 @@ func decodeLoadStore(in *inst, w uint32) {
 			in.op = pick(load, opLDRpre, opSTRpre)
 		}
 		// idx 0 (LDUR) keeps the plain offset form.
+	case w>>27&7 == 7 && w>>24&3 == 0 && w>>21&1 == 1 && w>>10&3 == 0: // atomic memory operations
+		decodeAtomic(in, w)
 	case w>>27&7 == 7 && w>>24&3 == 0 && w>>21&1 == 1 && w>>10&3 == 2: // register offset
 		option := w >> 13 & 7
 		if option&2 == 0 {
@@ -691,7 +718,28 @@ func decodeLoadStore(in *inst, w uint32) {
 			in.op, in.rd = opSTRreg, rZR(rt)
 		}
 	}
-	// Atomic memory operations (LSE) and the rest: undefined.
+	// The rest: undefined.
+}
+
+// decodeAtomic decodes the Armv8.1 atomic memory operations (LD<op>, SWP;
+// ST<op> is LD<op> with Rt = XZR) and the Armv8.3 LDAPR family.
+func decodeAtomic(in *inst, w uint32) {
+	size, a, r, rs, o3, opc := w>>30, w>>23&1, w>>22&1, w>>16&31, w>>15&1, w>>12&7
+	in.amt = uint8(size)
+	in.rn = rSP(w >> 5)
+	in.rd = wZR(w)
+	switch {
+	case o3 == 0:
+		in.op, in.sh = opLDOP, uint8(opc)
+	case opc == 0:
+		in.op, in.sh = opLDOP, atomicSWP
+	case opc == 4 && a == 1 && r == 0 && rs == 31: // LDAPR, LDAPRB, LDAPRH
+		in.op = opLDAR
+		return
+	default:
+		return
+	}
+	in.rm = rZR(rs)
 }
 
 func pick(cond bool, a, b opcode) opcode {
@@ -786,8 +834,17 @@ func decodeExclusive(in *inst, w uint32) {
 		} else {
 			in.op, in.rd = opSTLR, rZR(rt)
 		}
+	case o2 == 1 && o1 == 1 && rt2 == 31: // CAS, CASA, CASL, CASAL (B, H, W, X)
+		in.op, in.ra, in.rm, in.rd = opCAS, rZR(rs), wZR(rs), rZR(rt)
+	case o2 == 0 && o1 == 1 && size < 2 && rt2 == 31: // CASP family
+		if rs&1 != 0 || rt&1 != 0 {
+			return // odd register pairs are unallocated
+		}
+		in.op, in.amt = opCASP, uint8(2+size)
+		in.ra, in.rm, in.rd = rZR(rs), wZR(rs), rZR(rt)
+		in.sh, in.cc, in.im2 = rZR(rs+1), wZR(rs+1), uint64(rZR(rt+1))
 	}
-	// LDLAR/STLLR (LOR, o0 = 0) and CAS/CASP (LSE): not implemented, undefined.
+	// LDLAR/STLLR (LOR, o0 = 0): not implemented, undefined.
 }
 
 func decodeDPReg(in *inst, w uint32) {

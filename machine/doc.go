@@ -16,8 +16,10 @@
 // Execution is deterministic by default: one host goroutine interleaves the
 // powered-on vCPUs in fixed quanta, the generic timer counts retired
 // instructions, and timer deadlines bound the quanta, so the same inputs
-// give the same run. Config.Parallel runs one goroutine per vCPU instead
-// (see parallel.go for what that mode does not cover yet).
+// give the same run. Config.Parallel runs one goroutine per vCPU instead:
+// RAM is then reached through sync/atomic, store-exclusives and the LSE
+// atomics are compare-and-swaps, and decoded pages are published
+// atomically (see parallel.go).
 //
 // Devices raise interrupts through the GIC, which publishes each vCPU's
 // IRQ/FIQ lines (irq.go); the interpreter polls them at branches, page

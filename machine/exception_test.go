@@ -117,7 +117,8 @@ func TestUndefined(t *testing.T) {
 		{"udf", 0x00000000},
 		{"fadd", 0x1e222820},             // fadd s0, s1, s2: no FP
 		{"ldr-q", 0x3dc00000},            // ldr q0, [x0]
-		{"ldadd", 0xf8200020},            // ldadd x0, x0, [x1]: no LSE
+		{"atomic-unalloc", 0xf8209020},   // the LD<op> space with o3=1, opc=001
+		{"casp-odd", 0x48217c40},         // casp x1, x2, x0, x1, [x2]: odd register pair
 		{"smc", 0xd4000003},              // smc #0: no EL3
 		{"hlt", 0xd4400000},              // hlt #0
 		{"hvc-unregistered", 0xd4000022}, // hvc #1

@@ -43,11 +43,13 @@ func (c *CPU) fetch(pc uint64) bool {
 		c.takeException(c.lowerOrSame(ecInsnAbortLow), fscExternal, pc)
 		return false
 	}
-	p := m.code[off/PageSize]
-	if p == nil {
+	var p *codePage
+	if c.par {
+		p = m.fetchPagePar(off / PageSize)
+	} else if p = m.code[off/PageSize].Load(); p == nil {
 		// Allocation happens once per page of code, not per instruction.
 		p = new(codePage)
-		m.code[off/PageSize] = p
+		m.code[off/PageSize].Store(p)
 		m.decodedPages.Add(1)
 	}
 	c.page = p
@@ -84,7 +86,7 @@ func (c *CPU) pollTLB() {
 
 // run executes up to budget instructions on c and returns how many it
 // executed. It stops early when the CPU enters WFI, the machine powers off,
-// a hostcall fails (m.err set) or a host debug event stops the machine.
+// a hostcall fails (c.err set) or a host debug event stops the machine.
 // The caller holds m.mu.
 func (c *CPU) run(budget uint64) uint64 {
 	if c.dbgActive {
@@ -452,6 +454,7 @@ loop:
 			}
 			if v, ok := c.load(a, in.amt); ok {
 				r[in.rd] = v
+				c.excVal = v
 				c.setExclusive(a, in.amt)
 			}
 		case opSTXR:
@@ -501,8 +504,33 @@ loop:
 				c.store(a, in.amt, r[in.rd])
 			}
 
+		// Atomic memory operations (LSE).
+		case opLDOP:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			c.execLDOP(in)
+		case opCAS:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			c.execCAS(in)
+		case opCASP:
+			if in.rn == regSP && c.spMisaligned(pc) {
+				break
+			}
+			c.execCASP(in)
+
 		// System.
 		case opNOP:
+		case opISB:
+			if c.par {
+				// Context synchronization: fetch the page afresh, so code
+				// another vCPU patched (and invalidated) before this CPU
+				// observed its flag runs from now on. Deterministic mode
+				// invalidates every CPU's page at the store itself.
+				c.pageVA = noPage
+			}
 		case opWFI:
 			// WFI completes at once when an interrupt is pending, masked or
 			// not; only then may it sleep, or (at EL0 without
@@ -637,10 +665,10 @@ loop:
 			}
 			m.hostcallCount.Add(1)
 			c.retired += n // let the handler see an up-to-date count
-			err := fn(c)
+			err := m.callHostcall(c, fn)
 			c.retired -= n
 			if err != nil {
-				m.err = fmt.Errorf("machine: hostcall %#x at pc %#x on cpu %d: %w", in.imm, pc, c.index, err)
+				c.err = fmt.Errorf("machine: hostcall %#x at pc %#x on cpu %d: %w", in.imm, pc, c.index, err)
 				break loop
 			}
 			if m.off.Load() {
@@ -964,6 +992,20 @@ func (c *CPU) execSTXR(in *inst) {
 		r[in.ra] = 1
 		return
 	}
+	if c.par {
+		// Another vCPU's store between the load- and store-exclusive
+		// shows as a changed value: compare-and-swap against what the
+		// load-exclusive read.
+		want := c.excVal
+		var done bool
+		if _, ok := c.rmw(a, in.amt, func(old uint64) (uint64, bool) {
+			done = old == want
+			return v, done
+		}); ok {
+			r[in.ra] = b2u(!done)
+		}
+		return
+	}
 	if c.store(a, in.amt, v) {
 		r[in.ra] = 0
 	}
@@ -974,6 +1016,18 @@ func (c *CPU) execLDXP(in *inst) {
 	a := r[in.rn]
 	// The pair is one single-copy atomic access: aligned to its whole size.
 	if !c.aligned(a, in.amt+1, false) {
+		return
+	}
+	if c.par {
+		// One single-copy atomic read of the whole pair, whose values
+		// the store-exclusive compares against.
+		v1, v2, ok := c.loadPair(a, in.amt)
+		if !ok {
+			return
+		}
+		r[in.rd], r[in.rm] = v1, v2
+		c.excVal, c.excVal2 = v1, v2
+		c.setExclusive(a, in.amt+1)
 		return
 	}
 	v1, ok := c.load(a, in.amt)
@@ -994,6 +1048,17 @@ func (c *CPU) execSTXP(in *inst) {
 	v1, v2 := r[in.rd], r[in.rm]
 	if !c.exclusiveOK(a, in.amt+1) {
 		r[in.ra] = 1
+		return
+	}
+	if c.par {
+		w1, w2 := c.excVal, c.excVal2
+		var done bool
+		if c.pairRMW(a, in.amt, func(o1, o2 uint64) (uint64, uint64, bool) {
+			done = o1 == w1 && o2 == w2
+			return v1, v2, done
+		}) {
+			r[in.ra] = b2u(!done)
+		}
 		return
 	}
 	if c.store(a, in.amt, v1) && c.store(a+1<<in.amt, in.amt, v2) {

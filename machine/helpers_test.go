@@ -40,8 +40,16 @@ func prog(lines ...string) []uint32 {
 // parking vector table at VBAR_EL1.
 func newTestMachine(t testing.TB, code []uint32) (*Machine, *CPU, *bytes.Buffer) {
 	t.Helper()
+	return newTestMachineCfg(t, code, false)
+}
+
+// newTestMachineCfg is newTestMachine, in parallel mode if asked (Step
+// then runs the CPUs on the calling goroutine, through parallel mode's
+// thread-safe paths).
+func newTestMachineCfg(t testing.TB, code []uint32, parallel bool) (*Machine, *CPU, *bytes.Buffer) {
+	t.Helper()
 	var console bytes.Buffer
-	m, err := New(Config{RAMSize: testRAM, Console: &console, Logger: slog.New(slog.DiscardHandler)})
+	m, err := New(Config{RAMSize: testRAM, Console: &console, Logger: slog.New(slog.DiscardHandler), Parallel: parallel})
 	if err != nil {
 		t.Fatal(err)
 	}

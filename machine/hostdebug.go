@@ -299,9 +299,9 @@ func (m *Machine) debugStep(i int) StopEvent {
 			m.nextCPU()
 		}
 	}
-	if m.err != nil {
-		err := m.err
-		m.err = nil
+	if c.err != nil {
+		err := c.err
+		c.err = nil
 		return StopEvent{CPU: i, Reason: StopError, Err: err}
 	}
 	switch {

@@ -81,11 +81,16 @@ type Machine struct {
 	quantum uint64
 
 	ram  []byte
-	code []*codePage // decode cache per RAM page; nil where no code was fetched
-	bus  bus
-	uart *pl011
-	gic  *gic
-	rtc  *pl031
+	code []atomic.Pointer[codePage] // decode cache per RAM page; nil where no code was fetched
+	// codeGen is, per RAM page, 0 while no code was ever fetched from it,
+	// else odd and bumped by 2 by every store to it: parallel mode's fetch
+	// decodes a page, publishes it, and withdraws it again if a store came
+	// in between (parallel.go). Allocated only in parallel mode.
+	codeGen []atomic.Uint32
+	bus     bus
+	uart    *pl011
+	gic     *gic
+	rtc     *pl031
 
 	cpus []*CPU
 
@@ -103,7 +108,6 @@ type Machine struct {
 	cond    *sync.Cond
 	pending atomic.Int32 // Exclusive callers waiting for mu
 	off     atomic.Bool  // powered off
-	err     error        // hostcall failure that stops the run loop
 
 	// The scheduler position survives across Run and Step calls so that the
 	// interleaving does not depend on how execution was chunked.
@@ -163,7 +167,7 @@ func New(cfg Config) (*Machine, error) {
 		log:       cfg.Logger,
 		quantum:   uint64(cfg.Quantum),
 		ram:       make([]byte, cfg.RAMSize),
-		code:      make([]*codePage, cfg.RAMSize/PageSize),
+		code:      make([]atomic.Pointer[codePage], cfg.RAMSize/PageSize),
 		hostcalls: make(map[uint16]HostcallFunc),
 		deadline:  noDeadline,
 	}
@@ -185,6 +189,7 @@ func New(cfg Config) (*Machine, error) {
 	m.addDevice("pl031", RTCBase, PageSize, m.rtc.read, m.rtc.write)
 	if cfg.Parallel {
 		m.par = newParallelState(m)
+		m.codeGen = make([]atomic.Uint32, cfg.RAMSize/PageSize)
 	}
 	if cfg.ConsoleIn != nil {
 		go m.feedConsole(cfg.ConsoleIn)
@@ -200,25 +205,21 @@ type (
 )
 
 // addDevice maps a device's registers into the physical address space.
-// The bus callbacks do not name the accessing CPU, so currentCPU supplies
-// it (see there).
 func (m *Machine) addDevice(name string, base, size uint64, rd deviceRead, wr deviceWrite) {
 	m.bus.add(region{
 		name: name, base: base, size: size,
-		read:  func(off uint64, n int) uint64 { return rd(m.currentCPU(), off, n) },
-		write: func(off uint64, n int, v uint64) { wr(m.currentCPU(), off, n, v) },
+		read:  func(c *CPU, off uint64, n int) uint64 { return rd(cpuIndex(c), off, n) },
+		write: func(c *CPU, off uint64, n int, v uint64) { wr(cpuIndex(c), off, n, v) },
 	})
 }
 
-// currentCPU returns the index of the CPU performing a device access. In
-// deterministic mode that is the CPU the scheduler runs. Parallel mode
-// needs the bus to pass the CPU (see parallel.go); until it does, device
-// accesses there are attributed to CPU 0.
-func (m *Machine) currentCPU() int {
-	if m.parallel {
+// cpuIndex returns the number of the CPU making a device access; the host
+// (nil) sees CPU 0's banked registers.
+func cpuIndex(c *CPU) int {
+	if c == nil {
 		return 0
 	}
-	return m.sched
+	return c.index
 }
 
 // NumCPUs returns the number of CPUs.
@@ -258,7 +259,6 @@ func (m *Machine) Boot(entry, arg uint64) {
 	m.reservations = 0
 	m.sched, m.sliceUsed, m.deadline = 0, 0, noDeadline
 	m.off.Store(false)
-	m.err = nil
 	m.counterSkew.Store(0)
 	for i := range m.timerOut {
 		m.timerOut[i] = 0
@@ -444,9 +444,9 @@ func (m *Machine) runSome(budget uint64) (uint64, error) {
 		done += n
 		m.sliceUsed += n
 		m.instructions.Add(n)
-		if m.err != nil {
-			err := m.err
-			m.err = nil
+		if c.err != nil {
+			err := c.err
+			c.err = nil
 			return done, err
 		}
 		if m.sliceUsed >= m.quantum || c.wfi || !c.on {

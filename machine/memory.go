@@ -7,12 +7,14 @@ import (
 
 // region is one device range of the physical memory map (TinyEMU's iomem
 // style): accesses within [base, base+size) call read/write with the offset
-// from base and the access size in bytes (1, 2, 4 or 8).
+// from base and the access size in bytes (1, 2, 4 or 8). They get the
+// accessing CPU (nil for the host) because devices such as the GIC bank
+// registers per CPU, and in parallel mode no global says which CPU runs.
 type region struct {
 	name       string
 	base, size uint64
-	read       func(off uint64, size int) uint64
-	write      func(off uint64, size int, v uint64)
+	read       func(c *CPU, off uint64, size int) uint64
+	write      func(c *CPU, off uint64, size int, v uint64)
 }
 
 // bus is the device part of the physical memory map. RAM is not in the
@@ -102,12 +104,33 @@ func (m *Machine) Write64(addr uint64, v uint64) error {
 // stored does the bookkeeping after n bytes at RAM offset off changed:
 // it drops decode caches of the touched pages and clears exclusive monitors
 // of CPUs other than by (nil: the host) whose granule overlaps.
+//
+// In parallel mode a store by a vCPU goes to storedPar instead; a store by
+// the host happens with the world stopped (the Machine's concurrency
+// contract), so it may touch every CPU, and it snoops every monitor since
+// that mode does not count reservations.
 func (m *Machine) stored(by *CPU, off, n uint64) {
 	if n == 0 {
 		return
 	}
+	if m.par != nil {
+		if by != nil {
+			m.storedPar(by, off, n)
+			return
+		}
+		for p := off / PageSize; p <= (off+n-1)/PageSize; p++ {
+			if m.codeGen[p].Load() != 0 {
+				m.codeGen[p].Add(2)
+			}
+			if m.code[p].Load() != nil {
+				m.invalidate(p)
+			}
+		}
+		m.snoop(nil, off+RAMBase, n)
+		return
+	}
 	for p := off / PageSize; p <= (off+n-1)/PageSize; p++ {
-		if m.code[p] != nil {
+		if m.code[p].Load() != nil {
 			m.invalidate(p)
 		}
 	}
@@ -119,7 +142,7 @@ func (m *Machine) stored(by *CPU, off, n uint64) {
 // invalidate drops the decode cache of RAM page p and makes every CPU that
 // was executing from it look the page up again on its next fetch.
 func (m *Machine) invalidate(p uint64) {
-	m.code[p] = nil
+	m.code[p].Store(nil)
 	m.decodedPages.Add(-1)
 	m.invalidations.Add(1)
 	for _, c := range m.cpus {
@@ -209,6 +232,19 @@ func physAddr2(va, pa, pa2, i uint64) uint64 {
 	return pa2 + (va+i)&0xfff
 }
 
+// sizeLog returns log2 of an access size of 1, 2, 4 or 8 bytes.
+func sizeLog(size int) uint8 {
+	switch size {
+	case 1:
+		return 0
+	case 2:
+		return 1
+	case 4:
+		return 2
+	}
+	return 3
+}
+
 func (c *CPU) loadSlow(va uint64, lg uint8, el uint8) (uint64, bool) {
 	size := 1 << lg
 	pa, pa2 := va, ^uint64(0)
@@ -245,6 +281,9 @@ func (c *CPU) loadSlow(va uint64, lg uint8, el uint8) (uint64, bool) {
 func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 	m := c.m
 	if off, err := m.ramRange(pa, size); err == nil {
+		if c.par {
+			return m.ramLoad(off, sizeLog(size)), true
+		}
 		var v uint64
 		for i := size - 1; i >= 0; i-- {
 			v = v<<8 | uint64(m.ram[off+uint64(i)])
@@ -252,7 +291,7 @@ func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 		return v, true
 	}
 	if r := m.bus.find(pa, size); r != nil {
-		return r.read(pa-r.base, size), true
+		return r.read(c, pa-r.base, size), true
 	}
 	return 0, false
 }
@@ -261,14 +300,25 @@ func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 func (c *CPU) physWrite(pa uint64, size int, v uint64) bool {
 	m := c.m
 	if off, err := m.ramRange(pa, size); err == nil {
-		for i := 0; i < size; i++ {
-			m.ram[off+uint64(i)] = byte(v >> (8 * i))
+		if c.par {
+			m.ramStore(off, sizeLog(size), v)
+		} else {
+			for i := 0; i < size; i++ {
+				m.ram[off+uint64(i)] = byte(v >> (8 * i))
+			}
 		}
 		m.stored(c, off, uint64(size))
 		return true
 	}
 	if r := m.bus.find(pa, size); r != nil {
-		r.write(pa-r.base, size, v)
+		r.write(c, pa-r.base, size, v)
+		if c.lines.Load() != 0 {
+			// The write may have raised this CPU's interrupt (a self-SGI,
+			// unmasking in the GIC): leave the fast path so the next
+			// instruction boundary polls the lines, as QEMU ends the
+			// translation block after an I/O write.
+			c.pageVA = noPage
+		}
 		return true
 	}
 	return false
@@ -300,7 +350,7 @@ func (c *CPU) store(va uint64, lg uint8, v uint64) bool {
 		}
 		// An unaligned store may straddle two pages; check both ends.
 		end := off + 1<<lg - 1
-		if m.code[off/PageSize] != nil || m.code[end/PageSize] != nil || m.reservations != 0 {
+		if m.code[off/PageSize].Load() != nil || m.code[end/PageSize].Load() != nil || m.reservations != 0 {
 			m.stored(c, off, 1<<lg)
 		}
 		return true

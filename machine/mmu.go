@@ -149,8 +149,8 @@ const (
 func (c *CPU) mmuChanged() {
 	sctlr := c.sys[SCTLR_EL1]
 	watch := c.watchActive()
-	c.xlate = sctlr&(sctlrM|sctlrA) != 0 || watch
-	c.utlbOK = sctlr&sctlrA == 0 && !watch
+	c.xlate = sctlr&(sctlrM|sctlrA) != 0 || watch || c.par
+	c.utlbOK = sctlr&sctlrA == 0 && !watch && !c.par
 	c.flushUTLB()
 	c.pageVA = noPage
 }
@@ -352,6 +352,10 @@ func (m *Machine) readDesc(pa uint64) (uint64, bool) {
 	off := pa - RAMBase
 	if pa&7 != 0 || off >= uint64(len(m.ram)) {
 		return 0, false
+	}
+	if m.par != nil {
+		// Another vCPU goroutine may be writing the table.
+		return m.ramLoad(off, 3), true
 	}
 	b := m.ram[off : off+8]
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |

@@ -26,11 +26,27 @@ import (
 // holding the access), and store-exclusive becomes a compare-and-swap
 // against the value the load-exclusive returned, as QEMU's MTTCG does
 // (a store of the same value in between goes unnoticed: the ABA case,
-// harmless for the locks and counters built on exclusives).
+// harmless for the locks and counters built on exclusives). The LSE
+// atomics are compare-and-swap loops too; 16-byte pairs (LDXP/STXP/CASP
+// of X registers) go under pairMu (atomic.go).
+//
+// Decode cache. A vCPU decodes a whole page before publishing it in
+// m.code with an atomic pointer, so published pages are immutable and
+// shared without locks. Stores bump the page's generation (codeGen) and
+// withdraw it; a fetch uses a page only if its generation is current, so
+// once a store happened before a fetch (a flag handshake), the fetch sees
+// the new code. A vCPU executing from a page someone else invalidated
+// keeps its decoded copy until its next context synchronization (ISB,
+// which refetches) or slice boundary, as the architecture allows for
+// cross-modified code without an ISB.
+//
+// Exclusive monitors belong to their vCPU's goroutine; nothing snoops
+// them except the host, whose stores happen with the world stopped.
 type parallelState struct {
 	m       *Machine
 	world   sync.RWMutex
 	powerMu sync.Mutex
+	pairMu  sync.Mutex      // 16-byte pair atomics
 	wakeCh  []chan struct{} // per CPU, capacity 1: an interrupt line rose or power changed
 	stop    chan struct{}   // closed by powerOff
 	stopped atomic.Bool
@@ -149,10 +165,16 @@ func (m *Machine) vcpuLoop(ctx context.Context, c *CPU, idx int) {
 		// The slice ends early enough for this CPU's timers to fire
 		// within one quantum of their deadline.
 		m.evalTimer(c, m.systemCounter(0))
+		// Refetch the code page: a slice boundary bounds how long this
+		// CPU runs code that another one patched.
+		c.pageVA = noPage
+		c.inSlice = true
 		n := c.run(m.quantum)
+		c.inSlice = false
 		m.instructions.Add(n)
 		m.evalTimer(c, m.systemCounter(0))
-		err := m.err
+		err := c.err
+		c.err = nil
 		p.world.RUnlock()
 		if err != nil {
 			p.fail(err)
@@ -204,10 +226,10 @@ func (m *Machine) exclusiveParallel(fn func()) {
 
 // callHostcall runs a hostcall handler for c. In parallel mode the vCPU
 // gives up its share of the world and takes it whole, so the handler runs
-// with every other vCPU parked, as HostcallFunc promises. The interpreter
-// must call this instead of fn(c) (see the report in parallel.go's doc).
+// with every other vCPU parked, as HostcallFunc promises. Under Step the
+// caller already holds the world whole (c.inSlice is clear).
 func (m *Machine) callHostcall(c *CPU, fn HostcallFunc) error {
-	if m.par == nil {
+	if m.par == nil || !c.inSlice {
 		return fn(c)
 	}
 	m.par.world.RUnlock()
@@ -292,6 +314,59 @@ func (m *Machine) ramCAS(off uint64, lg uint8, old, new uint64) bool {
 		}
 		if atomic.CompareAndSwapUint64(p, w, w&^mask|new<<sh&mask) {
 			return true
+		}
+	}
+}
+
+// fetchPagePar returns the decode cache of RAM page pg in parallel mode,
+// decoding the whole page first if no current one is published (see the
+// decode cache in parallelState's doc).
+func (m *Machine) fetchPagePar(pg uint64) *codePage {
+	gen, slot := &m.codeGen[pg], &m.code[pg]
+	for {
+		g := gen.Load()
+		if g&1 == 0 {
+			// Mark the page as code, so stores start bumping g.
+			g = gen.Or(1) | 1
+		}
+		p := slot.Load()
+		if p != nil && p.gen == g {
+			return p
+		}
+		np := &codePage{gen: g}
+		base := pg * PageSize
+		for i := range np.insts {
+			decode(&np.insts[i], uint32(m.ramLoad(base+uint64(4*i), 2)))
+		}
+		if gen.Load() != g {
+			continue // a store raced with the decode
+		}
+		if slot.CompareAndSwap(p, np) {
+			if p == nil {
+				m.decodedPages.Add(1)
+			}
+			return np
+		}
+	}
+}
+
+// storedPar is stored for a store by vCPU c in parallel mode: it
+// invalidates the decode cache of the pages holding code.
+func (m *Machine) storedPar(c *CPU, off, n uint64) {
+	for pg := off / PageSize; pg <= (off+n-1)/PageSize; pg++ {
+		gen := &m.codeGen[pg]
+		if gen.Load() == 0 {
+			continue // never held code
+		}
+		gen.Add(2)
+		if m.code[pg].Swap(nil) != nil {
+			m.decodedPages.Add(-1)
+			m.invalidations.Add(1)
+		}
+		if c.pagePA == pg*PageSize+RAMBase {
+			// Self-modifying code takes effect at once, as in
+			// deterministic mode.
+			c.pageVA = noPage
 		}
 	}
 }

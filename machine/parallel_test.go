@@ -156,6 +156,7 @@ func TestCallHostcallStopsWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.par.world.RLock() // as vcpuLoop holds it around a slice
+	m.CPU(0).inSlice = true
 	var exclusive bool
 	err = m.callHostcall(m.CPU(0), func(*CPU) error {
 		exclusive = !m.par.world.TryRLock()

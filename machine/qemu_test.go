@@ -70,7 +70,8 @@ func runOnMachine(t testing.TB, path string) []byte {
 // diffProgs are the differential test programs (testdata/Makefile builds
 // them) and the QEMU CPU model each is compared on. The programs built on
 // testdata/common keep to Armv8.0 behaviour, so QEMU's -cpu max (which
-// adds PAN, LSE, ...) gives the same results as an Armv8.0 core would.
+// adds PAN, LSE, ...) gives the same results as an Armv8.0 core would;
+// lsetest uses the Armv8.1 atomics and LDAPR, which -cpu max has.
 var diffProgs = []struct {
 	path string
 	cpu  string
@@ -79,6 +80,7 @@ var diffProgs = []struct {
 	{"testdata/eltest.elf", "max"},
 	{"testdata/mmutest.elf", "max"},
 	{"testdata/dbgtest.elf", "max"},
+	{"testdata/lsetest.elf", "max"},
 }
 
 // TestQEMUDifferential runs each program on machine and on QEMU's virt

@@ -3,12 +3,14 @@ package machine
 import "strconv"
 
 // Identification register values: a Cortex-A57-like core implementing
-// AArch64 at EL0 and EL1 only, without FP/SIMD, with the CRC32 extension.
+// AArch64 at EL0 and EL1 only, without FP/SIMD, with the CRC32 extension,
+// the Armv8.1 atomics (LSE) and LDAPR (FEAT_LRCPC).
 const (
 	midrValue      = 0x411fd070 // Arm Cortex-A57 r1p0
 	idAA64PFR0     = 0x00ff0011 // EL0, EL1 AArch64 only; FP and AdvSIMD not implemented; no EL2/EL3
 	idAA64DFR0     = 0x00305006 // Armv8 debug architecture, 6 breakpoints, 4 watchpoints, no PMU
-	idAA64ISAR0    = 0x00010000 // CRC32 instructions
+	idAA64ISAR0    = 0x00210000 // CRC32 instructions; Atomic = 0b0010 (LSE)
+	idAA64ISAR1    = 0x00100000 // LRCPC = 1: LDAPR, LDAPRB, LDAPRH
 	idAA64MMFR0    = 0x0f001024 // 44-bit PA, 16-bit ASID, 4K granule only, little-endian only
 	ctrValue       = 0x8444c004 // 64-byte lines, 64-byte exclusive granule, PIPT I-cache (as QEMU's A57)
 	dczidValue     = 4          // DC ZVA block: 2^4 words = 64 bytes
@@ -66,10 +68,12 @@ func (c *CPU) readSys(r SysReg, inSlice uint64) uint64 {
 		return idAA64DFR0
 	case ID_AA64ISAR0_EL1:
 		return idAA64ISAR0
+	case ID_AA64ISAR1_EL1:
+		return idAA64ISAR1
 	case ID_AA64MMFR0_EL1:
 		return idAA64MMFR0
 	case REVIDR_EL1, ID_AA64PFR1_EL1, ID_AA64DFR1_EL1, ID_AA64AFR0_EL1, ID_AA64AFR1_EL1,
-		ID_AA64ISAR1_EL1, ID_AA64MMFR1_EL1, ID_AA64MMFR2_EL1:
+		ID_AA64MMFR1_EL1, ID_AA64MMFR2_EL1:
 		return 0
 	case CLIDR_EL1:
 		return clidrValue

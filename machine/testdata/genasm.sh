@@ -17,7 +17,7 @@ echo 'func asmTable() map[string]uint32 {'
 echo '	return map[string]uint32{'
 grep -ho '"[^"]*"' $(ls *_test.go | grep -v asm_table_test.go) | sed 's/^"//; s/"$//' | grep '^[a-z]' | sort -u |
 while IFS= read -r line; do
-	enc=$(printf '%s\n' "$line" | $MC -triple=aarch64 -mattr=+crc -show-encoding 2>/dev/null |
+	enc=$(printf '%s\n' "$line" | $MC -triple=aarch64 -mattr=+crc,+lse,+rcpc -show-encoding 2>/dev/null |
 		sed -n 's/.*encoding: \[0x\(..\),0x\(..\),0x\(..\),0x\(..\)\].*/0x\4\3\2\1/p')
 	[ -n "$enc" ] || continue
 	printf '\t\t"%s": %s,\n' "$line" "$enc"
