@@ -5,15 +5,11 @@ import (
 	"testing"
 )
 
-// dprog encodes lines of assembly from the device tests' table
-// (devasm_test.go), falling back to the package's shared table.
+// dprog encodes lines of assembly from the package's table
+// (asm_table_test.go).
 func dprog(lines ...string) []uint32 {
 	out := make([]uint32, len(lines))
 	for i, l := range lines {
-		if w, ok := devAsm()[l]; ok {
-			out[i] = w
-			continue
-		}
 		out[i] = I(l)
 	}
 	return out
