@@ -14,6 +14,37 @@ const (
 
 	HCKretprobeTrampoline = 0x4b13 // x0 = pt_regs; returns the real return address
 	HCKprobeFlushTask     = 0x4b14 // x0 = task_struct that is gone
+	HCKprobeAPI           = 0x4b15 // x0 = KPROBE_API_* op, x1 = struct kprobe/kretprobe/jprobe
+	HCKprobeCallDone      = 0x4b16 // x0 = what the requested guest call returned
+
+	HCModuleDone = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
+)
+
+// HCCallRequest is a gate's answer "call x1(x2, x3, x4) on this CPU, then
+// make HC_KPROBE_CALL_DONE with its return value" (HC_CALL_REQUEST): how
+// the host runs guest functions (a module's kprobe handlers) inside an
+// exception while its own state stays in the host.
+const HCCallRequest = 0x4b43414c
+
+// The module area: modules are loaded at [ModulesStart, ModulesEnd), 16 MiB
+// of RAM that nothing else uses (include/linux/module.h MODULES_VADDR). The
+// image ends below it (kpemu.lds asserts that), the device tree sits in the
+// last 2 MiB of RAM, well above it with the default 128 MiB, and all of it
+// is within the ±128 MiB of a BL from kernel text, so that a module's calls
+// into the kernel need no veneers (CALL26 and JUMP26 relocate directly).
+const (
+	ModulesStart = 0x40c00000
+	ModulesEnd   = ModulesStart + 16<<20
+)
+
+// The workload's module mailbox (struct kmod_mailbox, kernel/module.c):
+// the host writes fn and cookie, then op = KMOD_OP_CALL, with every vCPU
+// stopped; the workload calls fn and reports with HC_MODULE_DONE.
+const (
+	KmodMailboxOp     = 0
+	KmodMailboxFn     = 8
+	KmodMailboxCookie = 16
+	KmodOpCall        = 1
 )
 
 // Break hook results, as arch/arm64/include/asm/debug-monitors.h, and

@@ -6,5 +6,9 @@
 // text, the kprobe blacklist, the out-of-line instruction slots), routes the
 // guest's hostcalls (HVC #imm) to Go handlers, and patches kernel text with
 // every vCPU stopped, as Linux's aarch64_insn_patch_text does with
-// stop_machine. It knows nothing of probes or files.
+// stop_machine. It loads modules (module.go: ELF relocatable objects laid
+// out in the module area, relocated by reloc.go, their symbols added to
+// kallsyms, init and cleanup run on a guest CPU through the workload's
+// mailbox) and tells module notifiers when they come and go. It knows
+// nothing of probes or files.
 package kernel

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Symbol is one kallsyms entry.
@@ -17,11 +19,74 @@ type Symbol struct {
 	Module  string // "" for the core kernel
 }
 
-// Kallsyms is the symbol table of the running kernel, sorted by address.
-// It is immutable once built and safe for concurrent use.
+// Kallsyms is the symbol table of the running kernel, sorted by address:
+// the core image's symbols and those of the loaded modules. It is safe for
+// concurrent use. A table is never changed in place: loading or unloading
+// a module builds a new one and swaps a pointer (copy on write), so that
+// lookups, which the probe hit path and tracing make, take no lock, and a
+// slice that Symbols returned stays valid.
 type Kallsyms struct {
+	mu  sync.Mutex // serialises writers
+	tab atomic.Pointer[symTable]
+}
+
+type symTable struct {
 	syms   []Symbol
 	byName map[string][]int
+}
+
+func newSymTable(syms []Symbol) *symTable {
+	sort.SliceStable(syms, func(i, j int) bool {
+		if syms[i].Addr != syms[j].Addr {
+			return syms[i].Addr < syms[j].Addr
+		}
+		return rank(syms[i]) < rank(syms[j])
+	})
+	t := &symTable{syms: syms, byName: make(map[string][]int)}
+	for i, s := range syms {
+		t.byName[s.Name] = append(t.byName[s.Name], i)
+	}
+	return t
+}
+
+// addModule adds a module's symbols (their Module set to mod, their sizes
+// computed by the caller). It refuses a module that has symbols already.
+func (k *Kallsyms) addModule(mod string, syms []Symbol) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	old := k.tab.Load()
+	for _, s := range old.syms {
+		if s.Module == mod {
+			return fmt.Errorf("kallsyms: module %s already has symbols", mod)
+		}
+	}
+	all := make([]Symbol, 0, len(old.syms)+len(syms))
+	all = append(all, old.syms...)
+	for _, s := range syms {
+		s.Module = mod
+		all = append(all, s)
+	}
+	k.tab.Store(newSymTable(all))
+	return nil
+}
+
+// removeModule drops every symbol of mod.
+func (k *Kallsyms) removeModule(mod string) {
+	k.removeModuleSymbols(mod, func(Symbol) bool { return true })
+}
+
+// removeModuleSymbols drops the symbols of mod for which drop is true.
+func (k *Kallsyms) removeModuleSymbols(mod string, drop func(Symbol) bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	old := k.tab.Load()
+	all := make([]Symbol, 0, len(old.syms))
+	for _, s := range old.syms {
+		if s.Module != mod || !drop(s) {
+			all = append(all, s)
+		}
+	}
+	k.tab.Store(newSymTable(all))
 }
 
 // newKallsyms builds the table from an ELF symbol table. Mapping symbols
@@ -56,12 +121,8 @@ func newKallsyms(f *elf.File) (*Kallsyms, error) {
 	}
 	// Sort by address; at one address prefer functions and globals first so
 	// that address lookups name what a reader expects (vfs_read, not a label).
-	sort.SliceStable(syms, func(i, j int) bool {
-		if syms[i].Addr != syms[j].Addr {
-			return syms[i].Addr < syms[j].Addr
-		}
-		return rank(syms[i]) < rank(syms[j])
-	})
+	t := newSymTable(syms)
+	syms = t.syms
 	for i := range syms {
 		// The next symbol at a different address bounds this one.
 		for j := i + 1; j < len(syms); j++ {
@@ -71,10 +132,8 @@ func newKallsyms(f *elf.File) (*Kallsyms, error) {
 			}
 		}
 	}
-	k := &Kallsyms{syms: syms, byName: make(map[string][]int)}
-	for i, s := range syms {
-		k.byName[s.Name] = append(k.byName[s.Name], i)
-	}
+	k := &Kallsyms{}
+	k.tab.Store(t)
 	return k, nil
 }
 
@@ -107,43 +166,62 @@ func symType(sec *elf.Section, bind elf.SymBind) byte {
 	return t
 }
 
-// Symbols returns every symbol, sorted by address. The slice must not be modified.
-func (k *Kallsyms) Symbols() []Symbol { return k.syms }
+// Symbols returns every symbol, sorted by address. The slice must not be
+// modified; it is a snapshot, unchanged by later module loads.
+func (k *Kallsyms) Symbols() []Symbol { return k.tab.Load().syms }
 
 // Lookup returns every symbol with the given name (static functions may share one).
 func (k *Kallsyms) Lookup(name string) []Symbol {
-	idx := k.byName[name]
+	t := k.tab.Load()
+	idx := t.byName[name]
 	out := make([]Symbol, len(idx))
 	for i, j := range idx {
-		out[i] = k.syms[j]
+		out[i] = t.syms[j]
 	}
 	return out
 }
 
 // LookupName returns the first symbol with the given name, as Linux's
-// kallsyms_lookup_name does.
+// kallsyms_lookup_name does. "MOD:SYM" names SYM in module MOD only.
 func (k *Kallsyms) LookupName(name string) (Symbol, bool) {
-	idx := k.byName[name]
+	if mod, sym, ok := strings.Cut(name, ":"); ok {
+		return k.LookupModuleName(mod, sym)
+	}
+	t := k.tab.Load()
+	idx := t.byName[name]
 	if len(idx) == 0 {
 		return Symbol{}, false
 	}
-	return k.syms[idx[0]], true
+	return t.syms[idx[0]], true
+}
+
+// LookupModuleName returns the symbol name of module mod ("" for the core
+// kernel), as Linux's module_kallsyms_lookup_name does for "mod:sym".
+func (k *Kallsyms) LookupModuleName(mod, name string) (Symbol, bool) {
+	t := k.tab.Load()
+	for _, i := range t.byName[name] {
+		if t.syms[i].Module == mod {
+			return t.syms[i], true
+		}
+	}
+	return Symbol{}, false
 }
 
 // LookupAddr returns the symbol containing addr and the offset into it
 // (Linux's kallsyms_lookup_size_offset). An address past the last symbol's
 // end is not found.
 func (k *Kallsyms) LookupAddr(addr uint64) (Symbol, uint64, bool) {
-	i := sort.Search(len(k.syms), func(i int) bool { return k.syms[i].Addr > addr })
+	syms := k.tab.Load().syms
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Addr > addr })
 	if i == 0 {
 		return Symbol{}, 0, false
 	}
 	// Step back over aliases to the preferred name at that address.
 	j := i - 1
-	for j > 0 && k.syms[j-1].Addr == k.syms[j].Addr {
+	for j > 0 && syms[j-1].Addr == syms[j].Addr {
 		j--
 	}
-	s := k.syms[j]
+	s := syms[j]
 	if addr-s.Addr >= max(s.Size, 1) {
 		return Symbol{}, 0, false
 	}

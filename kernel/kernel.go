@@ -57,6 +57,8 @@ type Kernel struct {
 
 	mu      sync.Mutex
 	panicky string // panic message, once the guest panicked
+
+	mods modules // see module.go
 }
 
 // ErrBadImage is wrapped by every error about a malformed guest image.
@@ -113,7 +115,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	m.SetHostcall(HCPanic, k.hcPanic)
 	// The probe gates answer "not handled" until a probe subsystem
 	// attaches, as under QEMU, where every HVC returns NOT_SUPPORTED (-1).
-	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask} {
+	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask, HCKprobeAPI, HCKprobeCallDone} {
 		m.SetHostcall(imm, notSupported)
 	}
 	// As QEMU does, the device tree goes into RAM and its address into x0.
@@ -121,6 +123,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("placing the device tree: %w", err)
 	}
+	k.initModules(dtb)
 	m.Boot(f.Entry, dtb)
 	return k, nil
 }
@@ -220,8 +223,9 @@ func (k *Kernel) ReadInsn(addr uint64) (uint32, error) {
 	return v, nil
 }
 
-// PatchTextNosync writes one instruction into kernel text or an
-// out-of-line slot (Linux's aarch64_insn_patch_text_nosync). The caller must
+// PatchTextNosync writes one instruction into kernel text, a loaded
+// module's text or an out-of-line slot (Linux's
+// aarch64_insn_patch_text_nosync). The caller must
 // have stopped the machine (StopMachine) or be in a hostcall handler; the
 // machine drops the decoded copy of the page, which is what the icache flush
 // achieves on hardware.
@@ -229,8 +233,8 @@ func (k *Kernel) PatchTextNosync(addr uint64, insn uint32) error {
 	if addr&3 != 0 {
 		return fmt.Errorf("patching %#x: not 4-byte aligned", addr)
 	}
-	if !k.layout.Text.Contains(addr) && !k.layout.InsnSlots.Contains(addr) {
-		return fmt.Errorf("patching %#x: not kernel text or an instruction slot", addr)
+	if !k.layout.Text.Contains(addr) && !k.layout.InsnSlots.Contains(addr) && !k.IsModuleText(addr) {
+		return fmt.Errorf("patching %#x: not kernel text, module text or an instruction slot", addr)
 	}
 	if err := k.m.Write32(addr, insn); err != nil {
 		return fmt.Errorf("patching %#x: %w", addr, err)

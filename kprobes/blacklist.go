@@ -12,10 +12,19 @@ import (
 type BlacklistEntry struct {
 	Start, End uint64
 	Name       string
+
+	mod string // the module the entry belongs to, "" for the kernel
 }
 
-// String formats the entry as kprobes/blacklist does: "0x%px-0x%px\t%ps\n".
+// Module is the module whose entry this is, "" for the core kernel.
+func (e BlacklistEntry) Module() string { return e.mod }
+
+// String formats the entry as kprobes/blacklist does: "0x%px-0x%px\t%ps\n"
+// (%ps of a module symbol adds " [mod]").
 func (e BlacklistEntry) String() string {
+	if e.mod != "" {
+		return fmt.Sprintf("0x%016x-0x%016x\t%s [%s]\n", e.Start, e.End, e.Name, e.mod)
+	}
 	return fmt.Sprintf("0x%016x-0x%016x\t%s\n", e.Start, e.End, e.Name)
 }
 
@@ -65,6 +74,10 @@ func (kp *Kprobes) withinBlacklist(addr uint64) (BlacklistEntry, bool) {
 		s, _, _ := kp.k.Kallsyms().LookupAddr(addr)
 		return BlacklistEntry{Start: l.KprobesText.Start, End: l.KprobesText.End, Name: s.Name}, true
 	}
+	if m, _, ok := kp.k.ModuleAt(addr); ok && m.KprobesText.Contains(addr) {
+		s, _, _ := kp.k.Kallsyms().LookupAddr(addr)
+		return BlacklistEntry{Start: m.KprobesText.Start, End: m.KprobesText.End, Name: s.Name, mod: m.Name}, true
+	}
 	for _, e := range kp.blacklist {
 		if addr >= e.Start && addr < e.End {
 			return e, true
@@ -75,7 +88,7 @@ func (kp *Kprobes) withinBlacklist(addr uint64) (BlacklistEntry, bool) {
 		if i := strings.IndexByte(s.Name, '.'); i > 0 {
 			base := s.Name[:i]
 			for _, e := range kp.blacklist {
-				if e.Name == base {
+				if e.Name == base && e.mod == s.Module {
 					return e, true
 				}
 			}
@@ -86,5 +99,7 @@ func (kp *Kprobes) withinBlacklist(addr uint64) (BlacklistEntry, bool) {
 
 // Blacklist returns the blacklist in kprobes/blacklist order.
 func (kp *Kprobes) Blacklist() []BlacklistEntry {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
 	return append([]BlacklistEntry(nil), kp.blacklist...)
 }

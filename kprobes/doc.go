@@ -16,6 +16,12 @@
 // reads the table without locks, exactly as Linux relies on stop_machine
 // and RCU.
 //
+// Modules (module.go): probes may sit on module text ("mod:sym"); when
+// the module goes they turn [GONE] (kill_kprobe), and the module's
+// .kprobes.text and NOKPROBE_SYMBOLs are blacklisted while it is loaded.
+// Modules register probes with guest handlers through the guest kprobes
+// API (guest.go), whose handlers the hit path calls on the guest CPU.
+//
 // The debugfs files kprobes/list, kprobes/enabled and kprobes/blacklist are
 // registered into a debugfs.Tree by RegisterFiles.
 package kprobes

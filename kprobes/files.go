@@ -42,7 +42,7 @@ func (kp *Kprobes) showList(_ context.Context, w *bytes.Buffer) error {
 }
 
 func (kp *Kprobes) showBlacklist(_ context.Context, w *bytes.Buffer) error {
-	for _, e := range kp.blacklist {
+	for _, e := range kp.Blacklist() {
 		w.WriteString(e.String())
 	}
 	return nil

@@ -46,19 +46,42 @@ type jprobeState struct {
 // not a function start or the probe is not at a function entry, EEXIST
 // when the address already has a jprobe.
 func (kp *Kprobes) RegisterJprobe(jp *Jprobe) error {
+	return kp.registerJprobe(jp, kp.Register)
+}
+
+// isFuncStart: addr is the start of a function in kernel or module text.
+func (kp *Kprobes) isFuncStart(addr uint64) bool {
+	_, off, ok := kp.k.Kallsyms().LookupAddr(addr)
+	return ok && off == 0 && (kp.k.IsText(addr) || kp.k.IsModuleText(addr))
+}
+
+// registerJprobe is RegisterJprobe with the kprobe registered by register.
+// A jprobe whose entry is already resolved (jp.entry, the guest API's) needs
+// no Entry name.
+func (kp *Kprobes) registerJprobe(jp *Jprobe, register func(*Kprobe) error) error {
 	syms := kp.k.Kallsyms()
-	if (jp.Entry == "") == (jp.Handler == nil) {
+	if jp.entry != 0 && jp.Entry == "" && jp.Handler == nil {
+		if !kp.isFuncStart(jp.entry) {
+			return einval("handler %#x is not a function start", jp.entry)
+		}
+		jp.Kp.PreHandler = func(p *Kprobe, regs *Regs) bool { return kp.setjmpPreHandler(jp, regs) }
+		jp.Kp.breakHandler = kp.longjmpBreakHandler
+	} else if (jp.Entry == "") == (jp.Handler == nil) {
 		return einval("a jprobe needs exactly one of Entry and Handler")
 	}
 	if jp.Kp.Offset != 0 {
 		return einval("jprobe at %s+%#x is not a function entry", jp.Kp.Symbol, jp.Kp.Offset)
 	}
-	if jp.Entry != "" {
+	if jp.entry != 0 && jp.Entry == "" && jp.Handler == nil {
+		if _, ok := syms.LookupName("jprobe_return_break"); !ok {
+			return fmt.Errorf("%w: the kernel image has no jprobe_return", syscall.EOPNOTSUPP)
+		}
+	} else if jp.Entry != "" {
 		s, ok := syms.LookupName(jp.Entry)
 		if !ok {
 			return fmt.Errorf("%w: no handler symbol %q", syscall.ENOENT, jp.Entry)
 		}
-		if _, off, ok := syms.LookupAddr(s.Addr); !ok || off != 0 || !kp.k.IsText(s.Addr) {
+		if !kp.isFuncStart(s.Addr) {
 			return einval("handler %s is not a function start", jp.Entry)
 		}
 		if _, ok := syms.LookupName("jprobe_return_break"); !ok {
@@ -93,16 +116,16 @@ func (kp *Kprobes) RegisterJprobe(jp *Jprobe) error {
 	}
 	jp.Kp.typ = TypeJprobe
 	jp.Kp.PostHandler = nil
-	if err := kp.Register(&jp.Kp); err != nil {
-		return err
-	}
+	// Checked before registering (Linux checks after, then unregisters),
+	// so that the guest API's lock-held path needs no unregister here.
 	if jp.Kp.Symbol != "" {
-		if _, off, _ := syms.LookupAddr(jp.Kp.Addr); off != 0 {
-			kp.Unregister(&jp.Kp)
-			return einval("jprobe at %s is not a function entry", syms.Format(jp.Kp.Addr))
+		if s, ok := syms.LookupName(jp.Kp.Symbol); ok {
+			if _, off, _ := syms.LookupAddr(s.Addr); off != 0 {
+				return einval("jprobe at %s is not a function entry", syms.Format(s.Addr))
+			}
 		}
 	}
-	return nil
+	return register(&jp.Kp)
 }
 
 // UnregisterJprobe removes jp.

@@ -123,6 +123,9 @@ type probePoint struct {
 	simulate simulateFunc // for instructions that read or write the PC
 	probes   []*Kprobe
 	armed    bool
+	// gone: the text under the point was freed (its module unloaded); the
+	// point is out of byAddr, kept in its bucket for kprobes/list only.
+	gone bool
 }
 
 // kprobeCtlblk is the per-CPU kprobe_ctlblk.
@@ -158,6 +161,8 @@ type Kprobes struct {
 	observer func(Observation) // see Observe
 
 	allowBlacklisted bool // see SetAllowBlacklisted
+
+	guest guestAPI // module-registered probes with guest handlers; see guest.go
 }
 
 // New attaches the probe subsystem to k: it builds the blacklist and
@@ -183,6 +188,8 @@ func New(k *kernel.Kernel, log *slog.Logger) (*Kprobes, error) {
 	k.SetHostcall(kernel.HCKprobeSSBrk, kp.hcSSBreakpoint)
 	k.SetHostcall(kernel.HCKprobeFault, kp.hcFault)
 	kp.setupKretprobes()
+	kp.setupGuestAPI()
+	k.RegisterModuleNotifier(kp.moduleCallback)
 	return kp, nil
 }
 
@@ -226,6 +233,13 @@ func (kp *Kprobes) resolve(p *Kprobe) (uint64, error) {
 func (kp *Kprobes) Register(p *Kprobe) error {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
+	return kp.register(p, kp.k.StopMachine)
+}
+
+// register is Register with kp.mu held; stop runs its argument with the
+// machine stopped (kernel.StopMachine, or a direct call in a hostcall,
+// where the world is stopped already).
+func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 	if p.point != nil {
 		return einval("probe at %#x is already registered", p.Addr)
 	}
@@ -251,7 +265,7 @@ func (kp *Kprobes) Register(p *Kprobe) error {
 			}
 		}
 		var perr error
-		kp.k.StopMachine(func() {
+		stop(func() {
 			p.Addr = addr
 			p.point = pt
 			pt.probes = append([]*Kprobe{p}, pt.probes...)
@@ -265,7 +279,7 @@ func (kp *Kprobes) Register(p *Kprobe) error {
 		return err
 	}
 	var perr error
-	kp.k.StopMachine(func() {
+	stop(func() {
 		pt := &probePoint{addr: addr, opcode: opcode, probes: []*Kprobe{p}}
 		if class == insnGoodNoSlot {
 			pt.simulate = simulatorFor(opcode)
@@ -294,10 +308,21 @@ func (kp *Kprobes) Register(p *Kprobe) error {
 	return perr
 }
 
-// checkAddressSafe is check_kprobe_address_safe for core kernel text.
+// checkAddressSafe is check_kprobe_address_safe: core kernel text, or
+// the text of a module that is not going away (its init text only while
+// it is coming, before init is freed).
 func (kp *Kprobes) checkAddressSafe(addr uint64) error {
 	if !kp.k.IsText(addr) {
-		return einval("%#x is not kernel text", addr)
+		m, st, ok := kp.k.ModuleAt(addr)
+		if !ok || !m.IsText(addr) {
+			return einval("%#x is not kernel text", addr)
+		}
+		if st == kernel.ModuleGoing {
+			return fmt.Errorf("%w: module %s is going", syscall.ENOENT, m.Name)
+		}
+		if m.IsInitText(addr) && st != kernel.ModuleComing {
+			return fmt.Errorf("%w: the init text of %s is gone", syscall.ENOENT, m.Name)
+		}
 	}
 	if e, ok := kp.withinBlacklist(addr); ok {
 		if !kp.allowBlacklisted {
@@ -362,6 +387,9 @@ func (kp *Kprobes) shouldArm(pt *probePoint) bool {
 // updateArming patches the BRK in or out to match shouldArm. The machine
 // must be stopped.
 func (kp *Kprobes) updateArming(pt *probePoint) error {
+	if pt.gone {
+		return nil // its text is freed: never touch it again
+	}
 	want := kp.shouldArm(pt)
 	if want == pt.armed {
 		return nil
@@ -383,11 +411,16 @@ func (kp *Kprobes) updateArming(pt *probePoint) error {
 func (kp *Kprobes) Unregister(p *Kprobe) {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
+	kp.unregister(p, kp.k.StopMachine)
+}
+
+// unregister is Unregister with kp.mu held; see register for stop.
+func (kp *Kprobes) unregister(p *Kprobe, stop func(func())) {
 	pt := p.point
 	if pt == nil {
 		return
 	}
-	kp.k.StopMachine(func() {
+	stop(func() {
 		for i, c := range pt.probes {
 			if c == p {
 				pt.probes = append(pt.probes[:i:i], pt.probes[i+1:]...)
@@ -401,13 +434,15 @@ func (kp *Kprobes) Unregister(p *Kprobe) {
 			}
 			return
 		}
-		if pt.armed {
+		if pt.armed && !pt.gone {
 			if err := kp.k.PatchTextNosync(pt.addr, pt.opcode); err != nil {
 				kp.log.Error("kprobes: restoring text", "addr", pt.addr, "err", err)
 			}
 			pt.armed = false
 		}
-		delete(kp.byAddr, pt.addr)
+		if kp.byAddr[pt.addr] == pt {
+			delete(kp.byAddr, pt.addr)
+		}
 		h := hashPtr(pt.addr)
 		for i, q := range kp.buckets[h] {
 			if q == pt {
@@ -432,6 +467,10 @@ func (kp *Kprobes) Disable(p *Kprobe) error { return kp.setDisabled(p, true) }
 func (kp *Kprobes) setDisabled(p *Kprobe, disabled bool) error {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
+	return kp.setDisabledLocked(p, disabled, kp.k.StopMachine)
+}
+
+func (kp *Kprobes) setDisabledLocked(p *Kprobe, disabled bool, stop func(func())) error {
 	pt := p.point
 	if pt == nil {
 		return einval("probe is not registered")
@@ -440,7 +479,7 @@ func (kp *Kprobes) setDisabled(p *Kprobe, disabled bool) error {
 		return einval("probe is gone")
 	}
 	var err error
-	kp.k.StopMachine(func() {
+	stop(func() {
 		if disabled {
 			p.flags |= flagDisabled
 		} else {
@@ -449,6 +488,14 @@ func (kp *Kprobes) setDisabled(p *Kprobe, disabled bool) error {
 		err = kp.updateArming(pt)
 	})
 	return err
+}
+
+// Gone reports whether the probe's text went away with its module
+// (kprobe_gone): it stays registered, listed [GONE], and cannot be enabled.
+func (kp *Kprobes) Gone(p *Kprobe) bool {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	return p.flags&flagGone != 0
 }
 
 // Armed reports whether probes are globally armed (kprobes/enabled).
@@ -557,6 +604,8 @@ type Regs struct {
 	PC     uint64
 	Pstate uint64
 	CPU    int // not part of pt_regs
+
+	frame uint64 // the guest's pt_regs the values came from
 }
 
 const regsBytes = kernel.PtRegsPstate + 8
@@ -573,6 +622,7 @@ func (kp *Kprobes) readRegs(addr uint64) (*Regs, error) {
 	r.SP = binary.LittleEndian.Uint64(buf[kernel.PtRegsSP:])
 	r.PC = binary.LittleEndian.Uint64(buf[kernel.PtRegsPC:])
 	r.Pstate = binary.LittleEndian.Uint64(buf[kernel.PtRegsPstate:])
+	r.frame = addr
 	return r, nil
 }
 

@@ -35,7 +35,8 @@ type KretprobeInstance struct {
 	// handler to pass to the return handler (ri->data).
 	Data []byte
 
-	rp *Kretprobe
+	rp    *Kretprobe
+	guest uint64 // the guest's struct kretprobe_instance, for guest handlers
 }
 
 // Kretprobe is a return probe (struct kretprobe). Set Kp.Symbol (offset 0)
@@ -59,6 +60,9 @@ type Kretprobe struct {
 	free    atomic.Int64 // instances left in the pool
 	nmissed atomic.Uint64
 	gone    atomic.Bool // unregistered: pending returns run no handler
+
+	// release gives a guest instance back with its Go one (guest.go).
+	release func(ri *KretprobeInstance)
 }
 
 // Missed is the kretprobe's nmissed: entries with no free instance.
@@ -74,6 +78,12 @@ type kretprobeInstances struct {
 // RegisterKretprobe registers rp (register_kretprobe): -EINVAL unless the
 // address is a function entry, -EINVAL for a bad MaxActive.
 func (kp *Kprobes) RegisterKretprobe(rp *Kretprobe) error {
+	return kp.registerKretprobe(rp, kp.Register)
+}
+
+// registerKretprobe is RegisterKretprobe with the kprobe registered by
+// register (Register, or the guest API's lock-held variant).
+func (kp *Kprobes) registerKretprobe(rp *Kretprobe, register func(*Kprobe) error) error {
 	if rp.MaxActive < 0 || rp.MaxActive > KretprobeMaxActiveMax {
 		return einval("maxactive %d out of range", rp.MaxActive)
 	}
@@ -106,7 +116,7 @@ func (kp *Kprobes) RegisterKretprobe(rp *Kretprobe) error {
 	rp.Kp.typ = TypeKretprobe
 	rp.Kp.PreHandler = func(_ *Kprobe, regs *Regs) bool { return kp.preHandlerKretprobe(rp, regs) }
 	rp.Kp.PostHandler = nil
-	return kp.Register(&rp.Kp)
+	return register(&rp.Kp)
 }
 
 // UnregisterKretprobe removes rp. Returns already hooked still come back
@@ -129,6 +139,9 @@ func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
 		ri.Data = make([]byte, rp.DataSize)
 	}
 	if rp.EntryHandler != nil && rp.EntryHandler(ri, regs) {
+		if rp.release != nil {
+			rp.release(ri)
+		}
 		rp.free.Add(1)
 		return false
 	}
@@ -194,6 +207,9 @@ func (kp *Kprobes) hcKretprobeTrampoline(cpu *machine.CPU) error {
 			ri.RetAddr = correct
 			ri.rp.Handler(ri, regs)
 		}
+		if ri.rp.release != nil {
+			ri.rp.release(ri)
+		}
 		ri.rp.free.Add(1)
 	}
 	regs.X[30] = correct // arch_kretprobe_fixup_return
@@ -226,6 +242,9 @@ func (kp *Kprobes) flushTask(task uint64) {
 	delete(kp.instances.tasks, task)
 	kp.instances.mu.Unlock()
 	for _, ri := range stack {
+		if ri.rp.release != nil {
+			ri.rp.release(ri)
+		}
 		ri.rp.free.Add(1)
 	}
 }

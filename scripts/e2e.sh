@@ -136,6 +136,30 @@ sleep 0.3
 expect "trace shows returns" 1 "$(grep -m1 -c "myret: (.* <- vfs_read) ret=0x" "$T/trace")"
 echo 0 > "$T/events/kprobes/myret/enable"
 
+# Modules: insmod and rmmod through kpemu/modules, and what kprobes does
+# with a MOD:SYM event across the load and the unload (the oracle's
+# surprises 4 and 12).
+expect "no module is loaded" "" "$(cat "$D/kpemu/modules")"
+echo 'p:modgrp/stats e1000ish:vnet_get_stats64' >> "$T/kprobe_events"
+expect "a MOD:SYM event before the module loads is accepted" 1 "$(grep -c '^p:modgrp/stats e1000ish:vnet_get_stats64$' "$T/kprobe_events")"
+expect "and is not registered" 0 "$(grep -c vnet_get_stats64 "$D/kprobes/list")"
+echo +e1000ish > "$D/kpemu/modules"
+expect "kpemu/modules reads as /proc/modules" "e1000ish 4096 0 - Live 0x0000000040c00000" "$(cat "$D/kpemu/modules")"
+STATS=$(awk '$3 == "vnet_get_stats64" && $4 == "[e1000ish]" { print $1 }' "$D/kpemu/kallsyms")
+expect "kallsyms shows the module's symbols with [mod]" 1 "$(grep -c "^$STATS t vnet_get_stats64"$'\t'"\[e1000ish\]\$" "$D/kpemu/kallsyms")"
+expect "the event is registered when the module loads" 1 "$(grep -c "^$STATS  k  vnet_get_stats64+0x0  e1000ish \[DISABLED\]\$" "$D/kprobes/list")"
+expect_err "loading it twice is EEXIST" "File exists" "echo +e1000ish > '$D/kpemu/modules'"
+expect_err "an unknown module is ENOENT" "No such file or directory" "echo +no_such_module > '$D/kpemu/modules'"
+expect_err "a bad command is EINVAL" "Invalid argument" "echo e1000ish > '$D/kpemu/modules'"
+echo -e1000ish > "$D/kpemu/modules"
+expect "after rmmod the probe is [GONE], as Linux prints it" 1 "$(grep -c "^$STATS  k  0x$STATS \[GONE\]\$" "$D/kprobes/list")"
+expect "kpemu/modules is empty again" "" "$(cat "$D/kpemu/modules")"
+expect "the module's symbols are gone" 0 "$(grep -c '\[e1000ish\]' "$D/kpemu/kallsyms")"
+expect_err "unloading it again is ENOENT" "No such file or directory" "echo -e1000ish > '$D/kpemu/modules'"
+echo +e1000ish > "$D/kpemu/modules"
+expect "reloaded, the event is registered again" 1 "$(grep -c "^$STATS  k  vnet_get_stats64+0x0  e1000ish \[DISABLED\]\$" "$D/kprobes/list")"
+echo -e1000ish > "$D/kpemu/modules"
+
 # Teardown.
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"
@@ -162,10 +186,12 @@ pid=$!
 wait_mounted || bad "second run mounts" "$(cat "$LOG")"
 kill -KILL "$pid"; wait "$pid" 2>/dev/null; pid=
 if ls "$MNT" >/dev/null 2>&1; then bad "SIGKILL leaves a dead mount (test setup)"; fi
-"$KPEMU" run --mount "$MNT" --probe tcp_v4_rcv >"$LOG" 2>&1 &
+"$KPEMU" run --mount "$MNT" --probe tcp_v4_rcv --module ramfs_helper >"$LOG" 2>&1 &
 pid=$!
 if wait_mounted; then ok "a stale mount is cleaned at the next start"; else bad "a stale mount is cleaned at the next start" "$(cat "$LOG")"; fi
 expect "the new run lists its probe" "1" "$(grep -c '  k  tcp_v4_rcv+0x0    $' "$D/kprobes/list")"
+for _ in $(seq 1 100); do grep -q ramfs_helper "$D/kpemu/modules" && break; sleep 0.1; done
+expect "--module loads a module at boot" "ramfs_helper 4096 0 - Live 0x0000000040c00000" "$(cat "$D/kpemu/modules")"
 kill -INT "$pid"
 wait "$pid"
 rc=$?

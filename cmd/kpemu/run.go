@@ -31,6 +31,7 @@ type runOptions struct {
 	debug   bool
 	unsafe  bool
 	gdb     string
+	modules []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -53,6 +54,7 @@ SIGTERM, which unmount cleanly.`,
 	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
 	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
+	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
 }
@@ -127,6 +129,9 @@ func run(ctx context.Context, o runOptions) error {
 		}
 		runErr <- k.Run(ctx)
 	}()
+	if len(o.modules) > 0 {
+		go loadModules(ctx, k, o.modules, log)
+	}
 	select {
 	case <-ctx.Done():
 		<-runErr
@@ -153,6 +158,23 @@ func run(ctx context.Context, o runOptions) error {
 		log.Info("debugfs unmounted", "dir", o.mount)
 	}
 	return nil
+}
+
+// loadModules loads the --module modules, in order, once the guest is
+// ready (insmod at boot); a failure is logged and the rest still load.
+func loadModules(ctx context.Context, k *kernel.Kernel, names []string, log *slog.Logger) {
+	select {
+	case <-k.Ready():
+	case <-ctx.Done():
+		return
+	}
+	for _, name := range names {
+		if err := k.LoadEmbeddedModule(name); err != nil {
+			log.Error("--module", "module", name, "err", err)
+			continue
+		}
+		log.Info("module loaded", "module", name)
+	}
 }
 
 // consoleWriter is where the guest's UART goes.

@@ -8,12 +8,52 @@
 // __entry_text_start/end, __kprobes_text_start/end, __insn_slots_start/end,
 // __start_kprobe_blacklist/__stop_kprobe_blacklist, __bss_start/__bss_stop,
 // _end.
+//
+// The loadable modules are embedded too: modules/<name>/<name>.ko, ELF
+// relocatable objects for kernel.Kernel.LoadModule (Module, Modules).
 package image
 
-import _ "embed"
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
 
 //go:embed kpemu.elf
 var elfImage string
+
+//go:embed modules/*/*.ko
+var moduleFiles embed.FS
+
+// Module returns a fresh copy of the named module's object file, and
+// whether the image has such a module.
+func Module(name string) ([]byte, bool) {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return nil, false
+	}
+	b, err := moduleFiles.ReadFile(path.Join("modules", name, name+".ko"))
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// Modules lists the embedded modules' names, sorted.
+func Modules() []string {
+	var names []string
+	matches, _ := fs.Glob(moduleFiles, "modules/*/*.ko")
+	for _, m := range matches {
+		dir, file := path.Split(m)
+		name := strings.TrimSuffix(file, ".ko")
+		if path.Base(dir) == name {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
 
 // ELF returns a fresh copy of the guest kernel image (an AArch64 ELF
 // executable); callers may modify it.

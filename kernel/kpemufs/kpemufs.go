@@ -1,8 +1,10 @@
 // Package kpemufs serves the kpemu/ directory of the debugfs tree: what
 // kpemu adds to Linux's debugfs so that a shell script can look inside the
-// emulated kernel. kallsyms is /proc/kallsyms's format, dmesg is the
-// guest's kernel log, and mem reads guest physical memory at the file
-// offset, like /dev/mem. None of these exist in Linux's debugfs; they live
+// emulated kernel. kallsyms is /proc/kallsyms's format (module symbols
+// with their "\t[mod]"), dmesg is the guest's kernel log, mem reads guest
+// physical memory at the file offset, like /dev/mem, and modules is
+// /proc/modules's format, and loads ("+name") and unloads ("-name") the
+// image's modules when written, as insmod and rmmod. None of these exist in Linux's debugfs; they live
 // in their own directory so that no Linux path changes meaning.
 package kpemufs
 
@@ -10,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
@@ -17,7 +20,7 @@ import (
 	"github.com/kpemu/kpemu/machine"
 )
 
-// Register creates kpemu/{kallsyms,dmesg,mem} in tree.
+// Register creates kpemu/{kallsyms,dmesg,mem,modules} in tree.
 func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	dir, err := tree.MkdirAll("kpemu", 0o755)
 	if err != nil {
@@ -36,7 +39,53 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 			return fmt.Errorf("creating kpemu/%s: %w", f.name, err)
 		}
 	}
+	mods := debugfs.FileOps{
+		Show:  func(_ context.Context, w *bytes.Buffer) error { showModules(w, k); return nil },
+		Write: func(_ context.Context, p []byte, _ int64) (int, error) { return writeModules(k, p) },
+	}
+	if _, err := dir.CreateFile("modules", 0o600, mods); err != nil {
+		return fmt.Errorf("creating kpemu/modules: %w", err)
+	}
 	return nil
+}
+
+// showModules is /proc/modules: newest first.
+func showModules(w *bytes.Buffer, k *kernel.Kernel) {
+	for _, m := range k.Modules() {
+		w.WriteString(m.String())
+	}
+}
+
+// writeModules runs one command per line: "+name" loads the image's
+// module name (insmod), "-name" unloads it (rmmod). Errors are the
+// errnos: ENOENT for an unknown or unloaded module, EEXIST for a loaded
+// one, EINVAL for a malformed command or object, init_module's own errno.
+// The write stops at the first error, as kprobe_events does.
+func writeModules(k *kernel.Kernel, p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name := strings.TrimSpace(line[1:])
+		if name == "" {
+			return 0, fmt.Errorf("%w: no module name in %q", syscall.EINVAL, line)
+		}
+		var err error
+		switch line[0] {
+		case '+':
+			err = k.LoadEmbeddedModule(name)
+		case '-':
+			err = k.UnloadModule(name)
+		default:
+			err = fmt.Errorf("%w: %q: write +NAME to load, -NAME to unload", syscall.EINVAL, line)
+		}
+		if err != nil {
+			k.Logger().Warn("kpemu/modules", "command", line, "err", err)
+			return 0, err
+		}
+	}
+	return len(p), nil
 }
 
 func showKallsyms(w *bytes.Buffer, k *kernel.Kernel) {

@@ -113,6 +113,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 	}
 	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), nextID: 2000, buf: newTraceBuffer(1 << 16)}
 	t.on.Store(true)
+	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {
 		return nil, err
 	}
@@ -456,7 +457,7 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		kp.PreHandler = t.dispatcher(tp)
 		err = t.kp.Register(kp)
 	}
-	if errors.Is(err, syscall.ENOENT) && !tp.moduleExists() {
+	if errors.Is(err, syscall.ENOENT) && !t.moduleExists(tp) {
 		t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
 		return nil
 	}
@@ -468,16 +469,50 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 }
 
 // moduleExists is trace_kprobe_module_exist: address probes are kept for a
-// module to come; symbol probes without MOD: are not.
-func (tp *traceProbe) moduleExists() bool {
+// module to come; symbol probes without MOD: are not; MOD:SYM probes are
+// kept while MOD is not loaded (or going away).
+func (t *Tracing) moduleExists(tp *traceProbe) bool {
 	if tp.symbol == "" {
 		return false
 	}
-	i := strings.IndexByte(tp.symbol, ':')
-	if i < 0 {
+	mod, _, ok := strings.Cut(tp.symbol, ":")
+	if !ok {
 		return true
 	}
-	return false // modules come with issue 4
+	_, st, loaded := t.kp.Kernel().Module(mod)
+	return loaded && st != kernel.ModuleGoing
+}
+
+// withinModule is trace_kprobe_within_module: a MOD:SYM probe on mod.
+func (tp *traceProbe) withinModule(mod string) bool {
+	m, _, ok := strings.Cut(tp.symbol, ":")
+	return ok && m == mod
+}
+
+// moduleCallback is trace_kprobe_module_callback: when a module comes,
+// its MOD:SYM probes are registered again, the kprobe left [GONE] by an
+// earlier unload (or never registered) replaced by a live one, before the
+// module's init runs, so that a probe on init code fires during init.
+func (t *Tracing) moduleCallback(ev kernel.ModuleEvent) {
+	if ev.State != kernel.ModuleComing {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tp := range t.probes {
+		if !tp.withinModule(ev.Module.Name) {
+			continue
+		}
+		t.unregisterKprobe(tp)
+		if err := t.registerProbe(tp); err != nil {
+			var en syscall.Errno
+			code := -int(syscall.EINVAL)
+			if errors.As(err, &en) {
+				code = -int(en)
+			}
+			t.log.Warn(fmt.Sprintf("trace_kprobe: Failed to re-register probe %s on %s: %d", tp.ev.name, ev.Module.Name, code))
+		}
+	}
 }
 
 // dispatcher is kprobe_dispatcher: count the hit and record the event.
@@ -565,6 +600,23 @@ func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
 	return true
 }
 
+// unregisterKprobe is __unregister_trace_kprobe: the kprobe goes, the
+// event stays; t.mu is held.
+func (t *Tracing) unregisterKprobe(tp *traceProbe) {
+	if !tp.registered {
+		return
+	}
+	switch {
+	case tp.ev.isJprobe:
+		t.kp.UnregisterJprobe(&tp.jp)
+	case tp.ev.isReturn:
+		t.kp.UnregisterKretprobe(&tp.rp)
+	default:
+		t.kp.Unregister(&tp.rp.Kp)
+	}
+	tp.registered = false
+}
+
 // unregisterProbe is unregister_trace_kprobe; t.mu is held.
 func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 	ev := tp.ev
@@ -575,17 +627,7 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 		t.removeEventFiles(ev)
 		delete(t.events, ev.key())
 	}
-	if tp.registered {
-		switch {
-		case tp.ev.isJprobe:
-			t.kp.UnregisterJprobe(&tp.jp)
-		case tp.ev.isReturn:
-			t.kp.UnregisterKretprobe(&tp.rp)
-		default:
-			t.kp.Unregister(&tp.rp.Kp)
-		}
-		tp.registered = false
-	}
+	t.unregisterKprobe(tp)
 	for i, p := range ev.probes {
 		if p == tp {
 			ev.probes = append(ev.probes[:i:i], ev.probes[i+1:]...)
@@ -624,7 +666,8 @@ func (t *Tracing) setEnabled(ev *event, on bool) error {
 	}
 	ev.enabled.Store(on)
 	for _, tp := range ev.probes {
-		if !tp.registered {
+		// __enable_trace_kprobe: a probe whose module went is skipped.
+		if !tp.registered || t.kp.Gone(tp.kprobe()) {
 			continue
 		}
 		var err error

@@ -10,11 +10,27 @@
 #include <linux/slab.h>
 
 static unsigned long last_ino = 1;
+static ramfs_read_helper_t *ramfs_read_helper;
+
+int ramfs_register_read_helper(ramfs_read_helper_t *fn)
+{
+	if (ramfs_read_helper)
+		return -EBUSY;
+	WRITE_ONCE(ramfs_read_helper, fn);
+	return 0;
+}
+
+void ramfs_unregister_read_helper(ramfs_read_helper_t *fn)
+{
+	if (ramfs_read_helper == fn)
+		WRITE_ONCE(ramfs_read_helper, NULL);
+}
 
 ssize_t ramfs_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 {
 	struct inode *inode = file_inode(file);
 	loff_t pos = *ppos;
+	ramfs_read_helper_t *helper;
 	size_t avail;
 
 	if (pos >= inode->i_size)
@@ -23,6 +39,9 @@ ssize_t ramfs_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 	if (count > avail)
 		count = avail;
 	memcpy(buf, inode->i_private + pos, count);
+	helper = READ_ONCE(ramfs_read_helper);
+	if (helper)
+		helper(file, buf, count);
 	*ppos = pos + count;
 	return count;
 }

@@ -21,6 +21,20 @@
 #define HC_KPROBE_FAULT		0x4b12	/* x0 = pt_regs, x1 = esr; returns 1 if handled */
 #define HC_KRETPROBE_TRAMPOLINE	0x4b13	/* x0 = pt_regs; returns the real return address */
 #define HC_KPROBE_FLUSH_TASK	0x4b14	/* x0 = task_struct that is gone */
+#define HC_KPROBE_API		0x4b15	/* x0 = KPROBE_API_* op, x1 = struct kprobe/kretprobe/jprobe */
+#define HC_KPROBE_CALL_DONE	0x4b16	/* x0 = what the requested guest call returned */
+
+#define HC_MODULE_DONE		0x4b20	/* x0 = mailbox cookie, x1 = what the called function returned */
+
+/*
+ * A gate's hostcall may answer HC_CALL_REQUEST in x0 instead of its result:
+ * "call x1(x2, x3, x4) on this CPU, then make HC_KPROBE_CALL_DONE with its
+ * return value", which answers the same way again. This is how the host
+ * runs a guest module's kprobe handlers inside the exception while its own
+ * state (the kprobe control block) stays in the host. The value is no
+ * errno and no DBG_HOOK_* code, and under QEMU (x0 = -1) it never appears.
+ */
+#define HC_CALL_REQUEST		0x4b43414cUL	/* "KCAL" */
 
 #define PSCI_0_2_FN_PSCI_VERSION	0x84000000
 #define PSCI_0_2_FN_SYSTEM_OFF		0x84000008
@@ -36,6 +50,27 @@
 	register unsigned long __x1 asm("x1") = (unsigned long)(a1);	\
 	asm volatile("hvc #" hostcall_str(imm)				\
 		     : "+r"(__x0) : "r"(__x1) : "memory");		\
+	__x0;								\
+})
+
+struct hc_call {
+	unsigned long fn, a0, a1, a2;
+};
+
+/* A hostcall whose answer may be HC_CALL_REQUEST: x1..x4 fill *call. */
+#define HOSTCALL2_CALL(imm, arg0, arg1, call) ({			\
+	register unsigned long __x0 asm("x0") = (unsigned long)(arg0);	\
+	register unsigned long __x1 asm("x1") = (unsigned long)(arg1);	\
+	register unsigned long __x2 asm("x2");				\
+	register unsigned long __x3 asm("x3");				\
+	register unsigned long __x4 asm("x4");				\
+	asm volatile("hvc #" hostcall_str(imm)				\
+		     : "+r"(__x0), "+r"(__x1), "=r"(__x2), "=r"(__x3),	\
+		       "=r"(__x4) : : "memory");			\
+	(call)->fn = __x1;						\
+	(call)->a0 = __x2;						\
+	(call)->a1 = __x3;						\
+	(call)->a2 = __x4;						\
 	__x0;								\
 })
 #endif

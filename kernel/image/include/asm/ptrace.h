@@ -78,5 +78,10 @@ static inline unsigned long instruction_pointer(struct pt_regs *regs)
 	return regs->pc;
 }
 
+static inline unsigned long regs_return_value(struct pt_regs *regs)
+{
+	return regs->regs[0];
+}
+
 #endif /* !__ASSEMBLY__ */
 #endif /* __ASM_PTRACE_H */

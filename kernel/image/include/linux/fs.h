@@ -68,6 +68,14 @@ loff_t generic_file_llseek(struct file *file, loff_t offset, int whence);
 
 extern const struct file_operations ramfs_file_operations;
 struct inode *ramfs_get_inode(umode_t mode, size_t capacity);
+
+/*
+ * A helper that ramfs_read() hands every chunk it read to (a module:
+ * modules/ramfs_helper). Returns -EBUSY when one is registered already.
+ */
+typedef void ramfs_read_helper_t(struct file *file, const char *buf, size_t count);
+int ramfs_register_read_helper(ramfs_read_helper_t *fn);
+void ramfs_unregister_read_helper(ramfs_read_helper_t *fn);
 struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name);
 
 #define READ	0

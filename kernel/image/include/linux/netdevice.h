@@ -18,11 +18,42 @@ struct net_device_stats {
 	unsigned long rx_dropped;
 };
 
+struct rtnl_link_stats64 {
+	u64 rx_packets;
+	u64 tx_packets;
+	u64 rx_bytes;
+	u64 tx_bytes;
+	u64 rx_errors;
+	u64 tx_errors;
+	u64 rx_dropped;
+	u64 tx_dropped;
+};
+
+struct net_device;
+
+/* What a driver (a module: modules/e1000ish) plugs into a device. */
+struct net_device_ops {
+	void (*ndo_get_stats64)(struct net_device *dev,
+				struct rtnl_link_stats64 *storage);
+};
+
+enum rx_handler_result {
+	RX_HANDLER_CONSUMED,
+	RX_HANDLER_ANOTHER,
+	RX_HANDLER_EXACT,
+	RX_HANDLER_PASS,
+};
+typedef enum rx_handler_result rx_handler_result_t;
+typedef rx_handler_result_t rx_handler_func_t(struct sk_buff **pskb);
+
 struct net_device {
 	char			name[IFNAMSIZ];
 	int			ifindex;
 	__be32			ip_addr;	/* stands in for in_device's ifa_list */
 	struct net_device_stats	stats;
+	const struct net_device_ops *netdev_ops;
+	rx_handler_func_t	*rx_handler;
+	void			*rx_handler_data;
 };
 
 struct packet_type {
@@ -35,6 +66,12 @@ struct packet_type {
 int netif_receive_skb(struct sk_buff *skb);
 void dev_add_pack(struct packet_type *pt);
 void net_dev_init(void);
+int netdev_rx_handler_register(struct net_device *dev,
+			       rx_handler_func_t *rx_handler,
+			       void *rx_handler_data);
+void netdev_rx_handler_unregister(struct net_device *dev);
+struct rtnl_link_stats64 *dev_get_stats(struct net_device *dev,
+					struct rtnl_link_stats64 *storage);
 
 extern struct net_device loopback_dev;
 

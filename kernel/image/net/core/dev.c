@@ -22,10 +22,64 @@ void dev_add_pack(struct packet_type *pt)
 	ptype_base[ntohs(pt->type) & (PTYPE_HASH_SIZE - 1)] = pt;
 }
 
+/**
+ *	netdev_rx_handler_register - register receive handler
+ *	@dev: device to register a handler for
+ *	@rx_handler: receive handler to register
+ *	@rx_handler_data: data pointer that is used by rx handler
+ *
+ *	Returns -EBUSY when a handler is already registered.
+ */
+int netdev_rx_handler_register(struct net_device *dev,
+			       rx_handler_func_t *rx_handler,
+			       void *rx_handler_data)
+{
+	if (dev->rx_handler)
+		return -EBUSY;
+	dev->rx_handler_data = rx_handler_data;
+	WRITE_ONCE(dev->rx_handler, rx_handler);
+	return 0;
+}
+
+void netdev_rx_handler_unregister(struct net_device *dev)
+{
+	WRITE_ONCE(dev->rx_handler, NULL);
+	dev->rx_handler_data = NULL;
+}
+
+/**
+ *	dev_get_stats	- get network device statistics
+ *	@dev: device to get statistics from
+ *	@storage: place to store stats
+ *
+ *	The driver's ndo_get_stats64 when it has one, else the core counters.
+ */
+struct rtnl_link_stats64 *dev_get_stats(struct net_device *dev,
+					struct rtnl_link_stats64 *storage)
+{
+	const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
+
+	memset(storage, 0, sizeof(*storage));
+	if (ops && ops->ndo_get_stats64) {
+		ops->ndo_get_stats64(dev, storage);
+	} else {
+		storage->rx_packets = dev->stats.rx_packets;
+		storage->rx_bytes = dev->stats.rx_bytes;
+		storage->rx_errors = dev->stats.rx_errors;
+		storage->rx_dropped = dev->stats.rx_dropped;
+	}
+	return storage;
+}
+
 static noinline int __netif_receive_skb(struct sk_buff *skb)
 {
 	struct net_device *orig_dev = skb->dev;
 	struct packet_type *pt;
+	rx_handler_func_t *rx_handler;
+
+	rx_handler = READ_ONCE(skb->dev->rx_handler);
+	if (rx_handler && rx_handler(&skb) == RX_HANDLER_CONSUMED)
+		return NET_RX_SUCCESS;
 
 	skb_reset_network_header(skb);
 	pt = ptype_base[ntohs(skb->protocol) & (PTYPE_HASH_SIZE - 1)];

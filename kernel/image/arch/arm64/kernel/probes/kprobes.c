@@ -12,9 +12,16 @@
  * x0..x30) and returns DBG_HOOK_HANDLED (0) or DBG_HOOK_ERROR (1), and for
  * faults 1 if it handled the fault. Anything else (e.g. -1 when no host
  * handler exists, as under QEMU) counts as not handled.
+ *
+ * Handlers of probes that modules register (register_kprobe() below) are
+ * guest functions. The host calls them through the gates: a gate's
+ * hostcall may answer HC_CALL_REQUEST, and hc_run_calls() then makes the
+ * requested call on this CPU, inside the exception, and hands the result
+ * back with HC_KPROBE_CALL_DONE until the host gives its real answer.
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <asm/bug.h>
 #include <asm/debug-monitors.h>
 #include <asm/hostcall.h>
@@ -24,10 +31,45 @@
 /* The host's answer for a probe hit while another is being stepped. */
 #define KPROBE_UNRECOVERABLE	2
 
+/* The layouts kprobes/guest.go reads and writes. */
+_Static_assert(offsetof(struct kprobe, addr) == 8, "kprobe.addr");
+_Static_assert(offsetof(struct kprobe, symbol_name) == 16, "kprobe.symbol_name");
+_Static_assert(offsetof(struct kprobe, offset) == 24, "kprobe.offset");
+_Static_assert(offsetof(struct kprobe, flags) == 28, "kprobe.flags");
+_Static_assert(offsetof(struct kprobe, pre_handler) == 32, "kprobe.pre_handler");
+_Static_assert(offsetof(struct kprobe, post_handler) == 40, "kprobe.post_handler");
+_Static_assert(offsetof(struct kprobe, opcode) == 48, "kprobe.opcode");
+_Static_assert(sizeof(struct kprobe) == 56, "sizeof(struct kprobe)");
+_Static_assert(offsetof(struct kretprobe, handler) == 56, "kretprobe.handler");
+_Static_assert(offsetof(struct kretprobe, entry_handler) == 64, "kretprobe.entry_handler");
+_Static_assert(offsetof(struct kretprobe, maxactive) == 72, "kretprobe.maxactive");
+_Static_assert(offsetof(struct kretprobe, nmissed) == 76, "kretprobe.nmissed");
+_Static_assert(offsetof(struct kretprobe, data_size) == 80, "kretprobe.data_size");
+_Static_assert(offsetof(struct kretprobe, __pool) == 88, "kretprobe.__pool");
+_Static_assert(offsetof(struct kretprobe, __pool_stride) == 96, "kretprobe.__pool_stride");
+_Static_assert(offsetof(struct jprobe, entry) == 56, "jprobe.entry");
+_Static_assert(offsetof(struct kretprobe_instance, data) == 24, "kretprobe_instance.data");
+
+/*
+ * Make the guest calls the host asks for until it answers for real. The
+ * called handlers run with this exception's DAIF masked, as Linux's do; a
+ * probe they hit is missed (the host sees its kprobe still current).
+ */
+static unsigned long __kprobes hc_run_calls(unsigned long ret, struct hc_call *c)
+{
+	while (ret == HC_CALL_REQUEST) {
+		long r = ((long (*)(unsigned long, unsigned long, unsigned long))c->fn)(c->a0, c->a1, c->a2);
+
+		ret = HOSTCALL2_CALL(HC_KPROBE_CALL_DONE, r, 0, c);
+	}
+	return ret;
+}
+
 static int __kprobes
 kprobe_breakpoint_handler(struct pt_regs *regs, unsigned long esr)
 {
-	unsigned long ret = HOSTCALL2(HC_KPROBE_BRK, regs, esr);
+	struct hc_call c;
+	unsigned long ret = hc_run_calls(HOSTCALL2_CALL(HC_KPROBE_BRK, regs, esr, &c), &c);
 
 	if (ret == KPROBE_UNRECOVERABLE) {
 		/* reenter_kprobe(): the host logged dump_kprobe() */
@@ -45,7 +87,8 @@ static struct break_hook kprobes_break_hook = {
 static int __kprobes
 kprobe_breakpoint_ss_handler(struct pt_regs *regs, unsigned long esr)
 {
-	unsigned long ret = HOSTCALL2(HC_KPROBE_SS_BRK, regs, esr);
+	struct hc_call c;
+	unsigned long ret = hc_run_calls(HOSTCALL2_CALL(HC_KPROBE_SS_BRK, regs, esr, &c), &c);
 
 	return ret == DBG_HOOK_HANDLED ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
 }
@@ -69,7 +112,9 @@ int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
  */
 void __kprobes *trampoline_probe_handler(struct pt_regs *regs)
 {
-	return (void *)HOSTCALL2(HC_KRETPROBE_TRAMPOLINE, regs, 0);
+	struct hc_call c;
+
+	return (void *)hc_run_calls(HOSTCALL2_CALL(HC_KRETPROBE_TRAMPOLINE, regs, 0, &c), &c);
 }
 
 /*
@@ -102,6 +147,83 @@ void __kprobes __noreturn jprobe_return(void)
 void __kprobes kprobe_flush_task(struct task_struct *tk)
 {
 	HOSTCALL2(HC_KPROBE_FLUSH_TASK, tk, 0);
+}
+
+/*
+ * The kprobes API for modules: gates into the host's register_kprobe()
+ * and friends, which return Linux's errnos. The host may be busy changing
+ * probes for another user (kpemu's files); it then answers
+ * KPROBE_API_RETRY, and the gate asks again.
+ */
+static long kprobe_api(unsigned long op, void *p)
+{
+	long ret;
+
+	while ((ret = HOSTCALL2(HC_KPROBE_API, op, p)) == KPROBE_API_RETRY)
+		asm volatile("yield" ::: "memory");
+	return ret;
+}
+
+int register_kprobe(struct kprobe *p)
+{
+	return kprobe_api(KPROBE_API_REGISTER_KPROBE, p);
+}
+
+void unregister_kprobe(struct kprobe *p)
+{
+	kprobe_api(KPROBE_API_UNREGISTER_KPROBE, p);
+}
+
+int enable_kprobe(struct kprobe *kp)
+{
+	return kprobe_api(KPROBE_API_ENABLE_KPROBE, kp);
+}
+
+int disable_kprobe(struct kprobe *kp)
+{
+	return kprobe_api(KPROBE_API_DISABLE_KPROBE, kp);
+}
+
+int register_jprobe(struct jprobe *jp)
+{
+	return kprobe_api(KPROBE_API_REGISTER_JPROBE, jp);
+}
+
+void unregister_jprobe(struct jprobe *jp)
+{
+	kprobe_api(KPROBE_API_UNREGISTER_JPROBE, jp);
+}
+
+/*
+ * The instances live in guest memory, so that handlers can use ri->data;
+ * the host hands them out and takes them back.
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	int n = rp->maxactive > 0 ? rp->maxactive : max(10, 2 * NR_CPUS);
+	unsigned long stride = ALIGN(sizeof(struct kretprobe_instance) + rp->data_size, 16UL);
+	long ret;
+
+	if (rp->maxactive < 0 || rp->maxactive > 4096 || rp->data_size > 4096)
+		return kprobe_api(KPROBE_API_REGISTER_KRETPROBE, rp);	/* the host's errno */
+	rp->__pool = kzalloc(n * stride, GFP_KERNEL);
+	if (!rp->__pool)
+		return -ENOMEM;
+	rp->__pool_stride = stride;
+	if (!rp->maxactive)
+		rp->maxactive = n;
+	ret = kprobe_api(KPROBE_API_REGISTER_KRETPROBE, rp);
+	if (ret) {
+		kfree(rp->__pool);
+		rp->__pool = NULL;
+	}
+	return ret;
+}
+
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	kprobe_api(KPROBE_API_UNREGISTER_KRETPROBE, rp);
+	/* returns still pending never touch their instance again */
 }
 
 int arch_init_kprobes(void)

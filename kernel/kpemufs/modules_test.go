@@ -1,0 +1,77 @@
+package kpemufs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kernel/kpemufs"
+)
+
+// TestModulesFile drives kpemu/modules as insmod and rmmod would, with
+// the guest running, and checks the errnos of bad writes.
+func TestModulesFile(t *testing.T) {
+	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := debugfs.NewTree()
+	if err := kpemufs.Register(tree, k); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = k.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-k.Ready():
+	case <-time.After(20 * time.Second):
+		t.Fatal("guest not ready")
+	}
+	read := func(p string) string {
+		b, err := tree.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	steps := []struct {
+		write string
+		err   error
+		want  string // kpemu/modules afterwards
+	}{
+		{"+e1000ish\n", nil, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
+		{"+e1000ish\n", syscall.EEXIST, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
+		{"+no_such_module\n", syscall.ENOENT, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
+		{"e1000ish\n", syscall.EINVAL, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
+		{"+\n", syscall.EINVAL, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
+		{"+ramfs_helper\n", nil, "ramfs_helper 4096 0 - Live 0x0000000040c01000\ne1000ish 4096 0 - Live 0x0000000040c00000\n"},
+		{"-e1000ish\n", nil, "ramfs_helper 4096 0 - Live 0x0000000040c01000\n"},
+		{"-e1000ish\n", syscall.ENOENT, "ramfs_helper 4096 0 - Live 0x0000000040c01000\n"},
+		{"-ramfs_helper\n", nil, ""},
+	}
+	for _, s := range steps {
+		err := tree.WriteFile("kpemu/modules", []byte(s.write), true)
+		if s.err == nil && err != nil || s.err != nil && !errors.Is(err, s.err) {
+			t.Fatalf("write %q: %v, want %v", s.write, err, s.err)
+		}
+		if got := read("kpemu/modules"); got != s.want {
+			t.Fatalf("after %q: modules = %q, want %q", s.write, got, s.want)
+		}
+	}
+	if err := tree.WriteFile("kpemu/modules", []byte("+e1000ish\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	rx, _ := k.Kallsyms().LookupName("e1000ish:vnet_rx")
+	if want := fmt.Sprintf("%016x t vnet_rx\t[e1000ish]\n", rx.Addr); !strings.Contains(read("kpemu/kallsyms"), want) {
+		t.Errorf("kallsyms lacks %q", want)
+	}
+}

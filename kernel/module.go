@@ -1,0 +1,683 @@
+package kernel
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kpemu/kpemu/kernel/image"
+	"github.com/kpemu/kpemu/machine"
+)
+
+// Loadable modules, after Linux's kernel/module/main.c. A module is an
+// AArch64 ELF relocatable object (kernel/image/modules/<name>/<name>.ko).
+// The host does what load_module() does — lay out the allocated sections
+// in the module area, resolve undefined symbols against kallsyms, apply the
+// relocations (reloc.go), add the module's symbols to kallsyms — and then
+// has the guest run init_module() on a vCPU (do_init_module), through the
+// workload's mailbox (kernel/module.c). Unloading runs cleanup_module()
+// the same way, then frees the area. Module notifiers (Linux's
+// register_module_notifier) hear COMING before init runs, LIVE after it
+// succeeded, and GOING when it failed or the module is being removed.
+
+// ModuleState is Linux's enum module_state.
+type ModuleState int
+
+// Module states.
+const (
+	ModuleLive ModuleState = iota
+	ModuleComing
+	ModuleGoing
+)
+
+// String is what /proc/modules prints for the state.
+func (s ModuleState) String() string {
+	switch s {
+	case ModuleComing:
+		return "Loading"
+	case ModuleGoing:
+		return "Unloading"
+	}
+	return "Live"
+}
+
+// Module is a loaded module. Its fields do not change once it is loaded.
+type Module struct {
+	Name string
+	Base uint64 // start of its memory in the module area
+	Size uint64 // bytes of module area, page-rounded
+
+	Text        []Range // its executable sections
+	InitText    []Range // .init.text*: probes there go when init is done
+	KprobesText Range   // .kprobes.text, empty if none
+	Blacklist   Range   // _kprobe_blacklist: NOKPROBE_SYMBOL addresses
+
+	init, exit uint64 // init_module, cleanup_module; 0 if none
+}
+
+// Contains reports whether addr lies in the module's memory.
+func (m *Module) Contains(addr uint64) bool { return addr >= m.Base && addr < m.Base+m.Size }
+
+// IsText reports whether addr is in one of the module's text sections.
+func (m *Module) IsText(addr uint64) bool {
+	for _, r := range m.Text {
+		if r.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsInitText reports whether addr is in the module's init text.
+func (m *Module) IsInitText(addr uint64) bool {
+	for _, r := range m.InitText {
+		if r.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// ModuleInfo is one line of /proc/modules.
+type ModuleInfo struct {
+	Name     string
+	Size     uint64
+	Refcount int
+	State    ModuleState
+	Addr     uint64
+}
+
+// String formats the line as Linux's m_show: name, size, refcount, the
+// modules that use it ("-" for none), state and address.
+func (mi ModuleInfo) String() string {
+	return fmt.Sprintf("%s %d %d - %s 0x%016x\n", mi.Name, mi.Size, mi.Refcount, mi.State, mi.Addr)
+}
+
+// ModuleEvent is what a module notifier hears.
+type ModuleEvent struct {
+	State  ModuleState
+	Module *Module
+}
+
+// ErrBadModule is wrapped, with EINVAL, by every error about a malformed
+// module object.
+var ErrBadModule = errors.New("bad module object")
+
+type loadedModule struct {
+	mod   *Module
+	state ModuleState
+}
+
+type moduleDone struct {
+	cookie uint64
+	ret    int64
+}
+
+// modules is the kernel's module list and loader state.
+type modules struct {
+	op sync.Mutex // serialises loads and unloads; held while the guest runs init/exit
+
+	mu        sync.RWMutex    // guards list and the states
+	list      []*loadedModule // newest first, as /proc/modules
+	notifiers []func(ModuleEvent)
+
+	ok      bool   // the module area is usable (the image and RAM allow it)
+	mailbox uint64 // kmod_mailbox in the guest, 0 if the image has none
+	cookie  uint64
+	done    chan moduleDone
+	timeout time.Duration
+}
+
+func (k *Kernel) initModules(dtb uint64) {
+	mm := &k.mods
+	mm.done = make(chan moduleDone, 4)
+	mm.timeout = 10 * time.Second
+	mm.ok = k.layout.End <= ModulesStart && dtb >= ModulesEnd
+	if s, ok := k.syms.LookupName("kmod_mailbox"); ok {
+		mm.mailbox = s.Addr
+	}
+	k.m.SetHostcall(HCModuleDone, func(cpu *machine.CPU) error {
+		select {
+		case mm.done <- moduleDone{cookie: cpu.X(0), ret: int64(cpu.X(1))}:
+		default: // nobody waits (a timed-out call finishing late)
+		}
+		cpu.SetX(0, 0)
+		return nil
+	})
+}
+
+// SetModuleTimeout bounds how long LoadModule and UnloadModule wait for the
+// guest to run init_module or cleanup_module (default 10s).
+func (k *Kernel) SetModuleTimeout(d time.Duration) {
+	k.mods.op.Lock()
+	defer k.mods.op.Unlock()
+	k.mods.timeout = d
+}
+
+// RegisterModuleNotifier adds fn to the module notifiers, which are called
+// in registration order on the goroutine that loads or unloads, never on
+// a vCPU: fn may stop the machine (e.g. to patch text).
+func (k *Kernel) RegisterModuleNotifier(fn func(ModuleEvent)) {
+	k.mods.mu.Lock()
+	defer k.mods.mu.Unlock()
+	k.mods.notifiers = append(k.mods.notifiers, fn)
+}
+
+func (k *Kernel) notifyModule(state ModuleState, m *Module) {
+	k.mods.mu.RLock()
+	ns := append([](func(ModuleEvent)){}, k.mods.notifiers...)
+	k.mods.mu.RUnlock()
+	for _, fn := range ns {
+		fn(ModuleEvent{State: state, Module: m})
+	}
+}
+
+// Modules lists the loaded modules, newest first, as /proc/modules.
+func (k *Kernel) Modules() []ModuleInfo {
+	k.mods.mu.RLock()
+	defer k.mods.mu.RUnlock()
+	out := make([]ModuleInfo, 0, len(k.mods.list))
+	for _, lm := range k.mods.list {
+		out = append(out, ModuleInfo{Name: lm.mod.Name, Size: lm.mod.Size, State: lm.state, Addr: lm.mod.Base})
+	}
+	return out
+}
+
+// Module returns the loaded module called name.
+func (k *Kernel) Module(name string) (*Module, ModuleState, bool) {
+	k.mods.mu.RLock()
+	defer k.mods.mu.RUnlock()
+	for _, lm := range k.mods.list {
+		if lm.mod.Name == name {
+			return lm.mod, lm.state, true
+		}
+	}
+	return nil, 0, false
+}
+
+// ModuleAt returns the module whose memory holds addr (__module_address).
+func (k *Kernel) ModuleAt(addr uint64) (*Module, ModuleState, bool) {
+	if addr < ModulesStart || addr >= ModulesEnd {
+		return nil, 0, false
+	}
+	k.mods.mu.RLock()
+	defer k.mods.mu.RUnlock()
+	for _, lm := range k.mods.list {
+		if lm.mod.Contains(addr) {
+			return lm.mod, lm.state, true
+		}
+	}
+	return nil, 0, false
+}
+
+// IsModuleText reports whether addr is text of a loaded module
+// (is_module_text_address).
+func (k *Kernel) IsModuleText(addr uint64) bool {
+	m, _, ok := k.ModuleAt(addr)
+	return ok && m.IsText(addr)
+}
+
+func (k *Kernel) setModuleState(m *Module, st ModuleState) {
+	k.mods.mu.Lock()
+	defer k.mods.mu.Unlock()
+	for _, lm := range k.mods.list {
+		if lm.mod == m {
+			lm.state = st
+		}
+	}
+}
+
+func (k *Kernel) removeModuleFromList(m *Module) {
+	k.mods.mu.Lock()
+	defer k.mods.mu.Unlock()
+	for i, lm := range k.mods.list {
+		if lm.mod == m {
+			k.mods.list = append(k.mods.list[:i:i], k.mods.list[i+1:]...)
+			return
+		}
+	}
+}
+
+// LoadEmbeddedModule loads the module of that name from the embedded image
+// (kernel/image.Module): ENOENT if there is none.
+func (k *Kernel) LoadEmbeddedModule(name string) error {
+	obj, ok := image.Module(name)
+	if !ok {
+		return fmt.Errorf("%w: no module %q in the image (have %s)", syscall.ENOENT, name, strings.Join(image.Modules(), ", "))
+	}
+	return k.LoadModule(name, obj)
+}
+
+// LoadModule loads a module object under name and runs its init_module on
+// the guest (init_module(2)). It needs the machine running (Run on another
+// goroutine) and the workload started. Errors wrap Linux's errnos: EEXIST
+// if loaded already, EINVAL (and ErrBadModule) for a malformed object,
+// ENOENT for an undefined symbol kallsyms lacks, ENOMEM when the module
+// area is full, ETIMEDOUT when the guest did not run init in time, and
+// init_module's own negative return as its errno, after which the module
+// is gone again. A refused module changes nothing in the guest.
+func (k *Kernel) LoadModule(name string, obj []byte) error {
+	mm := &k.mods
+	mm.op.Lock()
+	defer mm.op.Unlock()
+	if name == "" || strings.ContainsAny(name, " \t\n:/[]") {
+		return fmt.Errorf("%w: bad module name %q", syscall.EINVAL, name)
+	}
+	if !mm.ok || mm.mailbox == 0 {
+		return fmt.Errorf("%w: this kernel has no module area (image end %#x, RAM, or no kmod_mailbox)", syscall.ENOSYS, k.layout.End)
+	}
+	if _, _, ok := k.Module(name); ok {
+		return fmt.Errorf("%w: module %s is already loaded", syscall.EEXIST, name)
+	}
+	lo, err := k.linkModule(name, obj)
+	if err != nil {
+		return err
+	}
+	m := lo.mod
+	if err := k.syms.addModule(name, lo.syms); err != nil {
+		return fmt.Errorf("%w: %w", syscall.EEXIST, err)
+	}
+	var werr error
+	k.StopMachine(func() { werr = k.m.WriteMem(m.Base, lo.mem) })
+	if werr != nil {
+		k.syms.removeModule(name)
+		return fmt.Errorf("%w: writing module %s at %#x: %w", syscall.ENOMEM, name, m.Base, werr)
+	}
+	mm.mu.Lock()
+	mm.list = append([]*loadedModule{{mod: m, state: ModuleComing}}, mm.list...)
+	mm.mu.Unlock()
+	k.log.Info("module loading", "module", name, "base", fmt.Sprintf("%#x", m.Base), "size", m.Size)
+	k.notifyModule(ModuleComing, m)
+
+	ret, err := k.callGuest(m.init)
+	if err != nil {
+		// The guest may still run init later: keep the memory, mark it.
+		k.log.Error("module init did not complete; the module stays Loading", "module", name, "err", err)
+		return fmt.Errorf("module %s: init_module: %w", name, err)
+	}
+	if ret < 0 {
+		// do_init_module's failure path: GOING, then free.
+		k.setModuleState(m, ModuleGoing)
+		k.notifyModule(ModuleGoing, m)
+		k.freeModule(m)
+		errno := syscall.Errno(-ret)
+		k.log.Warn("module init failed", "module", name, "ret", ret)
+		return fmt.Errorf("%w: module %s: init_module returned %d", errno, name, ret)
+	}
+	if ret > 0 {
+		k.log.Warn(fmt.Sprintf("do_init_module: '%s'->init suspiciously returned %d, it should follow 0/-E convention", name, ret))
+	}
+	k.setModuleState(m, ModuleLive)
+	k.notifyModule(ModuleLive, m)
+	// do_free_init: the init text's symbols go (Linux keeps only the core
+	// kallsyms), and its bytes are zeroed; the area stays reserved.
+	k.syms.removeModuleSymbols(name, func(s Symbol) bool { return m.IsInitText(s.Addr) })
+	k.StopMachine(func() {
+		for _, r := range m.InitText {
+			if err := k.m.WriteMem(r.Start, make([]byte, r.End-r.Start)); err != nil {
+				k.log.Error("freeing module init text", "module", name, "err", err)
+			}
+		}
+	})
+	k.log.Info("module loaded", "module", name)
+	return nil
+}
+
+// UnloadModule runs the module's cleanup_module on the guest and frees it
+// (delete_module(2)): ENOENT if it is not loaded, EBUSY if it is not Live
+// or has init but no cleanup (Linux: "[permanent]").
+func (k *Kernel) UnloadModule(name string) error {
+	mm := &k.mods
+	mm.op.Lock()
+	defer mm.op.Unlock()
+	m, st, ok := k.Module(name)
+	if !ok {
+		return fmt.Errorf("%w: module %s is not loaded", syscall.ENOENT, name)
+	}
+	if st != ModuleLive {
+		return fmt.Errorf("%w: module %s is %s", syscall.EBUSY, name, st)
+	}
+	if m.init != 0 && m.exit == 0 {
+		return fmt.Errorf("%w: module %s has no cleanup_module", syscall.EBUSY, name)
+	}
+	k.setModuleState(m, ModuleGoing)
+	if _, err := k.callGuest(m.exit); err != nil {
+		k.log.Error("module cleanup did not complete; the module stays Unloading", "module", name, "err", err)
+		return fmt.Errorf("module %s: cleanup_module: %w", name, err)
+	}
+	k.notifyModule(ModuleGoing, m)
+	k.freeModule(m)
+	k.log.Info("module unloaded", "module", name)
+	return nil
+}
+
+// freeModule drops the module's symbols, list entry and memory (zeroed,
+// so that nothing stale runs if a pointer into it survived).
+func (k *Kernel) freeModule(m *Module) {
+	k.syms.removeModule(m.Name)
+	k.removeModuleFromList(m)
+	k.StopMachine(func() {
+		if err := k.m.WriteMem(m.Base, make([]byte, m.Size)); err != nil {
+			k.log.Error("freeing module memory", "module", m.Name, "err", err)
+		}
+	})
+}
+
+// callGuest has the workload call fn() (an int (void) function) and
+// returns its result; fn 0 returns 0 at once.
+func (k *Kernel) callGuest(fn uint64) (int64, error) {
+	if fn == 0 {
+		return 0, nil
+	}
+	mm := &k.mods
+	deadline := time.NewTimer(mm.timeout)
+	defer deadline.Stop()
+	select {
+	case <-k.ready:
+	case <-deadline.C:
+		return 0, fmt.Errorf("%w: the guest's workload has not started (is the machine running?)", syscall.ETIMEDOUT)
+	}
+	mm.cookie++
+	cookie := mm.cookie
+	var werr error
+	k.StopMachine(func() {
+		// Stale answers of calls that timed out must not count.
+		for len(mm.done) > 0 {
+			<-mm.done
+		}
+		if werr = k.m.Write64(mm.mailbox+KmodMailboxFn, fn); werr != nil {
+			return
+		}
+		if werr = k.m.Write64(mm.mailbox+KmodMailboxCookie, cookie); werr != nil {
+			return
+		}
+		werr = k.m.Write64(mm.mailbox+KmodMailboxOp, KmodOpCall)
+	})
+	if werr != nil {
+		return 0, fmt.Errorf("%w: writing the module mailbox: %w", syscall.EIO, werr)
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case d := <-mm.done:
+			if d.cookie == cookie {
+				return int64(int32(d.ret)), nil
+			}
+		case <-tick.C:
+			if msg, ok := k.Panicked(); ok {
+				return 0, fmt.Errorf("%w: the guest panicked: %s", syscall.EFAULT, msg)
+			}
+		case <-deadline.C:
+			return 0, fmt.Errorf("%w: the guest did not call %s within %v", syscall.ETIMEDOUT, k.syms.Format(fn), mm.timeout)
+		}
+	}
+}
+
+// linked is a module laid out and relocated, not yet in the guest.
+type linked struct {
+	mod  *Module
+	mem  []byte
+	syms []Symbol
+}
+
+func badModule(name, format string, args ...any) error {
+	return fmt.Errorf("%w: %w: module %s: %s", syscall.EINVAL, ErrBadModule, name, fmt.Sprintf(format, args...))
+}
+
+// linkModule is load_module up to the point where the guest sees it:
+// check the object, lay it out in a free part of the module area, resolve
+// its symbols and relocate it, in a host buffer.
+func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		return nil, badModule(name, "not an ELF object: %v", err)
+	}
+	if f.Class != elf.ELFCLASS64 || f.Data != elf.ELFDATA2LSB || f.Machine != elf.EM_AARCH64 || f.Type != elf.ET_REL {
+		return nil, badModule(name, "want an AArch64 little-endian ELF64 relocatable object, got %v %v %v %v", f.Class, f.Data, f.Machine, f.Type)
+	}
+
+	// Layout: text, read-only data, data, bss, as Linux's layout_sections
+	// groups them; each section at its alignment.
+	secAddr := make([]uint64, len(f.Sections)) // offset in the area, for SHF_ALLOC sections
+	loaded := make([]bool, len(f.Sections))
+	var size uint64
+	class := func(s *elf.Section) int {
+		switch {
+		case s.Flags&elf.SHF_EXECINSTR != 0:
+			return 0
+		case s.Flags&elf.SHF_WRITE == 0:
+			return 1
+		case s.Type != elf.SHT_NOBITS:
+			return 2
+		}
+		return 3
+	}
+	for c := 0; c < 4; c++ {
+		for i, s := range f.Sections {
+			if s.Flags&elf.SHF_ALLOC == 0 || class(s) != c {
+				continue
+			}
+			if s.Type != elf.SHT_PROGBITS && s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_INIT_ARRAY && s.Type != elf.SHT_FINI_ARRAY {
+				return nil, badModule(name, "allocated section %s has type %v", s.Name, s.Type)
+			}
+			align := max(s.Addralign, 1)
+			if align&(align-1) != 0 || align > 4096 {
+				return nil, badModule(name, "section %s has alignment %d", s.Name, s.Addralign)
+			}
+			if s.Size > ModulesEnd-ModulesStart {
+				return nil, badModule(name, "section %s is %d bytes", s.Name, s.Size)
+			}
+			size = (size + align - 1) &^ (align - 1)
+			secAddr[i] = size
+			loaded[i] = true
+			size += s.Size
+		}
+	}
+	size = max((size+machine.PageSize-1)&^(machine.PageSize-1), machine.PageSize)
+	base, err := k.allocModuleArea(size)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", name, err)
+	}
+	mem := make([]byte, size)
+	m := &Module{Name: name, Base: base, Size: size}
+	for i, s := range f.Sections {
+		if !loaded[i] {
+			continue
+		}
+		secAddr[i] += base
+		r := Range{secAddr[i], secAddr[i] + s.Size}
+		if s.Type != elf.SHT_NOBITS {
+			data, err := s.Data()
+			if err != nil || uint64(len(data)) != s.Size {
+				return nil, badModule(name, "section %s is truncated", s.Name)
+			}
+			copy(mem[r.Start-base:], data)
+		}
+		switch {
+		case s.Flags&elf.SHF_EXECINSTR != 0:
+			m.Text = append(m.Text, r)
+			if strings.HasPrefix(s.Name, ".init.text") {
+				m.InitText = append(m.InitText, r)
+			}
+			if s.Name == ".kprobes.text" {
+				m.KprobesText = r
+			}
+		case s.Name == "_kprobe_blacklist":
+			m.Blacklist = r
+		}
+	}
+
+	// Symbols: defined ones at their section's address; undefined ones
+	// from kallsyms (global symbols of the kernel and of other modules).
+	esyms, err := f.Symbols()
+	if err != nil {
+		return nil, badModule(name, "symbol table: %v", err)
+	}
+	symAddr := make([]uint64, len(esyms)+1) // by ELF symbol index (0 is the null symbol)
+	symOK := make([]bool, len(esyms)+1)
+	symOK[0] = true
+	var ksyms []Symbol
+	for i, s := range esyms {
+		idx := i + 1
+		bind := elf.ST_BIND(s.Info)
+		switch {
+		case s.Section == elf.SHN_UNDEF:
+			if addr, ok := k.resolveModuleSymbol(s.Name); ok {
+				symAddr[idx], symOK[idx] = addr, true
+			} else if bind == elf.STB_WEAK {
+				symOK[idx] = true // an unresolved weak reference is 0
+			} else {
+				return nil, fmt.Errorf("%w: module %s: Unknown symbol %s (err -2)", syscall.ENOENT, name, s.Name)
+			}
+		case s.Section == elf.SHN_ABS:
+			symAddr[idx], symOK[idx] = s.Value, true
+		case s.Section == elf.SHN_COMMON:
+			return nil, badModule(name, "common symbol %s (build with -fno-common)", s.Name)
+		case s.Section >= elf.SHN_LORESERVE:
+			return nil, badModule(name, "symbol %s in reserved section %#x", s.Name, uint16(s.Section))
+		case int(s.Section) >= len(f.Sections):
+			return nil, badModule(name, "symbol %s in section %d of %d", s.Name, s.Section, len(f.Sections))
+		case loaded[s.Section]:
+			sec := f.Sections[s.Section]
+			if s.Value > sec.Size {
+				return nil, badModule(name, "symbol %s lies past its section %s", s.Name, sec.Name)
+			}
+			symAddr[idx], symOK[idx] = secAddr[s.Section]+s.Value, true
+			st := elf.ST_TYPE(s.Info)
+			if s.Name != "" && !strings.HasPrefix(s.Name, "$") && st != elf.STT_SECTION && st != elf.STT_FILE {
+				ksyms = append(ksyms, Symbol{Name: s.Name, Addr: symAddr[idx], ObjSize: s.Size, Type: symType(sec, bind)})
+			}
+		}
+	}
+	if len(ksyms) == 0 {
+		return nil, badModule(name, "no symbols")
+	}
+	moduleSymbolSizes(ksyms, m, f, secAddr, loaded)
+
+	// Relocations, into the host copy only.
+	for _, rs := range f.Sections {
+		switch rs.Type {
+		case elf.SHT_REL:
+			return nil, badModule(name, "REL section %s (AArch64 uses RELA)", rs.Name)
+		case elf.SHT_RELA:
+		default:
+			continue
+		}
+		if int(rs.Info) >= len(f.Sections) {
+			return nil, badModule(name, "%s applies to section %d of %d", rs.Name, rs.Info, len(f.Sections))
+		}
+		if !loaded[rs.Info] {
+			continue // debug info and the like, not loaded
+		}
+		target := f.Sections[rs.Info]
+		if target.Type == elf.SHT_NOBITS {
+			return nil, badModule(name, "%s relocates NOBITS section %s", rs.Name, target.Name)
+		}
+		data, err := rs.Data()
+		if err != nil || len(data)%24 != 0 {
+			return nil, badModule(name, "relocation section %s is truncated", rs.Name)
+		}
+		for off := 0; off < len(data); off += 24 {
+			roff := binary.LittleEndian.Uint64(data[off:])
+			info := binary.LittleEndian.Uint64(data[off+8:])
+			addend := int64(binary.LittleEndian.Uint64(data[off+16:]))
+			si, typ := info>>32, elf.R_AARCH64(uint32(info))
+			if si >= uint64(len(symAddr)) {
+				return nil, badModule(name, "%s: symbol index %d of %d", rs.Name, si, len(symAddr))
+			}
+			if !symOK[si] {
+				return nil, badModule(name, "%s: %v refers to %s, which is not loaded", rs.Name, typ, esyms[si-1].Name)
+			}
+			if roff > target.Size || target.Size-roff < 2 {
+				return nil, badModule(name, "%s: offset %#x outside %s", rs.Name, roff, target.Name)
+			}
+			place := secAddr[rs.Info] + roff
+			loc := mem[place-base : secAddr[rs.Info]+target.Size-base]
+			if err := applyReloc(typ, loc, place, symAddr[si], addend); err != nil {
+				return nil, fmt.Errorf("%w: %w: module %s: %s+%#x: %w", syscall.EINVAL, ErrBadModule, name, target.Name, roff, err)
+			}
+		}
+	}
+	for _, s := range ksyms {
+		if s.Type == 'T' && s.Name == "init_module" {
+			m.init = s.Addr
+		}
+		if s.Type == 'T' && s.Name == "cleanup_module" {
+			m.exit = s.Addr
+		}
+	}
+	return &linked{mod: m, mem: mem, syms: ksyms}, nil
+}
+
+// resolveModuleSymbol is resolve_symbol: a global symbol of the kernel or
+// of a loaded module. (Linux resolves only EXPORT_SYMBOLs; this kernel
+// exports every global.)
+func (k *Kernel) resolveModuleSymbol(name string) (uint64, bool) {
+	if name == "" {
+		return 0, false
+	}
+	for _, s := range k.syms.Lookup(name) {
+		if s.Type >= 'A' && s.Type <= 'Z' {
+			return s.Addr, true
+		}
+	}
+	return 0, false
+}
+
+// moduleSymbolSizes sets each symbol's Size as the distance to the next
+// symbol in its section, the last one reaching the section's end, so that
+// addresses resolve within the module only.
+func moduleSymbolSizes(syms []Symbol, m *Module, f *elf.File, secAddr []uint64, loaded []bool) {
+	end := func(addr uint64) uint64 {
+		for i, s := range f.Sections {
+			if loaded[i] && addr >= secAddr[i] && addr < secAddr[i]+max(s.Size, 1) {
+				return secAddr[i] + max(s.Size, 1)
+			}
+		}
+		return m.Base + m.Size
+	}
+	sort.SliceStable(syms, func(i, j int) bool { return syms[i].Addr < syms[j].Addr })
+	for i := range syms {
+		e := end(syms[i].Addr)
+		syms[i].Size = e - syms[i].Addr
+		for j := i + 1; j < len(syms); j++ {
+			if syms[j].Addr != syms[i].Addr {
+				if syms[j].Addr < e {
+					syms[i].Size = syms[j].Addr - syms[i].Addr
+				}
+				break
+			}
+		}
+	}
+}
+
+// allocModuleArea finds size free bytes in the module area (first fit,
+// page-aligned), as module_alloc.
+func (k *Kernel) allocModuleArea(size uint64) (uint64, error) {
+	k.mods.mu.RLock()
+	var used []Range
+	for _, lm := range k.mods.list {
+		used = append(used, Range{lm.mod.Base, lm.mod.Base + lm.mod.Size})
+	}
+	k.mods.mu.RUnlock()
+	sort.Slice(used, func(i, j int) bool { return used[i].Start < used[j].Start })
+	next := uint64(ModulesStart)
+	for _, r := range used {
+		if r.Start >= next && r.Start-next >= size {
+			break
+		}
+		next = max(next, r.End)
+	}
+	if next+size > ModulesEnd || next+size < next {
+		return 0, fmt.Errorf("%w: no %d bytes free in the module area", syscall.ENOMEM, size)
+	}
+	return next, nil
+}
