@@ -16,6 +16,7 @@ const (
 	HCKprobeFlushTask     = 0x4b14 // x0 = task_struct that is gone
 	HCKprobeAPI           = 0x4b15 // x0 = KPROBE_API_* op, x1 = struct kprobe/kretprobe/jprobe
 	HCKprobeCallDone      = 0x4b16 // x0 = what the requested guest call returned
+	HCKprobeSoftStep      = 0x4b17 // x0 = pt_regs, x1 = esr: a software step exception; returns DBG_HOOK_*
 
 	HCModuleDone = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
 )

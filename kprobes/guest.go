@@ -102,6 +102,7 @@ func (kp *Kprobes) setupGuestAPI() {
 	kp.guest.cpus = make([]guestCPU, len(kp.kcb))
 	kp.k.SetHostcall(kernel.HCKprobeBrk, kp.gate(kp.hcBreakpoint))
 	kp.k.SetHostcall(kernel.HCKprobeSSBrk, kp.gate(kp.hcSSBreakpoint))
+	kp.k.SetHostcall(kernel.HCKprobeSoftStep, kp.gate(kp.hcSoftStep))
 	kp.k.SetHostcall(kernel.HCKretprobeTrampoline, kp.gate(kp.hcKretprobeTrampoline))
 	kp.k.SetHostcall(kernel.HCKprobeCallDone, kp.hcCallDone)
 	kp.k.SetHostcall(kernel.HCKprobeAPI, kp.hcAPI)

@@ -157,9 +157,13 @@ func (kp *Kprobes) setupSinglestep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk
 		kcb.status = statusHitSS
 	}
 	if pt.slot != 0 {
-		kcb.savedIrqflag = regs.Pstate & pstateDAIF
-		regs.Pstate |= pstateDAIF
-		regs.PC = pt.slot
+		if StepMode(kp.stepMode.Load()) == StepHW {
+			kp.setupHWStep(pt, regs, kcb)
+		} else {
+			kcb.savedIrqflag = regs.Pstate & pstateDAIF
+			regs.Pstate |= pstateDAIF
+			regs.PC = pt.slot
+		}
 		kp.observe(ObsStep, kp.cpu(regs), 0, regs, pt, 0)
 		return true
 	}

@@ -132,6 +132,8 @@ type probePoint struct {
 type kprobeCtlblk struct {
 	cur          *probePoint
 	instance     *Kprobe // the probe whose pre handler took over (kprobe_instance)
+	ssPending    bool    // StepHW: a software step is in flight (ss_ctx)
+	ssMatch      uint64  // StepHW: where it must land
 	status       int
 	savedIrqflag uint64
 	prev         struct {
@@ -161,6 +163,8 @@ type Kprobes struct {
 	observer func(Observation) // see Observe
 
 	allowBlacklisted bool // see SetAllowBlacklisted
+
+	stepMode atomic.Int32 // StepMode; read on the hit path
 
 	guest guestAPI // module-registered probes with guest handlers; see guest.go
 }

@@ -14,6 +14,7 @@ import (
 
 func newExplainCmd() *cobra.Command {
 	var budget uint64
+	var step string
 	cmd := &cobra.Command{
 		Use:   "explain SPEC",
 		Short: "Run the guest until one hit of a probe and explain each step of the mechanism",
@@ -25,10 +26,15 @@ vector), the path through the guest kernel to the host, the pt_regs frame, the
 handlers, the out-of-line slot or the simulation, and the return.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return explain(cmd.OutOrStdout(), args[0], budget)
+			mode, err := kprobes.ParseStepMode(step)
+			if err != nil {
+				return fmt.Errorf("--step: %w", err)
+			}
+			return explain(cmd.OutOrStdout(), args[0], budget, mode)
 		},
 	}
 	cmd.Flags().Uint64Var(&budget, "max-instructions", 2_000_000_000, "give up if the probe is not hit within this many guest instructions")
+	cmd.Flags().StringVar(&step, "step", "brk", "stepping mechanism: brk (Linux >= 5.10) or hw (software step, Linux <= 5.9)")
 	return cmd
 }
 
@@ -40,7 +46,7 @@ type snapshot struct {
 	trace                []string
 }
 
-func explain(out io.Writer, specText string, budget uint64) error {
+func explain(out io.Writer, specText string, budget uint64, mode kprobes.StepMode) error {
 	spec, err := kprobes.ParseSpec(specText)
 	if err != nil {
 		return err
@@ -53,6 +59,7 @@ func explain(out io.Writer, specText string, budget uint64) error {
 	if err != nil {
 		return err
 	}
+	kp.SetStepMode(mode)
 	m := k.Machine()
 	var steps []snapshot
 	done := false
@@ -90,7 +97,7 @@ func explain(out io.Writer, specText string, budget uint64) error {
 	if !done {
 		return fmt.Errorf("%s was not hit in %d guest instructions", spec, m.Stats().Instructions)
 	}
-	e := explainer{w: out, k: k, d: &disassembler{}}
+	e := explainer{w: out, k: k, d: &disassembler{}, hw: mode == kprobes.StepHW}
 	e.registration(spec, reg)
 	for i, s := range steps {
 		var prev *snapshot
@@ -109,6 +116,7 @@ type explainer struct {
 	n int
 
 	inJprobe bool // a jprobe's guest handler is running
+	hw       bool // stepping with the software step exception
 }
 
 func (e *explainer) printf(format string, args ...any) { fmt.Fprintf(e.w, format, args...) }
@@ -149,7 +157,7 @@ func esrText(esr uint64) string {
 	ec := esr >> 26 & 0x3f
 	il := esr >> 25 & 1
 	iss := esr & 0x1ffffff
-	name := map[uint64]string{0x3c: "BRK64, BRK instruction in AArch64 state", 0x15: "SVC64", 0x25: "data abort, current EL", 0x21: "instruction abort, current EL", 0x00: "unknown"}[ec]
+	name := map[uint64]string{0x3c: "BRK64, BRK instruction in AArch64 state", 0x33: "software step, current EL", 0x32: "software step, lower EL", 0x15: "SVC64", 0x25: "data abort, current EL", 0x21: "instruction abort, current EL", 0x00: "unknown"}[ec]
 	s := fmt.Sprintf("%#08x  EC=%#x (%s) IL=%d ISS=%#x", esr, ec, name, il, iss)
 	if ec == 0x3c {
 		imm := iss & 0xffff
@@ -183,7 +191,11 @@ func spsrText(v uint64) string {
 
 func (e *explainer) exception(s snapshot) {
 	e.printf("   ESR_EL1   %s\n", esrText(s.esr))
-	e.printf("   ELR_EL1   %#x  %s (where the exception happened: the BRK itself)\n", s.elr, e.sym(s.elr))
+	if s.esr>>26&0x3f == 0x33 {
+		e.printf("   ELR_EL1   %#x  %s (the next instruction: the stepped one completed)\n", s.elr, e.sym(s.elr))
+	} else {
+		e.printf("   ELR_EL1   %#x  %s (where the exception happened: the BRK itself)\n", s.elr, e.sym(s.elr))
+	}
 	e.printf("   SPSR_EL1  %s\n", spsrText(s.spsr))
 	off := uint64(0x200)
 	group := "current EL with SP_ELx"
@@ -240,13 +252,22 @@ func (e *explainer) step(s snapshot, prev *snapshot) {
 		e.printf("   longjmp_break_handler: the probed function's registers restored (pc %s, sp %#x)\n", e.sym(s.Regs.PC), s.Regs.SP)
 		e.inJprobe = false
 	case kprobes.ObsStep:
-		e.heading("Step out of line: regs->pc <- the slot, DAIF masked; ret_to_kernel restores the frame and ERETs")
-		e.printf("   the CPU runs %x: %s\n", s.Slot, e.insn(s.Slot))
+		if e.hw {
+			e.heading("Step out of line with the software step exception: regs->pc <- the slot, SPSR.SS and MDSCR_EL1.SS|KDE set, IRQs masked and debug unmasked; ERET")
+			e.printf("   the CPU runs one instruction, %x: %s, then takes the step exception\n", s.Slot, e.insn(s.Slot))
+		} else {
+			e.heading("Step out of line: regs->pc <- the slot, DAIF masked; ret_to_kernel restores the frame and ERETs")
+			e.printf("   the CPU runs %x: %s\n", s.Slot, e.insn(s.Slot))
+		}
 	case kprobes.ObsSimulate:
 		e.heading("Simulation: the instruction is executed on the saved registers, no slot")
 		e.printf("   %s -> pc %s\n", e.insn(s.Addr), e.sym(s.Regs.PC))
 	case kprobes.ObsSSBreak:
-		e.heading("The slot's BRK #0x006 traps back")
+		if e.hw {
+			e.heading("The software step exception (EC 0x33) brings the CPU back; the step hook passes it to the host (HVC #0x4b17)")
+		} else {
+			e.heading("The slot's BRK #0x006 traps back")
+		}
 		e.exception(s)
 	case kprobes.ObsPost:
 		e.heading("Post handlers ran; regs->pc <- " + e.sym(s.Regs.PC) + ", DAIF restored; ERET, and the probed function goes on")

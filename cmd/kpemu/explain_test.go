@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kprobes"
 )
 
 // firstBL is the offset of the first bl in fn.
@@ -67,7 +68,7 @@ func TestExplain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := explain(&out, tt.spec, 50_000_000); err != nil {
+			if err := explain(&out, tt.spec, 50_000_000, kprobes.StepBRK); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range tt.want {
@@ -79,10 +80,18 @@ func TestExplain(t *testing.T) {
 		})
 	}
 	var out bytes.Buffer
-	if err := explain(&out, "notify_page_fault", 1000); err == nil || !strings.Contains(err.Error(), "invalid argument") {
+	if err := explain(&out, "vfs_read", 50_000_000, kprobes.StepHW); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"with the software step exception", "EC=0x33 (software step, current EL)", "regs->pc <- vfs_read+0x4/"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("--step=hw output lacks %q:\n%s", w, out.String())
+		}
+	}
+	if err := explain(&out, "notify_page_fault", 1000, kprobes.StepBRK); err == nil || !strings.Contains(err.Error(), "invalid argument") {
 		t.Errorf("explaining a blacklisted function: %v", err)
 	}
-	if err := explain(&out, "tcp_v4_rcv+0x4", 1000); err == nil || !strings.Contains(err.Error(), "not hit") {
+	if err := explain(&out, "tcp_v4_rcv+0x4", 1000, kprobes.StepBRK); err == nil || !strings.Contains(err.Error(), "not hit") {
 		t.Errorf("a probe that is not hit in time: %v", err)
 	}
 }

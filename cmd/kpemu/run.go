@@ -30,6 +30,7 @@ type runOptions struct {
 	console string
 	debug   bool
 	unsafe  bool
+	step    string
 	gdb     string
 	modules []string
 }
@@ -55,6 +56,7 @@ SIGTERM, which unmount cleanly.`,
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
 	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
 	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules)")
+	f.StringVar(&o.step, "step", "brk", "how probed instructions are stepped out of line: brk (BRK #0x006 after the slot, Linux >= 5.10) or hw (the software step exception, Linux <= 5.9)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
 }
@@ -76,6 +78,11 @@ func run(ctx context.Context, o runOptions) error {
 		return err
 	}
 	kp.SetAllowBlacklisted(o.unsafe)
+	mode, err := kprobes.ParseStepMode(o.step)
+	if err != nil {
+		return fmt.Errorf("--step: %w", err)
+	}
+	kp.SetStepMode(mode)
 	tree := debugfs.NewTree()
 	if err := kp.RegisterFiles(tree); err != nil {
 		return err

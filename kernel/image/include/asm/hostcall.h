@@ -23,6 +23,7 @@
 #define HC_KPROBE_FLUSH_TASK	0x4b14	/* x0 = task_struct that is gone */
 #define HC_KPROBE_API		0x4b15	/* x0 = KPROBE_API_* op, x1 = struct kprobe/kretprobe/jprobe */
 #define HC_KPROBE_CALL_DONE	0x4b16	/* x0 = what the requested guest call returned */
+#define HC_KPROBE_SS_STEP	0x4b17	/* x0 = pt_regs, x1 = esr: software step; returns DBG_HOOK_* */
 
 #define HC_MODULE_DONE		0x4b20	/* x0 = mailbox cookie, x1 = what the called function returned */
 

@@ -96,8 +96,18 @@ static int brk_handler(unsigned long unused, unsigned long esr,
 }
 NOKPROBE_SYMBOL(brk_handler);
 
+/*
+ * The OS lock is set at a cold reset and, while set, holds off every debug
+ * exception but BRK; Linux clears it at boot (clear_os_lock).
+ */
+static void clear_os_lock(void)
+{
+	asm volatile("msr oslar_el1, xzr\n\tisb" ::: "memory");
+}
+
 void debug_traps_init(void)
 {
+	clear_os_lock();
 	hook_debug_fault_code(DBG_ESR_EVT_HWSS, single_step_handler, SIGTRAP,
 			      TRAP_TRACE, "single-step handler");
 	hook_debug_fault_code(DBG_ESR_EVT_BRK, brk_handler, SIGTRAP,

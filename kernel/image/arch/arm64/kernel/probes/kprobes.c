@@ -98,6 +98,24 @@ static struct break_hook kprobes_break_ss_hook = {
 	.fn = kprobe_breakpoint_ss_handler,
 };
 
+/*
+ * The software step exception after an out-of-line instruction, when the
+ * host steps with MDSCR_EL1.SS (kpemu run --step=hw), as Linux did before
+ * 5.10 (kprobe_single_step_handler behind a step hook).
+ */
+static int __kprobes
+kprobe_single_step_handler(struct pt_regs *regs, unsigned long esr)
+{
+	struct hc_call c;
+	unsigned long ret = hc_run_calls(HOSTCALL2_CALL(HC_KPROBE_SS_STEP, regs, esr, &c), &c);
+
+	return ret == DBG_HOOK_HANDLED ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
+}
+
+static struct step_hook kprobes_step_hook = {
+	.fn = kprobe_single_step_handler,
+};
+
 int __kprobes kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 {
 	unsigned long ret = HOSTCALL2(HC_KPROBE_FAULT, regs, fsr);
@@ -230,6 +248,7 @@ int arch_init_kprobes(void)
 {
 	register_kernel_break_hook(&kprobes_break_hook);
 	register_kernel_break_hook(&kprobes_break_ss_hook);
+	register_kernel_step_hook(&kprobes_step_hook);
 
 	return 0;
 }
