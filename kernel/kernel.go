@@ -33,13 +33,14 @@ func (r Range) Contains(addr uint64) bool { return addr >= r.Start && addr < r.E
 // Layout is where the image put the regions the probe subsystem cares about,
 // read from the linker script's bracket symbols.
 type Layout struct {
-	Entry       uint64 // ELF entry point
-	Text        Range  // _stext.._etext: core kernel text
-	EntryText   Range  // __entry_text_start..__entry_text_end
-	KprobesText Range  // __kprobes_text_start..__kprobes_text_end
-	InsnSlots   Range  // __insn_slots_start..__insn_slots_end: out-of-line slots
-	Blacklist   Range  // __start_kprobe_blacklist..__stop_kprobe_blacklist: NOKPROBE_SYMBOL addresses
-	End         uint64 // _end
+	Entry        uint64 // ELF entry point
+	Text         Range  // _stext.._etext: core kernel text
+	EntryText    Range  // __entry_text_start..__entry_text_end
+	KprobesText  Range  // __kprobes_text_start..__kprobes_text_end
+	IrqEntryText Range  // __irqentry_text_start..__irqentry_text_end; empty in older images
+	InsnSlots    Range  // __insn_slots_start..__insn_slots_end: out-of-line slots
+	Blacklist    Range  // __start_kprobe_blacklist..__stop_kprobe_blacklist: NOKPROBE_SYMBOL addresses
+	End          uint64 // _end
 }
 
 // Kernel is a booted guest kernel on its machine.
@@ -109,7 +110,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	if err := k.readLayout(f.Entry); err != nil {
 		return nil, err
 	}
-	k.task = readTaskLayout(f, syms)
+	k.task = readTaskLayout(f)
 	k.params = newFuncParams(f)
 	m.SetHostcall(HCKernelReady, k.hcReady)
 	m.SetHostcall(HCPanic, k.hcPanic)
@@ -160,6 +161,10 @@ func (k *Kernel) readLayout(entry uint64) error {
 	}
 	if l.KprobesText, err = rng("__kprobes_text_start", "__kprobes_text_end"); err != nil {
 		return err
+	}
+	// Optional: images from before the scheduler have no irq entry text.
+	if r, err := rng("__irqentry_text_start", "__irqentry_text_end"); err == nil {
+		l.IrqEntryText = r
 	}
 	if l.InsnSlots, err = rng("__insn_slots_start", "__insn_slots_end"); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"strconv"
+
+	"github.com/kpemu/kpemu/machine"
 )
 
 // taskLayout is where struct task_struct keeps what traces show, read
@@ -14,17 +16,12 @@ type taskLayout struct {
 	pidOff  int64
 	commOff int64
 	commLen int64
-	current uint64 // address of the current_task pointer
 }
 
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF.
 // An image without them still boots; Current then reports the idle task.
-func readTaskLayout(f *elf.File, syms *Kallsyms) taskLayout {
+func readTaskLayout(f *elf.File) taskLayout {
 	var tl taskLayout
-	cur, ok := syms.LookupName("current_task")
-	if !ok {
-		return tl
-	}
 	d, err := f.DWARF()
 	if err != nil {
 		return tl
@@ -57,7 +54,6 @@ func readTaskLayout(f *elf.File, syms *Kallsyms) taskLayout {
 			}
 		}
 		tl.ok = havePid && haveComm && tl.commLen > 0
-		tl.current = cur.Addr
 		return tl
 	}
 }
@@ -71,8 +67,8 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	if !tl.ok {
 		return idle()
 	}
-	task, err := k.m.Read64(tl.current)
-	if err != nil || task == 0 {
+	task := k.CurrentTask(cpu)
+	if task == 0 {
 		return idle()
 	}
 	buf := make([]byte, tl.commLen)
@@ -90,14 +86,17 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 }
 
 // CurrentTask returns the address of the task running on cpu (current),
-// 0 before the guest set it up.
+// 0 before the guest set it up. As on Linux arm64, the guest keeps current
+// in SP_EL0 while it runs at EL1 on SP_EL1 (head.S, cpu_switch_to), so
+// this is that CPU's SP_EL0. Call it from cpu's own hostcall handler or
+// with the machine stopped: it reads the CPU's register file.
 func (k *Kernel) CurrentTask(cpu int) uint64 {
-	if !k.task.ok {
+	if !k.task.ok || cpu < 0 || cpu >= k.m.NumCPUs() {
 		return 0
 	}
-	t, err := k.m.Read64(k.task.current)
-	if err != nil {
+	c := k.m.CPU(cpu)
+	if !c.PoweredOn() {
 		return 0
 	}
-	return t
+	return c.SysReg(machine.SP_EL0)
 }

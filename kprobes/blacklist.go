@@ -30,7 +30,8 @@ func (e BlacklistEntry) String() string {
 
 // populateBlacklist is populate_kprobe_blacklist: the NOKPROBE_SYMBOL
 // entries first, then every symbol in .kprobes.text, then the arch areas
-// (arm64: the entry text), in that order.
+// (arm64's arch_populate_kprobe_blacklist: the entry text, then the irq
+// entry text), in that order.
 func populateBlacklist(k *kernel.Kernel) []BlacklistEntry {
 	syms := k.Kallsyms()
 	l := k.Layout()
@@ -64,6 +65,7 @@ func populateBlacklist(k *kernel.Kernel) []BlacklistEntry {
 	}
 	area(l.KprobesText)
 	area(l.EntryText)
+	area(l.IrqEntryText)
 	return out
 }
 

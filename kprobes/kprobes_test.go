@@ -313,9 +313,21 @@ func runToIteration(t testing.TB, k *kernel.Kernel, n uint64) {
 	}
 }
 
+// schedulerState lists the guest objects whose contents depend on where
+// the tick falls. The tick counts retired instructions, which a probe's
+// handlers add to, so a probed run is preempted at other points of pid 1's
+// work than an unprobed one, and the other tasks (cron threads, children
+// exiting) run at other times. What pid 1 computes depends on its own
+// iterations only (init/workload.c), so everything else must still match.
+var schedulerState = []string{
+	"init_task", "task_struct_pool", "thread_stack_pool", // tasks and their stacks
+	"idle_threads", "idle_stacks", "runqueues", "timer_bases", "jiffies",
+	"nr_context_switches", "sched_ticks", "sched_busy_ticks", "cron_wakeups",
+}
+
 // guestState is the kernel's data and bss, without what legitimately
-// differs between a probed and an unprobed run: the stack (exception
-// frames) and the out-of-line slots.
+// differs between a probed and an unprobed run: the stacks (exception
+// frames), the out-of-line slots and the scheduler's state.
 func guestState(t testing.TB, k *kernel.Kernel) []byte {
 	t.Helper()
 	l := k.Layout()
@@ -326,7 +338,7 @@ func guestState(t testing.TB, k *kernel.Kernel) []byte {
 	}
 	// The log's timestamps come from the counter, which the handlers'
 	// extra instructions advance.
-	for _, sym := range []string{"init_stack", "__log_buf"} {
+	for _, sym := range append([]string{"init_stack", "__log_buf"}, schedulerState...) {
 		if s, ok := k.Kallsyms().LookupName(sym); ok && s.ObjSize > 0 {
 			clear(buf[s.Addr-start : s.Addr-start+s.ObjSize])
 		}

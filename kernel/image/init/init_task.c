@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The initial task, as init/init_task.c: pid 0, "swapper/0". */
+/*
+ * The initial task, as init/init_task.c: pid 0, "swapper/0", the boot
+ * CPU's idle task; head.S puts it in sp_el0 (current) and its stack is
+ * init_stack.
+ */
 #include <linux/sched.h>
+
+extern unsigned long init_stack[];
 
 struct task_struct init_task = {
 	.__state	= TASK_RUNNING,
@@ -16,7 +22,7 @@ struct task_struct init_task = {
 	.tasks		= LIST_HEAD_INIT(init_task.tasks),
 	.run_list	= LIST_HEAD_INIT(init_task.run_list),
 	.comm		= "swapper/0",
+	.stack		= init_stack,
+	.on_cpu		= 1,
+	.wait_chldexit	= __WAIT_QUEUE_HEAD_INITIALIZER(init_task.wait_chldexit),
 };
-
-/* The task running on the one CPU (Linux: the per-CPU current_task). */
-struct task_struct *current_task = &init_task;

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * start_kernel(), as init/main.c: banner, allocators, traps and kprobes'
- * break hooks, the workload's data; then pid 1 ("init") is created with
- * user_mode_thread() and, there being no scheduler, run at once: it tells
- * the host the kernel is ready and runs the workload for ever.
+ * start_kernel(), as init/main.c: banner, allocators, scheduler, GIC and
+ * tick, traps and kprobes' break hooks, the workload's data; then pid 1
+ * ("init") is created with user_mode_thread() and the boot CPU becomes its
+ * idle task (swapper/0). pid 1 brings up the secondary CPUs (smp_init),
+ * starts the workload's kernel threads, tells the host the kernel is
+ * ready and runs the workload for ever.
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/irqchip/arm-gic.h>
 #include <asm/asm-offsets.h>
 #include <asm/debug-monitors.h>
 #include <asm/hostcall.h>
@@ -22,6 +26,7 @@ static const char linux_banner[] =
 
 void trap_init(void);
 void workload_init(void);
+void workload_start_threads(void);
 __noreturn void workload_run(void);
 void net_dev_init(void);
 void ip_init(void);
@@ -30,6 +35,9 @@ void skb_init(void);
 
 static int kernel_init(void *unused)
 {
+	smp_init();
+	workload_start_threads();
+
 	pr_info("Run /init as init process\n");
 
 	/* The host's answer is ignored (under QEMU it is -1). */
@@ -38,7 +46,7 @@ static int kernel_init(void *unused)
 	workload_run();
 }
 
-/* rest_init(): create pid 1 and become it. */
+/* rest_init(): create pid 1, then become the boot CPU's idle task. */
 static __noreturn void rest_init(void)
 {
 	struct task_struct *init;
@@ -49,9 +57,8 @@ static __noreturn void rest_init(void)
 	if (!init)
 		panic("No init found.");
 	__set_task_comm(init, "init", false);
-	current_task = init;
-	kernel_init(NULL);
-	panic("No working init found.");
+	/* Call into cpu_idle with preempt disabled: pid 1 runs at the first schedule() */
+	cpu_startup_entry();
 }
 
 asmlinkage __noreturn void start_kernel(void)
@@ -68,6 +75,10 @@ asmlinkage __noreturn void start_kernel(void)
 	kmem_cache_init();
 	sched_init();
 	fork_init();
+	init_timers();
+	gic_init();
+	gic_cpu_init();
+	arch_timer_starting_cpu();
 
 	trap_init();
 	debug_traps_init();
@@ -80,5 +91,6 @@ asmlinkage __noreturn void start_kernel(void)
 
 	workload_init();
 
+	local_irq_enable();
 	rest_init();
 }

@@ -1,22 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
- * The workload pid 1 runs for ever, so that probes on the kernel's
- * functions are hit: each iteration reads a ramfs file with vfs_read()
+ * The workload, so that probes on the kernel's functions are hit.
+ *
+ * pid 1 ("init") runs the main loop for ever: each iteration reads a ramfs file with vfs_read()
  * (seeking back to 0 at EOF with vfs_llseek()), appends what it read to a
  * log file with vfs_write(), receives a generated TCP segment through
  * netif_receive_skb() -> ip_rcv() -> tcp_v4_rcv(), and every fourth
- * iteration forks a child with do_fork() -> kernel_clone(), reaping the
- * oldest child with release_task() once MAX_CHILDREN are alive. The
+ * iteration forks a child with do_fork() -> kernel_clone(); the child runs
+ * on a CPU of its own turn and exits at once; once MAX_CHILDREN are alive,
+ * pid 1 waits (wait_event) for the oldest to be a zombie off its CPU and
+ * reaps it with release_task(). The
  * sockets' queues are drained with tcp_recvmsg(), and eth0's statistics
  * read with dev_get_stats(). Each iteration ends with kmod_poll(), which
  * runs a loading or unloading module's init or exit function.
  *
+ * NR_CRON "cron/N" kernel threads, started on the CPUs in turn, sleep in
+ * msleep() -> schedule_timeout() (4 * (N + 1) ms) and count their wakeups
+ * in cron_wakeups[N]: several tasks are asleep inside schedule_timeout()
+ * at any time.
+ *
+ * Everything pid 1 computes depends on its own iterations only, never on
+ * where the tick falls: the other tasks share none of its data.
+ *
  * It prints nothing. The host reads the counters by symbol:
  * workload_iterations, nr_vfs_read, nr_vfs_write, nr_forks, nr_tcp_rcv,
- * nr_tcp_csum_bad (all u64).
+ * nr_tcp_csum_bad (all u64), cron_wakeups (u64[NR_CRON]).
  */
 #include <linux/kernel.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/timer.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/sched.h>
@@ -28,8 +41,11 @@
 
 #define MAX_CHILDREN	8
 #define READ_CHUNK	64
+#define NR_CRON		4
 
 u64 workload_iterations;
+u64 cron_wakeups[NR_CRON];
+static int nr_children;		/* pid 1's children, zombies included */
 
 static struct file *motd_file;		/* read side: "/etc/motd" */
 static struct file *log_file;		/* write side: "/var/log/messages" */
@@ -72,6 +88,27 @@ void workload_init(void)
 	pktgen_init(&pktgen, 0x6b70656d75ULL);	/* "kpemu" */
 }
 
+static int cron_thread(void *arg)
+{
+	long n = (long)arg;
+
+	for (;;) {
+		msleep(4 * (n + 1));
+		WRITE_ONCE(cron_wakeups[n], cron_wakeups[n] + 1);
+	}
+	return 0;
+}
+
+/* From pid 1 once every CPU is up, so that they spread over the CPUs. */
+void workload_start_threads(void)
+{
+	long n;
+
+	for (n = 0; n < NR_CRON; n++)
+		if (IS_ERR(kthread_run(cron_thread, (void *)n, "cron/%ld", n)))
+			panic("workload: cannot start cron/%ld", n);
+}
+
 static void workload_fs(void)
 {
 	loff_t pos = motd_file->f_pos;	/* as ksys_read(): a copy of f_pos */
@@ -97,19 +134,21 @@ static void workload_fork(void)
 
 	pid = do_fork(SIGCHLD | CLONE_CHILD_SETTID, 0, 0, NULL, &child_tid);
 	if (pid > 0) {
+		nr_children++;
 		p = find_task_by_pid_ns(pid);
 		if (p)
 			__set_task_comm(p, child_comm[pid % ARRAY_SIZE(child_comm)], true);
 	}
 
-	if (nr_threads <= MAX_CHILDREN)
+	if (nr_children <= MAX_CHILDREN)
 		return;
-	/* wait(): the oldest child exits and is reaped */
+	/* wait(): for the oldest child to exit, then reap it */
 	if (!list_empty(&current->children))
 		oldest = list_first_entry(&current->children, struct task_struct, sibling);
 	if (oldest) {
-		exit_notify(oldest, 0);
+		wait_event(current->wait_chldexit, task_reapable(oldest));
 		release_task(oldest);
+		nr_children--;
 	}
 }
 
@@ -141,9 +180,10 @@ __noreturn void workload_run(void)
 		kmod_poll();	/* the host's module init/exit requests */
 #ifdef WORKLOAD_DEBUG
 		if ((workload_iterations % WORKLOAD_DEBUG) == 0)
-			printk("workload: iter=%llu read=%llu write=%llu forks=%llu tcp=%llu bad=%llu threads=%d\n",
+			printk("workload: iter=%llu read=%llu write=%llu forks=%llu tcp=%llu bad=%llu threads=%d cron0=%llu jiffies=%llu\n",
 			       workload_iterations, nr_vfs_read, nr_vfs_write,
-			       nr_forks, nr_tcp_rcv, nr_tcp_csum_bad, nr_threads);
+			       nr_forks, nr_tcp_rcv, nr_tcp_csum_bad, nr_threads,
+			       cron_wakeups[0], jiffies);
 #endif
 	}
 }

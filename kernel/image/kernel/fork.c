@@ -1,18 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
  * Process creation, as kernel/fork.c: kernel_clone() -> copy_process()
- * (dup_task_struct() from the task_struct slab, a new pid, the task and
- * children lists) -> wake_up_new_task(); do_fork() is the pre-5.10 entry
- * point with its old argument list.
+ * (dup_task_struct(), a new pid, the task and children lists, the new
+ * task's first context) -> wake_up_new_task(); do_fork() is the pre-5.10
+ * entry point with its old argument list.
+ *
+ * Task structs and their kernel stacks come from a fixed pool of NR_TASKS
+ * (task i has stack i), lowest free slot first. Only pid 1 forks and reaps
+ * after boot, so the pool needs no lock, and a run's allocations follow
+ * pid 1's work alone, whatever the other tasks do meanwhile.
  */
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <asm/asm-offsets.h>
 #include <asm/sysreg.h>
 
 int sched_fork(unsigned long clone_flags, struct task_struct *p);
 
-static struct kmem_cache *task_struct_cachep;
+#define NR_TASKS	32
+
+static struct task_struct task_struct_pool[NR_TASKS];
+static unsigned long thread_stack_pool[NR_TASKS][THREAD_SIZE / sizeof(unsigned long)]
+	__aligned(16);
+static u64 task_pool_used;	/* bit i: task_struct_pool[i] is allocated */
 
 int nr_threads;			/* The idle threads do not count.. */
 unsigned long total_forks;	/* Handle normal Linux uptimes. */
@@ -20,12 +31,19 @@ u64 nr_forks;			/* kernel_clone() calls that made a task */
 
 static struct task_struct *alloc_task_struct_node(int node)
 {
-	return kmem_cache_alloc(task_struct_cachep, GFP_KERNEL);
+	int i;
+
+	for (i = 0; i < NR_TASKS; i++)
+		if (!(task_pool_used & (1ULL << i))) {
+			task_pool_used |= 1ULL << i;
+			return &task_struct_pool[i];
+		}
+	return NULL;
 }
 
 void free_task_struct(struct task_struct *tsk)
 {
-	kmem_cache_free(task_struct_cachep, tsk);
+	task_pool_used &= ~(1ULL << (tsk - task_struct_pool));
 }
 
 static noinline struct task_struct *dup_task_struct(struct task_struct *orig, int node)
@@ -37,12 +55,27 @@ static noinline struct task_struct *dup_task_struct(struct task_struct *orig, in
 		return NULL;
 
 	*tsk = *orig;
+	tsk->stack = thread_stack_pool[tsk - task_struct_pool];
 	return tsk;
 }
 
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 {
 	strscpy(tsk->comm, buf, sizeof(tsk->comm));
+}
+
+/*
+ * copy_thread(): the new task's first switch to it lands in ret_from_fork
+ * (entry.S) on its own stack, which calls x19(x20) for a thread or exits
+ * for a forked child (x19 = 0).
+ */
+static void copy_thread(struct task_struct *p, const struct kernel_clone_args *args)
+{
+	memset(&p->thread.cpu_context, 0, sizeof(p->thread.cpu_context));
+	p->thread.cpu_context.x19 = (unsigned long)args->fn;
+	p->thread.cpu_context.x20 = (unsigned long)args->fn_arg;
+	p->thread.cpu_context.pc = (unsigned long)ret_from_fork;
+	p->thread.cpu_context.sp = (unsigned long)p->stack + THREAD_SIZE;
 }
 
 static noinline struct task_struct *copy_process(int node, struct kernel_clone_args *args)
@@ -67,13 +100,14 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 	p->clear_child_tid = (clone_flags & CLONE_CHILD_CLEARTID) ? args->child_tid : NULL;
 	memset(&p->ioac, 0, sizeof(p->ioac));
 	p->start_time = read_sysreg(cntvct_el0);
-	p->stack = args->stack;
 	p->exit_state = 0;
 	p->exit_code = 0;
 	INIT_LIST_HEAD(&p->children);
 	INIT_LIST_HEAD(&p->sibling);
+	init_waitqueue_head(&p->wait_chldexit);
 
 	sched_fork(clone_flags, p);
+	copy_thread(p, args);
 
 	pid = alloc_pid();
 	if (pid < 0) {
@@ -184,8 +218,13 @@ long do_fork(unsigned long clone_flags,
 	return kernel_clone(&args);
 }
 
+/* kthread_create()'s half of kernel_clone(): the task, not yet woken. */
+struct task_struct *copy_kthread(struct kernel_clone_args *args)
+{
+	return copy_process(-1, args);
+}
+
 void fork_init(void)
 {
-	task_struct_cachep = kmem_cache_create("task_struct",
-			sizeof(struct task_struct), 16, SLAB_PANIC, NULL);
+	init_waitqueue_head(&init_task.wait_chldexit);
 }

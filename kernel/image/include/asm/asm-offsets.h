@@ -34,6 +34,12 @@
 #define S_STACKFRAME	304
 #define PT_REGS_SIZE	336	/* sizeof(struct pt_regs), 16-byte aligned */
 
-#define THREAD_SIZE	16384	/* init_stack */
+#define THREAD_SIZE	16384	/* init_stack, every kernel stack */
+
+#define TSK_TI_FLAGS		0	/* offsetof(struct task_struct, thread_info.flags) */
+#define TSK_TI_PREEMPT		8	/* thread_info.preempt_count */
+#define TSK_TI_CPU		12	/* thread_info.cpu */
+#define THREAD_CPU_CONTEXT	16	/* offsetof(struct task_struct, thread.cpu_context) */
+#define TSK_STACK		120	/* offsetof(struct task_struct, stack) */
 
 #endif /* __ASM_OFFSETS_H */

@@ -30,6 +30,10 @@
  * __kprobes_text_start..__kprobes_text_end bracket (and brackets it again with
  * __noinstr_text_start/__noinstr_text_end), so either range keeps it unprobed.
  */
+/* Interrupt entry code (Linux: linux/interrupt.h __irq_entry); kprobes
+ * blacklists __irqentry_text_start..__irqentry_text_end. */
+#define __irq_entry	__section(".irqentry.text")
+#define __sched		noinline
 #define noinstr		noinline notrace __section(".noinstr.text")
 
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -5,6 +5,8 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/wait.h>
+#include <asm/smp.h>
 
 #define TASK_COMM_LEN		16
 
@@ -16,6 +18,7 @@
 #define EXIT_ZOMBIE		0x00000020
 #define TASK_DEAD		0x00000080
 #define TASK_NEW		0x00000800
+#define TASK_NORMAL		(TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 
 /* Clone flags, include/uapi/linux/sched.h */
 #define CSIGNAL			0x000000ff
@@ -45,7 +48,46 @@ struct task_io_accounting {
 	u64 syscw;	/* write syscalls */
 };
 
+/* thread_info flags (asm/thread_info.h) */
+#define TIF_NEED_RESCHED	1
+#define _TIF_NEED_RESCHED	(1UL << TIF_NEED_RESCHED)
+
+/*
+ * As arm64 with CONFIG_THREAD_INFO_IN_TASK: thread_info first in the
+ * task, and sp_el0 holds current while the kernel runs (on SP_EL1).
+ */
+struct thread_info {
+	unsigned long		flags;		/* low level flags */
+	int			preempt_count;	/* 0 => preemptible */
+	int			cpu;		/* the CPU whose run queue holds the task */
+};
+
+/* The callee-saved registers cpu_switch_to() keeps (asm/processor.h). */
+struct cpu_context {
+	unsigned long x19;
+	unsigned long x20;
+	unsigned long x21;
+	unsigned long x22;
+	unsigned long x23;
+	unsigned long x24;
+	unsigned long x25;
+	unsigned long x26;
+	unsigned long x27;
+	unsigned long x28;
+	unsigned long fp;
+	unsigned long sp;
+	unsigned long pc;
+};
+
+struct thread_struct {
+	struct cpu_context	cpu_context;
+};
+
 struct task_struct {
+	struct thread_info		thread_info;
+	struct thread_struct		thread;		/* TSK_THREAD_CPU_CONTEXT */
+	void				*stack;		/* kernel stack, THREAD_SIZE bytes */
+	int				on_cpu;		/* running, or switching away */
 	unsigned int			__state;
 	unsigned int			flags;
 	int				prio;
@@ -63,7 +105,7 @@ struct task_struct {
 	int				on_rq;
 	u64				start_time;
 	u64				nvcsw, nivcsw;
-	unsigned long			stack;		/* as clone's stack_start */
+	wait_queue_head_t		wait_chldexit;	/* for wait(): a child exited */
 	int				*set_child_tid;
 	int				*clear_child_tid;
 	struct task_io_accounting	ioac;
@@ -87,16 +129,67 @@ struct kernel_clone_args {
 	void *fn_arg;
 };
 
-/* struct rq: the one runqueue of the one CPU (kernel/sched/sched.h). */
+/*
+ * struct rq: a CPU's run queue (kernel/sched/sched.h). queue holds the
+ * runnable tasks other than curr, in round-robin order; the idle task is
+ * never on it. nr_running counts runnable tasks, curr included.
+ */
 struct rq {
+	raw_spinlock_t lock;
 	unsigned int nr_running;
+	int cpu;
 	u64 nr_switches;
+	struct task_struct *curr;
+	struct task_struct *idle;
 	struct list_head queue;
 };
 
+extern struct rq runqueues[NR_CPUS];
+#define cpu_rq(cpu)		(&runqueues[(cpu)])
+
 extern struct task_struct init_task;
-extern struct task_struct *current_task;
-#define current (current_task)
+
+/* current is in sp_el0 (arch/arm64/include/asm/current.h). */
+static __always_inline struct task_struct *get_current(void)
+{
+	unsigned long sp_el0;
+
+	asm ("mrs %0, sp_el0" : "=r" (sp_el0));
+	return (struct task_struct *)sp_el0;
+}
+#define current get_current()
+
+#define task_thread_info(t)	(&(t)->thread_info)
+#define current_thread_info()	task_thread_info(current)
+#define task_cpu(p)		((p)->thread_info.cpu)
+#define preempt_count()		(READ_ONCE(current_thread_info()->preempt_count))
+
+static inline int test_tsk_need_resched(struct task_struct *tsk)
+{
+	return (READ_ONCE(tsk->thread_info.flags) & _TIF_NEED_RESCHED) != 0;
+}
+static inline void set_tsk_need_resched(struct task_struct *tsk)
+{
+	WRITE_ONCE(tsk->thread_info.flags, tsk->thread_info.flags | _TIF_NEED_RESCHED);
+}
+static inline void clear_tsk_need_resched(struct task_struct *tsk)
+{
+	WRITE_ONCE(tsk->thread_info.flags, tsk->thread_info.flags & ~_TIF_NEED_RESCHED);
+}
+#define need_resched()		test_tsk_need_resched(current)
+
+#define __set_current_state(state_value)				\
+	WRITE_ONCE(current->__state, (state_value))
+#define set_current_state(state_value)					\
+	do {								\
+		WRITE_ONCE(current->__state, (state_value));		\
+		asm volatile("dmb ish" : : : "memory");			\
+	} while (0)
+
+/* Per-CPU scheduler statistics the host reads by symbol, u64 [NR_CPUS]. */
+extern u64 nr_context_switches[NR_CPUS];
+extern u64 sched_ticks[NR_CPUS];
+extern u64 sched_busy_ticks[NR_CPUS];
 
 extern int nr_threads;
 extern unsigned long total_forks;
@@ -117,5 +210,21 @@ void release_task(struct task_struct *p);
 void __set_task_comm(struct task_struct *tsk, const char *from, bool exec);
 void exit_notify(struct task_struct *tsk, int code);
 void schedule_tail(struct task_struct *prev);
+
+asmlinkage void schedule(void);
+asmlinkage void preempt_schedule_irq(void);
+void scheduler_tick(void);
+int wake_up_process(struct task_struct *p);
+int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
+void resched_curr(struct rq *rq);
+void init_idle(struct task_struct *idle, int cpu);
+__noreturn void cpu_startup_entry(void);
+__noreturn void do_exit(long code);
+pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name,
+		    unsigned long flags);
+struct task_struct *cpu_switch_to(struct task_struct *prev,
+				  struct task_struct *next);
+void ret_from_fork(void);
+bool task_reapable(struct task_struct *p);
 
 #endif /* _LINUX_SCHED_H */

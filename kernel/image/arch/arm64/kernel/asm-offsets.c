@@ -6,6 +6,7 @@
 #include <linux/compiler.h>
 #include <asm/asm-offsets.h>
 #include <asm/ptrace.h>
+#include <linux/sched.h>
 
 _Static_assert(offsetof(struct pt_regs, regs[0]) == S_X0, "S_X0");
 _Static_assert(offsetof(struct pt_regs, regs[2]) == S_X2, "S_X2");
@@ -24,3 +25,9 @@ _Static_assert(offsetof(struct pt_regs, lockdep_hardirqs) == 320, "lockdep_hardi
 _Static_assert(offsetof(struct pt_regs, exit_rcu) == 328, "exit_rcu");
 _Static_assert(sizeof(struct pt_regs) == PT_REGS_SIZE, "PT_REGS_SIZE");
 _Static_assert(PT_REGS_SIZE % 16 == 0, "PT_REGS_SIZE must keep sp 16-byte aligned");
+
+_Static_assert(offsetof(struct task_struct, thread_info.flags) == TSK_TI_FLAGS, "TSK_TI_FLAGS");
+_Static_assert(offsetof(struct task_struct, thread_info.preempt_count) == TSK_TI_PREEMPT, "TSK_TI_PREEMPT");
+_Static_assert(offsetof(struct task_struct, thread_info.cpu) == TSK_TI_CPU, "TSK_TI_CPU");
+_Static_assert(offsetof(struct task_struct, thread.cpu_context) == THREAD_CPU_CONTEXT, "THREAD_CPU_CONTEXT");
+_Static_assert(offsetof(struct task_struct, stack) == TSK_STACK, "TSK_STACK");

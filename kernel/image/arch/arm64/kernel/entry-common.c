@@ -8,6 +8,8 @@
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <linux/irqchip/arm-gic.h>
 #include <asm/esr.h>
 #include <asm/ptrace.h>
 #include <asm/sysreg.h>
@@ -23,7 +25,7 @@ static void noinstr __panic_unhandled(struct pt_regs *regs, const char *vector,
 				      unsigned long esr)
 {
 	pr_crit("Unhandled %s exception on CPU%d, ESR 0x%016lx -- %s\n",
-		vector, 0, esr,
+		vector, smp_processor_id(), esr,
 		esr_get_class_string(esr));
 
 	__show_regs(regs);
@@ -99,8 +101,18 @@ asmlinkage void noinstr el1h_64_sync_handler(struct pt_regs *regs)
 	}
 }
 
-/* kpemu's machine has no interrupt sources enabled yet. */
-UNHANDLED(el1h, 64, irq)
+/*
+ * el1_interrupt(): the GIC's handler (handle_arch_irq), then, on the way
+ * back to a preemptible context, arm64_preempt_schedule_irq(). The
+ * interrupted context had IRQs unmasked, or the IRQ would not be here.
+ */
+asmlinkage void noinstr el1h_64_irq_handler(struct pt_regs *regs)
+{
+	gic_handle_irq(regs);
+	if (!preempt_count() && need_resched())
+		preempt_schedule_irq();
+}
+
 UNHANDLED(el1h, 64, fiq)
 UNHANDLED(el1h, 64, error)
 

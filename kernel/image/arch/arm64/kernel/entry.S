@@ -196,3 +196,53 @@ SYM_CODE_END(ret_to_kernel)
 SYM_CODE_START_LOCAL(ret_to_user)
 	kernel_exit 0
 SYM_CODE_END(ret_to_user)
+
+/*
+ * Register switch for AArch64. The callee-saved registers need to be saved
+ * and restored. On entry:
+ *   x0 = previous task_struct (must be preserved across the switch)
+ *   x1 = next task_struct
+ * Previous and next are guaranteed not to be the same.
+ *
+ * As Linux's cpu_switch_to: sp_el0 becomes next, which is what current
+ * reads. It lives in .entry.text, which kprobes blacklists.
+ */
+SYM_FUNC_START(cpu_switch_to)
+	mov	x10, #THREAD_CPU_CONTEXT
+	add	x8, x0, x10
+	mov	x9, sp
+	stp	x19, x20, [x8], #16		// store callee-saved registers
+	stp	x21, x22, [x8], #16
+	stp	x23, x24, [x8], #16
+	stp	x25, x26, [x8], #16
+	stp	x27, x28, [x8], #16
+	stp	x29, x9, [x8], #16
+	str	lr, [x8]
+	add	x8, x1, x10
+	ldp	x19, x20, [x8], #16		// restore callee-saved registers
+	ldp	x21, x22, [x8], #16
+	ldp	x23, x24, [x8], #16
+	ldp	x25, x26, [x8], #16
+	ldp	x27, x28, [x8], #16
+	ldp	x29, x9, [x8], #16
+	ldr	lr, [x8]
+	mov	sp, x9
+	msr	sp_el0, x1
+	ret
+SYM_FUNC_END(cpu_switch_to)
+
+/*
+ * This is how a new task starts: copy_process() points its saved pc here,
+ * with x19 = the function to run and x20 = its argument (x19 = 0 for a
+ * child of fork, which here has no user space to return to and exits).
+ * x0 is prev, as cpu_switch_to() left it. The function's return value is
+ * the task's exit code.
+ */
+SYM_CODE_START(ret_from_fork)
+	bl	schedule_tail
+	mov	x0, #0
+	cbz	x19, 1f				// not a kernel thread
+	mov	x0, x20
+	blr	x19
+1:	bl	do_exit
+SYM_CODE_END(ret_from_fork)

@@ -57,9 +57,38 @@ SYM_CODE_START(primary_entry)
 	adrp	x0, init_stack
 	add	x0, x0, :lo12:init_stack
 	add	sp, x0, #THREAD_SIZE
+	adrp	x0, init_task			// current = init_task (swapper/0)
+	add	x0, x0, :lo12:init_task
+	msr	sp_el0, x0
 	mov	x29, xzr
 	mov	x30, xzr
 	bl	start_kernel
 3:	wfi					// start_kernel() does not return
 	b	3b
 SYM_CODE_END(primary_entry)
+
+/*
+ * secondary_entry: where PSCI CPU_ON starts a secondary CPU (smp.c's
+ * __cpu_up), at EL1h with the MMU off and DAIF masked, x0 = the context
+ * argument: the CPU's idle task. SP_EL1 onto the idle task's stack,
+ * sp_el0 (current) onto the task, VBAR_EL1 onto the vectors, then
+ * secondary_start_kernel(), which does not return.
+ */
+SYM_CODE_START(secondary_entry)
+	msr	daifset, #0xf
+	msr	spsel, #1
+
+	adrp	x8, vectors
+	add	x8, x8, :lo12:vectors
+	msr	vbar_el1, x8
+	isb
+
+	ldr	x1, [x0, #TSK_STACK]
+	add	sp, x1, #THREAD_SIZE
+	msr	sp_el0, x0
+	mov	x29, xzr
+	mov	x30, xzr
+	bl	secondary_start_kernel
+1:	wfi
+	b	1b
+SYM_CODE_END(secondary_entry)

@@ -12,7 +12,7 @@ int taint_die;	/* TAINT_DIE: set once an oops has been printed */
 void dump_stack_print_info(const char *log_lvl)
 {
 	printk("%sCPU: %d PID: %d Comm: %.20s %s %s %.*s\n",
-	       log_lvl, 0, current->pid, current->comm,
+	       log_lvl, smp_processor_id(), current->pid, current->comm,
 	       taint_die ? "Tainted: G      D           " : "Not tainted",
 	       UTS_RELEASE, 2, UTS_VERSION);
 	printk("%sHardware name: kpemu virt (DT)\n", log_lvl);
