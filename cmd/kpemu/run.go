@@ -50,7 +50,7 @@ SIGTERM, which unmount cleanly.`,
 	f := cmd.Flags()
 	f.StringVar(&o.mount, "mount", "", "directory to mount the debugfs tree at (created if missing)")
 	f.StringArrayVar(&o.probes, "probe", nil, "register a probe (repeatable): SYM[+OFF], ADDR or k:SYM[+OFF] (kprobe), j:SYM[:HANDLER] (jprobe), r[MAXACTIVE]:SYM (kretprobe)")
-	f.IntVar(&o.cpus, "cpus", 1, "number of vCPUs")
+	f.IntVar(&o.cpus, "cpus", 2, "number of vCPUs (1 to 8)")
 	f.Uint64Var(&o.ramMiB, "ram", 128, "guest RAM in MiB")
 	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
