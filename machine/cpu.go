@@ -70,6 +70,10 @@ type cpuState struct {
 
 	sys [numSysRegs]uint64 // plain storage for registers without side effects
 
+	// The FP/SIMD registers V0..V31 (low, high 64 bits) and FPCR/FPSR.
+	vr [32][2]uint64
+	fp fpState
+
 	// The local exclusive monitor.
 	excValid bool
 	excAddr  uint64
@@ -370,9 +374,9 @@ func (c *CPU) lowerOrSame(ec uint32) uint32 {
 	return ec + ecSameELOffset
 }
 
-// undefined takes the undefined-instruction exception for the instruction
-// at pc.
-func (c *CPU) undefined(pc uint64) {
+// takeUndefined takes the undefined-instruction exception for the
+// instruction at pc (undefstats.go counts it by mnemonic first).
+func (c *CPU) takeUndefined(pc uint64) {
 	c.m.undefined.Add(1)
 	// Debug level: a guest may execute undefined instructions on purpose
 	// (feature probing, BUG()), so this is not a host-side problem.

@@ -134,6 +134,8 @@ const (
 	opCASP // amt = size of each register; ra/rm = Rs, sh/cc = Rs+1 (read/write), rd = Rt, im2 = Rt+1
 
 	opISB // context synchronization: parallel mode refetches the code page
+
+	opFP // FP/SIMD (simd.go): the instruction word in imm
 )
 
 // The operations of opLDOP (inst.sh): LD<op> opc values, then SWP.
@@ -248,6 +250,11 @@ func sext(v uint64, nbits uint) uint64 {
 func decode(in *inst, w uint32) {
 	*in = inst{op: opUndef}
 	switch {
+	case w>>25&7 == 7, w>>25&5 == 4 && w>>26&1 == 1, w&0xffdfffc0 == 0xd51b4400:
+		// FP/SIMD data processing and loads/stores, MRS/MSR FPCR/FPSR.
+		if (*CPU)(nil).simd(w) {
+			in.op, in.imm = opFP, uint64(w)
+		}
 	case w>>26&0x7 == 0x4: // x100: data processing, immediate
 		decodeDPImm(in, w)
 	case w>>26&0x7 == 0x5: // x101: branches, exceptions, system
@@ -257,7 +264,11 @@ func decode(in *inst, w uint32) {
 	case w>>25&0x7 == 0x5: // x101: data processing, register
 		decodeDPReg(in, w)
 	}
-	// Everything else (reserved, SVE, FP/SIMD) stays undefined.
+	// Everything else (reserved, SVE) stays undefined.
+	if in.op == opUndef {
+		// The word is kept for the undefined-instruction statistics.
+		*in = inst{op: opUndef, imm: uint64(w)}
+	}
 }
 
 func decodeDPImm(in *inst, w uint32) {

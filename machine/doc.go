@@ -1,5 +1,6 @@
 // Package machine is kpemu's AArch64 machine, laid out like QEMU's virt
-// board: up to 8 vCPUs implementing the A64 integer instruction set at EL0
+// board: up to 8 vCPUs implementing the A64 integer, FP and Advanced SIMD
+// instruction sets (simd.go, fpu.go: a soft-float following the Arm ARM) at EL0
 // and EL1 with the exception model, system registers, stage-1 translation
 // and the debug architecture (software step, hardware breakpoints and
 // watchpoints); RAM; a GICv2, the generic timers, a PL011 UART and a PL031

@@ -681,8 +681,10 @@ loop:
 			}
 			c.eret()
 			c.pollIRQ()
+		case opFP:
+			c.execFP(uint32(in.imm), pc)
 		default: // opUndef
-			c.undefined(pc)
+			c.undefinedWord(pc, uint32(in.imm))
 		}
 	}
 	c.retired += n

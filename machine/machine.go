@@ -133,6 +133,7 @@ type Machine struct {
 	decodedPages  atomic.Int64
 	invalidations atomic.Uint64
 	undefined     atomic.Uint64
+	undefs        undefStats // per mnemonic (undefstats.go)
 }
 
 // New builds a machine with its CPUs reset and powered off; call Boot to

@@ -81,6 +81,7 @@ var diffProgs = []struct {
 	{"testdata/mmutest.elf", "max"},
 	{"testdata/dbgtest.elf", "max"},
 	{"testdata/lsetest.elf", "max"},
+	{"testdata/fptest.elf", "max"},
 }
 
 // TestQEMUDifferential runs each program on machine and on QEMU's virt

@@ -20,6 +20,15 @@ func executeWord(t testing.TB, m *Machine, w uint32, el0 bool, rng *rand.Rand) {
 		}
 	}
 	c.SetSP(testData + 0x8000)
+	// FP/SIMD enabled most of the time, so its handlers run (not just
+	// the access trap), with random V registers and FPCR.
+	if rng.IntN(4) != 0 {
+		c.SetSysReg(CPACR_EL1, 3<<20)
+		c.fp.cr = uint32(rng.Uint64()) & fpcrMask
+		for i := range c.vr {
+			c.vr[i] = [2]uint64{rng.Uint64(), rng.Uint64()}
+		}
+	}
 	if el0 {
 		c.SetPSTATE(0)
 	}
@@ -42,7 +51,14 @@ func TestRandomWords(t *testing.T) {
 		n = 20000
 	}
 	for i := 0; i < n; i++ {
-		executeWord(t, m, rng.Uint32(), i%4 == 0, rng)
+		w := rng.Uint32()
+		switch i % 3 {
+		case 1: // FP/SIMD data processing
+			w |= 7 << 25
+		case 2: // SIMD&FP loads and stores
+			w = w&^(5<<25) | 4<<25 | 1<<26
+		}
+		executeWord(t, m, w, i%4 == 0, rng)
 	}
 	st := m.Stats()
 	if st.Undefined == 0 || st.Instructions == 0 {
@@ -52,7 +68,8 @@ func TestRandomWords(t *testing.T) {
 
 // FuzzExecute is the fuzzing form of TestRandomWords.
 func FuzzExecute(f *testing.F) {
-	for _, w := range []uint32{0, 0xd4200000, 0xd65f03c0, 0xf9400020, 0xd503207f, 0x9ac20c20} {
+	for _, w := range []uint32{0, 0xd4200000, 0xd65f03c0, 0xf9400020, 0xd503207f, 0x9ac20c20,
+		0x1e222820, 0x1f420c20, 0x4e21d420, 0x4cdf7800, 0x0d40a020, 0x4f000420, 0x5e61b820} {
 		f.Add(w, false)
 	}
 	m, _, _ := newTestMachine(f, nil)

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpemu/kpemu/machine"
+)
+
+// newUndefStatsCmd runs a bare-metal AArch64 ELF image on the machine for
+// a number of instructions and prints the undefined-instruction
+// exceptions it took, per mnemonic: which unimplemented instructions a
+// guest needs.
+func newUndefStatsCmd() *cobra.Command {
+	var steps uint64
+	var console bool
+	cmd := &cobra.Command{
+		Use:   "undefined-stats ELF",
+		Short: "Run a bare-metal ELF image and count its undefined instructions by mnemonic",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var uart bytes.Buffer
+			m, err := machine.New(machine.Config{Console: &uart, Logger: quietLogger()})
+			if err != nil {
+				return err
+			}
+			entry, err := loadBareELF(m, args[0])
+			if err != nil {
+				return err
+			}
+			m.Boot(entry, 0)
+			if err := m.Step(steps); err != nil {
+				return fmt.Errorf("running %s: %w", args[0], err)
+			}
+			out := cmd.OutOrStdout()
+			if console {
+				fmt.Fprintf(out, "%s", uart.Bytes())
+			}
+			return writeUndefStats(out, m)
+		},
+	}
+	cmd.Flags().Uint64VarP(&steps, "instructions", "n", 100_000_000, "instructions to run (fewer if the guest powers off)")
+	cmd.Flags().BoolVar(&console, "console", false, "print the guest's UART output first")
+	return cmd
+}
+
+// writeUndefStats prints the machine's statistics as a table.
+func writeUndefStats(w io.Writer, m *machine.Machine) error {
+	st := m.Stats()
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "instructions\t%d\n", st.Instructions)
+	fmt.Fprintf(tw, "undefined\t%d\n", st.Undefined)
+	fmt.Fprintf(tw, "\nMNEMONIC\tCOUNT\n")
+	for _, u := range m.UndefinedStats() {
+		fmt.Fprintf(tw, "%s\t%d\n", u.Mnemonic, u.Count)
+	}
+	return tw.Flush()
+}
+
+// loadBareELF copies the loadable segments of an AArch64 ELF image into
+// guest memory at their physical addresses and returns the entry point.
+func loadBareELF(m *machine.Machine, path string) (uint64, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("undefined-stats: %w", err)
+	}
+	defer f.Close()
+	if f.Machine != elf.EM_AARCH64 {
+		return 0, fmt.Errorf("undefined-stats: %s: machine %v, want AArch64", path, f.Machine)
+	}
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		data := make([]byte, p.Memsz)
+		if _, err := io.ReadFull(p.Open(), data[:p.Filesz]); err != nil {
+			return 0, fmt.Errorf("undefined-stats: %s: %w", path, err)
+		}
+		if err := m.WriteMem(p.Paddr, data); err != nil {
+			return 0, fmt.Errorf("undefined-stats: %s: %w", path, err)
+		}
+	}
+	return f.Entry, nil
+}

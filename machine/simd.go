@@ -1,0 +1,725 @@
+package machine
+
+import "math/bits"
+
+// The FP/SIMD unit: the V registers, FPCR/FPSR, scalar floating point,
+// the SIMD&FP loads and stores and Advanced SIMD.
+//
+// Every FP/SIMD encoding decodes to opFP with the instruction word kept in
+// inst.imm, and the handlers below both validate and execute it: called on
+// a nil *CPU they only report whether the encoding is implemented (the
+// decoder uses that to choose between opFP and opUndef), so the two can
+// never disagree. The integer hot path pays one switch case for all of it.
+
+// FP/SIMD access trap class and CPACR_EL1.FPEN.
+const (
+	ecFPAccess  = 0x07
+	cpacrFPEN   = 20
+	fpAccessISS = wfxISSCondAlways // CV=1, COND=AL, as QEMU reports it
+)
+
+// fpEnabled applies CPACR_EL1.FPEN and takes the access trap (EC 0x07) if
+// FP/SIMD is disabled at the current EL.
+func (c *CPU) fpEnabled(pc uint64) bool {
+	switch c.sys[CPACR_EL1] >> cpacrFPEN & 3 {
+	case 3:
+		return true
+	case 1:
+		if c.el == 1 {
+			return true
+		}
+	}
+	c.takeException(ecFPAccess, fpAccessISS, pc)
+	return false
+}
+
+// execFP executes the FP/SIMD instruction w at pc.
+func (c *CPU) execFP(w uint32, pc uint64) {
+	if !c.fpEnabled(pc) {
+		return
+	}
+	if !c.simd(w) {
+		c.undefined(pc)
+	}
+}
+
+// simd validates (c == nil) or executes an FP/SIMD instruction.
+func (c *CPU) simd(w uint32) bool {
+	switch {
+	case w&0xffdfffc0 == 0xd51b4400: // MSR/MRS FPCR, FPSR (L in bit 21)
+		return c.fpSysReg(w)
+	case w>>25&5 == 4 && w>>26&1 == 1: // loads and stores, SIMD&FP
+		return c.simdLoadStore(w)
+	case w>>25&7 == 7: // data processing, SIMD&FP
+	default:
+		return false
+	}
+	switch {
+	case w>>28&5 == 1 && w>>24&1 == 0: // x0x1: scalar FP
+		return c.fpScalar(w)
+	case w>>28&5 == 1:
+		return c.fp3Src(w)
+	case w>>28&0xd == 5: // 01x1: Advanced SIMD scalar
+		return c.advSIMD(w, true)
+	case w>>28&9 == 0: // 0xx0: Advanced SIMD vector
+		return c.advSIMD(w, false)
+	}
+	return false
+}
+
+// fpSysReg is MRS/MSR of FPCR and FPSR.
+func (c *CPU) fpSysReg(w uint32) bool {
+	if c == nil {
+		return true
+	}
+	rt := w & 31
+	read := w>>21&1 != 0
+	reg := w >> 5 & 1 // op2: 0 FPCR, 1 FPSR
+	if read {
+		v := uint64(c.fp.cr)
+		if reg == 1 {
+			v = uint64(c.fp.sr)
+		}
+		c.r[wZR(rt)] = v
+		return true
+	}
+	v := c.r[rZR(rt)]
+	if reg == 1 {
+		c.fp.sr = uint32(v) & fpsrMask
+	} else {
+		c.fp.cr = uint32(v) & fpcrMask
+	}
+	return true
+}
+
+// Register access. V registers hold two little-endian 64-bit halves.
+
+func elem(v [2]uint64, i, esz uint) uint64 {
+	off := i << (esz + 3)
+	return v[off>>6&1] >> (off & 63) & ones(8<<esz)
+}
+
+func setElem(v *[2]uint64, i, esz uint, x uint64) {
+	off := i << (esz + 3)
+	m := ones(8<<esz) << (off & 63)
+	v[off>>6&1] = v[off>>6&1]&^m | x<<(off&63)&m
+}
+
+// setScalar writes the low 8<<sz bits (sz 0..4) of a V register, zeroing
+// the rest, as every scalar write does.
+func (c *CPU) setScalar(n uint32, x uint64, sz uint) {
+	if sz < 3 {
+		x &= ones(8 << sz)
+	}
+	c.vr[n&31] = [2]uint64{x, 0}
+}
+
+// setVec writes a vector result; a 64-bit (Q=0) vector clears the top.
+func (c *CPU) setVec(n uint32, v [2]uint64, q bool) {
+	if !q {
+		v[1] = 0
+	}
+	c.vr[n&31] = v
+}
+
+// fpType decodes the scalar FP type field: the format's log2 size (2
+// single, 3 double, 1 half) and whether it is allocated. Half-precision
+// arithmetic (FEAT_FP16) is not implemented: half only where half says.
+func fpType(ptype uint32, half bool) (uint, bool) {
+	switch ptype {
+	case 0:
+		return 2, true
+	case 1:
+		return 3, true
+	case 3:
+		return 1, half
+	}
+	return 0, false
+}
+
+// fpScalar decodes the scalar FP groups with opcode bits 28:24 = 11110.
+func (c *CPU) fpScalar(w uint32) bool {
+	ptype := w >> 22 & 3
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	if w>>21&1 == 0 {
+		return c.fpFixedConv(w)
+	}
+	switch {
+	case w>>10&63 == 0: // conversion between FP and integer
+		return c.fpIntConv(w)
+	case w>>29&7 != 0:
+		return false
+	case w>>10&31 == 0x10: // 1 source
+		opc := w >> 15 & 63
+		sz, ok := fpType(ptype, opc >= 4 && opc <= 7)
+		if !ok {
+			return false
+		}
+		switch {
+		case opc <= 3, opc >= 8 && opc <= 15 && opc != 13:
+		case opc >= 4 && opc <= 7:
+			to, ok := fpType(opc&3, true)
+			if !ok || to == sz {
+				return false
+			}
+			if c == nil {
+				return true
+			}
+			c.setScalar(rd, c.fp.convert(elem(c.vr[rn], 0, sz), sz, to), to)
+			return true
+		default:
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		c.setScalar(rd, c.fp1(opc, elem(c.vr[rn], 0, sz), sz), sz)
+		return true
+	case w>>10&15 == 0x8: // compare
+		sz, ok := fpType(ptype, false)
+		if !ok || w>>14&3 != 0 || w&7 != 0 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		a := elem(c.vr[rn], 0, sz)
+		b := elem(c.vr[rm], 0, sz)
+		if w>>3&1 != 0 {
+			b = 0
+		}
+		c.setNZCV(c.fp.compare(a, b, sz, w>>4&1 != 0) << 28)
+		return true
+	case w>>10&7 == 4: // immediate
+		sz, ok := fpType(ptype, false)
+		if !ok || w>>5&31 != 0 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		c.setScalar(rd, vfpExpandImm(w>>13&0xff, sz), sz)
+		return true
+	case w>>10&3 == 1: // conditional compare
+		sz, ok := fpType(ptype, false)
+		if !ok {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		if c.cond(uint8(w >> 12 & 15)) {
+			c.setNZCV(c.fp.compare(elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz), sz, w>>4&1 != 0) << 28)
+		} else {
+			c.setNZCV(uint64(w&15) << 28)
+		}
+		return true
+	case w>>10&3 == 2: // 2 source
+		sz, ok := fpType(ptype, false)
+		opc := w >> 12 & 15
+		if !ok || opc > 8 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		c.setScalar(rd, c.fp2(opc, elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz), sz), sz)
+		return true
+	case w>>10&3 == 3: // conditional select
+		sz, ok := fpType(ptype, false)
+		if !ok {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		src := rm
+		if c.cond(uint8(w >> 12 & 15)) {
+			src = rn
+		}
+		c.setScalar(rd, elem(c.vr[src], 0, sz), sz)
+		return true
+	}
+	return false
+}
+
+// fp1 is the scalar 1-source operation opc (FMOV, FABS, FNEG, FSQRT,
+// FRINT*), also used by the vector forms.
+func (c *CPU) fp1(opc uint32, a uint64, sz uint) uint64 {
+	switch opc {
+	case 0:
+		return a
+	case 1:
+		return a &^ fpSignBit(sz)
+	case 2:
+		return a ^ fpSignBit(sz)
+	case 3:
+		return c.fp.sqrt(a, sz)
+	case 8, 9, 10, 11:
+		return c.fp.roundToInt(a, sz, int(opc-8), false)
+	case 12:
+		return c.fp.roundToInt(a, sz, rmAway, false)
+	case 14:
+		return c.fp.roundToInt(a, sz, c.fp.rmode(), true)
+	case 15:
+		return c.fp.roundToInt(a, sz, c.fp.rmode(), false)
+	}
+	return 0
+}
+
+// fp2 is the scalar 2-source operation opc (FMUL, FDIV, FADD, FSUB, FMAX,
+// FMIN, FMAXNM, FMINNM, FNMUL).
+func (c *CPU) fp2(opc uint32, a, b uint64, sz uint) uint64 {
+	switch opc {
+	case 0:
+		return c.fp.mul(a, b, sz)
+	case 1:
+		return c.fp.div(a, b, sz)
+	case 2:
+		return c.fp.add(a, b, sz, false)
+	case 3:
+		return c.fp.add(a, b, sz, true)
+	case 4:
+		return c.fp.maxMin(a, b, sz, true, false)
+	case 5:
+		return c.fp.maxMin(a, b, sz, false, false)
+	case 6:
+		return c.fp.maxMin(a, b, sz, true, true)
+	case 7:
+		return c.fp.maxMin(a, b, sz, false, true)
+	case 8:
+		return c.fp.mul(a, b, sz) ^ fpSignBit(sz)
+	}
+	return 0
+}
+
+// fp3Src is FMADD, FMSUB, FNMADD, FNMSUB.
+func (c *CPU) fp3Src(w uint32) bool {
+	sz, ok := fpType(w>>22&3, false)
+	if !ok || w>>29&7 != 0 {
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	rd, rn, rm, ra := w&31, w>>5&31, w>>16&31, w>>10&31
+	o1, o0 := w>>21&1, w>>15&1
+	a, n, m := elem(c.vr[ra], 0, sz), elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz)
+	if o1 == 1 {
+		a ^= fpSignBit(sz)
+	}
+	if o0 != o1 {
+		n ^= fpSignBit(sz)
+	}
+	c.setScalar(rd, c.fp.mulAdd(a, n, m, sz), sz)
+	return true
+}
+
+// fpIntConv is the conversions between FP and general registers and the
+// general-register FMOVs.
+func (c *CPU) fpIntConv(w uint32) bool {
+	sf, s, ptype, rmode, opc := w>>31, w>>29&1, w>>22&3, w>>19&3, w>>16&7
+	rd, rn := w&31, w>>5&31
+	if s != 0 {
+		return false
+	}
+	ibits := uint(32) << sf
+	switch {
+	case opc == 6 || opc == 7: // FMOV
+		var esz, idx uint
+		switch {
+		case rmode == 0 && sf == 0 && ptype == 0:
+			esz = 2
+		case rmode == 0 && sf == 1 && ptype == 1:
+			esz = 3
+		case rmode == 1 && sf == 1 && ptype == 2:
+			esz, idx = 3, 1
+		default:
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		if opc == 6 {
+			c.r[wZR(rd)] = elem(c.vr[rn], idx, esz)
+		} else if idx == 1 {
+			c.vr[rd][1] = c.r[rZR(rn)]
+		} else {
+			c.setScalar(rd, c.r[rZR(rn)], esz)
+		}
+		return true
+	case opc == 2 || opc == 3: // SCVTF, UCVTF
+		sz, ok := fpType(ptype, false)
+		if !ok || rmode != 0 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		c.setScalar(rd, c.fp.fromFixed(c.r[rZR(rn)], ibits, 0, opc == 3, sz, c.fp.rmode()), sz)
+		return true
+	case opc <= 1 || (opc == 4 || opc == 5) && rmode == 0: // FCVT[NPMZA][SU]
+		sz, ok := fpType(ptype, false)
+		if !ok {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		rm := int(rmode)
+		if opc >= 4 {
+			rm = rmAway
+		}
+		c.r[wZR(rd)] = c.fp.toFixed(elem(c.vr[rn], 0, sz), sz, 0, opc&1 != 0, fcvtMode(rm), ibits)
+		return true
+	}
+	return false
+}
+
+// fcvtMode maps the rmode field of FCVT[NPMZ]* (N, P, M, Z) to a rounding
+// mode; it happens to be the FPCR encoding.
+func fcvtMode(rmode int) int { return rmode }
+
+// fpFixedConv is the conversions between FP and fixed-point.
+func (c *CPU) fpFixedConv(w uint32) bool {
+	sf, s, ptype, rmode, opc, scale := w>>31, w>>29&1, w>>22&3, w>>19&3, w>>16&7, w>>10&63
+	rd, rn := w&31, w>>5&31
+	sz, ok := fpType(ptype, false)
+	if s != 0 || !ok || sf == 0 && scale < 32 {
+		return false
+	}
+	fbits := uint(64 - scale)
+	ibits := uint(32) << sf
+	switch {
+	case rmode == 0 && (opc == 2 || opc == 3):
+		if c == nil {
+			return true
+		}
+		c.setScalar(rd, c.fp.fromFixed(c.r[rZR(rn)], ibits, fbits, opc == 3, sz, c.fp.rmode()), sz)
+	case rmode == 3 && opc <= 1:
+		if c == nil {
+			return true
+		}
+		c.r[wZR(rd)] = c.fp.toFixed(elem(c.vr[rn], 0, sz), sz, fbits, opc == 1, rmZero, ibits)
+	default:
+		return false
+	}
+	return true
+}
+
+// SIMD&FP loads and stores.
+
+// ldV loads 1<<sz bytes (sz 0..4) at a into a value pair.
+func (c *CPU) ldV(a uint64, sz uint) ([2]uint64, bool) {
+	if sz == 4 {
+		lo, ok := c.load(a, 3)
+		if !ok {
+			return [2]uint64{}, false
+		}
+		hi, ok := c.load(a+8, 3)
+		return [2]uint64{lo, hi}, ok
+	}
+	v, ok := c.load(a, uint8(sz))
+	return [2]uint64{v, 0}, ok
+}
+
+func (c *CPU) stV(a uint64, sz uint, v [2]uint64) bool {
+	if sz == 4 {
+		return c.store(a, 3, v[0]) && c.store(a+8, 3, v[1])
+	}
+	return c.store(a, uint8(sz), v[0])
+}
+
+func (c *CPU) simdLoadStore(w uint32) bool {
+	rt, rn := w&31, w>>5&31
+	switch {
+	case w>>24&0x3f == 0x1c: // LDR (literal)
+		opc := w >> 30
+		if opc == 3 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		a := c.pc - 4 + sext(uint64(w>>5&0x7ffff)<<2, 21)
+		if v, ok := c.ldV(a, uint(opc)+2); ok {
+			c.vr[rt] = v
+		}
+		return true
+	case w>>27&7 == 5: // load/store pair
+		opc, l, mode := w>>30, w>>22&1, w>>23&3
+		if opc == 3 {
+			return false
+		}
+		sz := uint(opc) + 2
+		rt2 := w >> 10 & 31
+		if l == 1 && rt == rt2 {
+			return false // CONSTRAINED UNPREDICTABLE; QEMU and the Arm ARM allow UNDEFINED
+		}
+		if c == nil {
+			return true
+		}
+		base := c.r[rSP(rn)]
+		if rn == 31 && c.spMisaligned(c.pc-4) {
+			return true
+		}
+		off := sext(uint64(w>>15&0x7f), 7) << sz
+		a := base
+		if mode != 1 {
+			a += off
+		}
+		if l == 1 {
+			v1, ok := c.ldV(a, sz)
+			if !ok {
+				return true
+			}
+			v2, ok := c.ldV(a+1<<sz, sz)
+			if !ok {
+				return true
+			}
+			c.vr[rt], c.vr[rt2] = v1, v2
+		} else if !c.stV(a, sz, c.vr[rt]) || !c.stV(a+1<<sz, sz, c.vr[rt2]) {
+			return true
+		}
+		if mode == 1 || mode == 3 {
+			c.r[rSP(rn)] = base + off
+		}
+		return true
+	case w>>27&7 == 7: // single register
+		size, opc := w>>30, w>>22&3
+		sz := uint(size)
+		if opc >= 2 {
+			if size != 0 {
+				return false
+			}
+			sz = 4
+		}
+		load := opc&1 != 0
+		var a, wb uint64
+		writeback := false
+		switch {
+		case w>>24&1 == 1: // unsigned offset
+			if c == nil {
+				return true
+			}
+			a = c.r[rSP(rn)] + uint64(w>>10&0xfff)<<sz
+		case w>>21&1 == 0: // unscaled, post, pre
+			idx := w >> 10 & 3
+			if idx == 2 {
+				return false
+			}
+			if c == nil {
+				return true
+			}
+			imm := sext(uint64(w>>12&0x1ff), 9)
+			a = c.r[rSP(rn)]
+			switch idx {
+			case 0:
+				a += imm
+			case 1:
+				wb, writeback = a+imm, true
+			case 3:
+				a += imm
+				wb, writeback = a, true
+			}
+		case w>>10&3 == 2: // register offset
+			option := w >> 13 & 7
+			if option&2 == 0 {
+				return false
+			}
+			if c == nil {
+				return true
+			}
+			var shift uint8
+			if w>>12&1 != 0 {
+				shift = uint8(sz)
+			}
+			a = c.r[rSP(rn)] + extendReg(c.r[rZR(w>>16)], uint8(option), shift)
+		default:
+			return false
+		}
+		if rn == 31 && c.spMisaligned(c.pc-4) {
+			return true
+		}
+		if load {
+			v, ok := c.ldV(a, sz)
+			if !ok {
+				return true
+			}
+			c.vr[rt] = v
+		} else if !c.stV(a, sz, c.vr[rt]) {
+			return true
+		}
+		if writeback {
+			c.r[rSP(rn)] = wb
+		}
+		return true
+	case w>>31 == 0 && w>>25&0x1f == 0x06: // structures
+		return c.simdStruct(w)
+	}
+	return false
+}
+
+// simdStruct is LD1..LD4/ST1..ST4 (multiple structures), LD1..LD4/ST1..ST4
+// (single structure) and LD1R..LD4R, with their post-index forms.
+func (c *CPU) simdStruct(w uint32) bool {
+	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
+	rm, opc, size, rn, rt := w>>16&31, w>>12&15, w>>10&3, w>>5&31, w&31
+	if !post && rm != 0 {
+		return false
+	}
+	var nregs, selem uint
+	var esz uint = uint(size)
+	var index uint
+	replicate := false
+	if !single {
+		if w>>21&1 != 0 {
+			return false
+		}
+		switch opc {
+		case 0:
+			nregs, selem = 1, 4
+		case 2:
+			nregs, selem = 4, 1
+		case 4:
+			nregs, selem = 1, 3
+		case 6:
+			nregs, selem = 3, 1
+		case 7:
+			nregs, selem = 1, 1
+		case 8:
+			nregs, selem = 1, 2
+		case 10:
+			nregs, selem = 2, 1
+		default:
+			return false
+		}
+		if size == 3 && q == 0 && selem > 1 {
+			return false
+		}
+	} else {
+		r := w >> 21 & 1
+		s := w >> 12 & 1
+		scale := opc >> 2
+		selem = uint(opc>>1&1<<1|r) + 1
+		nregs = 1
+		switch scale {
+		case 3:
+			if !l || s != 0 {
+				return false
+			}
+			replicate = true
+		case 0:
+			index = uint(q<<3 | s<<2 | size)
+			esz = 0
+		case 1:
+			if size&1 != 0 {
+				return false
+			}
+			index = uint(q<<2 | s<<1 | size>>1)
+			esz = 1
+		case 2:
+			if size&2 != 0 {
+				return false
+			}
+			if size&1 == 0 {
+				index = uint(q<<1 | s)
+				esz = 2
+			} else {
+				if s != 0 {
+					return false
+				}
+				index = uint(q)
+				esz = 3
+			}
+		}
+	}
+	if c == nil {
+		return true
+	}
+	if rn == 31 && c.spMisaligned(c.pc-4) {
+		return true
+	}
+	base := c.r[rSP(rn)]
+	a := base
+	ebytes := uint64(1) << esz
+	var total uint64
+	switch {
+	case replicate:
+		for s := uint(0); s < selem; s++ {
+			v, ok := c.load(a, uint8(esz))
+			if !ok {
+				return true
+			}
+			var r [2]uint64
+			for i := uint(0); i < 16>>esz; i++ {
+				setElem(&r, i, esz, v)
+			}
+			c.setVec((rt+uint32(s))&31, r, q == 1)
+			a += ebytes
+		}
+		total = uint64(selem) * ebytes
+	case single:
+		for s := uint(0); s < selem; s++ {
+			t := (rt + uint32(s)) & 31
+			if l {
+				v, ok := c.load(a, uint8(esz))
+				if !ok {
+					return true
+				}
+				setElem(&c.vr[t], index, esz, v)
+			} else if !c.store(a, uint8(esz), elem(c.vr[t], index, esz)) {
+				return true
+			}
+			a += ebytes
+		}
+		total = uint64(selem) * ebytes
+	default:
+		elems := uint(8<<q) >> esz
+		// Load into copies so a fault leaves whole registers untouched.
+		var regs [4][2]uint64
+		for r := uint(0); r < nregs*selem; r++ {
+			regs[r] = c.vr[(rt+uint32(r))&31]
+		}
+		for r := uint(0); r < nregs; r++ {
+			for e := uint(0); e < elems; e++ {
+				for s := uint(0); s < selem; s++ {
+					t := r + s
+					if l {
+						v, ok := c.load(a, uint8(esz))
+						if !ok {
+							return true
+						}
+						setElem(&regs[t], e, esz, v)
+					} else if !c.store(a, uint8(esz), elem(regs[t], e, esz)) {
+						return true
+					}
+					a += ebytes
+				}
+			}
+		}
+		if l {
+			for r := uint(0); r < nregs*selem; r++ {
+				c.setVec((rt+uint32(r))&31, regs[r], q == 1)
+			}
+		}
+		total = uint64(nregs*selem*elems) * ebytes
+	}
+	if post {
+		if rm == 31 {
+			c.r[rSP(rn)] = base + total
+		} else {
+			c.r[rSP(rn)] = base + c.r[rm]
+		}
+	}
+	return true
+}
+
+// clsN counts leading sign bits of an n-bit value, excluding the sign.
+func clsN(x uint64, n uint) uint64 {
+	x = sext(x, n)
+	if int64(x) < 0 {
+		x = ^x
+	}
+	return uint64(bits.LeadingZeros64(x)) - (64 - uint64(n)) - 1
+}

@@ -1,0 +1,162 @@
+package machine
+
+import (
+	"math"
+	"testing"
+)
+
+// TestFPAccessTrap checks CPACR_EL1.FPEN at EL1 and EL0: the trap is EC
+// 0x07 with CV=1, COND=AL (as QEMU reports it), for FP instructions and
+// for MRS of FPCR alike.
+func TestFPAccessTrap(t *testing.T) {
+	const fadd, mrsFPCR = 0x1e222820, 0xd53b4400 // fadd s0, s1, s2; mrs x0, fpcr
+	for _, tc := range []struct {
+		name string
+		word uint32
+		fpen uint64
+		el0  bool
+		trap bool
+	}{
+		{"el1-00", fadd, 0, false, true},
+		{"el1-01", fadd, 1, false, false},
+		{"el1-10", fadd, 2, false, true},
+		{"el1-11", fadd, 3, false, false},
+		{"el0-01", fadd, 1, true, true},
+		{"el0-11", fadd, 3, true, false},
+		{"mrs-fpcr-00", mrsFPCR, 0, false, true},
+		{"mrs-fpcr-11", mrsFPCR, 3, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, c, _ := newTestMachine(t, []uint32{tc.word})
+			c.SetSysReg(CPACR_EL1, tc.fpen<<20)
+			if tc.el0 {
+				c.SetPSTATE(0)
+			}
+			if err := m.Step(1); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.trap {
+				if c.PC() != testCode+4 {
+					t.Fatalf("pc = %#x, want no trap", c.PC())
+				}
+				return
+			}
+			if got, want := c.SysReg(ESR_EL1), uint64(0x07<<26|1<<25|1<<24|0xe<<20); got != want {
+				t.Errorf("ESR = %#x, want %#x", got, want)
+			}
+			if c.SysReg(ELR_EL1) != testCode || m.Stats().Undefined != 0 {
+				t.Errorf("ELR = %#x, undefined = %d", c.SysReg(ELR_EL1), m.Stats().Undefined)
+			}
+		})
+	}
+}
+
+// TestUndefinedStats counts undefined instructions by arm64asm's mnemonic.
+func TestUndefinedStats(t *testing.T) {
+	m, c, _ := newTestMachine(t, []uint32{0x4ea1d820}) // frecpe v0.4s, v1.4s
+	// Every vector parks in WFI; point ELR past each undefined word and
+	// re-run three more words: frecpe again, udf, and eret at EL0.
+	mustWrite32(t, m, testCode+4, 0x4ea1d820)
+	mustWrite32(t, m, testCode+8, 0x00000000)
+	mustWrite32(t, m, testCode+12, 0xd69f03e0) // eret: undefined at EL0
+	c.SetSysReg(CPACR_EL1, 3<<20)
+	for i, el0 := range []bool{false, false, false, true} {
+		c.SetPC(testCode + uint64(4*i))
+		if el0 {
+			c.SetPSTATE(0)
+		} else {
+			c.SetPSTATE(0x5)
+		}
+		if err := m.Step(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := m.UndefinedStats()
+	want := []UndefinedCount{{"FRECPE", 2}, {"ERET", 1}, {"unallocated", 1}}
+	if len(got) != len(want) {
+		t.Fatalf("UndefinedStats = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("UndefinedStats[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if m.Stats().Undefined != 4 {
+		t.Errorf("Stats.Undefined = %d", m.Stats().Undefined)
+	}
+}
+
+// TestSoftFloat checks the soft-float against values worked out by hand,
+// for the directed rounding modes, flush-to-zero and NaN propagation that
+// the host's float64 cannot give.
+func TestSoftFloat(t *testing.T) {
+	f64 := math.Float64bits
+	f32 := func(f float32) uint64 { return uint64(math.Float32bits(f)) }
+	const (
+		rn = 0
+		rp = 1 << 22
+		rm = 2 << 22
+		rz = 3 << 22
+		fz = 1 << 24
+		dn = 1 << 25
+	)
+	third := f64(1.0 / 3) // 0x3fd5555555555555, rounded down by RN
+	for _, tc := range []struct {
+		name      string
+		cr        uint32
+		op        func(s *fpState) uint64
+		want      uint64
+		wantFlags uint32
+	}{
+		{"div-rn", rn, func(s *fpState) uint64 { return s.div(f64(1), f64(3), 3) }, third, fpsrIXC},
+		{"div-rp", rp, func(s *fpState) uint64 { return s.div(f64(1), f64(3), 3) }, third + 1, fpsrIXC},
+		{"div-rm-neg", rm, func(s *fpState) uint64 { return s.div(f64(-1), f64(3), 3) }, third + 1 | 1<<63, fpsrIXC},
+		{"div-rz-neg", rz, func(s *fpState) uint64 { return s.div(f64(-1), f64(3), 3) }, third | 1<<63, fpsrIXC},
+		{"add-exact-zero-rm", rm, func(s *fpState) uint64 { return s.add(f64(1), f64(-1), 3, false) }, 1 << 63, 0},
+		{"add-exact-zero-rn", rn, func(s *fpState) uint64 { return s.add(f64(1), f64(-1), 3, false) }, 0, 0},
+		{"overflow-rn", rn, func(s *fpState) uint64 { return s.mul(f64(math.MaxFloat64), f64(2), 3) }, f64(math.Inf(1)), fpsrOFC | fpsrIXC},
+		{"overflow-rz", rz, func(s *fpState) uint64 { return s.mul(f64(math.MaxFloat64), f64(2), 3) }, f64(math.MaxFloat64), fpsrOFC | fpsrIXC},
+		{"overflow-rm", rm, func(s *fpState) uint64 { return s.mul(f64(math.MaxFloat64), f64(2), 3) }, f64(math.MaxFloat64), fpsrOFC | fpsrIXC},
+		{"underflow-denormal", rn, func(s *fpState) uint64 { return s.mul(1, f64(0.5), 3) }, 0, fpsrUFC | fpsrIXC},
+		{"underflow-rp", rp, func(s *fpState) uint64 { return s.mul(1, f64(0.5), 3) }, 1, fpsrUFC | fpsrIXC},
+		{"denormal-exact", rn, func(s *fpState) uint64 { return s.mul(2, f64(0.5), 3) }, 1, 0},
+		{"fz-input", fz, func(s *fpState) uint64 { return s.add(1, f64(1), 3, false) }, f64(1), fpsrIDC},
+		{"fz-output", fz, func(s *fpState) uint64 { return s.mul(f64(0x1p-1000), f64(-0x1p-30), 3) }, 1 << 63, fpsrUFC},
+		{"snan-wins", rn, func(s *fpState) uint64 { return s.add(0x7ff8000000000001, 0x7ff0000000000002, 3, false) }, 0x7ff8000000000002, fpsrIOC},
+		{"first-qnan-wins", rn, func(s *fpState) uint64 { return s.add(0xfff8000000000001, 0x7ff8000000000002, 3, false) }, 0xfff8000000000001, 0},
+		{"default-nan", dn, func(s *fpState) uint64 { return s.add(0xfff8000000000001, f64(1), 3, false) }, 0x7ff8000000000000, 0},
+		{"inf-minus-inf", rn, func(s *fpState) uint64 { return s.add(f64(math.Inf(1)), f64(math.Inf(1)), 3, true) }, 0x7ff8000000000000, fpsrIOC},
+		{"div-by-zero", rn, func(s *fpState) uint64 { return s.div(f64(-2), 0, 3) }, f64(math.Inf(-1)), fpsrDZC},
+		{"fma-single-rounding", rn, func(s *fpState) uint64 {
+			return s.mulAdd(f64(-1), f64(1+0x1p-52), f64(1-0x1p-53), 3)
+		}, f64(0x1p-53 - 0x1p-105), 0},
+		{"fma-s", rn, func(s *fpState) uint64 { return s.mulAdd(f32(1), f32(3), f32(1.0/3), 2) }, f32(2), fpsrIXC},
+		{"sqrt-2-rn", rn, func(s *fpState) uint64 { return s.sqrt(f64(2), 3) }, f64(math.Sqrt2), fpsrIXC}, // rounded up
+		{"sqrt-2-rz", rz, func(s *fpState) uint64 { return s.sqrt(f64(2), 3) }, f64(math.Sqrt2) - 1, fpsrIXC},
+		{"sqrt-neg", rn, func(s *fpState) uint64 { return s.sqrt(f64(-4), 3) }, 0x7ff8000000000000, fpsrIOC},
+		{"maxnm-qnan", rn, func(s *fpState) uint64 { return s.maxMin(0x7ff8000000000000, f64(-3), 3, true, true) }, f64(-3), 0},
+		{"max-zeros", rn, func(s *fpState) uint64 { return s.maxMin(1<<63, 0, 3, true, false) }, 0, 0},
+		{"min-zeros", rn, func(s *fpState) uint64 { return s.maxMin(0, 1<<63, 3, false, false) }, 1 << 63, 0},
+		{"fcvtzs-sat", rn, func(s *fpState) uint64 { return s.toFixed(f64(1e10), 3, 0, false, rmZero, 32) }, 0x7fffffff, fpsrIOC},
+		{"fcvtzu-neg", rn, func(s *fpState) uint64 { return s.toFixed(f64(-1.5), 3, 0, true, rmZero, 64) }, 0, fpsrIOC},
+		{"fcvtzs-nan", rn, func(s *fpState) uint64 { return s.toFixed(0x7ff8000000000000, 3, 0, false, rmZero, 64) }, 0, fpsrIOC},
+		{"fcvtas-tie", rn, func(s *fpState) uint64 { return s.toFixed(f64(-2.5), 3, 0, false, rmAway, 64) }, uint64(1<<64 - 3), fpsrIXC},
+		{"fcvtns-tie", rn, func(s *fpState) uint64 { return s.toFixed(f64(-2.5), 3, 0, false, rmNearest, 64) }, uint64(1<<64 - 2), fpsrIXC},
+		{"fcvtms", rn, func(s *fpState) uint64 { return s.toFixed(f64(-2.25), 3, 0, false, rmMinInf, 32) }, 0xfffffffd, fpsrIXC},
+		{"scvtf-rz", rz, func(s *fpState) uint64 { return s.fromFixed(1<<24+1, 32, 0, false, 2, rmZero) }, f32(1 << 24), fpsrIXC},
+		{"scvtf-rp", rp, func(s *fpState) uint64 { return s.fromFixed(1<<24+1, 32, 0, false, 2, rmPlusInf) }, f32(1<<24 + 2), fpsrIXC},
+		{"frintx", rn, func(s *fpState) uint64 { return s.roundToInt(f64(2.5), 3, rmNearest, true) }, f64(2), fpsrIXC},
+		{"frinta-neg", rn, func(s *fpState) uint64 { return s.roundToInt(f64(-0.4), 3, rmAway, false) }, 1 << 63, 0},
+		{"fcvt-ds-rn", rn, func(s *fpState) uint64 { return s.convert(f64(1+0x1p-24), 3, 2) }, f32(1), fpsrIXC},
+		{"fcvt-ds-rp", rp, func(s *fpState) uint64 { return s.convert(f64(1+0x1p-24), 3, 2) }, f32(1) + 1, fpsrIXC},
+		{"fcvt-sh-nan", rn, func(s *fpState) uint64 { return s.convert(0xff800001|1<<21, 2, 1) }, 0xff00, fpsrIOC},
+		{"fcvt-hd", rn, func(s *fpState) uint64 { return s.convert(0x3c01, 1, 3) }, f64(1 + 0x1p-10), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fpState{cr: tc.cr}
+			if got := tc.op(&s); got != tc.want || s.sr != tc.wantFlags {
+				t.Errorf("got %#x flags %#x, want %#x flags %#x", got, s.sr, tc.want, tc.wantFlags)
+			}
+		})
+	}
+}

@@ -1,0 +1,1358 @@
+package machine
+
+import "math/bits"
+
+// Advanced SIMD: the vector groups and their scalar twins (which share
+// the encodings with bit 28 set and one element).
+
+// advSIMD validates (c == nil) or executes an Advanced SIMD instruction.
+func (c *CPU) advSIMD(w uint32, scalar bool) bool {
+	switch {
+	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&1 == 1:
+		if w>>11&31 >= 0x18 {
+			return c.simdThreeSameFP(w, scalar)
+		}
+		return c.simdThreeSame(w, scalar)
+	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 2 && w>>17&15 == 0:
+		return c.simdTwoMisc(w, scalar)
+	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 2 && w>>17&15 == 8:
+		if scalar {
+			return c.simdPairwiseScalar(w)
+		}
+		return c.simdAcross(w)
+	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 0 && !scalar:
+		return c.simdThreeDiff(w)
+	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 1:
+		return c.simdCopy(w, scalar)
+	case w>>24&15 == 0xe && w>>21&1 == 0 && w>>15&1 == 0 && w>>10&3 == 2 && w>>29&1 == 0 && !scalar:
+		return c.simdPermute(w)
+	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 0 && w>>29&1 == 1 && !scalar:
+		return c.simdExt(w)
+	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&3 == 0 && w>>29&1 == 0 && !scalar:
+		return c.simdTbl(w)
+	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 == 0 && !scalar:
+		if w>>23&1 != 0 {
+			return false
+		}
+		return c.simdModImm(w)
+	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 != 0:
+		return c.simdShiftImm(w, scalar)
+	case w>>24&15 == 0xf && w>>10&1 == 0:
+		return c.simdByElem(w, scalar)
+	}
+	return false
+}
+
+// vecShape returns the element count of a vector (q) of 2^esz-byte
+// elements, or 1 for a scalar.
+func vecShape(q bool, esz uint, scalar bool) uint {
+	if scalar {
+		return 1
+	}
+	if q {
+		return 16 >> esz
+	}
+	return 8 >> esz
+}
+
+// finish writes a result: a scalar of esz, or a vector.
+func (c *CPU) finish(rd uint32, r [2]uint64, q bool, scalar bool, esz uint) {
+	if scalar {
+		c.setScalar(rd, r[0], esz)
+		return
+	}
+	c.setVec(rd, r, q)
+}
+
+func boolMask(b bool, esz uint) uint64 {
+	if b {
+		return ones(8 << esz)
+	}
+	return 0
+}
+
+// shiftBy is the register-controlled shift of SSHL/USHL/SRSHL/URSHL: the
+// signed low byte of s shifts x of n bits left (positive) or right.
+func shiftBy(x, s uint64, n uint, signed, round bool) uint64 {
+	sh := int(int8(s))
+	if signed {
+		x = sext(x, n)
+	} else {
+		x &= ones(n)
+	}
+	if sh >= 0 {
+		if sh >= int(n) {
+			return 0
+		}
+		return x << uint(sh) & ones(n)
+	}
+	r := uint(-sh)
+	if round && r > n {
+		return 0
+	}
+	if r > 64 {
+		r = 64
+	}
+	var res, rb uint64
+	if signed {
+		if r >= 64 {
+			res = uint64(int64(x) >> 63)
+		} else {
+			res = uint64(int64(x) >> r)
+		}
+	} else if r < 64 {
+		res = x >> r
+	}
+	if round && r <= 64 && r > 0 {
+		rb = x >> (r - 1) & 1
+	}
+	return (res + rb) & ones(n)
+}
+
+func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(size)
+	if scalar {
+		switch opc {
+		case 0x01, 0x05: // SQADD/UQADD, SQSUB/UQSUB
+		case 0x06, 0x07, 0x08, 0x0a, 0x10, 0x11: // CMGT.., SSHL, SRSHL, ADD/SUB, CMTST/CMEQ
+			if size != 3 {
+				return false
+			}
+		default:
+			return false
+		}
+	} else {
+		switch opc {
+		case 0x03:
+		case 0x01, 0x05, 0x06, 0x07, 0x08, 0x0a, 0x10, 0x11, 0x17:
+			if size == 3 && !q {
+				return false
+			}
+			if opc == 0x17 && u {
+				return false
+			}
+		case 0x00, 0x02, 0x04, 0x0c, 0x0d, 0x0e, 0x0f, 0x12, 0x14, 0x15:
+			if size == 3 {
+				return false
+			}
+		case 0x13: // MUL, PMUL
+			if size == 3 || u && size != 0 {
+				return false
+			}
+		case 0x16: // SQDMULH, SQRDMULH
+			if size == 0 || size == 3 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if c == nil {
+		return true
+	}
+	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
+	if opc == 0x03 { // logical
+		var r [2]uint64
+		for i := range 2 {
+			x, y, z := a[i], b[i], d[i]
+			switch {
+			case !u && size == 0:
+				r[i] = x & y
+			case !u && size == 1:
+				r[i] = x &^ y
+			case !u && size == 2:
+				r[i] = x | y
+			case !u:
+				r[i] = x | ^y
+			case size == 0:
+				r[i] = x ^ y
+			case size == 1: // BSL
+				r[i] = z&x | ^z&y
+			case size == 2: // BIT
+				r[i] = y&x | ^y&z
+			default: // BIF
+				r[i] = ^y&x | y&z
+			}
+		}
+		c.setVec(rd, r, q)
+		return true
+	}
+	n := vecShape(q, esz, scalar)
+	nb := uint(8 << esz)
+	var r [2]uint64
+	sat := false
+	for i := uint(0); i < n; i++ {
+		x, y, z := elem(a, i, esz), elem(b, i, esz), elem(d, i, esz)
+		sx, sy := int64(sext(x, nb)), int64(sext(y, nb))
+		var v uint64
+		switch opc {
+		case 0x00, 0x02, 0x04: // [SU]HADD, [SU]RHADD, [SU]HSUB
+			var s uint64
+			if !u {
+				s = uint64(sx + sy)
+				if opc == 4 {
+					s = uint64(sx - sy)
+				}
+			} else {
+				s = x + y
+				if opc == 4 {
+					s = x - y
+				}
+			}
+			if opc == 2 {
+				s++
+			}
+			if u {
+				v = s >> 1
+			} else {
+				v = uint64(int64(s) >> 1)
+			}
+		case 0x01, 0x05:
+			var qc bool
+			v, qc = addSat(x, y, nb, !u, opc == 5)
+			sat = sat || qc
+		case 0x06: // CMGT, CMHI
+			v = boolMask(pick3(u, x > y, sx > sy), esz)
+		case 0x07: // CMGE, CMHS
+			v = boolMask(pick3(u, x >= y, sx >= sy), esz)
+		case 0x08:
+			v = shiftBy(x, y, nb, !u, false)
+		case 0x0a:
+			v = shiftBy(x, y, nb, !u, true)
+		case 0x0c, 0x14: // [SU]MAX
+			v = pickU(pick3(u, x > y, sx > sy), x, y)
+		case 0x0d, 0x15: // [SU]MIN
+			v = pickU(pick3(u, x < y, sx < sy), x, y)
+		case 0x0e, 0x0f: // [SU]ABD, [SU]ABA
+			if pick3(u, x > y, sx > sy) {
+				v = x - y
+			} else {
+				v = y - x
+			}
+			if opc == 0x0f {
+				v += z
+			}
+		case 0x10:
+			v = x + y
+			if u {
+				v = x - y
+			}
+		case 0x11: // CMTST, CMEQ
+			v = boolMask(pick3(u, x == y, x&y != 0), esz)
+		case 0x12: // MLA, MLS
+			if u {
+				v = z - x*y
+			} else {
+				v = z + x*y
+			}
+		case 0x13:
+			if u {
+				v = pmul(x, y, nb)
+			} else {
+				v = x * y
+			}
+		case 0x16: // SQDMULH, SQRDMULH
+			p := 2 * sx * sy
+			if u {
+				p += 1 << (nb - 1)
+			}
+			var qc bool
+			v, qc = satS(p>>nb, nb)
+			sat = sat || qc
+		case 0x17: // ADDP
+			v = 0 // pairwise: computed below
+		}
+		setElem(&r, i, esz, v&ones(nb))
+	}
+	if opc == 0x14 || opc == 0x15 || opc == 0x17 {
+		r = c.pairwise(a, b, n, esz, func(x, y uint64) uint64 {
+			sx, sy := int64(sext(x, nb)), int64(sext(y, nb))
+			switch opc {
+			case 0x14:
+				return pickU(pick3(u, x > y, sx > sy), x, y)
+			case 0x15:
+				return pickU(pick3(u, x < y, sx < sy), x, y)
+			}
+			return x + y
+		})
+	}
+	if sat {
+		c.fp.sr |= fpsrQC
+	}
+	c.finish(rd, r, q, scalar, esz)
+	return true
+}
+
+// pairwise applies f to adjacent pairs of the concatenation b:a.
+func (c *CPU) pairwise(a, b [2]uint64, n, esz uint, f func(x, y uint64) uint64) [2]uint64 {
+	var r [2]uint64
+	for i := uint(0); i < n; i++ {
+		src, j := a, 2*i
+		if j >= n {
+			src, j = b, j-n
+		}
+		setElem(&r, i, esz, f(elem(src, j, esz), elem(src, j+1, esz))&ones(8<<esz))
+	}
+	return r
+}
+
+func pick3(u bool, unsigned, signed bool) bool {
+	if u {
+		return unsigned
+	}
+	return signed
+}
+
+func pickU(cond bool, a, b uint64) uint64 {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// pmul is the polynomial (carry-less) multiply of n-bit values, truncated.
+func pmul(x, y uint64, n uint) uint64 {
+	var r uint64
+	for i := uint(0); i < n; i++ {
+		if y>>i&1 != 0 {
+			r ^= x << i
+		}
+	}
+	return r
+}
+
+// simdThreeSameFP is the FP three-same group (single and double).
+func (c *CPU) simdThreeSameFP(w uint32, scalar bool) bool {
+	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(2 + sz)
+	if !scalar && sz == 1 && !q {
+		return false
+	}
+	key := u<<4 | a<<3 | opc
+	if scalar {
+		switch key {
+		case 0x03, 0x04, 0x07, 0x0f, 0x14, 0x15, 0x1a, 0x1c, 0x1d:
+		default:
+			return false
+		}
+	} else {
+		switch key {
+		case 0x00, 0x01, 0x02, 0x03, 0x04, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0e, 0x0f,
+			0x10, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x1a, 0x1c, 0x1d, 0x1e:
+		default:
+			return false
+		}
+	}
+	if c == nil {
+		return true
+	}
+	va, vb, vd := c.vr[rn], c.vr[rm], c.vr[rd]
+	n := vecShape(q, esz, scalar)
+	s := &c.fp
+	sb := fpSignBit(esz)
+	op := func(x, y, d uint64) uint64 {
+		switch key {
+		case 0x00, 0x10: // FMAXNM, FMAXNMP
+			return s.maxMin(x, y, esz, true, true)
+		case 0x08, 0x18: // FMINNM, FMINNMP
+			return s.maxMin(x, y, esz, false, true)
+		case 0x01:
+			return s.mulAdd(d, x, y, esz)
+		case 0x09:
+			return s.mulAdd(d, x^sb, y, esz)
+		case 0x02, 0x12: // FADD, FADDP
+			return s.add(x, y, esz, false)
+		case 0x0a:
+			return s.add(x, y, esz, true)
+		case 0x03:
+			return s.mulx(x, y, esz)
+		case 0x13:
+			return s.mul(x, y, esz)
+		case 0x04:
+			return boolMask(s.compareCond(x, y, esz, fcmEQ), esz)
+		case 0x14:
+			return boolMask(s.compareCond(x, y, esz, fcmGE), esz)
+		case 0x1c:
+			return boolMask(s.compareCond(x, y, esz, fcmGT), esz)
+		case 0x15:
+			return boolMask(s.compareCond(x&^sb, y&^sb, esz, fcmGE), esz)
+		case 0x1d:
+			return boolMask(s.compareCond(x&^sb, y&^sb, esz, fcmGT), esz)
+		case 0x06, 0x16:
+			return s.maxMin(x, y, esz, true, false)
+		case 0x0e, 0x1e:
+			return s.maxMin(x, y, esz, false, false)
+		case 0x07:
+			return s.recipStep(x, y, esz, false)
+		case 0x0f:
+			return s.recipStep(x, y, esz, true)
+		case 0x17:
+			return s.div(x, y, esz)
+		case 0x1a: // FABD
+			return s.add(x, y, esz, true) &^ sb
+		}
+		return 0
+	}
+	var r [2]uint64
+	switch key {
+	case 0x10, 0x18, 0x12, 0x16, 0x1e: // pairwise
+		r = c.pairwise(va, vb, n, esz, func(x, y uint64) uint64 { return op(x, y, 0) })
+	default:
+		for i := uint(0); i < n; i++ {
+			setElem(&r, i, esz, op(elem(va, i, esz), elem(vb, i, esz), elem(vd, i, esz)))
+		}
+	}
+	c.finish(rd, r, q, scalar, esz)
+	return true
+}
+
+// simdTwoMisc is the two-register miscellaneous group.
+func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(size)
+	key := u<<5 | opc
+	if opc >= 0x0c && opc <= 0x0f || opc >= 0x18 {
+		return c.simdTwoMiscFP(w, scalar)
+	}
+	if scalar {
+		switch key {
+		case 0x08, 0x09, 0x0a, 0x0b, 0x28, 0x29, 0x2b: // CM* zero, ABS, NEG
+			if size != 3 {
+				return false
+			}
+		case 0x07, 0x27: // SQABS, SQNEG
+		case 0x14, 0x34, 0x32: // SQXTN, UQXTN, SQXTUN
+			if size == 3 {
+				return false
+			}
+		default:
+			return false
+		}
+	} else {
+		switch key {
+		case 0x00: // REV64
+			if size == 3 {
+				return false
+			}
+		case 0x20, 0x01: // REV32, REV16
+			if size >= 2-opc&1 {
+				return false
+			}
+		case 0x02, 0x22, 0x06, 0x26, 0x04, 0x24: // [SU]ADDLP, [SU]ADALP, CLS, CLZ
+			if size == 3 {
+				return false
+			}
+		case 0x05: // CNT
+			if size != 0 {
+				return false
+			}
+		case 0x25: // NOT, RBIT
+			if size > 1 {
+				return false
+			}
+		case 0x07, 0x27, 0x08, 0x09, 0x0a, 0x0b, 0x28, 0x29, 0x2b:
+			if size == 3 && !q {
+				return false
+			}
+		case 0x12, 0x14, 0x34, 0x32, 0x33: // XTN, SQXTN, UQXTN, SQXTUN, SHLL
+			if size == 3 {
+				return false
+			}
+		case 0x16, 0x17: // FCVTN, FCVTL
+		default:
+			return false
+		}
+	}
+	if c == nil {
+		return true
+	}
+	a, d := c.vr[rn], c.vr[rd]
+	n := vecShape(q, esz, scalar)
+	nb := uint(8 << esz)
+	var r [2]uint64
+	sat := false
+	switch key {
+	case 0x00, 0x20, 0x01: // REV64, REV32, REV16
+		cont := uint(3 - u - 2*(opc&1)) // container log2 bytes: REV64 3, REV32 2, REV16 1
+		per := uint(1) << (cont - esz)
+		for i := uint(0); i < n; i++ {
+			base := i &^ (per - 1)
+			setElem(&r, base+per-1-(i-base), esz, elem(a, i, esz))
+		}
+	case 0x02, 0x22, 0x06, 0x26: // [SU]ADDLP, [SU]ADALP
+		for i := uint(0); i < n/2; i++ {
+			x, y := elem(a, 2*i, esz), elem(a, 2*i+1, esz)
+			if u == 0 {
+				x, y = sext(x, nb), sext(y, nb)
+			}
+			v := x + y
+			if opc == 6 {
+				v += elem(d, i, esz+1)
+			}
+			setElem(&r, i, esz+1, v&ones(2*nb))
+		}
+	case 0x04, 0x24: // CLS, CLZ
+		for i := uint(0); i < n; i++ {
+			x := elem(a, i, esz)
+			if u == 1 {
+				setElem(&r, i, esz, uint64(bits.LeadingZeros64(x))-(64-uint64(nb)))
+			} else {
+				setElem(&r, i, esz, clsN(x, nb))
+			}
+		}
+	case 0x05:
+		for i := uint(0); i < n; i++ {
+			setElem(&r, i, 0, uint64(bits.OnesCount8(uint8(elem(a, i, 0)))))
+		}
+	case 0x25:
+		for i := uint(0); i < vecShape(q, 0, false); i++ {
+			x := uint8(elem(a, i, 0))
+			if size == 0 {
+				x = ^x
+			} else {
+				x = bits.Reverse8(x)
+			}
+			setElem(&r, i, 0, uint64(x))
+		}
+	case 0x07, 0x27: // SQABS, SQNEG
+		for i := uint(0); i < n; i++ {
+			x := int64(sext(elem(a, i, esz), nb))
+			if u == 1 || x < 0 {
+				x = -x
+			}
+			var v uint64
+			var qc bool
+			if nb == 64 && x == -1<<63 {
+				v, qc = 1<<63-1, true
+			} else {
+				v, qc = satS(x, nb)
+			}
+			sat = sat || qc
+			setElem(&r, i, esz, v)
+		}
+	case 0x08, 0x09, 0x0a, 0x28, 0x29: // CMGT, CMEQ, CMLT, CMGE, CMLE (zero)
+		for i := uint(0); i < n; i++ {
+			x := int64(sext(elem(a, i, esz), nb))
+			var b bool
+			switch key {
+			case 0x08:
+				b = x > 0
+			case 0x09:
+				b = x == 0
+			case 0x0a:
+				b = x < 0
+			case 0x28:
+				b = x >= 0
+			case 0x29:
+				b = x <= 0
+			}
+			setElem(&r, i, esz, boolMask(b, esz))
+		}
+	case 0x0b, 0x2b: // ABS, NEG
+		for i := uint(0); i < n; i++ {
+			x := int64(sext(elem(a, i, esz), nb))
+			if u == 1 || x < 0 {
+				x = -x
+			}
+			setElem(&r, i, esz, uint64(x)&ones(nb))
+		}
+	case 0x12, 0x14, 0x34, 0x32: // XTN, SQXTN, UQXTN, SQXTUN
+		m := uint(8 >> esz)
+		if scalar {
+			m = 1
+		}
+		for i := uint(0); i < m; i++ {
+			x := elem(a, i, esz+1)
+			var v uint64
+			var qc bool
+			switch key {
+			case 0x12:
+				v = x & ones(nb)
+			case 0x14:
+				v, qc = satS(int64(sext(x, 2*nb)), nb)
+			case 0x34:
+				if nb == 32 && x > ones(32) {
+					v, qc = ones(32), true
+				} else {
+					v, qc = satU(int64(x), nb)
+				}
+			case 0x32:
+				v, qc = satU(int64(sext(x, 2*nb)), nb)
+			}
+			sat = sat || qc
+			setElem(&r, i, esz, v)
+		}
+		if scalar {
+			c.setScalar(rd, r[0], esz)
+		} else {
+			c.writeNarrow(rd, r, q)
+		}
+		if sat {
+			c.fp.sr |= fpsrQC
+		}
+		return true
+	case 0x33: // SHLL
+		src := a[0]
+		if q {
+			src = a[1]
+		}
+		for i := uint(0); i < 8>>esz; i++ {
+			setElem(&r, i, esz+1, elem([2]uint64{src}, i, esz)<<nb)
+		}
+		c.vr[rd] = r
+		return true
+	case 0x16: // FCVTN: size<0> picks double->single (1) or single->half (0)
+		from := uint(2 + size&1)
+		to := from - 1
+		for i := uint(0); i < uint(2+2*(1-size&1)); i++ {
+			setElem(&r, i, to, c.fp.convert(elem(a, i, from), from, to))
+		}
+		c.writeNarrow(rd, r, q)
+		return true
+	case 0x17: // FCVTL
+		to := uint(2 + size&1)
+		from := to - 1
+		src := a[0]
+		if q {
+			src = a[1]
+		}
+		for i := uint(0); i < uint(2+2*(1-size&1)); i++ {
+			setElem(&r, i, to, c.fp.convert(elem([2]uint64{src}, i, from), from, to))
+		}
+		c.vr[rd] = r
+		return true
+	}
+	if sat {
+		c.fp.sr |= fpsrQC
+	}
+	c.finish(rd, r, q, scalar, esz)
+	return true
+}
+
+// writeNarrow writes a narrowed result (64 bits in r[0]) to the low half
+// of rd, or with Q (the "2" forms) to the high half, keeping the low.
+func (c *CPU) writeNarrow(rd uint32, r [2]uint64, q bool) {
+	if q {
+		c.vr[rd][1] = r[0]
+		return
+	}
+	c.vr[rd] = [2]uint64{r[0], 0}
+}
+
+// simdTwoMiscFP is the FP part of two-register miscellaneous.
+func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) bool {
+	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(2 + sz)
+	if !scalar && sz == 1 && !q {
+		return false
+	}
+	key := u<<6 | a<<5 | opc
+	if scalar {
+		switch key {
+		case 0x1a, 0x1b, 0x1c, 0x1d, 0x3a, 0x3b, 0x2c, 0x2d, 0x2e, 0x6c, 0x6d,
+			0x5a, 0x5b, 0x5c, 0x5d, 0x7a, 0x7b:
+		default:
+			return false
+		}
+	} else {
+		switch key {
+		case 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x2c, 0x2d, 0x2e, 0x2f, 0x38, 0x39, 0x3a, 0x3b,
+			0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x6c, 0x6d, 0x6f, 0x79, 0x7a, 0x7b, 0x7f:
+		default:
+			return false
+		}
+	}
+	if c == nil {
+		return true
+	}
+	s := &c.fp
+	src := c.vr[rn]
+	n := vecShape(q, esz, scalar)
+	ibits := uint(8 << esz)
+	var r [2]uint64
+	for i := uint(0); i < n; i++ {
+		x := elem(src, i, esz)
+		var v uint64
+		switch key {
+		case 0x18, 0x19, 0x38, 0x39: // FRINTN, FRINTM, FRINTP, FRINTZ
+			v = s.roundToInt(x, esz, [4]int{rmNearest, rmMinInf, rmPlusInf, rmZero}[a<<1|opc&1], false)
+		case 0x58:
+			v = s.roundToInt(x, esz, rmAway, false)
+		case 0x59:
+			v = s.roundToInt(x, esz, s.rmode(), true)
+		case 0x79:
+			v = s.roundToInt(x, esz, s.rmode(), false)
+		case 0x1a, 0x1b, 0x3a, 0x3b, 0x5a, 0x5b, 0x7a, 0x7b: // FCVT[NMPZ][SU]
+			rm := [4]int{rmNearest, rmMinInf, rmPlusInf, rmZero}[a<<1|opc&1]
+			v = s.toFixed(x, esz, 0, u == 1, rm, ibits)
+		case 0x1c, 0x5c: // FCVTAS, FCVTAU
+			v = s.toFixed(x, esz, 0, u == 1, rmAway, ibits)
+		case 0x1d, 0x5d: // SCVTF, UCVTF
+			v = s.fromFixed(x, ibits, 0, u == 1, esz, s.rmode())
+		case 0x2c: // FCMGT zero
+			v = boolMask(s.compareCond(x, 0, esz, fcmGT), esz)
+		case 0x2d:
+			v = boolMask(s.compareCond(x, 0, esz, fcmEQ), esz)
+		case 0x2e: // FCMLT zero
+			v = boolMask(s.compareCond(0, x, esz, fcmGT), esz)
+		case 0x6c:
+			v = boolMask(s.compareCond(x, 0, esz, fcmGE), esz)
+		case 0x6d: // FCMLE zero
+			v = boolMask(s.compareCond(0, x, esz, fcmGE), esz)
+		case 0x2f:
+			v = x &^ fpSignBit(esz)
+		case 0x6f:
+			v = x ^ fpSignBit(esz)
+		case 0x7f:
+			v = s.sqrt(x, esz)
+		}
+		setElem(&r, i, esz, v)
+	}
+	c.finish(rd, r, q, scalar, esz)
+	return true
+}
+
+// simdAcross is the across-lanes group.
+func (c *CPU) simdAcross(w uint32) bool {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(size)
+	fpOp := opc == 0x0c || opc == 0x0f
+	switch {
+	case fpOp:
+		if u != 1 || size&1 != 0 || !q {
+			return false // only the single-precision forms (FP16 forms use u=0)
+		}
+		esz = 2
+	case opc == 0x03 || opc == 0x0a || opc == 0x1a || opc == 0x1b && u == 0:
+		if size == 3 || size == 2 && !q {
+			return false
+		}
+	default:
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	a := c.vr[rn]
+	n := vecShape(q, esz, false)
+	nb := uint(8 << esz)
+	if fpOp {
+		isMin := size>>1 == 1
+		var red func(lo, hi uint) uint64
+		red = func(lo, cnt uint) uint64 {
+			if cnt == 1 {
+				return elem(a, lo, esz)
+			}
+			h := cnt / 2
+			x, y := red(lo, h), red(lo+h, h)
+			return c.fp.maxMin(x, y, esz, !isMin, opc == 0x0c)
+		}
+		c.setScalar(rd, red(0, n), esz)
+		return true
+	}
+	var acc uint64
+	for i := uint(0); i < n; i++ {
+		x := elem(a, i, esz)
+		sx := int64(sext(x, nb))
+		if i == 0 && opc != 0x03 && opc != 0x1b {
+			acc = x
+			continue
+		}
+		sa := int64(sext(acc, nb))
+		switch opc {
+		case 0x03: // [SU]ADDLV
+			if u == 0 {
+				x = sext(x, nb)
+			}
+			acc += x
+		case 0x1b:
+			acc += x
+		case 0x0a:
+			acc = pickU(pick3(u == 1, x > acc, sx > sa), x, acc)
+		case 0x1a:
+			acc = pickU(pick3(u == 1, x < acc, sx < sa), x, acc)
+		}
+	}
+	if opc == 0x03 {
+		c.setScalar(rd, acc, esz+1)
+	} else {
+		c.setScalar(rd, acc, esz)
+	}
+	return true
+}
+
+// simdPairwiseScalar is ADDP (scalar) and the FP pairwise reductions of a
+// two-element vector.
+func (c *CPU) simdPairwiseScalar(w uint32) bool {
+	u, size, opc := w>>29&1, w>>22&3, w>>12&31
+	rd, rn := w&31, w>>5&31
+	var esz uint
+	switch {
+	case u == 0 && opc == 0x1b:
+		if size != 3 {
+			return false
+		}
+		esz = 3
+	case u == 1 && (opc == 0x0c || opc == 0x0d || opc == 0x0f):
+		if opc == 0x0d && size>>1 != 0 {
+			return false
+		}
+		esz = 2 + uint(size&1)
+	default:
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	a := c.vr[rn]
+	x, y := elem(a, 0, esz), elem(a, 1, esz)
+	var v uint64
+	switch {
+	case opc == 0x1b:
+		v = x + y
+	case opc == 0x0d:
+		v = c.fp.add(x, y, esz, false)
+	default:
+		v = c.fp.maxMin(x, y, esz, size>>1 == 0, opc == 0x0c)
+	}
+	c.setScalar(rd, v, esz)
+	return true
+}
+
+// simdThreeDiff is the three-different group (widening and narrowing).
+func (c *CPU) simdThreeDiff(w uint32) bool {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&15
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(size)
+	switch opc {
+	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12:
+		if size == 3 {
+			return false
+		}
+	case 14: // PMULL (8-bit only here)
+		if u != 0 || size != 0 {
+			return false
+		}
+	default:
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
+	nb := uint(8 << esz)
+	half := func(v [2]uint64) [2]uint64 {
+		if q {
+			return [2]uint64{v[1]}
+		}
+		return [2]uint64{v[0]}
+	}
+	ext := func(x uint64) uint64 {
+		if u == 0 {
+			return sext(x, nb)
+		}
+		return x
+	}
+	var r [2]uint64
+	n := uint(8 >> esz)
+	switch opc {
+	case 4, 6: // [R]ADDHN, [R]SUBHN
+		for i := uint(0); i < 2*n/2; i++ {
+			x, y := elem(a, i, esz+1), elem(b, i, esz+1)
+			if opc == 6 {
+				y = -y
+			}
+			s := x + y
+			if u == 1 {
+				s += 1 << (nb - 1)
+			}
+			setElem(&r, i, esz, s>>nb&ones(nb))
+		}
+		c.writeNarrow(rd, r, q)
+		return true
+	}
+	ha, hb := half(a), half(b)
+	for i := uint(0); i < n; i++ {
+		var x uint64
+		if opc == 1 || opc == 3 { // wide first operand
+			x = elem(a, i, esz+1)
+		} else {
+			x = ext(elem(ha, i, esz))
+		}
+		y := ext(elem(hb, i, esz))
+		acc := elem(d, i, esz+1)
+		var v uint64
+		switch opc {
+		case 0, 1:
+			v = x + y
+		case 2, 3:
+			v = x - y
+		case 5, 7: // [SU]ABAL, [SU]ABDL
+			if u == 0 && int64(x) > int64(y) || u == 1 && x > y {
+				v = x - y
+			} else {
+				v = y - x
+			}
+			if opc == 5 {
+				v += acc
+			}
+		case 8:
+			v = acc + x*y
+		case 10:
+			v = acc - x*y
+		case 12:
+			v = x * y
+		case 14:
+			v = pmul(elem(ha, i, 0), elem(hb, i, 0), 16)
+		}
+		setElem(&r, i, esz+1, v&ones(2*nb))
+	}
+	c.vr[rd] = r
+	return true
+}
+
+// simdCopy is DUP (element, general), INS, SMOV, UMOV, and DUP (scalar).
+func (c *CPU) simdCopy(w uint32, scalar bool) bool {
+	q, op, imm5, imm4 := w>>30&1 == 1, w>>29&1, w>>16&31, w>>11&15
+	rd, rn := w&31, w>>5&31
+	if imm5&15 == 0 {
+		return false
+	}
+	esz := uint(bits.TrailingZeros32(imm5))
+	idx := uint(imm5 >> (esz + 1))
+	if scalar {
+		if op != 0 || imm4 != 0 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		c.setScalar(rd, elem(c.vr[rn], idx, esz), esz)
+		return true
+	}
+	switch {
+	case op == 1: // INS (element)
+		if c == nil {
+			return true
+		}
+		src := uint(imm4 >> esz)
+		setElem(&c.vr[rd], idx, esz, elem(c.vr[rn], src, esz))
+		return true
+	case imm4 == 0: // DUP (element)
+		if esz == 3 && !q {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		x := elem(c.vr[rn], idx, esz)
+		var r [2]uint64
+		for i := uint(0); i < vecShape(q, esz, false); i++ {
+			setElem(&r, i, esz, x)
+		}
+		c.setVec(rd, r, q)
+	case imm4 == 1: // DUP (general)
+		if esz == 3 && !q || esz > 3 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		x := c.r[rZR(rn)] & ones(8<<esz)
+		var r [2]uint64
+		for i := uint(0); i < vecShape(q, esz, false); i++ {
+			setElem(&r, i, esz, x)
+		}
+		c.setVec(rd, r, q)
+	case imm4 == 3: // INS (general)
+		if !q || esz > 3 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		setElem(&c.vr[rd], idx, esz, c.r[rZR(rn)]&ones(8<<esz))
+	case imm4 == 5: // SMOV
+		if esz >= 3 || esz == 2 && !q {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		v := sext(elem(c.vr[rn], idx, esz), 8<<esz)
+		c.r[wZR(rd)] = wr(q, v)
+	case imm4 == 7: // UMOV
+		if esz == 3 != q || esz > 3 {
+			return false
+		}
+		if c == nil {
+			return true
+		}
+		c.r[wZR(rd)] = elem(c.vr[rn], idx, esz)
+	default:
+		return false
+	}
+	return true
+}
+
+// simdPermute is UZP1/2, TRN1/2, ZIP1/2.
+func (c *CPU) simdPermute(w uint32) bool {
+	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(size)
+	if opc == 0 || opc == 4 || size == 3 && !q {
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	a, b := c.vr[rn], c.vr[rm]
+	n := vecShape(q, esz, false)
+	part := uint(opc >> 2)
+	var r [2]uint64
+	for i := uint(0); i < n; i++ {
+		var v uint64
+		switch opc & 3 {
+		case 1: // UZP
+			j := 2*i + part
+			if j < n {
+				v = elem(a, j, esz)
+			} else {
+				v = elem(b, j-n, esz)
+			}
+		case 2: // TRN
+			j := i&^1 + part
+			if i&1 == 0 {
+				v = elem(a, j, esz)
+			} else {
+				v = elem(b, j, esz)
+			}
+		case 3: // ZIP
+			j := part*n/2 + i/2
+			if i&1 == 0 {
+				v = elem(a, j, esz)
+			} else {
+				v = elem(b, j, esz)
+			}
+		}
+		setElem(&r, i, esz, v)
+	}
+	c.setVec(rd, r, q)
+	return true
+}
+
+// simdExt is EXT.
+func (c *CPU) simdExt(w uint32) bool {
+	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	if w>>22&3 != 0 || !q && imm4 >= 8 {
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	a, b := c.vr[rn], c.vr[rm]
+	n := vecShape(q, 0, false)
+	var r [2]uint64
+	for i := uint(0); i < n; i++ {
+		j := i + imm4
+		if j < n {
+			setElem(&r, i, 0, elem(a, j, 0))
+		} else {
+			setElem(&r, i, 0, elem(b, j-n, 0))
+		}
+	}
+	c.setVec(rd, r, q)
+	return true
+}
+
+// simdTbl is TBL and TBX.
+func (c *CPU) simdTbl(w uint32) bool {
+	q, l, tbx := w>>30&1 == 1, uint(w>>13&3)+1, w>>12&1 == 1
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	if w>>22&3 != 0 {
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	idx, d := c.vr[rm], c.vr[rd]
+	var r [2]uint64
+	for i := uint(0); i < vecShape(q, 0, false); i++ {
+		x := uint(elem(idx, i, 0))
+		switch {
+		case x < 16*l:
+			setElem(&r, i, 0, elem(c.vr[(rn+uint32(x/16))&31], x%16, 0))
+		case tbx:
+			setElem(&r, i, 0, elem(d, i, 0))
+		}
+	}
+	c.setVec(rd, r, q)
+	return true
+}
+
+// simdModImm is MOVI, MVNI, ORR, BIC (vector, immediate) and FMOV
+// (vector, immediate).
+func (c *CPU) simdModImm(w uint32) bool {
+	q, op, cmode, o2 := w>>30&1 == 1, w>>29&1, w>>12&15, w>>11&1
+	rd := w & 31
+	imm8 := uint64(w>>16&7<<5 | w>>5&31)
+	if o2 != 0 || cmode == 15 && op == 1 && !q {
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	var imm uint64
+	switch cmode >> 1 {
+	case 0, 1, 2, 3:
+		imm = replicate(imm8<<(8*(cmode>>1)), 32, 64)
+	case 4, 5:
+		imm = replicate(imm8<<(8*(cmode>>1&1)), 16, 64)
+	case 6:
+		if cmode&1 == 0 {
+			imm = replicate(imm8<<8|0xff, 32, 64)
+		} else {
+			imm = replicate(imm8<<16|0xffff, 32, 64)
+		}
+	case 7:
+		switch {
+		case cmode&1 == 0 && op == 0:
+			imm = replicate(imm8, 8, 64)
+		case cmode&1 == 0:
+			for i := uint(0); i < 8; i++ {
+				if imm8>>i&1 != 0 {
+					imm |= 0xff << (8 * i)
+				}
+			}
+		case op == 0:
+			imm = replicate(vfpExpandImm(uint32(imm8), 2), 32, 64)
+		default:
+			imm = vfpExpandImm(uint32(imm8), 3)
+		}
+	}
+	d := c.vr[rd]
+	var r [2]uint64
+	isLogic := cmode&1 == 1 && cmode < 12
+	for i := range 2 {
+		switch {
+		case isLogic && op == 0: // ORR
+			r[i] = d[i] | imm
+		case isLogic: // BIC
+			r[i] = d[i] &^ imm
+		case op == 1 && cmode < 14: // MVNI
+			r[i] = ^imm
+		default:
+			r[i] = imm
+		}
+	}
+	c.setVec(rd, r, q)
+	return true
+}
+
+// simdShiftImm is the shift-by-immediate group, vector and scalar.
+func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
+	q, u, immh, immb, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>16&7, w>>11&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(bits.Len32(immh)) - 1
+	nb := uint(8 << esz)
+	immhb := uint(immh<<3 | immb)
+	rshift := 2*nb - immhb // right shifts
+	lshift := immhb - nb
+	key := u<<5 | opc
+	switch key {
+	case 0x00, 0x20, 0x02, 0x22, 0x04, 0x24, 0x06, 0x26, 0x28, 0x0a, 0x2a:
+		if scalar && esz != 3 || !scalar && esz == 3 && !q {
+			return false
+		}
+	case 0x14, 0x34, 0x10, 0x11: // [SU]SHLL, SHRN, RSHRN
+		if scalar || esz == 3 {
+			return false
+		}
+	case 0x1c, 0x3c, 0x1f, 0x3f: // [SU]CVTF, FCVTZ[SU] (fixed point)
+		if esz < 2 || !scalar && esz == 3 && !q {
+			return false
+		}
+	default:
+		return false
+	}
+	if c == nil {
+		return true
+	}
+	a, d := c.vr[rn], c.vr[rd]
+	var r [2]uint64
+	switch key {
+	case 0x14, 0x34: // SSHLL, USHLL
+		src := [2]uint64{a[0]}
+		if q {
+			src[0] = a[1]
+		}
+		for i := uint(0); i < 8>>esz; i++ {
+			x := elem(src, i, esz)
+			if u == 0 {
+				x = sext(x, nb)
+			}
+			setElem(&r, i, esz+1, x<<lshift&ones(2*nb))
+		}
+		c.vr[rd] = r
+		return true
+	case 0x10, 0x11: // SHRN, RSHRN
+		for i := uint(0); i < 8>>esz; i++ {
+			x := elem(a, i, esz+1)
+			if opc == 0x11 {
+				x += 1 << (rshift - 1)
+			}
+			setElem(&r, i, esz, x>>rshift&ones(nb))
+		}
+		c.writeNarrow(rd, r, q)
+		return true
+	}
+	n := vecShape(q, esz, scalar)
+	for i := uint(0); i < n; i++ {
+		x, z := elem(a, i, esz), elem(d, i, esz)
+		var v uint64
+		switch key {
+		case 0x00, 0x20, 0x02, 0x22, 0x04, 0x24, 0x06, 0x26: // [SU][R]SHR, [SU][R]SRA
+			v = shiftBy(x, uint64(-int64(rshift)), nb, u == 0, opc&4 != 0)
+			if opc&2 != 0 {
+				v += z
+			}
+		case 0x0a: // SHL
+			v = x << lshift
+		case 0x2a: // SLI
+			v = x<<lshift | z&ones(lshift)
+		case 0x28: // SRI
+			v = z
+			if rshift < nb {
+				v = z&^(ones(nb)>>rshift) | x>>rshift
+			}
+		case 0x1c, 0x3c:
+			v = c.fp.fromFixed(x, nb, rshift, u == 1, esz, c.fp.rmode())
+		case 0x1f, 0x3f:
+			v = c.fp.toFixed(x, esz, rshift, u == 1, rmZero, nb)
+		}
+		setElem(&r, i, esz, v&ones(nb))
+	}
+	c.finish(rd, r, q, scalar, esz)
+	return true
+}
+
+// simdByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
+// [SU]MULL, [SU]MLAL, [SU]MLSL, FMUL, FMLA, FMLS, FMULX.
+func (c *CPU) simdByElem(w uint32, scalar bool) bool {
+	q, u, size, l, m, opc, h := w>>30&1 == 1, w>>29&1, w>>22&3, w>>21&1, w>>20&1, w>>12&15, w>>11&1
+	rd, rn := w&31, w>>5&31
+	rm := w >> 16 & 15
+	key := u<<4 | opc
+	fp := opc == 1 || opc == 5 || opc == 9
+	var esz, idx uint
+	if fp {
+		if key == 0x11 || key == 0x15 {
+			return false
+		}
+		switch size {
+		case 2:
+			esz, idx = 2, uint(h<<1|l)
+			rm |= m << 4
+		case 3:
+			if l != 0 || !scalar && !q {
+				return false
+			}
+			esz, idx = 3, uint(h)
+			rm |= m << 4
+		default:
+			return false
+		}
+	} else {
+		switch key {
+		case 0x08, 0x10, 0x14, 0x0a, 0x1a, 0x02, 0x12, 0x06, 0x16:
+		default:
+			return false
+		}
+		if scalar {
+			return false
+		}
+		switch size {
+		case 1:
+			esz, idx = 1, uint(h<<2|l<<1|m)
+		case 2:
+			esz, idx = 2, uint(h<<1|l)
+			rm |= m << 4
+		default:
+			return false
+		}
+	}
+	if c == nil {
+		return true
+	}
+	a, d := c.vr[rn], c.vr[rd]
+	y := elem(c.vr[rm], idx, esz)
+	nb := uint(8 << esz)
+	var r [2]uint64
+	if fp {
+		n := vecShape(q, esz, scalar)
+		for i := uint(0); i < n; i++ {
+			x, z := elem(a, i, esz), elem(d, i, esz)
+			var v uint64
+			switch key {
+			case 0x09:
+				v = c.fp.mul(x, y, esz)
+			case 0x19:
+				v = c.fp.mulx(x, y, esz)
+			case 0x01:
+				v = c.fp.mulAdd(z, x, y, esz)
+			case 0x05:
+				v = c.fp.mulAdd(z, x^fpSignBit(esz), y, esz)
+			}
+			setElem(&r, i, esz, v)
+		}
+		c.finish(rd, r, q, scalar, esz)
+		return true
+	}
+	switch key {
+	case 0x08, 0x10, 0x14: // MUL, MLA, MLS
+		for i := uint(0); i < vecShape(q, esz, false); i++ {
+			x, z := elem(a, i, esz), elem(d, i, esz)
+			v := x * y
+			switch key {
+			case 0x10:
+				v = z + v
+			case 0x14:
+				v = z - v
+			}
+			setElem(&r, i, esz, v&ones(nb))
+		}
+		c.setVec(rd, r, q)
+		return true
+	}
+	src := [2]uint64{a[0]}
+	if q {
+		src[0] = a[1]
+	}
+	if u == 0 {
+		y = sext(y, nb)
+	}
+	for i := uint(0); i < 8>>esz; i++ {
+		x := elem(src, i, esz)
+		if u == 0 {
+			x = sext(x, nb)
+		}
+		z := elem(d, i, esz+1)
+		v := x * y
+		switch opc {
+		case 2:
+			v = z + v
+		case 6:
+			v = z - v
+		}
+		setElem(&r, i, esz+1, v&ones(2*nb))
+	}
+	c.vr[rd] = r
+	return true
+}
