@@ -126,7 +126,7 @@ func (b *fdtBuilder) finish() []byte {
 
 // DeviceTree returns a flattened device tree blob describing the machine:
 // memory, CPUs with PSCI as their enable method, PSCI over HVC, the GICv2,
-// the generic timer's four PPIs, the PL011 with its clock, the PL031 and
+// the generic timer's four PPIs, the PL011 with its clock, the PL031, kpemu's virtnet NIC and
 // /chosen with stdout-path, as QEMU's virt board does.
 func (m *Machine) DeviceTree() []byte {
 	b := newFDTBuilder()
@@ -216,6 +216,14 @@ func (m *Machine) DeviceTree() []byte {
 	b.cells("interrupts", fdtIRQSPI, IRQRTC-gicInternal, fdtIRQLevelHi)
 	b.cells("reg", reg64(RTCBase, PageSize)...)
 	b.strs("compatible", "arm,pl031", "arm,primecell")
+	b.end()
+
+	// kpemu's own NIC (virtnet.go): not on QEMU's virt, so a guest that
+	// runs on both must find it here before touching its page.
+	b.begin(fmt.Sprintf("virtnet@%x", VirtnetBase))
+	b.cells("interrupts", fdtIRQSPI, IRQVirtnet-gicInternal, fdtIRQLevelHi)
+	b.cells("reg", reg64(VirtnetBase, PageSize)...)
+	b.strs("compatible", "kpemu,virtnet")
 	b.end()
 
 	b.begin("chosen")

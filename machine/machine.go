@@ -188,6 +188,7 @@ func New(cfg Config) (*Machine, error) {
 	m.addDevice("gicc", GICCBase, gicRegionSize, m.gic.cpuRead, m.gic.cpuWrite)
 	m.addDevice("pl011", UARTBase, PageSize, m.uart.read, m.uart.write)
 	m.addDevice("pl031", RTCBase, PageSize, m.rtc.read, m.rtc.write)
+	m.addVirtnet()
 	if cfg.Parallel {
 		m.par = newParallelState(m)
 		m.codeGen = make([]atomic.Uint32, cfg.RAMSize/PageSize)

@@ -15,6 +15,11 @@ type region struct {
 	base, size uint64
 	read       func(c *CPU, off uint64, size int) uint64
 	write      func(c *CPU, off uint64, size int, v uint64)
+	// poll, if set, lets a device act on the system counter by itself
+	// (a NIC's traffic source): the deterministic scheduler calls it with
+	// every timer evaluation, and it returns the counter value at which it
+	// wants the next call, or noDeadline.
+	poll func(now uint64) uint64
 }
 
 // bus is the device part of the physical memory map. RAM is not in the
@@ -24,6 +29,17 @@ type bus struct {
 }
 
 func (b *bus) add(r region) { b.regions = append(b.regions, r) }
+
+// poll calls every region's poll hook and returns the earliest deadline.
+func (b *bus) poll(now uint64) uint64 {
+	d := uint64(noDeadline)
+	for i := range b.regions {
+		if p := b.regions[i].poll; p != nil {
+			d = min(d, p(now))
+		}
+	}
+	return d
+}
 
 // find returns the region holding [pa, pa+size), or nil.
 func (b *bus) find(pa uint64, size int) *region {

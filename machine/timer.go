@@ -87,7 +87,7 @@ func (m *Machine) refreshTimer(cpu int) {
 // registers.
 func (m *Machine) evalTimers() uint64 {
 	now := m.systemCounter(0)
-	d := m.rtc.poll(now)
+	d := min(m.rtc.poll(now), m.bus.poll(now))
 	for _, c := range m.cpus {
 		if c.on {
 			d = min(d, m.evalTimer(c, now))

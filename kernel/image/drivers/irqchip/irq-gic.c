@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/irqchip/arm-gic.h>
 #include <asm/ptrace.h>
+#include <linux/interrupt.h>
 #include <asm/smp.h>
 
 static inline u32 readl_relaxed(unsigned long addr)
@@ -52,7 +53,7 @@ void gic_init(void)
 	gic_irqs = ((readl_relaxed(dist(GIC_DIST_CTR)) & 0x1f) + 1) * 32;
 	if (gic_irqs > 1020)
 		gic_irqs = 1020;
-	/* every SPI to CPU 0; nothing here uses SPIs yet */
+	/* every SPI to CPU 0 (drivers take them with request_irq()) */
 	for (i = 32; i < gic_irqs; i += 4)
 		writel_relaxed(0x01010101, dist(GIC_DIST_TARGET + i));
 	gic_dist_config(gic_irqs);
@@ -80,6 +81,17 @@ void gic_enable_ppi(unsigned int irq)
 	writel_relaxed(1U << (irq % 32), dist(GIC_DIST_ENABLE_SET + (irq / 32) * 4));
 }
 
+/* gic_mask_irq/gic_unmask_irq: an SPI's enable bit, for request_irq/free_irq. */
+void gic_irq_unmask(unsigned int irq)
+{
+	writel_relaxed(1U << (irq % 32), dist(GIC_DIST_ENABLE_SET + (irq / 32) * 4));
+}
+
+void gic_irq_mask(unsigned int irq)
+{
+	writel_relaxed(1U << (irq % 32), dist(GIC_DIST_ENABLE_CLEAR + (irq / 32) * 4));
+}
+
 /* gic_ipi_send_mask for one CPU: GICD_SGIR, TargetListFilter 0. */
 void gic_raise_softirq(unsigned int cpu, unsigned int irq)
 {
@@ -104,6 +116,8 @@ void __irq_entry gic_handle_irq(struct pt_regs *regs)
 		}
 		if (irqnr == ARCH_TIMER_VIRT_PPI)
 			arch_timer_handler_virt();
+		else
+			generic_handle_irq(irqnr);	/* drivers' request_irq() lines */
 		writel_relaxed(irqstat, cpui(GIC_CPU_EOI));
 	} while (1);
 }

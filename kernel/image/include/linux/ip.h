@@ -46,6 +46,7 @@ struct ipstats_mib {
 	unsigned long InUnknownProtos;
 	unsigned long InDelivers;
 	unsigned long InCsumErrors;
+	unsigned long OutRequests;
 };
 extern struct ipstats_mib ip_statistics;
 

@@ -11,6 +11,16 @@
 #define NET_RX_SUCCESS	0
 #define NET_RX_DROP	1
 
+/* ndo_start_xmit's answers (netdev_tx_t). */
+#define NETDEV_TX_OK	0x00
+#define NETDEV_TX_BUSY	0x10
+typedef int netdev_tx_t;
+#define NET_XMIT_SUCCESS	0x00
+#define NET_XMIT_DROP		0x01
+
+/* dev->state bits. */
+#define __LINK_STATE_NOCARRIER	2
+
 struct net_device_stats {
 	unsigned long rx_packets;
 	unsigned long rx_bytes;
@@ -35,6 +45,9 @@ struct net_device;
 struct net_device_ops {
 	void (*ndo_get_stats64)(struct net_device *dev,
 				struct rtnl_link_stats64 *storage);
+	/* Called with IRQs on; the driver owns skb from then on. */
+	netdev_tx_t (*ndo_start_xmit)(struct sk_buff *skb,
+				      struct net_device *dev);
 };
 
 enum rx_handler_result {
@@ -54,6 +67,13 @@ struct net_device {
 	const struct net_device_ops *netdev_ops;
 	rx_handler_func_t	*rx_handler;
 	void			*rx_handler_data;
+	/* Appended, so that modules built against the older layout still
+	 * find the fields above where they were. */
+	unsigned long		state;		/* __LINK_STATE_* bits */
+	unsigned long		tx_packets;	/* dev_queue_xmit() accounting */
+	unsigned long		tx_bytes;
+	unsigned long		tx_dropped;
+	unsigned int		tx_active;	/* CPUs inside dev_queue_xmit() */
 };
 
 struct packet_type {
@@ -72,6 +92,17 @@ int netdev_rx_handler_register(struct net_device *dev,
 void netdev_rx_handler_unregister(struct net_device *dev);
 struct rtnl_link_stats64 *dev_get_stats(struct net_device *dev,
 					struct rtnl_link_stats64 *storage);
+int dev_queue_xmit(struct sk_buff *skb);
+void netif_carrier_on(struct net_device *dev);
+void netif_carrier_off(struct net_device *dev);
+void netif_tx_disable(struct net_device *dev);
+
+/* Whether a driver drives the device's link (Linux: netif_carrier_ok). */
+static inline bool netif_carrier_ok(const struct net_device *dev)
+{
+	return !(__atomic_load_n(&dev->state, __ATOMIC_SEQ_CST) &
+		 (1UL << __LINK_STATE_NOCARRIER));
+}
 
 extern struct net_device loopback_dev;
 

@@ -4,6 +4,7 @@
 #define _LINUX_SKBUFF_H
 
 #include <linux/types.h>
+#include <linux/spinlock.h>
 
 struct sock;
 struct net_device;
@@ -28,12 +29,16 @@ struct sk_buff {
 	unsigned char		*data;
 	unsigned char		*tail;
 	unsigned char		*end;
+	struct sk_buff		*pool_next;	/* the skb pool's free list */
 };
 
+/* A queue of skbs; skb_queue_tail/skb_dequeue take its lock, IRQs off,
+ * since a NIC's interrupt handler queues while a reader dequeues. */
 struct sk_buff_head {
 	struct sk_buff	*next;
 	struct sk_buff	*prev;
 	u32		qlen;
+	spinlock_t	lock;
 };
 
 #define CHECKSUM_NONE		0
@@ -44,10 +49,19 @@ void kfree_skb(struct sk_buff *skb);
 void skb_init(void);
 unsigned char *skb_put(struct sk_buff *skb, unsigned int len);
 unsigned char *skb_pull(struct sk_buff *skb, unsigned int len);
+unsigned char *skb_push(struct sk_buff *skb, unsigned int len);
 void skb_reserve(struct sk_buff *skb, int len);
 void skb_queue_head_init(struct sk_buff_head *list);
 void skb_queue_tail(struct sk_buff_head *list, struct sk_buff *newsk);
 struct sk_buff *skb_dequeue(struct sk_buff_head *list);
+
+static inline int skb_queue_empty(const struct sk_buff_head *list)
+{
+	return READ_ONCE(list->next) == (const struct sk_buff *)list;
+}
+
+/* Largest alloc_skb(): skbs come from a fixed pool (net/core/skbuff.c). */
+#define SKB_MAX_ALLOC	512
 
 static inline unsigned char *skb_network_header(const struct sk_buff *skb)
 {

@@ -15,7 +15,63 @@ static struct packet_type *ptype_base[PTYPE_HASH_SIZE];
 struct net_device loopback_dev = {
 	.name		= "eth0",
 	.ifindex	= 2,
+	.state		= 1UL << __LINK_STATE_NOCARRIER,	/* until a NIC driver binds */
 };
+
+/* A driver has the link: the workload stops its packet generator. */
+void netif_carrier_on(struct net_device *dev)
+{
+	__atomic_fetch_and(&dev->state, ~(1UL << __LINK_STATE_NOCARRIER), __ATOMIC_RELEASE);
+}
+
+void netif_carrier_off(struct net_device *dev)
+{
+	__atomic_fetch_or(&dev->state, 1UL << __LINK_STATE_NOCARRIER, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * netif_tx_disable - stop transmits and wait for those in flight
+ *
+ * Carrier off, then wait until no CPU is inside dev_queue_xmit(): after
+ * this the driver's ndo_start_xmit is not running and will not be called,
+ * so a module may free it (Linux: dev_deactivate + synchronize_net).
+ */
+void netif_tx_disable(struct net_device *dev)
+{
+	netif_carrier_off(dev);
+	while (__atomic_load_n(&dev->tx_active, __ATOMIC_SEQ_CST))
+		asm volatile("yield" : : : "memory");
+}
+
+/**
+ *	dev_queue_xmit - transmit a buffer
+ *	@skb: buffer to transmit (an IPv4 packet: eth0 carries no link header)
+ *
+ *	Hands it to the driver's ndo_start_xmit; without a driver (or while it
+ *	is busy) the packet is dropped, as a qdisc-less device drops it.
+ */
+int dev_queue_xmit(struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+	const struct net_device_ops *ops;
+	unsigned int len = skb->len;
+	int sent = 0;
+
+	/* counted in flight before the carrier check: netif_tx_disable() */
+	__atomic_fetch_add(&dev->tx_active, 1, __ATOMIC_SEQ_CST);
+	ops = READ_ONCE(dev->netdev_ops);
+	if (netif_carrier_ok(dev) && ops && ops->ndo_start_xmit)
+		sent = ops->ndo_start_xmit(skb, dev) == NETDEV_TX_OK;
+	__atomic_fetch_sub(&dev->tx_active, 1, __ATOMIC_RELEASE);
+	if (sent) {
+		__atomic_fetch_add(&dev->tx_packets, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&dev->tx_bytes, len, __ATOMIC_RELAXED);
+		return NET_XMIT_SUCCESS;
+	}
+	__atomic_fetch_add(&dev->tx_dropped, 1, __ATOMIC_RELAXED);
+	kfree_skb(skb);
+	return NET_XMIT_DROP;
+}
 
 void dev_add_pack(struct packet_type *pt)
 {
@@ -67,6 +123,9 @@ struct rtnl_link_stats64 *dev_get_stats(struct net_device *dev,
 		storage->rx_bytes = dev->stats.rx_bytes;
 		storage->rx_errors = dev->stats.rx_errors;
 		storage->rx_dropped = dev->stats.rx_dropped;
+		storage->tx_packets = dev->tx_packets;
+		storage->tx_bytes = dev->tx_bytes;
+		storage->tx_dropped = dev->tx_dropped;
 	}
 	return storage;
 }

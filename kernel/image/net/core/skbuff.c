@@ -1,25 +1,44 @@
 // SPDX-License-Identifier: MIT
-/* Socket buffers, after net/core/skbuff.c. */
+/*
+ * Socket buffers, after net/core/skbuff.c.
+ *
+ * skbs come from a fixed pool of NR_SKBS heads with SKB_MAX_ALLOC bytes of
+ * data each, under a spinlock with IRQs off, not from the slab: a NIC's
+ * interrupt handler allocates them and the readers free them on any CPU,
+ * while the slab allocator serves pid 1 alone and has no lock. (Linux's
+ * page_pool and per-CPU skb caches serve the same end.)
+ */
 #include <linux/kernel.h>
 #include <linux/skbuff.h>
-#include <linux/slab.h>
+#include <linux/spinlock.h>
 
-static struct kmem_cache *skbuff_head_cache;
+#define NR_SKBS		512
+
+static struct sk_buff skb_pool[NR_SKBS];
+static unsigned char skb_data_pool[NR_SKBS][SKB_MAX_ALLOC] __aligned(64);
+static struct sk_buff *skb_free_list;
+static DEFINE_SPINLOCK(skb_pool_lock);
+u64 nr_skb_alloc_fail;		/* alloc_skb() found the pool empty or the size too big */
 
 struct sk_buff *alloc_skb(unsigned int size, gfp_t gfp_mask)
 {
 	struct sk_buff *skb;
 	unsigned char *data;
+	unsigned long flags;
 
-	skb = kmem_cache_alloc(skbuff_head_cache, gfp_mask);
-	if (!skb)
-		return NULL;
 	size = ALIGN(size, 16);
-	data = kmalloc(size, gfp_mask);
-	if (!data) {
-		kmem_cache_free(skbuff_head_cache, skb);
+	spin_lock_irqsave(&skb_pool_lock, flags);
+	skb = skb_free_list;
+	if (skb && size <= SKB_MAX_ALLOC)
+		skb_free_list = skb->pool_next;
+	else
+		skb = NULL;
+	spin_unlock_irqrestore(&skb_pool_lock, flags);
+	if (!skb) {
+		__atomic_fetch_add(&nr_skb_alloc_fail, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
+	data = skb_data_pool[skb - skb_pool];
 	memset(skb, 0, sizeof(*skb));
 	skb->truesize = size + sizeof(struct sk_buff);
 	skb->head = data;
@@ -31,10 +50,14 @@ struct sk_buff *alloc_skb(unsigned int size, gfp_t gfp_mask)
 
 void kfree_skb(struct sk_buff *skb)
 {
+	unsigned long flags;
+
 	if (!skb)
 		return;
-	kfree(skb->head);
-	kmem_cache_free(skbuff_head_cache, skb);
+	spin_lock_irqsave(&skb_pool_lock, flags);
+	skb->pool_next = skb_free_list;
+	skb_free_list = skb;
+	spin_unlock_irqrestore(&skb_pool_lock, flags);
 }
 
 void skb_reserve(struct sk_buff *skb, int len)
@@ -54,6 +77,15 @@ unsigned char *skb_put(struct sk_buff *skb, unsigned int len)
 	return tmp;
 }
 
+unsigned char *skb_push(struct sk_buff *skb, unsigned int len)
+{
+	skb->data -= len;
+	skb->len  += len;
+	if (unlikely(skb->data < skb->head))
+		panic("skb_push: under: %px:%u put:%u", skb->head, skb->len, len);
+	return skb->data;
+}
+
 unsigned char *skb_pull(struct sk_buff *skb, unsigned int len)
 {
 	if (unlikely(len > skb->len))
@@ -64,38 +96,51 @@ unsigned char *skb_pull(struct sk_buff *skb, unsigned int len)
 
 void skb_queue_head_init(struct sk_buff_head *list)
 {
+	spin_lock_init(&list->lock);
 	list->prev = list->next = (struct sk_buff *)list;
 	list->qlen = 0;
 }
 
 void skb_queue_tail(struct sk_buff_head *list, struct sk_buff *newsk)
 {
-	struct sk_buff *prev = list->prev;
+	struct sk_buff *prev;
+	unsigned long flags;
 
+	spin_lock_irqsave(&list->lock, flags);
+	prev = list->prev;
 	newsk->next = (struct sk_buff *)list;
 	newsk->prev = prev;
 	prev->next = newsk;
 	list->prev = newsk;
 	list->qlen++;
+	spin_unlock_irqrestore(&list->lock, flags);
 }
 
 struct sk_buff *skb_dequeue(struct sk_buff_head *list)
 {
-	struct sk_buff *skb = list->next;
+	struct sk_buff *skb;
+	unsigned long flags;
 
-	if (skb == (struct sk_buff *)list)
+	spin_lock_irqsave(&list->lock, flags);
+	skb = list->next;
+	if (skb == (struct sk_buff *)list) {
+		spin_unlock_irqrestore(&list->lock, flags);
 		return NULL;
+	}
 	list->next = skb->next;
 	skb->next->prev = (struct sk_buff *)list;
 	skb->next = skb->prev = NULL;
 	list->qlen--;
+	spin_unlock_irqrestore(&list->lock, flags);
 	return skb;
 }
 
 void skb_init(void)
 {
-	skbuff_head_cache = kmem_cache_create("skbuff_head_cache",
-					      sizeof(struct sk_buff), 16,
-					      SLAB_HWCACHE_ALIGN | SLAB_PANIC,
-					      NULL);
+	int i;
+
+	for (i = NR_SKBS - 1; i >= 0; i--) {
+		skb_pool[i].pool_next = skb_free_list;
+		skb_free_list = &skb_pool[i];
+	}
 }

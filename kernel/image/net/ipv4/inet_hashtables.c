@@ -29,7 +29,19 @@ struct sock *inet_create_listener(__be32 addr, u16 port, int rcvbuf)
 	sk->skc_state = TCP_LISTEN;
 	sk->sk_rcvbuf = rcvbuf;
 	skb_queue_head_init(&sk->sk_receive_queue);
+	init_waitqueue_head(&sk->sk_wq);
 	return sk;
+}
+
+/* The bound socket on local port @port, or NULL. */
+struct sock *inet_lookup_listener(u16 port)
+{
+	unsigned int i;
+
+	for (i = 0; i < tcp_hashinfo.count; i++)
+		if (tcp_hashinfo.listening[i]->skc_num == port)
+			return tcp_hashinfo.listening[i];
+	return NULL;
 }
 
 static inline int compute_score(struct sock *sk, __be32 saddr, __be16 sport,

@@ -1,27 +1,94 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reading a socket's receive queue, after net/ipv4/tcp.c. kpemu's
- * tcp_recvmsg() copies into a kernel buffer (Linux's takes a msghdr).
+ * Reading and writing a socket, after net/ipv4/tcp.c. kpemu's
+ * tcp_recvmsg() copies into a kernel buffer and tcp_sendmsg() sends one
+ * segment from one (Linux's take a msghdr); a listener stands in for the
+ * connection it would have accepted, and answers the peer of the last
+ * segment it queued.
  */
 #include <linux/kernel.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/checksum.h>
 #include <net/sock.h>
 
 int tcp_recvmsg(struct sock *sk, void *buf, size_t len, int flags, int *addr_len)
 {
 	size_t copied = 0;
 	struct sk_buff *skb;
+	unsigned long irqflags;
 
 	while (copied < len && (skb = skb_dequeue(&sk->sk_receive_queue))) {
 		size_t n = min_t(size_t, skb->len, len - copied);
 
 		memcpy((char *)buf + copied, skb->data, n);
 		copied += n;
+		spin_lock_irqsave(&sk->sk_receive_queue.lock, irqflags);
 		sk->bytes_received += n;
 		sk->sk_rmem_alloc -= skb->truesize;
+		spin_unlock_irqrestore(&sk->sk_receive_queue.lock, irqflags);
 		kfree_skb(skb);	/* any rest of the segment is dropped */
 	}
 	if (addr_len)
 		*addr_len = 0;
 	return copied;
+}
+
+#define MAX_TCP_HEADER	(sizeof(struct iphdr) + sizeof(struct tcphdr))
+
+/*
+ * tcp_sendmsg - send @size bytes of @buf to the socket's peer, as one
+ * ACK|PSH segment (tcp_write_xmit -> tcp_transmit_skb -> ip_queue_xmit).
+ * Returns the bytes queued, or -errno.
+ */
+int tcp_sendmsg(struct sock *sk, const void *buf, size_t size)
+{
+	struct sk_buff *skb;
+	struct tcphdr *th;
+	unsigned long flags;
+	__be32 daddr;
+	__be16 dport;
+	u32 seq, ack;
+
+	if (size > SKB_MAX_ALLOC - MAX_TCP_HEADER)
+		size = SKB_MAX_ALLOC - MAX_TCP_HEADER;
+	spin_lock_irqsave(&sk->sk_receive_queue.lock, flags);
+	daddr = sk->peer_addr;
+	dport = sk->peer_port;
+	ack = sk->rcv_nxt;
+	seq = sk->snd_nxt;
+	sk->snd_nxt += size;
+	spin_unlock_irqrestore(&sk->sk_receive_queue.lock, flags);
+	if (!daddr)
+		return -ENOTCONN;
+
+	skb = alloc_skb(MAX_TCP_HEADER + size, GFP_KERNEL);
+	if (!skb)
+		return -ENOBUFS;
+	skb_reserve(skb, MAX_TCP_HEADER);
+	memcpy(skb_put(skb, size), buf, size);
+
+	/* tcp_transmit_skb(): the header, checksummed over the pseudo-header */
+	th = (struct tcphdr *)skb_push(skb, sizeof(*th));
+	memset(th, 0, sizeof(*th));
+	th->source = htons(sk->skc_num);
+	th->dest = dport;
+	th->seq = htonl(seq);
+	th->ack_seq = htonl(ack);
+	th->doff = sizeof(*th) / 4;
+	th->ack = 1;
+	th->psh = size != 0;
+	th->window = htons(sk->sk_rcvbuf);
+	th->check = csum_tcpudp_magic(sk->skc_rcv_saddr, daddr, skb->len, IPPROTO_TCP,
+				      csum_partial(th, skb->len, 0));
+	skb->sk = sk;
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = &loopback_dev;
+	sk->segs_out++;
+	sk->bytes_sent += size;
+	if (ip_queue_xmit(sk, skb) != NET_XMIT_SUCCESS)
+		return -ENOBUFS;
+	return size;
 }

@@ -2,13 +2,18 @@
 /*
  * TCP receive, after net/ipv4/tcp_ipv4.c: tcp_v4_rcv() checks the header
  * and the checksum over the pseudo-header, finds the socket with
- * __inet_lookup() and queues the payload (tcp_v4_do_rcv()).
+ * __inet_lookup() and queues the payload (tcp_v4_do_rcv()), then wakes
+ * the socket's readers (sk_data_ready). It runs in pid 1's context (the
+ * packet generator) or in a NIC's interrupt handler; the queue's lock
+ * covers the queue and sk_rmem_alloc, and the two counters the host reads
+ * are updated atomically.
  */
 #include <linux/kernel.h>
 #include <linux/ip.h>
 #include <linux/netdevice.h>
 #include <linux/tcp.h>
 #include <net/checksum.h>
+#include <linux/sched.h>
 #include <net/sock.h>
 
 struct tcp_mib tcp_statistics;
@@ -33,6 +38,11 @@ static int tcp_v4_checksum_init(struct sk_buff *skb)
 	return 0;
 }
 
+void sock_def_readable(struct sock *sk)
+{
+	wake_up(&sk->sk_wq);
+}
+
 /* The socket must have it's spinlock held when we get
  * here, unless it is a TCP_LISTEN socket.
  */
@@ -41,24 +51,31 @@ int tcp_v4_do_rcv(struct sock *sk, struct sk_buff *skb)
 	const struct tcphdr *th = tcp_hdr(skb);
 	unsigned int hdrlen = __tcp_hdrlen(th);
 	unsigned int payload = skb->len - hdrlen;
+	unsigned long flags;
 
 	sk->segs_in++;
 	if (payload == 0 || th->rst || th->syn) {
 		kfree_skb(skb);
 		return 0;
 	}
+	spin_lock_irqsave(&sk->sk_receive_queue.lock, flags);
 	if (sk->sk_rmem_alloc + (int)skb->truesize > sk->sk_rcvbuf) {
 		sk->sk_drops++;
+		spin_unlock_irqrestore(&sk->sk_receive_queue.lock, flags);
 		kfree_skb(skb);
 		return 0;
 	}
+	sk->sk_rmem_alloc += skb->truesize;
+	sk->rcv_nxt = skb->end_seq;
+	sk->peer_addr = ip_hdr(skb)->saddr;
+	sk->peer_port = th->source;
+	spin_unlock_irqrestore(&sk->sk_receive_queue.lock, flags);
 
 	/* tcp_queue_rcv(): the payload stays in the skb on the queue */
 	skb_pull(skb, hdrlen);
 	skb->sk = sk;
-	sk->sk_rmem_alloc += skb->truesize;
-	sk->rcv_nxt = skb->end_seq;
 	skb_queue_tail(&sk->sk_receive_queue, skb);
+	sock_def_readable(sk);
 	return 0;
 }
 
@@ -71,7 +88,7 @@ int tcp_v4_rcv(struct sk_buff *skb)
 	const struct tcphdr *th;
 	struct sock *sk;
 
-	nr_tcp_rcv++;
+	__atomic_fetch_add(&nr_tcp_rcv, 1, __ATOMIC_RELAXED);
 	tcp_statistics.InSegs++;
 
 	if (!pskb_may_pull(skb, sizeof(struct tcphdr)))
@@ -110,7 +127,7 @@ no_tcp_socket:
 	goto discard_it;
 
 csum_error:
-	nr_tcp_csum_bad++;
+	__atomic_fetch_add(&nr_tcp_csum_bad, 1, __ATOMIC_RELAXED);
 	tcp_statistics.InCsumErrors++;
 bad_packet:
 	tcp_statistics.InErrs++;

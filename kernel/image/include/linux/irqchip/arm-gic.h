@@ -45,6 +45,8 @@ struct pt_regs;
 void gic_init(void);
 void gic_cpu_init(void);
 void gic_enable_ppi(unsigned int irq);
+void gic_irq_unmask(unsigned int irq);
+void gic_irq_mask(unsigned int irq);
 void gic_raise_softirq(unsigned int cpu, unsigned int irq);
 void gic_handle_irq(struct pt_regs *regs);
 
