@@ -88,8 +88,11 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 // CurrentTask returns the address of the task running on cpu (current),
 // 0 before the guest set it up. As on Linux arm64, the guest keeps current
 // in SP_EL0 while it runs at EL1 on SP_EL1 (head.S, cpu_switch_to), so
-// this is that CPU's SP_EL0. Call it from cpu's own hostcall handler or
-// with the machine stopped: it reads the CPU's register file.
+// this is that CPU's SP_EL0. At EL0 SP_EL0 is the user's stack pointer:
+// then current is the CPU's entry of __entry_task[], which the scheduler
+// keeps and kernel_entry loads SP_EL0 from. Call it from cpu's own
+// hostcall handler or with the machine stopped: it reads the CPU's
+// register file.
 func (k *Kernel) CurrentTask(cpu int) uint64 {
 	if !k.task.ok || cpu < 0 || cpu >= k.m.NumCPUs() {
 		return 0
@@ -97,6 +100,17 @@ func (k *Kernel) CurrentTask(cpu int) uint64 {
 	c := k.m.CPU(cpu)
 	if !c.PoweredOn() {
 		return 0
+	}
+	if c.EL() == 0 {
+		s, ok := k.syms.LookupName("__entry_task")
+		if !ok {
+			return 0
+		}
+		var b [8]byte
+		if k.m.ReadMem(s.Addr+8*uint64(cpu), b[:]) != nil {
+			return 0
+		}
+		return binary.LittleEndian.Uint64(b[:])
 	}
 	return c.SysReg(machine.SP_EL0)
 }

@@ -53,10 +53,10 @@ func TestFilter(t *testing.T) {
 			t.Errorf("filter %q: %v, want EINVAL", bad, err)
 		}
 	}
-	if err := write("tracing/events/kprobes/rd/filter", "n == 0x40 && (c ~ \"in*\" || common_pid < 0)"); err != nil {
+	if err := write("tracing/events/kprobes/rd/filter", "n == 0x40 && (c ~ \"kw*\" || common_pid < 0)"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.read(t, "tracing/events/kprobes/rd/filter"); got != "n == 0x40 && (c ~ \"in*\" || common_pid < 0)\n" {
+	if got := f.read(t, "tracing/events/kprobes/rd/filter"); got != "n == 0x40 && (c ~ \"kw*\" || common_pid < 0)\n" {
 		t.Errorf("filter = %q", got)
 	}
 	if err := write("tracing/events/kprobes/rd/enable", "1"); err != nil {

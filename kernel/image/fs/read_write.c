@@ -5,6 +5,8 @@
 #include <linux/kernel.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
+#include <linux/mm.h>
+#include <asm/ptrace.h>
 
 u64 nr_vfs_read;
 u64 nr_vfs_write;
@@ -87,7 +89,8 @@ int rw_verify_area(int read_write, struct file *file, const loff_t *ppos, size_t
 	return 0;
 }
 
-ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)
+/* noinline: ksys_read() below would inline it, and probes must see every read */
+noinline ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)
 {
 	ssize_t ret;
 
@@ -116,7 +119,7 @@ ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)
 	return ret;
 }
 
-ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos)
+noinline ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos)
 {
 	ssize_t ret;
 
@@ -142,4 +145,135 @@ ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos)
 		add_wchar(current, ret);
 	inc_syscw(current);
 	return ret;
+}
+
+/*
+ * The system calls (fs/read_write.c, fs/readdir.c): ksys_read() and
+ * ksys_write() take the task's file, fault the user buffer in (so that
+ * f_op->read/write never fault on it) and go through vfs_read() and
+ * vfs_write() with a copy of f_pos, as Linux does.
+ */
+ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
+{
+	struct file *f = fget(fd);
+	loff_t pos;
+	ssize_t ret;
+
+	if (!f)
+		return -EBADF;
+	if (S_ISDIR(file_inode(f)->i_mode))
+		return -EISDIR;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	if (fault_in_user(buf, count, true))
+		return -EFAULT;
+	pos = f->f_pos;
+	ret = vfs_read(f, buf, count, &pos);
+	if (ret >= 0)
+		f->f_pos = pos;
+	return ret;
+}
+
+ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
+{
+	struct file *f = fget(fd);
+	loff_t pos;
+	ssize_t ret;
+
+	if (!f)
+		return -EBADF;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	if (fault_in_user(buf, count, false))
+		return -EFAULT;
+	pos = (f->f_flags & O_APPEND) ? file_inode(f)->i_size : f->f_pos;
+	ret = vfs_write(f, buf, count, &pos);
+	if (ret >= 0)
+		f->f_pos = pos;
+	return ret;
+}
+
+long __arm64_sys_read(const struct pt_regs *regs)
+{
+	return ksys_read(regs->regs[0], (char *)regs->regs[1], regs->regs[2]);
+}
+
+long __arm64_sys_write(const struct pt_regs *regs)
+{
+	return ksys_write(regs->regs[0], (const char *)regs->regs[1], regs->regs[2]);
+}
+
+long __arm64_sys_lseek(const struct pt_regs *regs)
+{
+	struct file *f = fget(regs->regs[0]);
+
+	if (!f)
+		return -EBADF;
+	return vfs_llseek(f, regs->regs[1], regs->regs[2]);
+}
+
+int iterate_dir(struct file *file, struct dir_context *ctx)
+{
+	int ret;
+
+	if (!file->f_op->iterate_shared)
+		return -ENOTDIR;
+	ctx->pos = file->f_pos;
+	ret = file->f_op->iterate_shared(file, ctx);
+	file->f_pos = ctx->pos;
+	return ret;
+}
+
+struct getdents_callback64 {
+	struct dir_context ctx;
+	struct linux_dirent64 *current_dir;
+	int count;
+	int error;
+};
+
+static bool filldir64(struct dir_context *ctx, const char *name, int namlen,
+		      loff_t offset, u64 ino, unsigned int d_type)
+{
+	struct getdents_callback64 *buf = container_of(ctx, struct getdents_callback64, ctx);
+	struct linux_dirent64 *dirent = buf->current_dir;
+	int reclen = ALIGN(offsetof(struct linux_dirent64, d_name) + namlen + 1, sizeof(u64));
+
+	if (reclen > buf->count) {
+		buf->error = -EINVAL;	/* "result buffer too small" */
+		return false;
+	}
+	dirent->d_ino = ino;
+	dirent->d_off = offset + 1;
+	dirent->d_reclen = reclen;
+	dirent->d_type = d_type;
+	memcpy(dirent->d_name, name, namlen);
+	dirent->d_name[namlen] = 0;
+	buf->current_dir = (void *)dirent + reclen;
+	buf->count -= reclen;
+	buf->error = 0;
+	return true;
+}
+
+long __arm64_sys_getdents64(const struct pt_regs *regs)
+{
+	struct file *f = fget(regs->regs[0]);
+	struct linux_dirent64 *dirent = (struct linux_dirent64 *)regs->regs[1];
+	unsigned int count = regs->regs[2];
+	struct getdents_callback64 buf = {
+		.ctx.actor = filldir64,
+		.count = count,
+		.current_dir = dirent,
+	};
+	int error;
+
+	if (!f)
+		return -EBADF;
+	if (fault_in_user(dirent, count, true))
+		return -EFAULT;
+	error = iterate_dir(f, &buf.ctx);
+	if (error >= 0 && buf.error && buf.current_dir == dirent)
+		error = buf.error;	/* the first entry did not fit */
+	if (error < 0)
+		return error;
+	return count - buf.count;
 }

@@ -8,7 +8,10 @@
  * ready and runs the workload for ever.
  */
 #include <linux/kernel.h>
+#include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -33,17 +36,59 @@ void ip_init(void);
 void tcp_v4_init(void);
 void skb_init(void);
 
+/* The kernel's own workload (init/workload.c) runs in a kernel thread. */
+static int kworkload(void *unused)
+{
+	workload_run();
+}
+
+/* console_on_rootfs(): fds 0, 1 and 2 of pid 1 are /dev/console. */
+static void console_on_rootfs(void)
+{
+	int i;
+
+	current->files = dup_fd(NULL);
+	if (!current->files)
+		panic("init: no files_struct");
+	for (i = 0; i < 3; i++) {
+		struct file *f = do_filp_open("/dev/console", O_RDWR, 0);
+
+		if (IS_ERR(f) || get_unused_fd(f) != i)
+			panic("Warning: unable to open an initial console.");
+	}
+}
+
+/*
+ * pid 1: bring up the other CPUs, start the kernel threads, then exec
+ * /init from the initramfs; returning 0 goes to it (ret_from_fork).
+ */
 static int kernel_init(void *unused)
 {
+	static const char *const argv_init[] = { "init", NULL };
+	struct task_struct *workload;
+	int ret;
+
 	smp_init();
 	workload_start_threads();
+	/* on the boot CPU, where pid 1 used to run it */
+	workload = kthread_create(kworkload, NULL, "kworkload");
+	if (IS_ERR(workload))
+		panic("workload: cannot start kworkload");
+	kthread_bind(workload, 0);
+	wake_up_new_task(workload);
 
+	console_on_rootfs();
 	pr_info("Run /init as init process\n");
 
 	/* The host's answer is ignored (under QEMU it is -1). */
 	HOSTCALL2(HC_KERNEL_READY, 0, 0);
 
-	workload_run();
+	/* let kworkload start before user space: yield this timeslice */
+	schedule();
+	ret = kernel_execve("/init", argv_init);
+	if (ret)
+		panic("Requested init /init failed (error %d).", ret);
+	return 0;
 }
 
 /* rest_init(): create pid 1, then become the boot CPU's idle task. */
@@ -72,7 +117,11 @@ asmlinkage __noreturn void start_kernel(void)
 	pr_info("Machine model: kpemu virt\n");
 
 	mem_init();
+	paging_init();
 	kmem_cache_init();
+	vfs_caches_init();
+	proc_root_init();
+	populate_rootfs();
 	sched_init();
 	fork_init();
 	init_timers();

@@ -6,14 +6,23 @@
  * entry point with its old argument list.
  *
  * Task structs and their kernel stacks come from a fixed pool of NR_TASKS
- * (task i has stack i), lowest free slot first. Only pid 1 forks and reaps
- * after boot, so the pool needs no lock, and a run's allocations follow
- * pid 1's work alone, whatever the other tasks do meanwhile.
+ * (task i has stack i), lowest free slot first. User processes fork and
+ * exit on every CPU, so tasklist_lock guards the pool, pids and the task
+ * and children lists.
+ *
+ * A user fork (no fn, current has an mm) copies the address space
+ * (copy_mm -> dup_mm: every page, no copy-on-write yet) and the fd table,
+ * and the child returns to user space with the parent's registers and
+ * x0 = 0. A fork by a kernel thread (the workload's do_fork) makes a
+ * child that exits at once, as before user space existed.
  */
 #include <linux/kernel.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <asm/asm-offsets.h>
+#include <asm/ptrace.h>
 #include <asm/sysreg.h>
 
 int sched_fork(unsigned long clone_flags, struct task_struct *p);
@@ -28,22 +37,29 @@ static u64 task_pool_used;	/* bit i: task_struct_pool[i] is allocated */
 int nr_threads;			/* The idle threads do not count.. */
 unsigned long total_forks;	/* Handle normal Linux uptimes. */
 u64 nr_forks;			/* kernel_clone() calls that made a task */
+DEFINE_RAW_SPINLOCK(tasklist_lock);
 
 static struct task_struct *alloc_task_struct_node(int node)
 {
+	unsigned long flags;
 	int i;
 
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
 	for (i = 0; i < NR_TASKS; i++)
 		if (!(task_pool_used & (1ULL << i))) {
 			task_pool_used |= 1ULL << i;
+			raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 			return &task_struct_pool[i];
 		}
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 	return NULL;
 }
 
+/* Called with tasklist_lock held, or before the task was ever listed. */
 void free_task_struct(struct task_struct *tsk)
 {
-	task_pool_used &= ~(1ULL << (tsk - task_struct_pool));
+	__atomic_and_fetch(&task_pool_used, ~(1ULL << (tsk - task_struct_pool)),
+			   __ATOMIC_RELAXED);
 }
 
 static noinline struct task_struct *dup_task_struct(struct task_struct *orig, int node)
@@ -69,19 +85,66 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
  * (entry.S) on its own stack, which calls x19(x20) for a thread or exits
  * for a forked child (x19 = 0).
  */
+/* What a kernel thread's fork child runs: nothing; it exits with 0. */
+static int fork_child_exits(void *unused)
+{
+	return 0;
+}
+
+/* ret_from_fork: a kernel thread's function returned. */
+void ret_from_kernel_thread(long ret)
+{
+	if (current->mm)
+		return;		/* it exec'd: on to user space */
+	do_exit(ret);
+}
+
 static void copy_thread(struct task_struct *p, const struct kernel_clone_args *args)
 {
+	struct pt_regs *childregs = task_pt_regs(p);
+
 	memset(&p->thread.cpu_context, 0, sizeof(p->thread.cpu_context));
-	p->thread.cpu_context.x19 = (unsigned long)args->fn;
-	p->thread.cpu_context.x20 = (unsigned long)args->fn_arg;
+	if (!args->fn && current->mm) {
+		*childregs = *current_pt_regs();
+		childregs->regs[0] = 0;
+		if (args->stack)
+			childregs->sp = args->stack;
+	} else {
+		memset(childregs, 0, sizeof(*childregs));
+		p->thread.cpu_context.x19 = (unsigned long)(args->fn ? args->fn : fork_child_exits);
+		p->thread.cpu_context.x20 = (unsigned long)args->fn_arg;
+	}
 	p->thread.cpu_context.pc = (unsigned long)ret_from_fork;
-	p->thread.cpu_context.sp = (unsigned long)p->stack + THREAD_SIZE;
+	p->thread.cpu_context.sp = (unsigned long)childregs;
+}
+
+static int copy_mm(u64 clone_flags, struct task_struct *p)
+{
+	struct mm_struct *oldmm = current->mm;
+
+	p->mm = NULL;
+	if (!oldmm || p->flags & PF_KTHREAD)
+		return 0;
+	if (clone_flags & CLONE_VM)
+		return -EINVAL;		/* no user threads yet */
+	p->mm = dup_mm(oldmm);
+	return p->mm ? 0 : -ENOMEM;
+}
+
+static int copy_files(u64 clone_flags, struct task_struct *p)
+{
+	p->files = NULL;
+	if (!current->files || p->flags & PF_KTHREAD)
+		return 0;
+	p->files = dup_fd(current->files);
+	return p->files ? 0 : -ENOMEM;
 }
 
 static noinline struct task_struct *copy_process(int node, struct kernel_clone_args *args)
 {
 	u64 clone_flags = args->flags;
 	struct task_struct *p;
+	unsigned long flags;
 	pid_t pid;
 
 	if ((clone_flags & (CLONE_THREAD | CLONE_SIGHAND)) == CLONE_THREAD)
@@ -93,7 +156,7 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 
-	p->flags &= ~PF_KTHREAD;
+	p->flags &= ~(PF_KTHREAD | PF_NO_SETAFFINITY);
 	if (args->kthread)
 		p->flags |= PF_KTHREAD;
 	p->set_child_tid = (clone_flags & CLONE_CHILD_SETTID) ? args->child_tid : NULL;
@@ -107,10 +170,24 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 	init_waitqueue_head(&p->wait_chldexit);
 
 	sched_fork(clone_flags, p);
+	if (copy_mm(clone_flags, p)) {
+		free_task_struct(p);
+		return ERR_PTR(-ENOMEM);
+	}
+	if (copy_files(clone_flags, p)) {
+		mmput(p->mm);
+		free_task_struct(p);
+		return ERR_PTR(-ENOMEM);
+	}
 	copy_thread(p, args);
 
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
 	pid = alloc_pid();
 	if (pid < 0) {
+		raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+		if (p->files)
+			put_files_struct(p->files);
+		mmput(p->mm);
 		free_task_struct(p);
 		return ERR_PTR(pid);
 	}
@@ -134,6 +211,7 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 	list_add_tail(&p->tasks, &init_task.tasks);
 	nr_threads++;
 	total_forks++;
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 
 	return p;
 }
@@ -164,7 +242,7 @@ noinline pid_t kernel_clone(struct kernel_clone_args *args)
 		*p->set_child_tid = nr;
 
 	wake_up_new_task(p);
-	nr_forks++;
+	__atomic_add_fetch(&nr_forks, 1, __ATOMIC_RELAXED);
 
 	return nr;
 }
@@ -215,6 +293,29 @@ long do_fork(unsigned long clone_flags,
 	if (!legacy_clone_args_valid(&args))
 		return -EINVAL;
 
+	return kernel_clone(&args);
+}
+
+/*
+ * clone(2), arm64's argument order (CONFIG_CLONE_BACKWARDS): flags, newsp,
+ * parent_tidptr, tls, child_tidptr.
+ */
+long __arm64_sys_clone(const struct pt_regs *regs)
+{
+	struct kernel_clone_args args = {
+		.flags		= (regs->regs[0] & ~CSIGNAL),
+		.pidfd		= (int *)regs->regs[2],
+		.child_tid	= (int *)regs->regs[4],
+		.parent_tid	= (int *)regs->regs[2],
+		.exit_signal	= (regs->regs[0] & CSIGNAL),
+		.stack		= regs->regs[1],
+		.tls		= regs->regs[3],
+	};
+
+	if (!legacy_clone_args_valid(&args))
+		return -EINVAL;
+	if (args.flags & (CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID))
+		return -EINVAL;	/* no user tid pointers yet */
 	return kernel_clone(&args);
 }
 

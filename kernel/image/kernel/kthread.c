@@ -34,3 +34,10 @@ struct task_struct *kthread_create(int (*threadfn)(void *data), void *data,
 	va_end(ap);
 	return p;
 }
+
+/* kthread_bind(): p, not yet woken, runs on cpu only. */
+void kthread_bind(struct task_struct *p, unsigned int cpu)
+{
+	p->thread_info.cpu = cpu;
+	p->flags |= PF_NO_SETAFFINITY;
+}

@@ -8,8 +8,11 @@
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 static LIST_HEAD(slab_caches);
+/* one lock for every cache: system calls allocate on every CPU */
+static DEFINE_RAW_SPINLOCK(slab_lock);
 
 #define KMALLOC_SHIFT_LOW	5	/* 32 bytes */
 #define KMALLOC_SHIFT_HIGH	11	/* 2048 bytes */
@@ -50,13 +53,18 @@ static int cache_grow(struct kmem_cache *s)
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
 {
+	unsigned long flags;
 	void **obj;
 
-	if (!s->freelist && cache_grow(s))
+	raw_spin_lock_irqsave(&slab_lock, flags);
+	if (!s->freelist && cache_grow(s)) {
+		raw_spin_unlock_irqrestore(&slab_lock, flags);
 		return NULL;
+	}
 	obj = s->freelist;
 	s->freelist = *obj;
 	s->nr_active++;
+	raw_spin_unlock_irqrestore(&slab_lock, flags);
 	if (gfpflags & __GFP_ZERO)
 		memset(obj, 0, s->object_size);
 	return obj;
@@ -65,12 +73,15 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
 	void **obj = x;
+	unsigned long flags;
 
 	if (!x)
 		return;
+	raw_spin_lock_irqsave(&slab_lock, flags);
 	*obj = s->freelist;
 	s->freelist = obj;
 	s->nr_active--;
+	raw_spin_unlock_irqrestore(&slab_lock, flags);
 }
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,

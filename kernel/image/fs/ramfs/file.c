@@ -81,8 +81,10 @@ struct inode *ramfs_get_inode(umode_t mode, size_t capacity)
 		return NULL;
 	inode->i_mode = mode;
 	inode->i_nlink = 1;
-	inode->i_ino = ++last_ino;
+	inode->i_ino = __atomic_add_fetch(&last_ino, 1, __ATOMIC_RELAXED);
 	inode->i_fop = &ramfs_file_operations;
+	if (!capacity)
+		return inode;	/* read-only: the caller points i_private at the data */
 	inode->i_private = kzalloc(capacity, GFP_KERNEL);
 	inode->i_capacity = capacity;
 	if (!inode->i_private) {

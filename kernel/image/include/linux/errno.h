@@ -17,6 +17,16 @@
 #define ESPIPE		29
 #define EFBIG		27
 #define EOVERFLOW	75
+#define E2BIG		 7
+#define ENOEXEC		 8
+#define ECHILD		10
+#define EACCES		13
+#define EEXIST		17
+#define ENOTDIR		20
+#define EISDIR		21
+#define EMFILE		24
+#define ENAMETOOLONG	36
+#define ENOSYS		38
 
 #define MAX_ERRNO	4095
 #define IS_ERR_VALUE(x) unlikely((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
@@ -24,5 +34,6 @@
 static inline void *ERR_PTR(long error) { return (void *)error; }
 static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
 static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE((unsigned long)ptr); }
+static inline void *ERR_CAST(const void *ptr) { return (void *)ptr; }
 
 #endif /* _LINUX_ERRNO_H */

@@ -18,17 +18,78 @@
 #define MAX_RW_COUNT	(INT_MAX & ~((1UL << 12) - 1))
 #define MAX_LFS_FILESIZE	((loff_t)LONG_MAX)
 
+#define S_IFMT		0170000
 #define S_IFREG		0100000
 #define S_IFDIR		0040000
+#define S_IFCHR		0020000
+#define S_ISDIR(m)	(((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
+
+/* open(2) flags, include/uapi/asm-generic/fcntl.h (arm64's O_DIRECTORY) */
+#define O_ACCMODE	00000003
+#define O_RDONLY	00000000
+#define O_WRONLY	00000001
+#define O_RDWR		00000002
+#define O_CREAT		00000100
+#define O_EXCL		00000200
+#define O_TRUNC		00001000
+#define O_APPEND	00002000
+#define O_DIRECTORY	00040000
+#define AT_FDCWD	(-100)
+
+#define DT_UNKNOWN	0
+#define DT_CHR		2
+#define DT_DIR		4
+#define DT_REG		8
+
+#define NAME_MAX	31
+#define PATH_MAX	256
+#define NR_OPEN_DEFAULT	16
 
 struct file;
 struct inode;
+struct dir_context;
 
 struct file_operations {
 	loff_t (*llseek)(struct file *, loff_t, int);
 	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
 	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
 	int (*open)(struct inode *, struct file *);
+	int (*iterate_shared)(struct file *, struct dir_context *);
+};
+
+/* getdents64's record, include/linux/dirent.h */
+struct linux_dirent64 {
+	u64		d_ino;
+	s64		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+/* readdir's callback (include/linux/fs.h filldir_t): false stops the walk */
+struct dir_context {
+	bool (*actor)(struct dir_context *ctx, const char *name, int namlen,
+		      loff_t offset, u64 ino, unsigned int d_type);
+	loff_t pos;
+};
+
+/*
+ * A name in the tree (include/linux/dcache.h): ramfs keeps every dentry
+ * for ever, so the dentry tree is the directory tree.
+ */
+struct dentry {
+	struct dentry		*d_parent;
+	struct inode		*d_inode;
+	struct list_head	d_child;	/* in the parent's d_subdirs */
+	struct list_head	d_subdirs;
+	char			d_name[NAME_MAX + 1];
+};
+
+/* A task's open files (include/linux/fdtable.h), shared by count. */
+struct files_struct {
+	int			count;
+	struct file		*fd_array[NR_OPEN_DEFAULT];
 };
 
 struct inode {
@@ -40,7 +101,8 @@ struct inode {
 	const struct file_operations *i_fop;
 	/* ramfs: the file's one page of data */
 	char			*i_private;
-	size_t			i_capacity;
+	size_t			i_capacity;	/* 0: read-only (initramfs data, /proc) */
+	struct dentry		*i_dentry;	/* a directory's own dentry */
 };
 
 struct file {
@@ -50,6 +112,8 @@ struct file {
 	fmode_t			f_mode;
 	loff_t			f_pos;
 	const char		*f_name;
+	int			f_count;	/* references: fd slots, forked children */
+	struct dentry		*f_dentry;
 };
 
 static inline struct inode *file_inode(const struct file *f)
@@ -77,6 +141,30 @@ typedef void ramfs_read_helper_t(struct file *file, const char *buf, size_t coun
 int ramfs_register_read_helper(ramfs_read_helper_t *fn);
 void ramfs_unregister_read_helper(ramfs_read_helper_t *fn);
 struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name);
+
+/* the tree (fs/namei.c, fs/ramfs/inode.c, init/initramfs.c) */
+extern struct dentry *root_dentry;
+void vfs_caches_init(void);
+struct dentry *d_lookup_path(const char *path, struct dentry **parent,
+			     const char **last);
+struct dentry *d_alloc_name(struct dentry *parent, const char *name, int len,
+			    struct inode *inode);
+struct dentry *vfs_mkdir_p(const char *path);
+struct dentry *vfs_create_file(const char *path, struct inode *inode);
+void populate_rootfs(void);
+void proc_root_init(void);
+
+/* struct file (fs/open.c, fs/file_table.c) */
+struct file *alloc_file(struct dentry *dentry, fmode_t mode, unsigned int flags);
+void fput(struct file *file);
+struct file *fget(unsigned int fd);
+int get_unused_fd(struct file *file);
+struct file *do_filp_open(const char *path, int flags, umode_t mode);
+struct files_struct *dup_fd(struct files_struct *oldf);
+void put_files_struct(struct files_struct *files);
+int iterate_dir(struct file *file, struct dir_context *ctx);
+ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
+ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
 
 #define READ	0
 #define WRITE	1

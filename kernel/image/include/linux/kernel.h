@@ -20,6 +20,8 @@ __printf(1, 2) __noreturn void panic(const char *fmt, ...);
 void die(const char *str, struct pt_regs *regs, long err);
 void arm64_notify_die(const char *str, struct pt_regs *regs, int signo,
 		      int sicode, unsigned long far, unsigned long err);
+void arm64_force_sig_fault(int signo, int code, unsigned long far,
+			   const char *str, unsigned long esr);
 void dump_stack(void);
 void __show_regs(struct pt_regs *regs);
 void dump_backtrace(struct pt_regs *regs, const char *loglvl);

@@ -9,6 +9,8 @@ __printf(3, 4)
 struct task_struct *kthread_create(int (*threadfn)(void *data), void *data,
 				   const char namefmt[], ...);
 
+void kthread_bind(struct task_struct *p, unsigned int cpu);
+
 #define kthread_run(threadfn, data, namefmt, ...)			\
 ({									\
 	struct task_struct *__k						\

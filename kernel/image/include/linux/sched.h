@@ -7,6 +7,7 @@
 #include <linux/list.h>
 #include <linux/wait.h>
 #include <asm/smp.h>
+#include <asm/asm-offsets.h>
 
 #define TASK_COMM_LEN		16
 
@@ -37,6 +38,7 @@
 
 #define PF_KTHREAD		0x00200000
 #define PF_EXITING		0x00000004
+#define PF_NO_SETAFFINITY	0x04000000	/* kthread_bind(): stays on its CPU */
 
 #define PID_MAX_DEFAULT		0x8000
 #define RESERVED_PIDS		300
@@ -109,8 +111,27 @@ struct task_struct {
 	int				*set_child_tid;
 	int				*clear_child_tid;
 	struct task_io_accounting	ioac;
+	struct mm_struct		*mm;		/* user address space; NULL for kernel threads */
+	struct files_struct		*files;		/* open files; NULL for kernel threads */
+	unsigned long			sleep_until;	/* nanosleep's wake-up, in jiffies */
 	char				comm[TASK_COMM_LEN];
 };
+
+struct mm_struct;
+struct files_struct;
+struct pt_regs;
+
+/* The user registers of a task: the frame at the top of its kernel stack. */
+#define task_pt_regs(p)	\
+	((struct pt_regs *)((unsigned long)(p)->stack + THREAD_SIZE) - 1)
+#define current_pt_regs()	task_pt_regs(current)
+
+/* Per-CPU current, for the entry from EL0 (Linux: __entry_task). */
+extern struct task_struct *__entry_task[NR_CPUS];
+
+extern u64 nr_execs;		/* successful execve()s */
+extern u64 nr_exits;		/* do_exit() calls */
+extern u64 nr_segv_kills;	/* user tasks killed by a fault (SIGSEGV) */
 
 struct kernel_clone_args {
 	u64 flags;
@@ -226,5 +247,8 @@ struct task_struct *cpu_switch_to(struct task_struct *prev,
 				  struct task_struct *next);
 void ret_from_fork(void);
 bool task_reapable(struct task_struct *p);
+extern raw_spinlock_t tasklist_lock;
+int kernel_execve(const char *filename, const char *const *argv);
+void exit_to_user_mode(struct pt_regs *regs);
 
 #endif /* _LINUX_SCHED_H */

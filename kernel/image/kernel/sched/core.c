@@ -15,11 +15,17 @@
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <asm/smp.h>
 #include <asm/sysreg.h>
 
 struct rq runqueues[NR_CPUS];
+
+/* current per CPU, for kernel_entry from EL0 (entry.S) and the host */
+struct task_struct *__entry_task[NR_CPUS];
+
+void switch_mm(struct mm_struct *next);
 
 u64 nr_context_switches[NR_CPUS];	/* switches to another task, per CPU */
 u64 sched_ticks[NR_CPUS];		/* scheduler_tick() calls, per CPU */
@@ -110,7 +116,8 @@ void wake_up_new_task(struct task_struct *p)
 	struct rq *rq;
 	unsigned long flags;
 
-	p->thread_info.cpu = select_task_rq();
+	if (!(p->flags & PF_NO_SETAFFINITY))
+		p->thread_info.cpu = select_task_rq();
 	rq = cpu_rq(task_cpu(p));
 	raw_spin_lock_irqsave(&rq->lock, flags);
 	WRITE_ONCE(p->__state, TASK_RUNNING);
@@ -221,6 +228,9 @@ static void __sched __schedule(bool preempt)
 		rq->nr_switches++;
 		nr_context_switches[cpu]++;
 		next->on_cpu = 1;
+		/* switch_mm_irqs_off() and entry_task_switch() */
+		switch_mm(next->mm);
+		WRITE_ONCE(__entry_task[cpu], next);
 		prev = cpu_switch_to(prev, next);
 		finish_task_switch(prev);
 	} else {
@@ -290,6 +300,7 @@ void init_idle(struct task_struct *idle, int cpu)
 	idle->thread_info.preempt_count = 0;
 	idle->on_cpu = 1;
 	rq->curr = rq->idle = idle;
+	__entry_task[cpu] = idle;
 }
 
 /*

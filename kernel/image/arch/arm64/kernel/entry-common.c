@@ -17,6 +17,7 @@
 void do_mem_abort(unsigned long far, unsigned long esr, struct pt_regs *regs);
 void do_sp_pc_abort(unsigned long addr, unsigned long esr, struct pt_regs *regs);
 void do_undefinstr(struct pt_regs *regs, unsigned long esr);
+void do_el0_svc(struct pt_regs *regs);
 void do_debug_exception(unsigned long addr_if_watchpoint, unsigned long esr,
 			struct pt_regs *regs);
 const char *esr_get_class_string(unsigned long esr);
@@ -116,9 +117,103 @@ asmlinkage void noinstr el1h_64_irq_handler(struct pt_regs *regs)
 UNHANDLED(el1h, 64, fiq)
 UNHANDLED(el1h, 64, error)
 
-/* kpemu runs no user space. */
-UNHANDLED(el0t, 64, sync)
-UNHANDLED(el0t, 64, irq)
+/*
+ * exit_to_user_mode(): the last thing before ret_to_user, with IRQs
+ * masked from here to the ERET: reschedule while asked to (Linux's
+ * do_notify_resume; kpemu has no signals to deliver on the way out: a
+ * fatal one kills the task where it is raised).
+ */
+void noinstr exit_to_user_mode(struct pt_regs *regs)
+{
+	local_irq_disable();
+	while (need_resched()) {
+		local_irq_enable();
+		schedule();
+		local_irq_disable();
+	}
+}
+
+static void noinstr el0_da(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long far = read_sysreg(far_el1);
+
+	local_irq_enable();
+	do_mem_abort(far, esr, regs);
+	exit_to_user_mode(regs);
+}
+
+static void noinstr el0_ia(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long far = read_sysreg(far_el1);
+
+	local_irq_enable();
+	do_mem_abort(far, esr, regs);
+	exit_to_user_mode(regs);
+}
+
+static void noinstr el0_svc(struct pt_regs *regs)
+{
+	local_irq_enable();
+	do_el0_svc(regs);
+	exit_to_user_mode(regs);
+}
+
+static void noinstr el0_pc(struct pt_regs *regs, unsigned long esr)
+{
+	local_irq_enable();
+	do_sp_pc_abort(read_sysreg(far_el1), esr, regs);
+	exit_to_user_mode(regs);
+}
+
+static void noinstr el0_undef(struct pt_regs *regs, unsigned long esr)
+{
+	local_irq_enable();
+	do_undefinstr(regs, esr);
+	exit_to_user_mode(regs);
+}
+
+static void noinstr el0_inv(struct pt_regs *regs, unsigned long esr)
+{
+	local_irq_enable();
+	arm64_notify_die("Unexpected exception from EL0", regs, SIGILL, 0,
+			 regs->pc, esr);
+	exit_to_user_mode(regs);
+}
+
+asmlinkage void noinstr el0t_64_sync_handler(struct pt_regs *regs)
+{
+	unsigned long esr = read_sysreg(esr_el1);
+
+	switch (ESR_ELx_EC(esr)) {
+	case ESR_ELx_EC_SVC64:
+		el0_svc(regs);
+		break;
+	case ESR_ELx_EC_DABT_LOW:
+		el0_da(regs, esr);
+		break;
+	case ESR_ELx_EC_IABT_LOW:
+		el0_ia(regs, esr);
+		break;
+	case ESR_ELx_EC_PC_ALIGN:
+	case ESR_ELx_EC_SP_ALIGN:
+		el0_pc(regs, esr);
+		break;
+	case ESR_ELx_EC_UNKNOWN:
+	case ESR_ELx_EC_SYS64:
+		el0_undef(regs, esr);
+		break;
+	default:	/* BRK, FP (kpemu's user programs use none) */
+		el0_inv(regs, esr);
+	}
+}
+
+/* el0_interrupt(): the GIC's handler, then maybe a reschedule. */
+asmlinkage void noinstr el0t_64_irq_handler(struct pt_regs *regs)
+{
+	gic_handle_irq(regs);
+	exit_to_user_mode(regs);
+}
+
 UNHANDLED(el0t, 64, fiq)
 UNHANDLED(el0t, 64, error)
 

@@ -51,6 +51,17 @@
 
 	.if	\el == 0
 	mrs	x21, sp_el0
+	/*
+	 * sp_el0 held the user's SP; in the kernel it holds current. Linux
+	 * loads it from the per-CPU __entry_task (ldr_this_cpu); kpemu
+	 * indexes __entry_task[] by MPIDR.Aff0, as smp_processor_id() does.
+	 */
+	adrp	x19, __entry_task
+	add	x19, x19, :lo12:__entry_task
+	mrs	x20, mpidr_el1
+	and	x20, x20, #0xff
+	ldr	x20, [x19, x20, lsl #3]
+	msr	sp_el0, x20
 	.else
 	add	x21, sp, #PT_REGS_SIZE
 	.endif /* \el == 0 */
@@ -88,9 +99,7 @@
 	.endm
 
 	.macro	kernel_exit, el
-	.if	\el != 0
-	msr	daifset, #0xf			// disable_daif
-	.endif
+	msr	daifset, #0xf			// disable_daif (exit_to_user_mode did, for el 0)
 
 	ldp	x21, x22, [sp, #S_PC]		// load ELR, SPSR
 
@@ -232,17 +241,22 @@ SYM_FUNC_START(cpu_switch_to)
 SYM_FUNC_END(cpu_switch_to)
 
 /*
- * This is how a new task starts: copy_process() points its saved pc here,
- * with x19 = the function to run and x20 = its argument (x19 = 0 for a
- * child of fork, which here has no user space to return to and exits).
- * x0 is prev, as cpu_switch_to() left it. The function's return value is
- * the task's exit code.
+ * This is how a new task starts: copy_thread() points its saved pc here
+ * and its saved sp at its pt_regs (the top of its kernel stack), with
+ * x19 = the function to run and x20 = its argument for a kernel thread,
+ * x19 = 0 for a child of a user fork, which returns to user space with
+ * the parent's registers and x0 = 0. x0 is prev, as cpu_switch_to() left
+ * it. A kernel thread whose function returns exits with its value
+ * (ret_from_kernel_thread), unless it exec'd a user program, as pid 1
+ * does: then it too goes out through ret_to_user, to the new program.
  */
 SYM_CODE_START(ret_from_fork)
 	bl	schedule_tail
-	mov	x0, #0
 	cbz	x19, 1f				// not a kernel thread
 	mov	x0, x20
 	blr	x19
-1:	bl	do_exit
+	bl	ret_from_kernel_thread		// returns only after an exec
+1:	mov	x0, sp
+	bl	exit_to_user_mode
+	b	ret_to_user
 SYM_CODE_END(ret_from_fork)

@@ -8,6 +8,7 @@
  * interface and tick, marks itself online and enters the idle loop.
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/irqchip/arm-gic.h>
 #include <asm/asm-offsets.h>
@@ -68,6 +69,7 @@ asmlinkage __noreturn void secondary_start_kernel(void)
 {
 	unsigned int cpu = smp_processor_id();
 
+	cpu_enable_mmu();	/* swapper_pg_dir: VA == PA, so nothing moves */
 	gic_cpu_init();
 	arch_timer_starting_cpu();
 	pr_info("CPU%u: Booted secondary processor 0x%010lx [0x%08lx]\n", cpu,

@@ -114,12 +114,33 @@ void die(const char *str, struct pt_regs *regs, long err)
 	panic("%s: Fatal exception", str);
 }
 
+u64 nr_segv_kills;
+
+/*
+ * A fatal signal for a user task (arm64_force_sig_fault() with the
+ * default action): kpemu has no signal handlers, so the task is killed
+ * where the fault was taken, and says why as Linux's
+ * show_unhandled_signals does. Its wait status is the signal number.
+ */
+void arm64_force_sig_fault(int signo, int code, unsigned long far,
+			   const char *str, unsigned long esr)
+{
+	struct task_struct *tsk = current;
+
+	pr_info("%s[%d]: unhandled %s (%d) at 0x%016lx, esr 0x%08lx\n",
+		tsk->comm, tsk->pid, str, signo, far, esr);
+	if (signo == SIGSEGV)
+		__atomic_add_fetch(&nr_segv_kills, 1, __ATOMIC_RELAXED);
+	do_exit(signo);
+}
+
 void arm64_notify_die(const char *str, struct pt_regs *regs, int signo,
 		      int sicode, unsigned long far, unsigned long err)
 {
-	if (user_mode(regs))
-		panic("%s: user mode is not supported (signal %d code %d at %016lx)",
-		      str, signo, sicode, far);
+	if (user_mode(regs)) {
+		arm64_force_sig_fault(signo, sicode, far, str, err);
+		return;
+	}
 	die(str, regs, err);
 }
 

@@ -5,13 +5,17 @@
  * (which asks kprobes first, through notify_page_fault()), and the
  * debug_fault_info table that do_debug_exception() dispatches through.
  *
- * The MMU is off, so kpemu's machine raises aborts only for accesses that
- * hit no RAM or device: a translation fault sends them through
- * do_translation_fault() -> do_page_fault(), where kprobes' fault handler
- * sees faults taken while an instruction is stepped out of line.
+ * A translation fault goes do_translation_fault() -> do_page_fault(),
+ * where kprobes' fault handler (notify_page_fault) first sees faults taken
+ * while an instruction is stepped out of line. A fault on a user address
+ * inside one of current's VMAs is demand paging: handle_mm_fault() maps a
+ * zeroed page. Anything else from EL0 kills the task (SIGSEGV, wait
+ * status 11, "exit code 139" to a shell); from EL1 it is an oops.
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
 #include <asm/debug-monitors.h>
 #include <asm/esr.h>
 #include <asm/ptrace.h>
@@ -138,15 +142,65 @@ noinline int __kprobes notify_page_fault(struct pt_regs *regs, unsigned int esr)
 	return ret;
 }
 
+static bool is_el0_instruction_abort(unsigned long esr)
+{
+	return ESR_ELx_EC(esr) == ESR_ELx_EC_IABT_LOW;
+}
+
+static bool is_write_abort(unsigned long esr)
+{
+	return (esr & ESR_ELx_WNR) && !(esr & ESR_ELx_CM);
+}
+
 static int __kprobes do_page_fault(unsigned long far, unsigned long esr,
 				   struct pt_regs *regs)
 {
-	unsigned long addr = far;
+	const struct fault_info *inf;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned long vm_flags, addr = far;
+	unsigned int mm_flags = 0;
+	pteval_t *pte;
 
 	if (notify_page_fault(regs, esr))
 		return 0;
 
-	/* No mm, no VMAs: every kernel page fault goes to no_context. */
+	if (user_mode(regs))
+		mm_flags |= FAULT_FLAG_USER;
+	if (is_el0_instruction_abort(esr)) {
+		vm_flags = VM_EXEC;
+		mm_flags |= FAULT_FLAG_INSTRUCTION;
+	} else if (is_write_abort(esr)) {
+		vm_flags = VM_WRITE;
+		mm_flags |= FAULT_FLAG_WRITE;
+	} else {
+		vm_flags = VM_READ;
+	}
+
+	if (!mm || addr >= TASK_SIZE)
+		goto bad_area;
+	vma = find_vma(mm, addr);
+	if (!vma || !(vma->vm_flags & vm_flags))
+		goto bad_area;
+	/* mapped already: a permission fault that the VMA does not explain */
+	pte = pte_lookup(mm, addr, false);
+	if (pte && (*pte & PTE_VALID))
+		goto bad_area;
+	if (handle_mm_fault(vma, addr, mm_flags) & VM_FAULT_OOM) {
+		if (!user_mode(regs))
+			goto no_context;
+		arm64_force_sig_fault(SIGKILL, SI_KERNEL, far, "out of memory", esr);
+	}
+	return 0;
+
+bad_area:
+	if (user_mode(regs)) {
+		inf = esr_to_fault_info(esr);
+		arm64_force_sig_fault(inf->sig, inf->code, far, inf->name, esr);
+		return 0;
+	}
+no_context:
+	/* No exception table: a kernel fault on a bad address oopses. */
 	__do_kernel_fault(addr, esr, regs);
 	return 0;
 }

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Opening and closing, after fs/open.c, fs/file.c and fs/file_table.c:
+ * struct file per open (its own f_pos), a per-task fd table
+ * (files_struct, shared by reference as CLONE_FILES would, copied by
+ * fork), openat(2) with O_CREAT/O_TRUNC/O_APPEND/O_DIRECTORY on the
+ * ramfs tree, close(2).
+ */
+#include <linux/kernel.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <asm/ptrace.h>
+
+#define TMP_FILE_CAPACITY	2048	/* a new file's data: the largest kmalloc */
+
+struct inode *ramfs_get_inode(umode_t mode, size_t capacity);
+static DEFINE_RAW_SPINLOCK(files_lock);	/* f_count and files->count */
+
+struct file *alloc_file(struct dentry *dentry, fmode_t mode, unsigned int flags)
+{
+	struct inode *inode = dentry->d_inode;
+	struct file *f = ramfs_open(inode, mode, dentry->d_name);
+
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	f->f_flags = flags;
+	f->f_count = 1;
+	f->f_dentry = dentry;
+	return f;
+}
+
+void fput(struct file *file)
+{
+	unsigned long flags;
+	int n;
+
+	raw_spin_lock_irqsave(&files_lock, flags);
+	n = --file->f_count;
+	raw_spin_unlock_irqrestore(&files_lock, flags);
+	if (n == 0)
+		kfree(file);
+}
+
+static void get_file(struct file *file)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&files_lock, flags);
+	file->f_count++;
+	raw_spin_unlock_irqrestore(&files_lock, flags);
+}
+
+/* The task's file for fd, without a reference: the task's own table. */
+struct file *fget(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+
+	if (!files || fd >= NR_OPEN_DEFAULT)
+		return NULL;
+	return files->fd_array[fd];
+}
+
+int get_unused_fd(struct file *file)
+{
+	struct files_struct *files = current->files;
+	int fd;
+
+	if (!files)
+		return -EMFILE;
+	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (!files->fd_array[fd]) {
+			files->fd_array[fd] = file;
+			return fd;
+		}
+	return -EMFILE;
+}
+
+struct files_struct *dup_fd(struct files_struct *oldf)
+{
+	struct files_struct *newf = kzalloc(sizeof(*newf), GFP_KERNEL);
+	int fd;
+
+	if (!newf)
+		return NULL;
+	newf->count = 1;
+	if (oldf)
+		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+			if (oldf->fd_array[fd]) {
+				newf->fd_array[fd] = oldf->fd_array[fd];
+				get_file(newf->fd_array[fd]);
+			}
+	return newf;
+}
+
+void put_files_struct(struct files_struct *files)
+{
+	unsigned long flags;
+	int fd, n;
+
+	raw_spin_lock_irqsave(&files_lock, flags);
+	n = --files->count;
+	raw_spin_unlock_irqrestore(&files_lock, flags);
+	if (n)
+		return;
+	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (files->fd_array[fd])
+			fput(files->fd_array[fd]);
+	kfree(files);
+}
+
+struct file *do_filp_open(const char *path, int flags, umode_t mode)
+{
+	struct dentry *parent, *d;
+	const char *last;
+	fmode_t fmode;
+
+	if (path[0] != '/')
+		return ERR_PTR(-ENOENT);	/* every cwd is / */
+	d = d_lookup_path(path, &parent, &last);
+	if (d && (flags & O_CREAT) && (flags & O_EXCL))
+		return ERR_PTR(-EEXIST);
+	if (!d) {
+		struct inode *inode;
+
+		if (!(flags & O_CREAT) || !parent)
+			return ERR_PTR(-ENOENT);
+		inode = ramfs_get_inode(S_IFREG | (mode & 07777), TMP_FILE_CAPACITY);
+		if (!inode)
+			return ERR_PTR(-ENOMEM);
+		d = d_alloc_name(parent, last, strnlen(last, PATH_MAX), inode);
+		if (IS_ERR(d))
+			return ERR_CAST(d);
+	}
+	if ((flags & O_DIRECTORY) && !S_ISDIR(d->d_inode->i_mode))
+		return ERR_PTR(-ENOTDIR);
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		fmode = FMODE_READ;
+		break;
+	case O_WRONLY:
+		fmode = FMODE_WRITE;
+		break;
+	default:
+		fmode = FMODE_READ | FMODE_WRITE;
+	}
+	if ((fmode & FMODE_WRITE) && S_ISDIR(d->d_inode->i_mode))
+		return ERR_PTR(-EISDIR);
+	if ((fmode & FMODE_WRITE) && S_ISREG(d->d_inode->i_mode) &&
+	    !d->d_inode->i_capacity)
+		return ERR_PTR(-EACCES);	/* initramfs data, /proc */
+	if ((flags & O_TRUNC) && (fmode & FMODE_WRITE) && S_ISREG(d->d_inode->i_mode))
+		d->d_inode->i_size = 0;
+	return alloc_file(d, fmode, flags);
+}
+
+static long do_sys_openat(int dfd, const char *filename, int flags, umode_t mode)
+{
+	char path[PATH_MAX];
+	struct file *f;
+	long n;
+	int fd;
+
+	if (dfd != AT_FDCWD && filename && filename[0] != '/')
+		return -EBADF;
+	n = strncpy_from_user(path, filename, sizeof(path));
+	if (n < 0)
+		return n;
+	if (n == sizeof(path))
+		return -ENAMETOOLONG;
+	f = do_filp_open(path, flags, mode);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	fd = get_unused_fd(f);
+	if (fd < 0)
+		fput(f);
+	return fd;
+}
+
+long close_fd(unsigned int fd)
+{
+	struct files_struct *files = current->files;
+	struct file *f;
+
+	if (!files || fd >= NR_OPEN_DEFAULT || !files->fd_array[fd])
+		return -EBADF;
+	f = files->fd_array[fd];
+	files->fd_array[fd] = NULL;
+	fput(f);
+	return 0;
+}
+
+long __arm64_sys_openat(const struct pt_regs *regs)
+{
+	return do_sys_openat(regs->regs[0], (const char *)regs->regs[1],
+			     regs->regs[2], regs->regs[3]);
+}
+
+long __arm64_sys_close(const struct pt_regs *regs)
+{
+	return close_fd(regs->regs[0]);
+}

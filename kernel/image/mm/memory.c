@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * User memory, after mm/memory.c, kernel/fork.c (dup_mm) and
+ * lib/usercopy.c: address spaces, VMAs, demand paging
+ * (handle_mm_fault() maps a zeroed page on the first touch of a VMA's
+ * page), fork's eager copy of every mapped page (no copy-on-write yet),
+ * and the user-access helpers.
+ *
+ * The kernel touches user memory directly (PAN is off and user pages are
+ * EL0-and-EL1 accessible), but only after fault_in_user() has checked the
+ * range against the VMAs and mapped it, so that kernel code never takes a
+ * fault on a user address; with no exception table, such a fault would
+ * be an oops. An mm is only ever changed by its own task (no CLONE_VM
+ * user threads), which therefore needs no lock.
+ */
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <asm/tlbflush.h>
+
+u64 nr_page_faults;
+
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+
+	if (!mm)
+		return NULL;
+	mm->pgd = pgd_alloc();
+	if (!mm->pgd) {
+		kfree(mm);
+		return NULL;
+	}
+	mm->asid = asid_alloc();
+	mm->mmap_base = TASK_UNMAPPED_BASE;
+	return mm;
+}
+
+/* Frees an address space that no CPU runs on any more. */
+void mmput(struct mm_struct *mm)
+{
+	if (!mm)
+		return;
+	pgd_free(mm->pgd);
+	flush_tlb_asid(mm->asid);
+	kfree(mm);
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < NR_VMAS; i++) {
+		struct vm_area_struct *v = &mm->vmas[i];
+
+		if (v->vm_flags && addr >= v->vm_start && addr < v->vm_end)
+			return v;
+	}
+	return NULL;
+}
+
+struct vm_area_struct *insert_vma(struct mm_struct *mm, unsigned long start,
+				  unsigned long end, unsigned long flags)
+{
+	int i;
+
+	for (i = 0; i < NR_VMAS; i++) {
+		struct vm_area_struct *v = &mm->vmas[i];
+
+		if (!v->vm_flags) {
+			v->vm_start = start;
+			v->vm_end = end;
+			v->vm_flags = flags | VM_READ;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+static pteval_t user_prot(unsigned long vm_flags)
+{
+	pteval_t prot = PROT_USER_BASE;
+
+	if (!(vm_flags & VM_WRITE))
+		prot |= PTE_RDONLY;
+	if (!(vm_flags & VM_EXEC))
+		prot |= PTE_UXN;
+	return prot;
+}
+
+/*
+ * Maps a zeroed page at addr (page aligned) and returns its kernel
+ * address; an already mapped page is returned as it is.
+ */
+void *map_user_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_flags)
+{
+	pteval_t *pte = pte_lookup(mm, addr, true);
+	void *page;
+
+	if (!pte)
+		return NULL;
+	if (*pte & PTE_VALID)
+		return (void *)(*pte & PTE_ADDR_MASK);
+	page = get_zeroed_page(GFP_KERNEL);
+	if (!page)
+		return NULL;
+	dsb(ishst);	/* the zeroes before the mapping */
+	WRITE_ONCE(*pte, (unsigned long)page | user_prot(vm_flags));
+	dsb(ishst);
+	isb();
+	mm->total_vm++;
+	return page;
+}
+
+/* mm/memory.c: the fault is inside vma; map the page. */
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+		    unsigned int flags)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (!map_user_page(mm, address & ~(PAGE_SIZE - 1), vma->vm_flags))
+		return VM_FAULT_OOM;
+	nr_page_faults++;
+	return 0;
+}
+
+/* dup_mmap(): the same VMAs, and a copy of every mapped page. */
+struct mm_struct *dup_mm(struct mm_struct *oldmm)
+{
+	struct mm_struct *mm = mm_alloc();
+	pteval_t *opmd = (pteval_t *)(oldmm->pgd[0] & PTE_ADDR_MASK);
+	unsigned long i, j;
+
+	if (!mm)
+		return NULL;
+	mm->start_code = oldmm->start_code;
+	mm->end_code = oldmm->end_code;
+	mm->start_data = oldmm->start_data;
+	mm->end_data = oldmm->end_data;
+	mm->start_brk = oldmm->start_brk;
+	mm->brk = oldmm->brk;
+	mm->start_stack = oldmm->start_stack;
+	mm->mmap_base = oldmm->mmap_base;
+	memcpy(mm->vmas, oldmm->vmas, sizeof(mm->vmas));
+
+	for (i = 0; i < PTRS_PER_TABLE; i++) {
+		pteval_t *opte;
+
+		if ((opmd[i] & 3) != PTE_TYPE_TABLE)
+			continue;
+		opte = (pteval_t *)(opmd[i] & PTE_ADDR_MASK);
+		for (j = 0; j < PTRS_PER_TABLE; j++) {
+			unsigned long addr = (i << PMD_SHIFT) | (j << 12);
+			pteval_t *pte;
+			void *page;
+
+			if (!(opte[j] & PTE_VALID))
+				continue;
+			pte = pte_lookup(mm, addr, true);
+			page = get_zeroed_page(GFP_KERNEL);
+			if (!pte || !page) {
+				free_page(page);
+				mmput(mm);
+				return NULL;
+			}
+			memcpy(page, (void *)(opte[j] & PTE_ADDR_MASK), PAGE_SIZE);
+			*pte = (unsigned long)page | (opte[j] & ~PTE_ADDR_MASK);
+			mm->total_vm++;
+		}
+	}
+	dsb(ishst);
+	return mm;
+}
+
+/*
+ * Checks [uaddr, uaddr + size) against current's VMAs and maps what is
+ * not mapped yet. Kernel threads (no mm) pass kernel buffers: allowed.
+ */
+int fault_in_user(const void *uaddr, size_t size, bool write)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long addr = (unsigned long)uaddr, end = addr + size;
+
+	if (!mm)
+		return 0;
+	if (!size)
+		return 0;
+	if (end < addr || end > TASK_SIZE)
+		return -EFAULT;
+	for (addr &= ~(PAGE_SIZE - 1); addr < end; addr += PAGE_SIZE) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		pteval_t *pte;
+
+		if (!vma || (write && !(vma->vm_flags & VM_WRITE)))
+			return -EFAULT;
+		pte = pte_lookup(mm, addr, false);
+		if (pte && (*pte & PTE_VALID))
+			continue;
+		if (handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+unsigned long copy_from_user(void *to, const void *from, unsigned long n)
+{
+	if (fault_in_user(from, n, false))
+		return n;
+	memcpy(to, from, n);
+	return 0;
+}
+
+unsigned long copy_to_user(void *to, const void *from, unsigned long n)
+{
+	if (fault_in_user(to, n, true))
+		return n;
+	memcpy(to, from, n);
+	return 0;
+}
+
+/* Returns the string's length, count if it did not end, or -EFAULT. */
+long strncpy_from_user(char *dst, const char *src, long count)
+{
+	long i;
+
+	for (i = 0; i < count; i++) {
+		if ((i == 0 || (((unsigned long)src + i) & (PAGE_SIZE - 1)) == 0) &&
+		    fault_in_user(src + i, 1, false))
+			return -EFAULT;
+		dst[i] = src[i];
+		if (!dst[i])
+			return i;
+	}
+	return count;
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/* kpemu's tiny libc: see usr/include/libc.h. */
+#include <libc.h>
+
+#define __NR_getdents64		61
+#define __NR_openat		56
+#define __NR_close		57
+#define __NR_lseek		62
+#define __NR_read		63
+#define __NR_write		64
+#define __NR_exit_group		94
+#define __NR_nanosleep		101
+#define __NR_sched_yield	124
+#define __NR_getpid		172
+#define __NR_getppid		173
+#define __NR_brk		214
+#define __NR_munmap		215
+#define __NR_clone		220
+#define __NR_execve		221
+#define __NR_mmap		222
+#define __NR_wait4		260
+
+long syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+
+#define syscall3(n, a, b, c)	syscall6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+ssize_t read(int fd, void *buf, size_t n) { return syscall3(__NR_read, fd, buf, n); }
+ssize_t write(int fd, const void *buf, size_t n) { return syscall3(__NR_write, fd, buf, n); }
+int open(const char *path, int flags, ...)
+{
+	return syscall6(__NR_openat, AT_FDCWD, (long)path, flags, 0644, 0, 0);
+}
+int close(int fd) { return syscall3(__NR_close, fd, 0, 0); }
+off_t lseek(int fd, off_t off, int whence) { return syscall3(__NR_lseek, fd, off, whence); }
+long getdents64(int fd, void *buf, size_t n) { return syscall3(__NR_getdents64, fd, buf, n); }
+pid_t fork(void) { return syscall6(__NR_clone, SIGCHLD, 0, 0, 0, 0, 0); }
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return syscall3(__NR_execve, path, argv, envp);
+}
+void exit(int code)
+{
+	syscall3(__NR_exit_group, code, 0, 0);
+	for (;;)
+		;
+}
+pid_t wait4(pid_t pid, int *status, int options, void *rusage)
+{
+	return syscall6(__NR_wait4, pid, (long)status, options, (long)rusage, 0, 0);
+}
+pid_t waitpid(pid_t pid, int *status, int options) { return wait4(pid, status, options, NULL); }
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	return syscall3(__NR_nanosleep, req, rem, 0);
+}
+int msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	return nanosleep(&ts, NULL);
+}
+pid_t getpid(void) { return syscall3(__NR_getpid, 0, 0, 0); }
+pid_t getppid(void) { return syscall3(__NR_getppid, 0, 0, 0); }
+int sched_yield(void) { return syscall3(__NR_sched_yield, 0, 0, 0); }
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return (void *)syscall6(__NR_mmap, (long)addr, len, prot, flags, fd, off);
+}
+int munmap(void *addr, size_t len) { return syscall3(__NR_munmap, addr, len, 0); }
+
+static unsigned long cur_brk;
+
+void *sbrk(long inc)
+{
+	unsigned long old;
+
+	if (!cur_brk)
+		cur_brk = syscall3(__NR_brk, 0, 0, 0);
+	old = cur_brk;
+	if (inc && (unsigned long)syscall3(__NR_brk, old + inc, 0, 0) != old + inc)
+		return (void *)-1;
+	cur_brk = old + inc;
+	return (void *)old;
+}
+
+size_t strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+	char *dp = d;
+	const char *sp = s;
+
+	while (n--)
+		*dp++ = *sp++;
+	return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+	char *dp = d;
+
+	while (n--)
+		*dp++ = c;
+	return d;
+}
+
+int strcmp(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+char *utoa(unsigned long v, char *buf)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = 0;
+	return buf;
+}
+
+int fputs(int fd, const char *s)
+{
+	return write(fd, s, strlen(s));
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /bin/sh: not a shell, a shell's system call pattern. Each round it
+ * forks, and the child sends its stdout to /dev/null (close(1) + open,
+ * as "> /dev/null") and execs /bin/cat on the next file; the parent waits
+ * for it, appends "cat <file>: <status>" to /tmp/sh.log, lists /bin with
+ * getdents64 every 8th round, takes and gives back heap (brk) and
+ * anonymous memory (mmap/munmap), touching it so that pages fault in, and
+ * sleeps 8 ms.
+ */
+#include <libc.h>
+
+static const char *const files[] = {
+	"/etc/passwd", "/proc/version", "/etc/motd", "/tmp/sh.log",
+};
+
+static void ls_bin(void)
+{
+	char buf[512];
+	long n, off;
+	int fd = open("/bin", O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += ((struct linux_dirent64 *)(buf + off))->d_reclen)
+			;
+	close(fd);
+}
+
+static void touch_memory(unsigned long round)
+{
+	char *heap = sbrk(4096);
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (heap != (char *)-1)
+		heap[round & 4095] = (char)round;
+	if (p != (char *)-1) {
+		p[0] = 1;
+		p[4096] = 2;
+		munmap(p, 8192);
+	}
+	if ((round & 15) == 15)
+		sbrk(-16 * 4096);	/* give the heap back */
+}
+
+int main(int argc, char **argv)
+{
+	int log = open("/tmp/sh.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	unsigned long round;
+
+	for (round = 0; ; round++) {
+		const char *file = files[round % (sizeof(files) / sizeof(files[0]))];
+		char *cargv[] = { "cat", (char *)file, NULL };
+		char line[96], *p;
+		int status = 0;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			close(1);
+			open("/dev/null", O_WRONLY);
+			execve("/bin/cat", cargv, NULL);
+			exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, &status, 0);
+		p = line;
+		memcpy(p, "cat ", 4);
+		p += 4;
+		memcpy(p, file, strlen(file));
+		p += strlen(file);
+		*p++ = ':';
+		*p++ = ' ';
+		p = utoa(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), p);
+		*p++ = '\n';
+		write(log, line, p - line);
+
+		if ((round & 7) == 0)
+			ls_bin();
+		touch_memory(round);
+		msleep(8);
+	}
+}
