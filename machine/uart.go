@@ -75,6 +75,9 @@ func (u *pl011) reset() {
 	u.regs[uartCR/4] = 0x300   // TXE|RXE
 	u.regs[uartIFLS/4] = 0x012 // half full, as after reset
 	u.ris = 0
+	// Host input that arrived before the reset is not lost: the FIFO's
+	// bytes go back in front of the backlog and come in again afterwards.
+	u.backlog = append(append([]byte(nil), u.rx...), u.backlog...)
 	u.rx = u.rx[:0]
 	u.refill()
 	u.update()
