@@ -31,6 +31,7 @@ type runOptions struct {
 	debug   bool
 	unsafe  bool
 	step    string
+	par     bool
 	gdb     string
 	modules []string
 }
@@ -56,6 +57,7 @@ SIGTERM, which unmount cleanly.`,
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
 	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
 	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules)")
+	f.BoolVar(&o.par, "parallel", false, "run one host thread per vCPU (faster on several host cores, not deterministic)")
 	f.StringVar(&o.step, "step", "brk", "how probed instructions are stepped out of line: brk (BRK #0x006 after the slot, Linux >= 5.10) or hw (the software step exception, Linux <= 5.9)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
@@ -69,7 +71,7 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	defer closeConsole()
 
-	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log})
+	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log, Parallel: o.par})
 	if err != nil {
 		return fmt.Errorf("booting: %w", err)
 	}
