@@ -14,6 +14,9 @@ import (
 //	                                 (e.g. j:do_fork:jdo_fork), without it a
 //	                                 Go handler that counts the hits
 //	r[MAXACTIVE]:SYM                 a kretprobe
+//
+// SYM may name a module's symbol as MOD:SYM (e1000ish:vnet_rx, or
+// r:e1000ish:vnet_rx), as kprobe_events does.
 type Spec struct {
 	Type      Type
 	Symbol    string
@@ -42,7 +45,7 @@ func ParseSpec(s string) (Spec, error) {
 					return Spec{}, fmt.Errorf("probe %q: empty jprobe handler", s)
 				}
 			}
-		case kind[0] == 'r':
+		case kind[0] == 'r' && strings.Trim(kind[1:], "0123456789") == "":
 			sp.Type = TypeKretprobe
 			if len(kind) > 1 {
 				n, err := strconv.Atoi(kind[1:])
@@ -52,7 +55,8 @@ func ParseSpec(s string) (Spec, error) {
 				sp.MaxActive = n
 			}
 		default:
-			return Spec{}, fmt.Errorf("probe %q: unknown kind %q (k, j or r)", s, kind)
+			// Not a kind: MOD:SYM of a plain kprobe.
+			rest = s
 		}
 		body = rest
 	}

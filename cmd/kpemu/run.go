@@ -56,7 +56,7 @@ SIGTERM, which unmount cleanly.`,
 	f.StringVar(&o.console, "console", "log", `where the guest console goes: "log" (the host log), "-" (stdout) or a file`)
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
 	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
-	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules)")
+	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules); --probe MOD:SYM probes are registered after")
 	f.BoolVar(&o.par, "parallel", false, "run one host thread per vCPU (faster on several host cores, not deterministic)")
 	f.StringVar(&o.step, "step", "brk", "how probed instructions are stepped out of line: brk (BRK #0x006 after the slot, Linux >= 5.10) or hw (the software step exception, Linux <= 5.9)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
@@ -95,18 +95,20 @@ func run(ctx context.Context, o runOptions) error {
 	if err := kpemufs.Register(tree, k); err != nil {
 		return err
 	}
-	var probes []*kprobes.Registered
+	probes := &registeredProbes{}
+	var moduleSpecs []kprobes.Spec // MOD:SYM probes wait for --module
 	for _, spec := range o.probes {
 		s, err := kprobes.ParseSpec(spec)
 		if err != nil {
 			return fmt.Errorf("--probe: %w", err)
 		}
-		p, err := kp.RegisterSpec(s)
-		if err != nil {
+		if strings.Contains(s.Symbol, ":") {
+			moduleSpecs = append(moduleSpecs, s)
+			continue
+		}
+		if err := probes.register(kp, s, log); err != nil {
 			return fmt.Errorf("--probe: %w", err)
 		}
-		probes = append(probes, p)
-		log.Info("probe registered", "probe", spec, "addr", fmt.Sprintf("%#x", p.Kprobe().Addr))
 	}
 
 	// With --gdb the stub drives the machine instead of k.Run (below): it
@@ -138,8 +140,15 @@ func run(ctx context.Context, o runOptions) error {
 		}
 		runErr <- k.Run(ctx)
 	}()
-	if len(o.modules) > 0 {
-		go loadModules(ctx, k, o.modules, log)
+	if len(o.modules) > 0 || len(moduleSpecs) > 0 {
+		go func() {
+			loadModules(ctx, k, o.modules, log)
+			for _, s := range moduleSpecs {
+				if err := probes.register(kp, s, log); err != nil {
+					log.Error("--probe", "err", err)
+				}
+			}
+		}()
 	}
 	select {
 	case <-ctx.Done():
@@ -155,8 +164,8 @@ func run(ctx context.Context, o runOptions) error {
 		}
 		<-ctx.Done()
 	}
-	for i, p := range probes {
-		log.Info("probe summary", "probe", o.probes[i], "hits", p.Hits(), "missed", p.Missed())
+	for _, p := range probes.all() {
+		log.Info("probe summary", "probe", p.Spec.String(), "hits", p.Hits(), "missed", p.Missed())
 	}
 	st := k.Machine().Stats()
 	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls)
@@ -167,6 +176,31 @@ func run(ctx context.Context, o runOptions) error {
 		log.Info("debugfs unmounted", "dir", o.mount)
 	}
 	return nil
+}
+
+// registeredProbes are the --probe probes; module probes join once their
+// module is loaded, from another goroutine.
+type registeredProbes struct {
+	mu sync.Mutex
+	ps []*kprobes.Registered
+}
+
+func (r *registeredProbes) register(kp *kprobes.Kprobes, s kprobes.Spec, log *slog.Logger) error {
+	p, err := kp.RegisterSpec(s)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.ps = append(r.ps, p)
+	r.mu.Unlock()
+	log.Info("probe registered", "probe", s.String(), "addr", fmt.Sprintf("%#x", p.Kprobe().Addr))
+	return nil
+}
+
+func (r *registeredProbes) all() []*kprobes.Registered {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*kprobes.Registered(nil), r.ps...)
 }
 
 // loadModules loads the --module modules, in order, once the guest is
