@@ -160,3 +160,75 @@ func TestSoftFloat(t *testing.T) {
 		})
 	}
 }
+
+// TestSatShiftBy checks the saturating register shifts (SQSHL, UQSHL,
+// SQRSHL, UQRSHL), which the random differential test found missing.
+func TestSatShiftBy(t *testing.T) {
+	for _, c := range []struct {
+		x, s          uint64
+		n             uint
+		signed, round bool
+		want          uint64
+		sat           bool
+	}{
+		{0x20, 1, 8, true, false, 0x40, false},
+		{0x40, 1, 8, true, false, 0x7f, true},
+		{0xc0, 1, 8, true, false, 0x80, false},
+		{0xbf, 1, 8, true, false, 0x80, true},
+		{0x01, 8, 8, true, false, 0x7f, true},
+		{0xff, 0x7f, 8, true, false, 0x80, true},
+		{0x00, 100, 8, true, false, 0, false},
+		{0x80, 0xff, 8, true, false, 0xc0, false},
+		{0x7f, 0xff, 8, true, true, 0x40, false},
+		{0x80, 1, 8, false, false, 0xff, true},
+		{0x7f, 1, 8, false, false, 0xfe, false},
+		{0xff, 0xff, 8, false, true, 0x80, false},
+		{1 << 62, 1, 64, false, false, 1 << 63, false},
+		{1 << 62, 2, 64, false, false, ^uint64(0), true},
+		{1 << 62, 1, 64, true, false, 1<<63 - 1, true},
+		{3 << 62, 1, 64, true, false, 1 << 63, false},
+		{5 << 61, 1, 64, true, false, 1 << 63, true},
+		{0xffff, 0x10, 16, true, false, 0x8000, true},
+	} {
+		got, sat := satShiftBy(c.x, c.s, c.n, c.signed, c.round)
+		if got != c.want || sat != c.sat {
+			t.Errorf("satShiftBy(%#x, %d, %d, signed=%v, round=%v) = %#x, %v; want %#x, %v",
+				c.x, int8(c.s), c.n, c.signed, c.round, got, sat, c.want, c.sat)
+		}
+	}
+}
+
+// TestAccSat checks SUQADD and USQADD, which the random differential test
+// found missing.
+func TestAccSat(t *testing.T) {
+	for _, c := range []struct {
+		d, x   uint64
+		n      uint
+		signed bool
+		want   uint64
+		sat    bool
+	}{
+		{0x7e, 0x01, 8, true, 0x7f, false},
+		{0x7e, 0x02, 8, true, 0x7f, true},
+		{0x80, 0xff, 8, true, 0x7f, false},
+		{0x80, 0x7f, 8, true, 0xff, false},
+		{0x01, 0xff, 8, false, 0x00, false},
+		{0x00, 0xff, 8, false, 0x00, true},
+		{0xf0, 0x7f, 8, false, 0xff, true},
+		{1<<63 - 2, 1, 64, true, 1<<63 - 1, false},
+		{1<<63 - 2, 2, 64, true, 1<<63 - 1, true},
+		{1 << 63, ^uint64(0), 64, true, 1<<63 - 1, false},
+		{1 << 63, 1<<63 - 1, 64, true, ^uint64(0), false},
+		{^uint64(0), 1, 64, true, 0, false},
+		{^uint64(0), 1, 64, false, ^uint64(0), true},
+		{5, ^uint64(0), 64, false, 4, false},
+		{5, ^uint64(5), 64, false, 0, true},
+		{0, 1 << 63, 64, false, 0, true},
+	} {
+		got, sat := accSat(c.d, c.x, c.n, c.signed)
+		if got != c.want || sat != c.sat {
+			t.Errorf("accSat(%#x, %#x, %d, signed=%v) = %#x, %v; want %#x, %v",
+				c.d, c.x, c.n, c.signed, got, sat, c.want, c.sat)
+		}
+	}
+}

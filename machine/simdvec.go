@@ -109,13 +109,48 @@ func shiftBy(x, s uint64, n uint, signed, round bool) uint64 {
 	return (res + rb) & ones(n)
 }
 
+// satShiftBy is the saturating register-controlled shift of SQSHL,
+// UQSHL, SQRSHL and UQRSHL: like shiftBy, but a left shift saturates to
+// the n-bit signed or unsigned range (reported) instead of dropping bits.
+func satShiftBy(x, s uint64, n uint, signed, round bool) (uint64, bool) {
+	sh := int(int8(s))
+	if sh < 0 {
+		return shiftBy(x, s, n, signed, round), false
+	}
+	if signed {
+		sx := int64(sext(x, n))
+		if sx == 0 {
+			return 0, false
+		}
+		if r := sx << uint(sh); sh < int(n) && r>>uint(sh) == sx {
+			return satS(r, n) // r>>sh differs only when n = 64
+		}
+		if sx < 0 {
+			return 1 << (n - 1), true
+		}
+		return ones(n - 1), true
+	}
+	x &= ones(n)
+	if x == 0 {
+		return 0, false
+	}
+	if sh >= int(n) {
+		return ones(n), true
+	}
+	r := x << uint(sh)
+	if r>>uint(sh) != x || r > ones(n) {
+		return ones(n), true
+	}
+	return r, false
+}
+
 func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
 	rd, rn, rm := w&31, w>>5&31, w>>16&31
 	esz := uint(size)
 	if scalar {
 		switch opc {
-		case 0x01, 0x05: // SQADD/UQADD, SQSUB/UQSUB
+		case 0x01, 0x05, 0x09, 0x0b: // SQADD/UQADD, SQSUB/UQSUB, [SU]Q[R]SHL
 		case 0x06, 0x07, 0x08, 0x0a, 0x10, 0x11: // CMGT.., SSHL, SRSHL, ADD/SUB, CMTST/CMEQ
 			if size != 3 {
 				return false
@@ -126,7 +161,7 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 	} else {
 		switch opc {
 		case 0x03:
-		case 0x01, 0x05, 0x06, 0x07, 0x08, 0x0a, 0x10, 0x11, 0x17:
+		case 0x01, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x10, 0x11, 0x17:
 			if size == 3 && !q {
 				return false
 			}
@@ -221,6 +256,10 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 			v = shiftBy(x, y, nb, !u, false)
 		case 0x0a:
 			v = shiftBy(x, y, nb, !u, true)
+		case 0x09, 0x0b: // [SU]QSHL, [SU]QRSHL
+			var qc bool
+			v, qc = satShiftBy(x, y, nb, !u, opc == 0x0b)
+			sat = sat || qc
 		case 0x0c, 0x14: // [SU]MAX
 			v = pickU(pick3(u, x > y, sx > sy), x, y)
 		case 0x0d, 0x15: // [SU]MIN
@@ -409,6 +448,38 @@ func (c *CPU) simdThreeSameFP(w uint32, scalar bool) bool {
 	return true
 }
 
+// accSat is the saturating accumulate of SUQADD (signed, the n-bit
+// accumulator d signed and x unsigned, saturating to the signed range) and
+// USQADD (d unsigned, x signed, saturating to the unsigned range).
+func accSat(d, x uint64, n uint, signed bool) (uint64, bool) {
+	if n < 64 {
+		if signed {
+			return satS(int64(sext(d, n))+int64(x&ones(n)), n)
+		}
+		return satU(int64(d&ones(n))+int64(sext(x, n)), n)
+	}
+	if signed {
+		sd := int64(d)
+		switch {
+		case sd >= 0 && x > uint64(1<<63-1-sd):
+			return 1<<63 - 1, true
+		case sd < 0 && x >= 1<<63 && x-1<<63 >= uint64(-sd):
+			return 1<<63 - 1, true
+		}
+		return d + x, false
+	}
+	if sx := int64(x); sx >= 0 {
+		if s := d + x; s >= d {
+			return s, false
+		}
+		return ^uint64(0), true
+	} else if m := uint64(-sx); m > d {
+		return 0, true
+	} else {
+		return d - m, false
+	}
+}
+
 // simdTwoMisc is the two-register miscellaneous group.
 func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
@@ -424,7 +495,7 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			if size != 3 {
 				return false
 			}
-		case 0x07, 0x27: // SQABS, SQNEG
+		case 0x03, 0x23, 0x07, 0x27: // SUQADD, USQADD, SQABS, SQNEG
 		case 0x14, 0x34, 0x32: // SQXTN, UQXTN, SQXTUN
 			if size == 3 {
 				return false
@@ -454,7 +525,7 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			if size > 1 {
 				return false
 			}
-		case 0x07, 0x27, 0x08, 0x09, 0x0a, 0x0b, 0x28, 0x29, 0x2b:
+		case 0x03, 0x23, 0x07, 0x27, 0x08, 0x09, 0x0a, 0x0b, 0x28, 0x29, 0x2b:
 			if size == 3 && !q {
 				return false
 			}
@@ -517,6 +588,12 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 				x = bits.Reverse8(x)
 			}
 			setElem(&r, i, 0, uint64(x))
+		}
+	case 0x03, 0x23: // SUQADD, USQADD
+		for i := uint(0); i < n; i++ {
+			v, qc := accSat(elem(d, i, esz), elem(a, i, esz), nb, u == 0)
+			sat = sat || qc
+			setElem(&r, i, esz, v)
 		}
 	case 0x07, 0x27: // SQABS, SQNEG
 		for i := uint(0); i < n; i++ {
