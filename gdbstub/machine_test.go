@@ -58,7 +58,13 @@ func TestMachineTarget(t *testing.T) {
 	}
 
 	c.cmd(fmt.Sprintf("Z0,%x,4", vfsRead.Addr), "OK")
-	c.cmd("vCont;c", "T05thread:1;swbreak:;")
+	// Any vCPU may get to vfs_read first (user processes read on CPU 1).
+	c.send("vCont;c")
+	stop := c.recv()
+	var th int
+	if _, err := fmt.Sscanf(stop, "T05thread:%d;swbreak:;", &th); err != nil || th < 1 || th > 2 {
+		t.Fatalf("breakpoint stop: %q", stop)
+	}
 	c.cmd("p20", string(appendRegHex(nil, vfsRead.Addr, 8)))
 	// The stub's breakpoint is invisible in memory: vfs_read still opens
 	// with its own instruction.
@@ -67,7 +73,7 @@ func TestMachineTarget(t *testing.T) {
 	c.cmd(fmt.Sprintf("m%x,4", vfsRead.Addr), string(appendHex(nil, word[:])))
 	// Continuing from the breakpoint executes it: the next stop is the
 	// next call, not the same place again without progress.
-	c.cmd("vCont;s:1;c", "T05thread:1;")
+	c.cmd(fmt.Sprintf("vCont;s:%d;c", th), fmt.Sprintf("T05thread:%d;", th))
 	c.cmd("p20", string(appendRegHex(nil, vfsRead.Addr+4, 8)))
 	c.cmd(fmt.Sprintf("z0,%x,4", vfsRead.Addr), "OK")
 
