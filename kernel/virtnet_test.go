@@ -14,11 +14,11 @@ import (
 
 // netSnapshot is what both sides count of the network path.
 type netSnapshot struct {
-	host                     machine.VirtnetStats
-	tcpRcv, csumBad          uint64
-	sshdWakeups, sshdReplies uint64
-	drvIRQs, drvRX, drvTX    uint64
-	iterations               uint64
+	host                   machine.VirtnetStats
+	tcpRcv, csumBad        uint64
+	sshdAccepts, sshdSends uint64
+	drvIRQs, drvRX, drvTX  uint64
+	iterations             uint64
 }
 
 // netCounters reads the guest's counters and the device's statistics with
@@ -41,8 +41,8 @@ func netCounters(t *testing.T, k *kernel.Kernel, stopped bool) netSnapshot {
 		s.host = k.Machine().VirtnetStats()
 		s.tcpRcv = rd("nr_tcp_rcv", 0)
 		s.csumBad = rd("nr_tcp_csum_bad", 0)
-		s.sshdWakeups = rd("sshd_wakeups", 0)
-		s.sshdReplies = rd("sshd_replies", 0)
+		s.sshdAccepts = rd("sock_accepts", 0)
+		s.sshdSends = rd("sock_sends", 0)
 		s.iterations = rd("workload_iterations", 0)
 		s.drvIRQs = rd("virtnet:virtnet_priv", virtnetPrivIRQs)
 		s.drvRX = rd("virtnet:virtnet_priv", virtnetPrivIRQs+8)
@@ -80,8 +80,8 @@ func waitNet(t *testing.T, k *kernel.Kernel, what string, cond func(netSnapshot)
 }
 
 // The virtnet driver module finds the NIC in the device tree, takes its
-// interrupt, and carries the device's traffic up to tcp_v4_rcv and sshd,
-// whose replies the device sees; unloading gives eth0 back to the packet
+// interrupt, and carries the device's traffic up to tcp_v4_rcv and
+// /bin/sshd (accept4, recvfrom, sendto), whose replies the device sees; unloading gives eth0 back to the packet
 // generator and the module loads again, several times.
 func TestVirtnetDriver(t *testing.T) {
 	con := &syncBuffer{}
@@ -102,7 +102,7 @@ func TestVirtnetDriver(t *testing.T) {
 		s := waitNet(t, k, "traffic through the NIC", func(s netSnapshot) bool {
 			return s.host.RXPackets > before.host.RXPackets+200 &&
 				s.host.TXPackets > before.host.TXPackets+5 &&
-				s.sshdWakeups > before.sshdWakeups+5 &&
+				s.sshdAccepts > before.sshdAccepts+5 &&
 				s.csumBad > before.csumBad+5
 		})
 		if s.drvIRQs == 0 || s.drvRX == 0 || s.drvTX == 0 {
@@ -110,12 +110,14 @@ func TestVirtnetDriver(t *testing.T) {
 		}
 		// While the NIC has the link the generator is off, so every
 		// checksum failure is one the device made on purpose (one in 16);
-		// those still in the RX ring (64) are not counted yet.
+		// those still in the RX ring (64) are not counted yet. kworkload
+		// may have checked the carrier just before the driver took it and
+		// still feed one generated segment, which may be a corrupt one.
 		if s.host.TXBadCsum != 0 || s.host.TXErrors != 0 {
 			t.Errorf("round %d: bad frames from the guest: %+v", round, s.host)
 		}
 		bad, corrupt := s.csumBad-live.csumBad, s.host.RXCorrupt-live.host.RXCorrupt
-		if bad == 0 || bad > corrupt || bad+64 < corrupt {
+		if bad == 0 || bad > corrupt+1 || bad+64 < corrupt {
 			t.Errorf("round %d: checksum failures %d, device corrupted %d", round, bad, corrupt)
 		}
 		t.Logf("round %d: %+v", round, s)
@@ -210,7 +212,7 @@ func TestVirtnetDeterministic(t *testing.T) {
 	if a != b {
 		t.Fatalf("runs differ:\n%+v\n%+v", a, b)
 	}
-	if a.host.RXPackets == 0 || a.host.TXPackets == 0 || a.sshdWakeups == 0 || a.drvIRQs == 0 {
+	if a.host.RXPackets == 0 || a.host.TXPackets == 0 || a.sshdAccepts == 0 || a.drvIRQs == 0 {
 		t.Errorf("no traffic: %+v", a)
 	}
 	t.Logf("%+v", a)

@@ -61,8 +61,15 @@ addr() { awk -v s="$1" '$3 == s { print $1; exit }' "$D/kpemu/kallsyms"; }
 bucket() { echo $(( ((0x$1 * 0x61C8864680B583EB) >> 58) & 63 )); }
 # insn ADDR: the instruction word at ADDR, read back from guest memory.
 insn() { dd if="$D/kpemu/mem" bs=4 count=1 skip=$((0x$1)) iflag=skip_bytes status=none | od -An -tx4 | tr -d ' '; }
-# listing LINE...: the lines in kprobes/list order (bucket, then as given).
-listing() { for l in "$@"; do printf '%02d %s\n' "$(bucket "${l%% *}")" "$l"; done | sort -s -n -k1,1 | cut -c4-; }
+# listing LINE...: the lines, given in registration order, in kprobes/list
+# order: by bucket, and newest first within one (hlist_add_head_rcu).
+listing() {
+	i=0
+	for l in "$@"; do
+		i=$((i + 1))
+		printf '%02d %04d %s\n' "$(bucket "${l%% *}")" $((9999 - i)) "$l"
+	done | sort -n -k1,1 -k2,2 | cut -c9-
+}
 hits() { awk -v e="$1" '$1 == e { print $2 }' "$T/kprobe_profile"; }
 
 READ=$(addr vfs_read) FORK=$(addr do_fork) WRITE=$(addr vfs_write)

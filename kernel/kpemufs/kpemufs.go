@@ -20,7 +20,7 @@ import (
 	"github.com/kpemu/kpemu/machine"
 )
 
-// Register creates kpemu/{kallsyms,dmesg,mem,modules} in tree.
+// Register creates kpemu/{kallsyms,dmesg,mem,modules,version} in tree.
 func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	dir, err := tree.MkdirAll("kpemu", 0o755)
 	if err != nil {
@@ -32,6 +32,7 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	}{
 		{"kallsyms", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { showKallsyms(w, k); return nil }}},
 		{"dmesg", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showDmesg(w, k) }}},
+		{"version", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showVersion(w, k) }}},
 		{"mem", debugfs.FileOps{Seekable: true, Read: func(_ context.Context, p []byte, off int64) (int, error) { return readMem(k, p, off) }}},
 	}
 	for _, f := range files {
@@ -121,6 +122,62 @@ func showDmesg(w *bytes.Buffer, k *kernel.Kernel) error {
 	w.Write(data[head:])
 	w.Write(data[:head])
 	return nil
+}
+
+// utsLen is the size of each of struct new_utsname's strings.
+const utsLen = 65
+
+// showVersion is the guest's /proc/version (version_proc_show):
+// linux_proc_banner formatted with init_uts_ns's sysname, release and
+// version, all read from guest memory. Bind it over /proc/version for
+// tests that compare the guest's banner with it.
+func showVersion(w *bytes.Buffer, k *kernel.Kernel) error {
+	format, err := readCString(k, "linux_proc_banner", 256)
+	if err != nil {
+		return err
+	}
+	uts, ok := k.Kallsyms().LookupName("init_uts_ns")
+	if !ok {
+		return fmt.Errorf("%w: the guest image has no init_uts_ns", syscall.ENODEV)
+	}
+	name := make([]byte, 6*utsLen)
+	if err := k.Machine().ReadMem(uts.Addr, name); err != nil {
+		return fmt.Errorf("%w: %w", syscall.EIO, err)
+	}
+	field := func(i int) string {
+		f := name[i*utsLen : (i+1)*utsLen]
+		if n := bytes.IndexByte(f, 0); n >= 0 {
+			f = f[:n]
+		}
+		return string(f)
+	}
+	args := []string{field(0), field(2), field(3)} // sysname, release, version
+	for i := 0; i < len(format); i++ {
+		if format[i] == '%' && i+1 < len(format) && format[i+1] == 's' && len(args) > 0 {
+			w.WriteString(args[0])
+			args = args[1:]
+			i++
+			continue
+		}
+		w.WriteByte(format[i])
+	}
+	return nil
+}
+
+// readCString reads the NUL-terminated string at symbol sym.
+func readCString(k *kernel.Kernel, sym string, limit int) (string, error) {
+	s, ok := k.Kallsyms().LookupName(sym)
+	if !ok {
+		return "", fmt.Errorf("%w: the guest image has no %s", syscall.ENODEV, sym)
+	}
+	buf := make([]byte, limit)
+	if err := k.Machine().ReadMem(s.Addr, buf); err != nil {
+		return "", fmt.Errorf("%w: %w", syscall.EIO, err)
+	}
+	if n := bytes.IndexByte(buf, 0); n >= 0 {
+		buf = buf[:n]
+	}
+	return string(buf), nil
 }
 
 // readMem reads guest physical memory at off; past RAM it is EOF.

@@ -41,6 +41,16 @@ func TestFiles(t *testing.T) {
 	if string(dmesg) != strings.ReplaceAll(console.String(), "\r\n", "\n") || !strings.Contains(string(dmesg), "Linux version") {
 		t.Errorf("dmesg %q differs from the console %q", dmesg, console.String())
 	}
+	version, err := tree.ReadFile("kpemu/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Linux version 6.1.0-kpemu (kpemu@kpemu) (clang 14) #1 SMP\n"; string(version) != want {
+		t.Errorf("version = %q, want %q", version, want)
+	}
+	if !strings.Contains(string(dmesg), strings.TrimSuffix(string(version), "\n")) {
+		t.Errorf("the boot banner in dmesg differs from kpemu/version %q", version)
+	}
 	h, err := tree.Open(t.Context(), "kpemu/mem", 0)
 	if err != nil {
 		t.Fatal(err)

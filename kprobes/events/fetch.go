@@ -34,7 +34,32 @@ func (f *fetcher) reg(i uint64) uint64 {
 	}
 }
 
-func (f *fetcher) readMem(addr uint64, p []byte) bool {
+// userTop is where user space ends: a user address is one below it, in
+// the current process's TTBR0 space (kernel/image/include/asm/memory.h's
+// TASK_SIZE); the kernel is identity-mapped above it.
+const userTop = 0x40000000
+
+// readMem reads guest memory the way Linux's nofault accessors do: a
+// user read (copy_from_user_nofault, for +u and ustring) faults on a
+// kernel address and goes through the hit vCPU's translation, so it sees
+// the current process's pages (an unmapped or not yet faulted-in page
+// faults); a kernel read (copy_from_kernel_nofault) faults on a user
+// address, as an EL1 access with PAN set would.
+func (f *fetcher) readMem(addr uint64, p []byte, user bool) bool {
+	end := addr + uint64(len(p))
+	if user {
+		if addr >= userTop || end > userTop || end < addr {
+			return false
+		}
+		m := f.t.kp.Kernel().Machine()
+		if f.regs.CPU < 0 || f.regs.CPU >= m.NumCPUs() {
+			return false
+		}
+		return m.CPU(f.regs.CPU).ReadVirt(addr, p) == nil
+	}
+	if addr < userTop {
+		return false
+	}
 	return f.t.kp.Kernel().Machine().ReadMem(addr, p) == nil
 }
 
@@ -42,7 +67,7 @@ func (f *fetcher) readMem(addr uint64, p []byte) bool {
 // string programs the last step's address (or immediate data) is used by
 // the caller.
 func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok bool) {
-	for _, in := range code {
+	for i, in := range code {
 		switch in.op {
 		case opReg:
 			v = f.reg(in.param)
@@ -50,7 +75,7 @@ func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok boo
 			v = f.regs.SP
 		case opStack:
 			var b [8]byte
-			if !f.readMem(f.regs.SP+8*in.param, b[:]) {
+			if !f.readMem(f.regs.SP+8*in.param, b[:], false) {
 				return 0, "", false, false
 			}
 			v = binary.LittleEndian.Uint64(b[:])
@@ -73,9 +98,9 @@ func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok boo
 			// The address is the value so far plus the offset; the
 			// final dereference is done by the caller at the right size.
 			v = uint64(int64(v) + in.offset)
-			if &in != &code[len(code)-1] {
+			if i != len(code)-1 {
 				var b [8]byte
-				if !f.readMem(v, b[:]) {
+				if !f.readMem(v, b[:], in.op == opUDeref) {
 					return 0, "", false, false
 				}
 				v = binary.LittleEndian.Uint64(b[:])
@@ -90,6 +115,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 	fmt.Fprintf(w, " %s=", pa.name)
 	last := pa.code[len(pa.code)-1].op
 	isDeref := last == opDeref || last == opUDeref
+	user := last == opUDeref // the last dereference reads user memory
 	v, data, isData, ok := f.value(pa.code)
 	n := max(pa.count, 1)
 	if pa.count > 0 {
@@ -110,14 +136,17 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 				addr := v
 				if pa.count > 0 { // an array of string pointers
 					var b [8]byte
-					if !f.readMem(v+uint64(8*i), b[:]) {
+					if !f.readMem(v+uint64(8*i), b[:], user) {
 						w.WriteString("(fault)")
 						continue
 					}
 					addr = binary.LittleEndian.Uint64(b[:])
 				}
-				s, good := f.readString(addr)
-				if !good || (pa.typ.user && !f.isUser(addr)) || (!pa.typ.user && last == opUDeref && !f.isUser(addr)) {
+				// ustring and +u strings are user strings
+				// (strncpy_from_user_nofault), the others kernel
+				// ones (strncpy_from_kernel_nofault).
+				s, good := f.readString(addr, pa.typ.user || user)
+				if !good {
 					w.WriteString("(fault)")
 				} else {
 					fmt.Fprintf(w, "\"%s\"", s)
@@ -135,7 +164,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 				addr = v
 			}
 			b := make([]byte, 8)
-			if !f.readMem(addr, b[:pa.typ.size]) {
+			if !f.readMem(addr, b[:pa.typ.size], user) {
 				f.printScalar(w, pa, 0)
 				continue
 			}
@@ -148,19 +177,13 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 	}
 }
 
-// isUser reports whether addr is a user address. The guest has no user
-// space yet (processes come with the kernel issue), so ustring and +u
-// dereferences fault, as Linux's copy_from_user_nofault does on a kernel
-// pointer.
-func (f *fetcher) isUser(uint64) bool { return false }
-
 // readString reads a NUL-terminated string; false if it faults before
 // the NUL.
-func (f *fetcher) readString(addr uint64) (string, bool) {
+func (f *fetcher) readString(addr uint64, user bool) (string, bool) {
 	var out []byte
 	var c [1]byte
 	for len(out) < maxStringLen-1 {
-		if !f.readMem(addr+uint64(len(out)), c[:]) {
+		if !f.readMem(addr+uint64(len(out)), c[:], user) {
 			return "", false
 		}
 		if c[0] == 0 {
@@ -215,7 +238,7 @@ func (f *fetcher) fieldValue(pa *probeArg) filterValue {
 		if !ok {
 			return filterValue{isStr: true}
 		}
-		s, _ := f.readString(v)
+		s, _ := f.readString(v, pa.typ.user || last == opUDeref)
 		return filterValue{str: s, isStr: true}
 	}
 	if !ok {
@@ -223,7 +246,7 @@ func (f *fetcher) fieldValue(pa *probeArg) filterValue {
 	}
 	if last == opDeref || last == opUDeref {
 		b := make([]byte, 8)
-		if !f.readMem(v, b[:pa.typ.size]) {
+		if !f.readMem(v, b[:pa.typ.size], last == opUDeref) {
 			return filterValue{}
 		}
 		v = binary.LittleEndian.Uint64(b)

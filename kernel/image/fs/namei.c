@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 #include <linux/fs.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -160,4 +161,33 @@ void vfs_caches_init(void)
 	root_dentry = d_alloc_name(NULL, "/", 1, inode);
 	if (IS_ERR(root_dentry))
 		panic("VFS: cannot make the root dentry");
+}
+
+/*
+ * getname - copy the user path @filename into a new struct filename
+ * (Linux: from names_cache, PATH_MAX bytes). -ENOENT for "", -EFAULT for
+ * a bad pointer, -ENAMETOOLONG for a path of PATH_MAX bytes or more.
+ */
+struct filename *getname(const char *filename)
+{
+	struct filename *result = kmalloc(sizeof(*result) + PATH_MAX, GFP_KERNEL);
+	long len;
+
+	if (!result)
+		return ERR_PTR(-ENOMEM);
+	len = strncpy_from_user(result->iname, filename, PATH_MAX);
+	if (len < 0 || len == 0 || len == PATH_MAX) {
+		kfree(result);
+		return ERR_PTR(len < 0 ? len : len ? -ENAMETOOLONG : -ENOENT);
+	}
+	result->name = result->iname;
+	result->uptr = filename;
+	result->refcnt = 1;
+	return result;
+}
+
+void putname(struct filename *name)
+{
+	if (name && !IS_ERR(name) && --name->refcnt <= 0)
+		kfree(name);
 }

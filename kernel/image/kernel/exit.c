@@ -71,10 +71,13 @@ static void forget_original_parent(struct task_struct *father)
 	unsigned long flags;
 	bool zombies = false;
 
-	reaper = find_task_by_pid_ns(1);
-	if (!reaper || reaper == father)
-		return;
+	/* the task list is walked under its lock: tasks leave it on any CPU */
 	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	reaper = find_task_by_pid_ns(1);
+	if (!reaper || reaper == father) {
+		raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+		return;
+	}
 	list_for_each_entry_safe(p, n, &father->children, sibling) {
 		list_del(&p->sibling);
 		p->real_parent = p->parent = reaper;

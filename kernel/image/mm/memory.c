@@ -44,6 +44,7 @@ void mmput(struct mm_struct *mm)
 		return;
 	pgd_free(mm->pgd);
 	flush_tlb_asid(mm->asid);
+	asid_free(mm->asid);
 	kfree(mm);
 }
 

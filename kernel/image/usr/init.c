@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * /init, pid 1: runs /bin/segv once (it must die of SIGSEGV: wait status
- * 11, "exit code 139" to a shell), then starts /bin/sh and /bin/cron and
- * reaps children for ever, restarting sh and cron if they exit. Its
+ * 11, "exit code 139" to a shell), then starts /bin/sh, /bin/cron and
+ * /bin/sshd and reaps children for ever, restarting them if they exit. Its
  * stdio is /dev/console (kernel_init opened it); it writes there only
  * if something is wrong.
  */
@@ -26,7 +26,7 @@ static pid_t spawn(const char *path, const char *name)
 
 int main(int argc, char **argv)
 {
-	pid_t segv, sh, cron, pid;
+	pid_t segv, sh, cron, sshd, pid;
 	int status = 0;
 
 	segv = spawn("/bin/segv", "segv");
@@ -36,12 +36,15 @@ int main(int argc, char **argv)
 
 	sh = spawn("/bin/sh", "sh");
 	cron = spawn("/bin/cron", "cron");
+	sshd = spawn("/bin/sshd", "sshd");
 	for (;;) {
 		pid = wait4(-1, &status, 0, NULL);
 		if (pid == sh)
 			sh = spawn("/bin/sh", "sh");
 		else if (pid == cron)
 			cron = spawn("/bin/cron", "cron");
+		else if (pid == sshd)
+			sshd = spawn("/bin/sshd", "sshd");
 		else if (pid < 0)
 			msleep(100);
 	}

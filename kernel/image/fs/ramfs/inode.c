@@ -90,19 +90,37 @@ static const struct file_operations console_fops = {
 	.write		= console_write,
 };
 
-/* As init/version.c: the format of /proc/version. */
+/*
+ * As init/version.c: the format of /proc/version, filled from the UTS
+ * name (kernel/utsname.c's init_uts_ns; kpemu has one namespace). The
+ * host's kpemu/version formats the same two symbols.
+ */
 const char linux_proc_banner[] =
 	"%s version %s"
 	" (kpemu@kpemu) (clang 14)"
 	" %s\n";
 
+struct uts_namespace init_uts_ns = {
+	.name = {
+		.sysname	= "Linux",
+		.nodename	= "kpemu",
+		.release	= "6.1.0-kpemu",
+		.version	= "#1 SMP",
+		.machine	= "aarch64",
+		.domainname	= "(none)",
+	},
+};
+
 static ssize_t version_proc_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 {
-	char text[128];
-	int len = snprintf(text, sizeof(text), linux_proc_banner, "Linux",
-			   "6.1.0-kpemu", "#1 SMP");
+	const struct new_utsname *uts = &init_uts_ns.name;
+	char text[256];
+	int len = snprintf(text, sizeof(text), linux_proc_banner, uts->sysname,
+			   uts->release, uts->version);
 	loff_t pos = *ppos;
 
+	if (len > (int)sizeof(text) - 1)
+		len = sizeof(text) - 1;
 	if (pos >= len)
 		return 0;
 	if (count > (size_t)(len - pos))

@@ -15,11 +15,19 @@
 #define __NR_sched_yield	124
 #define __NR_getpid		172
 #define __NR_getppid		173
+#define __NR_socket		198
+#define __NR_bind		200
+#define __NR_listen		201
+#define __NR_accept		202
+#define __NR_sendto		206
+#define __NR_recvfrom		207
+#define __NR_shutdown		210
 #define __NR_brk		214
 #define __NR_munmap		215
 #define __NR_clone		220
 #define __NR_execve		221
 #define __NR_mmap		222
+#define __NR_accept4		242
 #define __NR_wait4		260
 
 #define __NR_syscalls		451	/* as Linux 6.1 */

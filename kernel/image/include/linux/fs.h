@@ -21,6 +21,7 @@
 #define S_IFMT		0170000
 #define S_IFREG		0100000
 #define S_IFDIR		0040000
+#define S_IFSOCK	0140000
 #define S_IFCHR		0020000
 #define S_ISDIR(m)	(((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
@@ -34,6 +35,7 @@
 #define O_EXCL		00000200
 #define O_TRUNC		00001000
 #define O_APPEND	00002000
+#define O_NONBLOCK	00004000
 #define O_DIRECTORY	00040000
 #define AT_FDCWD	(-100)
 
@@ -56,6 +58,7 @@ struct file_operations {
 	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
 	int (*open)(struct inode *, struct file *);
 	int (*iterate_shared)(struct file *, struct dir_context *);
+	int (*release)(struct inode *, struct file *);	/* the last fput() */
 };
 
 /* getdents64's record, include/linux/dirent.h */
@@ -114,6 +117,7 @@ struct file {
 	const char		*f_name;
 	int			f_count;	/* references: fd slots, forked children */
 	struct dentry		*f_dentry;
+	void			*private_data;	/* a socket file's struct sock */
 };
 
 static inline struct inode *file_inode(const struct file *f)
@@ -160,6 +164,48 @@ void fput(struct file *file);
 struct file *fget(unsigned int fd);
 int get_unused_fd(struct file *file);
 struct file *do_filp_open(const char *path, int flags, umode_t mode);
+
+#define VALID_OPEN_FLAGS \
+	(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK | O_DIRECTORY)
+#define S_IALLUGO	07777
+
+/* include/uapi/linux/openat2.h */
+struct open_how {
+	u64 flags;
+	u64 mode;
+	u64 resolve;
+};
+
+/* A path copied in from user space (include/linux/fs.h). */
+struct filename {
+	const char	*name;		/* pointer to actual string */
+	const char	*uptr;		/* original userland pointer */
+	int		refcnt;
+	char		iname[];
+};
+
+/* include/uapi/linux/utsname.h, include/linux/utsname.h */
+#define __NEW_UTS_LEN	64
+struct new_utsname {
+	char sysname[__NEW_UTS_LEN + 1];
+	char nodename[__NEW_UTS_LEN + 1];
+	char release[__NEW_UTS_LEN + 1];
+	char version[__NEW_UTS_LEN + 1];
+	char machine[__NEW_UTS_LEN + 1];
+	char domainname[__NEW_UTS_LEN + 1];
+};
+
+struct uts_namespace {
+	struct new_utsname name;
+};
+
+extern struct uts_namespace init_uts_ns;
+extern const char linux_proc_banner[];
+
+struct filename *getname(const char *filename);
+void putname(struct filename *name);
+long do_sys_openat2(int dfd, const char *filename, struct open_how *how);
+long do_sys_open(int dfd, const char *filename, int flags, umode_t mode);
 struct files_struct *dup_fd(struct files_struct *oldf);
 void put_files_struct(struct files_struct *files);
 int iterate_dir(struct file *file, struct dir_context *ctx);

@@ -77,6 +77,7 @@ pteval_t *pgd_alloc(void);
 void pgd_free(pteval_t *pgd);
 pteval_t *pte_lookup(struct mm_struct *mm, unsigned long addr, bool alloc);
 unsigned long asid_alloc(void);
+void asid_free(unsigned long asid);
 void cpu_switch_mm(struct mm_struct *mm);
 
 /* mm/memory.c, mm/mmap.c */

@@ -92,3 +92,37 @@ int tcp_sendmsg(struct sock *sk, const void *buf, size_t size)
 		return -ENOBUFS;
 	return size;
 }
+
+/*
+ * tcp_close - the last reference to a socket file went: unhash the socket
+ * (a listener's unaccepted children go with it), drop what it queued and
+ * free it. kpemu sends no FIN; the peer's next segment finds no socket,
+ * or the listener again.
+ */
+void tcp_close(struct sock *sk, long timeout)
+{
+	struct sock *child, *tmp;
+	struct sk_buff *skb;
+	unsigned long flags;
+	LIST_HEAD(orphans);
+
+	raw_spin_lock_irqsave(&tcp_hashinfo.lock, flags);
+	inet_unhash(sk);
+	if (sk->skc_state == TCP_LISTEN) {
+		/* inet_csk_listen_stop() */
+		list_for_each_entry_safe(child, tmp, &sk->sk_accept_queue, sk_accept_node) {
+			list_del_init(&child->sk_accept_node);
+			inet_unhash(child);
+			list_add_tail(&child->sk_accept_node, &orphans);
+		}
+		sk->sk_ack_backlog = 0;
+	}
+	sk->skc_state = TCP_CLOSE;
+	raw_spin_unlock_irqrestore(&tcp_hashinfo.lock, flags);
+
+	list_for_each_entry_safe(child, tmp, &orphans, sk_accept_node)
+		tcp_close(child, 0);
+	while ((skb = skb_dequeue(&sk->sk_receive_queue)))
+		kfree_skb(skb);
+	kfree(sk);
+}

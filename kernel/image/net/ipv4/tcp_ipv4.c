@@ -4,8 +4,11 @@
  * and the checksum over the pseudo-header, finds the socket with
  * __inet_lookup() and queues the payload (tcp_v4_do_rcv()), then wakes
  * the socket's readers (sk_data_ready). It runs in pid 1's context (the
- * packet generator) or in a NIC's interrupt handler; the queue's lock
- * covers the queue and sk_rmem_alloc, and the two counters the host reads
+ * packet generator) or in a NIC's interrupt handler, under
+ * tcp_hashinfo.lock from the lookup on (the socket is not freed under
+ * it; see inet_hashtables.c). A new flow to an accepting listener gets its
+ * own socket (inet_connection_sock.c). The queue's lock covers the queue
+ * and sk_rmem_alloc, and the two counters the host reads
  * are updated atomically.
  */
 #include <linux/kernel.h>
@@ -86,7 +89,9 @@ int tcp_v4_rcv(struct sk_buff *skb)
 {
 	const struct iphdr *iph;
 	const struct tcphdr *th;
+	unsigned long flags;
 	struct sock *sk;
+	int ret;
 
 	__atomic_fetch_add(&nr_tcp_rcv, 1, __ATOMIC_RELAXED);
 	tcp_statistics.InSegs++;
@@ -113,13 +118,35 @@ int tcp_v4_rcv(struct sk_buff *skb)
 	skb->seq = ntohl(th->seq);
 	skb->end_seq = skb->seq + th->syn + th->fin + skb->len - th->doff * 4;
 
+	raw_spin_lock_irqsave(&tcp_hashinfo.lock, flags);
 	sk = __inet_lookup(&tcp_hashinfo, skb, __tcp_hdrlen(th),
 			   iph->saddr, th->source, iph->daddr, th->dest,
 			   skb->dev->ifindex);
-	if (!sk)
+	if (!sk) {
+		raw_spin_unlock_irqrestore(&tcp_hashinfo.lock, flags);
 		goto no_tcp_socket;
+	}
+	if (sk->skc_state == TCP_LISTEN && sk->sk_max_ack_backlog) {
+		/* tcp_v4_hnd_req(): a new flow to an accepting listener */
+		struct sock *nsk = NULL;
 
-	return tcp_v4_do_rcv(sk, skb);
+		if (skb->len > th->doff * 4 && !th->rst && !th->syn)
+			nsk = tcp_create_openreq_child(sk, skb);
+		if (!nsk) {
+			sk->segs_in++;
+			if (skb->len > th->doff * 4)
+				sk->sk_drops++;
+			raw_spin_unlock_irqrestore(&tcp_hashinfo.lock, flags);
+			goto discard_it;
+		}
+		tcp_v4_do_rcv(nsk, skb);
+		sock_def_readable(sk);	/* sk_data_ready: the accept queue grew */
+		raw_spin_unlock_irqrestore(&tcp_hashinfo.lock, flags);
+		return 0;
+	}
+	ret = tcp_v4_do_rcv(sk, skb);
+	raw_spin_unlock_irqrestore(&tcp_hashinfo.lock, flags);
+	return ret;
 
 no_tcp_socket:
 	/* tcp_v4_send_reset() */
@@ -137,9 +164,13 @@ discard_it:
 	return 0;
 }
 
+/*
+ * The kernel's own listeners, drained by the workload (init/workload.c);
+ * port 22 is user space's: /bin/sshd listens there.
+ */
 void tcp_v4_init(void)
 {
-	static const u16 ports[] = { 22, 80, 443, 8080 };
+	static const u16 ports[] = { 80, 443, 8080 };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ports); i++)

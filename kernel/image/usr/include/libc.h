@@ -30,6 +30,13 @@ typedef int pid_t;
 #define MAP_PRIVATE	0x02
 #define MAP_ANONYMOUS	0x20
 
+#define AF_INET		2
+#define SOCK_STREAM	1
+#define SOCK_CLOEXEC	02000000
+#define MSG_DONTWAIT	0x40
+#define SHUT_RDWR	2
+#define EAGAIN		11
+
 #define WIFEXITED(s)	(((s) & 0x7f) == 0)
 #define WEXITSTATUS(s)	(((s) >> 8) & 0xff)
 #define WTERMSIG(s)	((s) & 0x7f)
@@ -37,6 +44,13 @@ typedef int pid_t;
 struct timespec {
 	long tv_sec;
 	long tv_nsec;
+};
+
+struct sockaddr_in {
+	unsigned short	sin_family;
+	unsigned short	sin_port;	/* network order */
+	unsigned int	sin_addr;	/* network order */
+	unsigned char	sin_zero[8];
 };
 
 struct linux_dirent64 {
@@ -68,12 +82,21 @@ void *sbrk(long inc);
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 int munmap(void *addr, size_t len);
 int sched_yield(void);
+int socket(int domain, int type, int protocol);
+int bind(int fd, const struct sockaddr_in *addr, int len);
+int listen(int fd, int backlog);
+int accept(int fd, struct sockaddr_in *addr, int *len);
+int accept4(int fd, struct sockaddr_in *addr, int *len, int flags);
+ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr_in *addr, int len);
+ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr_in *addr, int *len);
+int shutdown(int fd, int how);
 
 size_t strlen(const char *s);
 void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 int strcmp(const char *a, const char *b);
 char *utoa(unsigned long v, char *buf);	/* returns the end */
+#define htons(x)	((unsigned short)__builtin_bswap16(x))
 int fputs(int fd, const char *s);
 
 #endif

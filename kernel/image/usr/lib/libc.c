@@ -13,11 +13,19 @@
 #define __NR_sched_yield	124
 #define __NR_getpid		172
 #define __NR_getppid		173
+#define __NR_socket		198
+#define __NR_bind		200
+#define __NR_listen		201
+#define __NR_accept		202
+#define __NR_sendto		206
+#define __NR_recvfrom		207
+#define __NR_shutdown		210
 #define __NR_brk		214
 #define __NR_munmap		215
 #define __NR_clone		220
 #define __NR_execve		221
 #define __NR_mmap		222
+#define __NR_accept4		242
 #define __NR_wait4		260
 
 long syscall6(long n, long a, long b, long c, long d, long e, long f)
@@ -45,6 +53,26 @@ int open(const char *path, int flags, ...)
 {
 	return syscall6(__NR_openat, AT_FDCWD, (long)path, flags, 0644, 0, 0);
 }
+int socket(int domain, int type, int protocol)
+{
+	return syscall3(__NR_socket, domain, type, protocol);
+}
+int bind(int fd, const struct sockaddr_in *addr, int len) { return syscall3(__NR_bind, fd, addr, len); }
+int listen(int fd, int backlog) { return syscall3(__NR_listen, fd, backlog, 0); }
+int accept(int fd, struct sockaddr_in *addr, int *len) { return syscall3(__NR_accept, fd, addr, len); }
+int accept4(int fd, struct sockaddr_in *addr, int *len, int flags)
+{
+	return syscall6(__NR_accept4, fd, (long)addr, (long)len, flags, 0, 0);
+}
+ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr_in *addr, int len)
+{
+	return syscall6(__NR_sendto, fd, (long)buf, n, flags, (long)addr, len);
+}
+ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr_in *addr, int *len)
+{
+	return syscall6(__NR_recvfrom, fd, (long)buf, n, flags, (long)addr, (long)len);
+}
+int shutdown(int fd, int how) { return syscall3(__NR_shutdown, fd, how, 0); }
 int close(int fd) { return syscall3(__NR_close, fd, 0, 0); }
 off_t lseek(int fd, off_t off, int whence) { return syscall3(__NR_lseek, fd, off, whence); }
 long getdents64(int fd, void *buf, size_t n) { return syscall3(__NR_getdents64, fd, buf, n); }

@@ -20,9 +20,11 @@
  * kernel to 0xffff800008000000 in TTBR1 is the next step; it needs the
  * host half to translate kernel VAs.
  *
- * ASIDs (8 bits) are handed out round robin from 1; a reused ASID is
- * flushed from every TLB (TLBI ASIDE1IS) before its new mm runs. ASID 0
- * is swapper_pg_dir's, which kernel threads run on.
+ * ASIDs (8 bits) are handed out round robin from 1, skipping those a
+ * live mm holds (asid_map; mmput() gives them back), so two address
+ * spaces never share one; a reused ASID is flushed from every TLB (TLBI
+ * ASIDE1IS) before its new mm runs. ASID 0 is swapper_pg_dir's, which
+ * kernel threads run on.
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -39,6 +41,7 @@ static pteval_t swapper_pmd[PTRS_PER_TABLE] __aligned(PAGE_SIZE);
 /* the mm whose tables each CPU's TTBR0 holds (NULL: swapper_pg_dir) */
 static struct mm_struct *cpu_loaded_mm[NR_CPUS];
 static unsigned long next_asid = 1;
+static u64 asid_map[NR_ASIDS / 64];	/* ASIDs held by live mms */
 static DEFINE_RAW_SPINLOCK(asid_lock);
 
 static void fill_device_blocks(pteval_t *pmd)
@@ -149,15 +152,33 @@ pteval_t *pte_lookup(struct mm_struct *mm, unsigned long addr, bool alloc)
 /* A fresh ASID for a new mm; its stale TLB entries are dropped first. */
 unsigned long asid_alloc(void)
 {
-	unsigned long flags, asid;
+	unsigned long flags, asid = 0;
+	int n;
 
 	raw_spin_lock_irqsave(&asid_lock, flags);
-	asid = next_asid++;
-	if (next_asid == NR_ASIDS)
-		next_asid = 1;
+	for (n = 1; n < NR_ASIDS; n++) {
+		asid = next_asid++;
+		if (next_asid == NR_ASIDS)
+			next_asid = 1;
+		if (!(asid_map[asid / 64] & (1ULL << (asid % 64))))
+			break;
+	}
+	if (n == NR_ASIDS)
+		panic("mm: out of ASIDs (%d live address spaces)", NR_ASIDS - 1);
+	asid_map[asid / 64] |= 1ULL << (asid % 64);
 	raw_spin_unlock_irqrestore(&asid_lock, flags);
 	flush_tlb_asid(asid);
 	return asid;
+}
+
+/* mmput(): the mm is gone and its ASID flushed; it may be handed out again. */
+void asid_free(unsigned long asid)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&asid_lock, flags);
+	asid_map[asid / 64] &= ~(1ULL << (asid % 64));
+	raw_spin_unlock_irqrestore(&asid_lock, flags);
 }
 
 /* check_and_switch_context(): TTBR0 := the mm's tables and ASID. */
