@@ -239,7 +239,14 @@ func (kp *Kprobes) hcFault(cpu *machine.CPU) error {
 	if err != nil {
 		return nil
 	}
+	faultPC := regs.PC
 	regs.PC = cur.addr
+	if md := cpu.SysReg(machine.MDSCR_EL1); md&mdscrSS != 0 {
+		// --step=hw: kernel_disable_single_step(), or the ERET back to the
+		// probe point would take a step exception before the BRK.
+		cpu.SetSysReg(machine.MDSCR_EL1, md&^(mdscrSS|mdscrKDE))
+		regs.Pstate &^= spsrSS
+	}
 	if kcb.status == statusReenter {
 		kcb.cur, kcb.status = kcb.prev.cur, kcb.prev.status
 	} else {
@@ -249,5 +256,6 @@ func (kp *Kprobes) hcFault(cpu *machine.CPU) error {
 	if err := kp.writeRegs(regsAddr, regs); err != nil {
 		kp.log.Error("kprobes: writing pt_regs", "err", err)
 	}
+	kp.observe(ObsFault, cpu, regsAddr, regs, cur, faultPC)
 	return nil
 }

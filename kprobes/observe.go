@@ -22,6 +22,7 @@ const (
 	ObsKretReturn                 // the function returned through the trampoline
 	ObsSetjmp                     // a jprobe entered its guest handler
 	ObsLongjmp                    // jprobe_return: the probed function's registers are back
+	ObsFault                      // the stepped instruction faulted; Regs.PC is back at the probe point
 )
 
 // Observation is one step, with the vCPU (whose ESR_EL1, ELR_EL1, SPSR_EL1
@@ -33,7 +34,7 @@ type Observation struct {
 	Regs     Regs   // a copy
 	Addr     uint64 // the probe point
 	Slot     uint64 // the out-of-line slot, 0 when simulated
-	Target   uint64 // ObsKretEntry: the return address hooked; ObsKretReturn: the real one; ObsSetjmp: the handler
+	Target   uint64 // ObsKretEntry: the return address hooked; ObsKretReturn: the real one; ObsSetjmp: the handler; ObsFault: the faulting PC
 }
 
 // Observe installs fn (nil removes it); call it while no hit is in flight,

@@ -259,6 +259,8 @@ func (e *explainer) step(s snapshot, prev *snapshot) {
 			e.heading("Step out of line: regs->pc <- the slot, DAIF masked; ret_to_kernel restores the frame and ERETs")
 			e.printf("   the CPU runs %x: %s\n", s.Slot, e.insn(s.Slot))
 		}
+	case kprobes.ObsFault:
+		e.heading(fmt.Sprintf("The stepped instruction at %x faulted: do_page_fault -> notify_page_fault -> kprobe_fault_handler puts regs->pc back at %s and clears the running probe; the fault is handled as any other, and the BRK is hit again", s.Target, e.sym(s.Addr)))
 	case kprobes.ObsSimulate:
 		e.heading("Simulation: the instruction is executed on the saved registers, no slot")
 		e.printf("   %s -> pc %s\n", e.insn(s.Addr), e.sym(s.Regs.PC))

@@ -7,11 +7,13 @@
  * and the user-access helpers.
  *
  * The kernel touches user memory directly (PAN is off and user pages are
- * EL0-and-EL1 accessible), but only after fault_in_user() has checked the
- * range against the VMAs and mapped it, so that kernel code never takes a
- * fault on a user address; with no exception table, such a fault would
- * be an oops. An mm is only ever changed by its own task (no CLONE_VM
- * user threads), which therefore needs no lock.
+ * EL0-and-EL1 accessible). copy_{to,from}_user() go through
+ * __arch_copy_*_user (arch/arm64/lib/copy_user.S), whose user accesses are
+ * in the exception table: they take real faults, which demand-page as a
+ * user fault does, and a bad address returns what was not copied. The
+ * other paths still check and map the range first with fault_in_user().
+ * An mm is only ever changed by its own task (no CLONE_VM user threads),
+ * which therefore needs no lock.
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -204,20 +206,33 @@ int fault_in_user(const void *uaddr, size_t size, bool write)
 	return 0;
 }
 
+/* Linux's access_ok(): the range lies below TASK_SIZE (kernel threads pass kernel buffers). */
+bool access_ok(const void *uaddr, unsigned long size)
+{
+	unsigned long addr = (unsigned long)uaddr;
+
+	if (!current->mm)
+		return true;
+	return addr + size >= addr && addr + size <= TASK_SIZE;
+}
+
+/* As Linux's _copy_from_user(): what could not be read is zeroed. */
 unsigned long copy_from_user(void *to, const void *from, unsigned long n)
 {
-	if (fault_in_user(from, n, false))
-		return n;
-	memcpy(to, from, n);
-	return 0;
+	unsigned long res = n;
+
+	if (access_ok(from, n))
+		res = __arch_copy_from_user(to, from, n);
+	if (res)
+		memset((char *)to + (n - res), 0, res);
+	return res;
 }
 
 unsigned long copy_to_user(void *to, const void *from, unsigned long n)
 {
-	if (fault_in_user(to, n, true))
+	if (!access_ok(to, n))
 		return n;
-	memcpy(to, from, n);
-	return 0;
+	return __arch_copy_to_user(to, from, n);
 }
 
 /* Returns the string's length, count if it did not end, or -EFAULT. */

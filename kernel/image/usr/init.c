@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * /init, pid 1: runs /bin/segv once (it must die of SIGSEGV: wait status
+ * /init, pid 1: runs /bin/segv once (it must die of SIGSEGV, after read(2)
+ * into its unmapped buffer failed with EFAULT: wait status
  * 11, "exit code 139" to a shell), then starts /bin/sh, /bin/cron and
  * /bin/sshd and reaps children for ever, restarting them if they exit. Its
  * stdio is /dev/console (kernel_init opened it); it writes there only

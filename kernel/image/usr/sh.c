@@ -5,8 +5,9 @@
  * as "> /dev/null") and execs /bin/cat on the next file; the parent waits
  * for it, appends "cat <file>: <status>" to /tmp/sh.log, lists /bin with
  * getdents64 every 8th round, takes and gives back heap (brk) and
- * anonymous memory (mmap/munmap), touching it so that pages fault in, and
- * sleeps 8 ms.
+ * anonymous memory (mmap/munmap), touching it so that pages fault in (one
+ * of them first by the kernel: read(2) into a page never touched, so
+ * copy_to_user() takes the fault), and sleeps 8 ms.
  */
 #include <libc.h>
 
@@ -36,6 +37,12 @@ static void touch_memory(unsigned long round)
 	if (heap != (char *)-1)
 		heap[round & 4095] = (char)round;
 	if (p != (char *)-1) {
+		int fd = open("/etc/motd", O_RDONLY);
+
+		if (fd >= 0) {
+			read(fd, p + 4096, 64);
+			close(fd);
+		}
 		p[0] = 1;
 		p[4096] = 2;
 		munmap(p, 8192);

@@ -6,6 +6,7 @@
  * an append-only log wraps instead of filling up.
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
 
@@ -38,7 +39,8 @@ ssize_t ramfs_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 	avail = inode->i_size - pos;
 	if (count > avail)
 		count = avail;
-	memcpy(buf, inode->i_private + pos, count);
+	if (copy_to_user(buf, inode->i_private + pos, count))
+		return -EFAULT;
 	helper = READ_ONCE(ramfs_read_helper);
 	if (helper)
 		helper(file, buf, count);

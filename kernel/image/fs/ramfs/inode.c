@@ -5,6 +5,7 @@
  * (/dev/console) and fs/proc/version.c (/proc/version).
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/console.h>
 #include <linux/fs.h>
 #include <linux/list.h>
@@ -125,7 +126,8 @@ static ssize_t version_proc_read(struct file *file, char *buf, size_t count, lof
 		return 0;
 	if (count > (size_t)(len - pos))
 		count = len - pos;
-	memcpy(buf, text + pos, count);
+	if (copy_to_user(buf, text + pos, count))
+		return -EFAULT;
 	*ppos = pos + count;
 	return count;
 }

@@ -94,6 +94,9 @@ void *map_user_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_f
 int fault_in_user(const void *uaddr, size_t size, bool write);
 unsigned long copy_from_user(void *to, const void *from, unsigned long n);
 unsigned long copy_to_user(void *to, const void *from, unsigned long n);
+bool access_ok(const void *uaddr, unsigned long size);
+unsigned long __arch_copy_from_user(void *to, const void *from, unsigned long n);
+unsigned long __arch_copy_to_user(void *to, const void *from, unsigned long n);
 long strncpy_from_user(char *dst, const char *src, long count);
 
 #endif /* _LINUX_MM_H */

@@ -29,6 +29,7 @@ typedef int pid_t;
 #define PROT_WRITE	2
 #define MAP_PRIVATE	0x02
 #define MAP_ANONYMOUS	0x20
+#define EFAULT		14	/* the wrappers return -errno */
 
 #define AF_INET		2
 #define SOCK_STREAM	1

@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <asm/debug-monitors.h>
 #include <asm/esr.h>
+#include <asm/extable.h>
 #include <asm/ptrace.h>
 
 struct fault_info {
@@ -107,6 +108,10 @@ static void __do_kernel_fault(unsigned long addr, unsigned long esr,
 			      struct pt_regs *regs)
 {
 	const char *msg;
+
+	/* A listed user access resumes at its fixup; never an instruction fetch. */
+	if (!is_el1_instruction_abort(esr) && fixup_exception(regs))
+		return;
 
 	if (is_el1_permission_fault(addr, esr, regs)) {
 		if (esr & ESR_ELx_WNR)
@@ -200,7 +205,7 @@ bad_area:
 		return 0;
 	}
 no_context:
-	/* No exception table: a kernel fault on a bad address oopses. */
+	/* the exception table, or an oops */
 	__do_kernel_fault(addr, esr, regs);
 	return 0;
 }
