@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,7 +21,8 @@ func newExplainCmd() *cobra.Command {
 		Use:   "explain SPEC",
 		Short: "Run the guest until one hit of a probe and explain each step of the mechanism",
 		Long: `explain registers one probe (SPEC as for run --probe: SYM[+OFF], k:..., j:SYM[:HANDLER],
-r[MAXACTIVE]:SYM), runs the embedded kernel until the probe has been hit once, and
+r[MAXACTIVE]:SYM; MOD:SYM loads the module MOD of the image first), runs the
+embedded kernel until the probe has been hit once, and
 prints what happened, step by step, as the emulated CPU did it: the instruction
 and the BRK patched over it, the exception (ESR_EL1, ELR_EL1, SPSR_EL1, the
 vector), the path through the guest kernel to the host, the pt_regs frame, the
@@ -60,6 +63,11 @@ func explain(out io.Writer, specText string, budget uint64, mode kprobes.StepMod
 		return err
 	}
 	kp.SetStepMode(mode)
+	if mod, _, ok := strings.Cut(spec.Symbol, ":"); ok {
+		if err := insmod(k, mod); err != nil {
+			return err
+		}
+	}
 	m := k.Machine()
 	var steps []snapshot
 	done := false
@@ -105,6 +113,34 @@ func explain(out io.Writer, specText string, budget uint64, mode kprobes.StepMod
 			prev = &steps[i-1]
 		}
 		e.step(s, prev)
+	}
+	return nil
+}
+
+// insmod loads a module of the image for a MOD:SYM spec. init_module runs
+// on a guest CPU, so the machine runs on another goroutine until the guest
+// is ready and the module is in; explain then steps it on its own.
+func insmod(k *kernel.Kernel, name string) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- k.Run(ctx) }()
+	var err error
+	select {
+	case <-k.Ready():
+		err = k.LoadEmbeddedModule(name)
+	case err = <-done:
+		if err == nil {
+			err = errors.New("guest stopped before it was ready")
+		}
+		cancel()
+		return fmt.Errorf("loading module %s: %w", name, err)
+	}
+	cancel()
+	if runErr := <-done; runErr != nil && !errors.Is(runErr, context.Canceled) && err == nil {
+		err = runErr
+	}
+	if err != nil {
+		return fmt.Errorf("loading module %s: %w", name, err)
 	}
 	return nil
 }

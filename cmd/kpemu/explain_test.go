@@ -50,6 +50,13 @@ func TestExplain(t *testing.T) {
 			"-> pc kernel_clone+0x0/",
 			"regs->pc <- kernel_clone+0x0/",
 		}},
+		{"e1000ish:vnet_rx", []string{ // the module is loaded first
+			"kprobe e1000ish:vnet_rx at 0x",
+			"The hit: CPU ",
+			"at vnet_rx+0x0/0x38 [e1000ish]",
+			"Step out of line",
+			"regs->pc <- vnet_rx+0x4/0x38 [e1000ish]",
+		}},
 		{"r:vfs_read", []string{
 			"kretprobe r:vfs_read",
 			"x30 <- __kretprobe_trampoline+0x0/",
