@@ -102,7 +102,8 @@ func runUser(t *testing.T, ncpu int) (*kernel.Kernel, *syncBuffer, userSnapshot)
 // el0_svc -> invoke_syscall and is counted by number; demand paging maps
 // pages; /bin/segv dies of SIGSEGV without a kernel panic (its read(2)
 // into the same unmapped address must first fail with EFAULT, through the
-// exception table, or it exits 1 and is not counted); the kernel's
+// exception table, and one running off its only page must be short,
+// or it exits 1 and is not counted); the kernel's
 // own workload keeps iterating alongside.
 func TestUserSpace(t *testing.T) {
 	for _, ncpu := range []int{1, 2} {

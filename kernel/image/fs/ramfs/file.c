@@ -32,15 +32,17 @@ ssize_t ramfs_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 	struct inode *inode = file_inode(file);
 	loff_t pos = *ppos;
 	ramfs_read_helper_t *helper;
-	size_t avail;
+	size_t avail, left;
 
 	if (pos >= inode->i_size)
 		return 0;		/* EOF */
 	avail = inode->i_size - pos;
 	if (count > avail)
 		count = avail;
-	if (copy_to_user(buf, inode->i_private + pos, count))
+	left = copy_to_user(buf, inode->i_private + pos, count);
+	if (left == count)
 		return -EFAULT;
+	count -= left;	/* a short read, as Linux's copy_page_to_iter() gives */
 	helper = READ_ONCE(ramfs_read_helper);
 	if (helper)
 		helper(file, buf, count);

@@ -116,6 +116,7 @@ static ssize_t version_proc_read(struct file *file, char *buf, size_t count, lof
 {
 	const struct new_utsname *uts = &init_uts_ns.name;
 	char text[256];
+	size_t left;
 	int len = snprintf(text, sizeof(text), linux_proc_banner, uts->sysname,
 			   uts->release, uts->version);
 	loff_t pos = *ppos;
@@ -126,8 +127,10 @@ static ssize_t version_proc_read(struct file *file, char *buf, size_t count, lof
 		return 0;
 	if (count > (size_t)(len - pos))
 		count = len - pos;
-	if (copy_to_user(buf, text + pos, count))
+	left = copy_to_user(buf, text + pos, count);
+	if (left == count)
 		return -EFAULT;
+	count -= left;	/* a short read, as Linux's copy_page_to_iter() gives */
 	*ppos = pos + count;
 	return count;
 }
