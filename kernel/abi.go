@@ -8,7 +8,6 @@ package kernel
 const (
 	HCKernelReady = 0x4b01 // boot finished, workload starts
 	HCPanic       = 0x4b02 // x0 = message, x1 = pt_regs or 0
-	HCFdtPointer  = 0x4b03 // returns the device tree's physical address
 	HCKprobeBrk   = 0x4b10 // x0 = pt_regs, x1 = esr; returns DBG_HOOK_*
 	HCKprobeSSBrk = 0x4b11 // x0 = pt_regs, x1 = esr; returns DBG_HOOK_*
 	HCKprobeFault = 0x4b12 // x0 = pt_regs, x1 = esr; returns 1 if handled

@@ -128,12 +128,6 @@ func Boot(cfg Config) (*Kernel, error) {
 		return nil, fmt.Errorf("placing the device tree: %w", err)
 	}
 	k.initModules(dtb)
-	// The guest's head.S does not keep x0, so drivers ask for the tree
-	// (drivers/of/fdt.c); QEMU answers this call -1, i.e. no tree.
-	m.SetHostcall(HCFdtPointer, func(cpu *machine.CPU) error {
-		cpu.SetX(0, dtb)
-		return nil
-	})
 	m.Boot(f.Entry, dtb)
 	return k, nil
 }

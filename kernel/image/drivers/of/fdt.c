@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Reading the flattened device tree, after drivers/of/fdt.c. Linux's
- * head.S keeps the boot x0 in __fdt_pointer; kpemu's head.S does not, so
- * the kernel asks the firmware again: HC_FDT_POINTER returns the address
- * kpemu loaded the blob at, and QEMU, which knows no such call, answers
- * -1, so under QEMU there is no tree and no device found in it.
+ * Reading the flattened device tree, after drivers/of/fdt.c. head.S keeps
+ * the boot x0 in __fdt_pointer, as Linux's does: the address kpemu loaded
+ * the blob at; QEMU passes no tree to an ELF kernel (x0 = 0), so under
+ * QEMU there is no tree and no device found in it.
  *
  * The walk trusts nothing: every offset is checked against totalsize, so
  * a corrupt blob yields "not found", never a fault.
@@ -12,7 +11,6 @@
 #include <linux/kernel.h>
 #include <linux/errno.h>
 #include <linux/of_fdt.h>
-#include <asm/hostcall.h>
 #include <net/checksum.h>
 
 #define FDT_MAGIC	0xd00dfeed
@@ -45,9 +43,12 @@ static inline u32 be32(const void *p)
 	return ntohl(*(const __be32 *)p);
 }
 
+/* arch/arm64/kernel/setup.c: written by head.S before start_kernel() */
+u64 __fdt_pointer;
+
 const void *of_get_fdt(void)
 {
-	unsigned long pa = HOSTCALL2(HC_FDT_POINTER, 0, 0);
+	unsigned long pa = __fdt_pointer;
 	const struct fdt_header *h = (const void *)pa;
 
 	if (pa < FDT_RAM_BASE || pa >= FDT_RAM_BASE + FDT_RAM_MAX || (pa & 7))

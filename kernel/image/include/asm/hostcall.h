@@ -15,7 +15,7 @@
 
 #define HC_KERNEL_READY		0x4b01	/* boot finished, workload starts */
 #define HC_PANIC		0x4b02	/* x0 = message (NUL-terminated), x1 = pt_regs or 0 */
-#define HC_FDT_POINTER		0x4b03	/* returns the device tree's physical address (x0 at boot) */
+/* 0x4b03 was HC_FDT_POINTER, before head.S kept the boot x0 in __fdt_pointer */
 
 #define HC_KPROBE_BRK		0x4b10	/* x0 = pt_regs, x1 = esr; returns DBG_HOOK_* */
 #define HC_KPROBE_SS_BRK	0x4b11	/* x0 = pt_regs, x1 = esr; returns DBG_HOOK_* */

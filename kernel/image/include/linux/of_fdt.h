@@ -21,6 +21,7 @@ struct of_device_res {
 };
 
 /* The blob, or NULL when there is none (QEMU answers the hostcall -1). */
+extern u64 __fdt_pointer;	/* the boot x0, kept by head.S */
 const void *of_get_fdt(void);
 /* 0 and *res filled for the first node compatible with @compat, else -ENODEV. */
 int of_find_compatible_device(const char *compat, struct of_device_res *res);

@@ -3,7 +3,8 @@
  * Low-level CPU initialisation, as arch/arm64/kernel/head.S.
  *
  * kpemu's machine (and QEMU's virt board with -kernel on an ELF) enters at
- * _start with the MMU off (VA == PA), at EL1h, DAIF masked, x0 = 0. The image
+ * _start with the MMU off (VA == PA), at EL1h, DAIF masked, x0 = the device
+ * tree's physical address (0 under QEMU, which passes no tree to an ELF). The image
  * starts with an arm64 Image header (Documentation/arm64/booting.rst) so the
  * first bytes read like Linux's; the header's second word branches to
  * primary_entry.
@@ -37,6 +38,7 @@ SYM_CODE_END(_start)
  * unwinding stops there. start_kernel() never returns.
  */
 SYM_CODE_START(primary_entry)
+	mov	x21, x0				// preserve_boot_args: the FDT pointer
 	msr	daifset, #0xf
 	msr	spsel, #1			// use SP_EL1 (EL1h)
 
@@ -54,6 +56,8 @@ SYM_CODE_START(primary_entry)
 	stp	xzr, xzr, [x0], #16
 	b	1b
 2:
+	adrp	x5, __fdt_pointer		// after .bss is clear, as __primary_switched
+	str	x21, [x5, :lo12:__fdt_pointer]
 	adrp	x0, init_stack
 	add	x0, x0, :lo12:init_stack
 	add	sp, x0, #THREAD_SIZE
