@@ -287,17 +287,31 @@ func (t *Tracing) showFilter(ev *event) func(context.Context, *bytes.Buffer) err
 	}
 }
 
-// writeFilter sets or ("0") clears the event's filter; a bad filter is
-// EINVAL and leaves the old one.
+// writeFilter sets or ("0") clears the event's filter. A filter Linux
+// rejects does what apply_event_filter() does: the writer gets Linux's
+// errno, the event is left unfiltered, the filter file shows the string
+// with a caret and the parse error, and error_log gets an entry.
 func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
-		s := strings.TrimSpace(string(p))
+		// strstrip() trims the buffer's end in place; the leading blanks
+		// stay in the filter string (and count in caret positions).
+		s := strings.TrimRightFunc(string(p), unicode.IsSpace)
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if s == "0" || s == "" {
+		if trimmed := strings.TrimSpace(s); trimmed == "0" || trimmed == "" {
 			ev.filter.Store(nil)
 			ev.filterText = ""
 			return len(p), nil
+		}
+		if pe := checkFilter(s, linuxFilterFields(ev)); pe != nil {
+			ev.filter.Store(nil)
+			ev.filterText = pe.text(s) // print_event_filter adds one more newline
+			e := errLogEntry{ts: t.now(), loc: "event filter parse error", msg: filtErrText[filtErrErrno], cmd: s}
+			if pe.code > filtErrNone {
+				e.msg, e.pos = filtErrText[pe.code], pe.pos
+			}
+			t.errlog.add(e)
+			return 0, pe.errno
 		}
 		n, err := parseFilter(s, ev)
 		if err != nil {
@@ -307,4 +321,15 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 		ev.filterText = s
 		return len(p), nil
 	}
+}
+
+// linuxFilterFields are filterFields with what parse_pred needs.
+func linuxFilterFields(ev *event) map[string]filterField {
+	m := map[string]filterField{"common_pid": {signed: true}, "comm": {str: true}, "COMM": {str: true}}
+	for _, a := range ev.args {
+		if a.count == 0 {
+			m[a.name] = filterField{str: a.typ.str, signed: a.typ.signed}
+		}
+	}
+	return m
 }

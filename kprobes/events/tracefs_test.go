@@ -39,6 +39,90 @@ print fmt: "(%lx) fd=0x%Lx n=%u s=\"%s\" c=\"%s\" sym=%pS neg=%d", REC->__probe_
 	}
 }
 
+// What Linux 6.1 (Debian's 6.1.192, asked through shared/oracle) leaves in
+// the filter file and error_log after each bad filter, and the errno the
+// writer got: -ENOENT for an unclosed '(' is Linux's, calc_stack's
+// TOO_MANY_OPEN returned as it is.
+func TestFilterErrorsAsLinux(t *testing.T) {
+	f := setup(t)
+	write := func(p, d string) error { return f.write(p, d, false) }
+	if err := write("tracing/kprobe_events", "p:myprobe vfs_read count=$arg3:u64 name=+0($arg1):u64"); err != nil {
+		t.Fatal(err)
+	}
+	const filter = "tracing/events/kprobes/myprobe/filter"
+	tests := []struct {
+		write, file string
+		errno       syscall.Errno
+		caret       int // in error_log, under "  Command: "
+	}{
+		{"nosuchfield == 1\n", "nosuchfield == 1\n            ^\nparse_error: Field not found\n\n", syscall.EINVAL, 12},
+		{"count > \n", "count >\n       ^\nparse_error: Invalid value (did you forget quotes)?\n\n", syscall.EINVAL, 8},
+		{"(count > 1\n", "(count > 1\n^\nparse_error: Too many '('\n\n", syscall.ENOENT, 0},
+		{"count == 1 &&\n", "count == 1 &&\n             ^\nparse_error: Meaningless filter expression\n\n", syscall.EINVAL, 13},
+		{"comm ~ 1\n", "comm ~ 1\n        ^\nparse_error: Expecting string field\n\n", syscall.EINVAL, 8},
+		{"count == abc\n", "count == abc\n          ^\nparse_error: Invalid value (did you forget quotes)?\n\n", syscall.EINVAL, 10},
+		{"bad bad\n", "bad bad\n    ^\nparse_error: Field not found\n\n", syscall.EINVAL, 4},
+	}
+	for _, tt := range tests {
+		if err := f.write("tracing/error_log", "\n", true); err != nil { // echo > error_log
+			t.Fatal(err)
+		}
+		if err := write(filter, "count > 10"); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(filter, tt.write); !errors.Is(err, tt.errno) {
+			t.Errorf("filter %q: %v, want %v", tt.write, err, tt.errno)
+		}
+		if got := f.read(t, filter); got != tt.file {
+			t.Errorf("filter %q leaves\n%q, want\n%q", tt.write, got, tt.file)
+		}
+		log := strings.Split(f.read(t, "tracing/error_log"), "\n")
+		msg := tt.file[strings.Index(tt.file, "parse_error: ")+len("parse_error: "):]
+		msg = strings.TrimRight(msg, "\n")
+		if len(log) != 4 || !strings.HasSuffix(log[0], "] event filter parse error: error: "+msg) ||
+			log[1] != "  Command: "+strings.TrimRight(tt.write, " \n") || log[2] != strings.Repeat(" ", 11+tt.caret)+"^" {
+			t.Errorf("filter %q: error_log\n%s", tt.write, strings.Join(log, "\n"))
+		}
+	}
+	// More of Linux's answers (same oracle run): errno and the filter file.
+	more := []struct {
+		write, file string
+		errno       syscall.Errno // 0: accepted
+	}{
+		{`count == "x`, "count == \"x\n         ^\nparse_error: Missing matching quote\n\n", syscall.ESRCH},
+		{"count == 1)", "count == 1)\n          ^\nparse_error: Too few '('\n\n", syscall.EPERM},
+		{"count = 1", "count = 1\n       ^\nparse_error: Invalid operator\n\n", syscall.EINVAL},
+		{`count < "x"`, "count < \"x\"\n         ^\nparse_error: Illegal operation for field type\n\n", syscall.EINVAL},
+		{`count == "x"`, "count == \"x\"\n          ^\nparse_error: Expecting numeric field\n\n", syscall.EINVAL},
+		{"count ~ 1", "count ~ 1\n         ^\nparse_error: Illegal operation for field type\n\n", syscall.EINVAL},
+		{"count == 1x", "count == 1x\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
+		{"count == 1 count == 2", "count == 1 count == 2\n           ^\nparse_error: Too many terms in predicate expression\n\n", syscall.EPERM},
+		{"== 1", "== 1\nError: (0)\n\n", syscall.EPERM},
+		{`!(count == 1) || comm == "sh"`, "!(count == 1) || comm == \"sh\"\n", 0},
+		{"count == -1", "count == -1\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
+		{"common_pid == -1", "common_pid == -1\n", 0},
+		{"comm == sh", "comm == sh\n         ^\nparse_error: Invalid value (did you forget quotes)?\n\n", syscall.EINVAL},
+		{"  count > 1", "  count > 1\n", 0},
+		{"count == 0b1", "count == 0b1\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
+		{"count == 010", "count == 010\n", 0},
+	}
+	for _, tt := range more {
+		err := write(filter, tt.write+"\n")
+		if tt.errno == 0 && err != nil || tt.errno != 0 && !errors.Is(err, tt.errno) {
+			t.Errorf("filter %q: %v, want errno %d", tt.write, err, tt.errno)
+		}
+		if got := f.read(t, filter); got != tt.file {
+			t.Errorf("filter %q leaves\n%q, want\n%q", tt.write, got, tt.file)
+		}
+	}
+	if err := write(filter, "0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, filter); got != "none\n" {
+		t.Errorf("after 0: %q", got)
+	}
+}
+
 func TestFilter(t *testing.T) {
 	f := setup(t)
 	write := func(p, d string) error { return f.write(p, d, false) }
@@ -48,7 +132,7 @@ func TestFilter(t *testing.T) {
 	if got := f.read(t, "tracing/events/kprobes/rd/filter"); got != "none\n" {
 		t.Errorf("filter = %q", got)
 	}
-	for _, bad := range []string{"nosuch == 1", "n ~ 3", "c < 3", "n ==", "(n == 1", "n == 1 &&", "n == x1"} {
+	for _, bad := range []string{"nosuch == 1", "n ~ 3", "c < 3", "n ==", "n == 1 &&", "n == x1", "c == kworker"} {
 		if err := write("tracing/events/kprobes/rd/filter", bad); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("filter %q: %v, want EINVAL", bad, err)
 		}
