@@ -22,10 +22,12 @@ type fixture struct {
 	tree *debugfs.Tree
 }
 
-func setup(t testing.TB) *fixture {
+func setup(t testing.TB) *fixture { t.Helper(); return setupCPUs(t, 1) }
+
+func setupCPUs(t testing.TB, ncpu int) *fixture {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	k, err := kernel.Boot(kernel.Config{Logger: log})
+	k, err := kernel.Boot(kernel.Config{Logger: log, NumCPUs: ncpu})
 	if err != nil {
 		t.Fatal(err)
 	}

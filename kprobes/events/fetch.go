@@ -264,13 +264,21 @@ func (f *fetcher) fieldValue(pa *probeArg) filterValue {
 	return filterValue{num: v}
 }
 
-// passes reports whether a hit passes the event's filter.
-func (f *fetcher) passes(ev *event, comm string, pid int) bool {
+// traceFlagIrqsOff is TRACE_FLAG_IRQS_OFF in common_flags: a kprobe
+// handler runs with interrupts masked (the 'd' of "d....").
+const traceFlagIrqsOff = 0x01
+
+// passes reports whether a hit on cpu passes the event's filter.
+func (f *fetcher) passes(ev *event, comm string, pid, cpu int, flags uint64) bool {
 	fp := ev.filter.Load()
 	if fp == nil {
 		return true
 	}
-	fields := map[string]filterValue{"common_pid": {num: uint64(int64(pid))}, "comm": {str: comm, isStr: true}}
+	fields := map[string]filterValue{
+		"common_pid": {num: uint64(int64(pid))}, "comm": {str: comm, isStr: true},
+		"common_type": {num: uint64(ev.id)}, "common_flags": {num: flags}, "common_preempt_count": {},
+		"cpu": {num: uint64(cpu)},
+	}
 	for _, a := range ev.args {
 		if a.count == 0 {
 			fields[a.name] = f.fieldValue(a)

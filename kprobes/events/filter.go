@@ -13,7 +13,9 @@ import (
 
 // Event filters (events/GROUP/EVENT/filter), after Linux's
 // kernel/trace/trace_events_filter.c: predicates "field op value" over the
-// event's fields and common_pid/comm, combined with &&, ||, ! and
+// event's fields, the common fields (common_type, common_flags,
+// common_preempt_count, common_pid) and the generic CPU/cpu and COMM/comm,
+// combined with &&, ||, ! and
 // parentheses. Numeric fields take == != < <= > >= and & (bitwise test);
 // string fields take == != and ~ (glob).
 
@@ -100,7 +102,8 @@ func (p predNode) eval(f map[string]filterValue) bool {
 // filterFields are the names a filter may use on ev, and whether each is
 // a string.
 func filterFields(ev *event) map[string]bool {
-	m := map[string]bool{"common_pid": false, "comm": true, "COMM": true}
+	m := map[string]bool{"common_pid": false, "comm": true, "COMM": true, "cpu": false, "CPU": false,
+		"common_type": false, "common_flags": false, "common_preempt_count": false}
 	for _, a := range ev.args {
 		if a.count == 0 {
 			m[a.name] = a.typ.str
@@ -248,8 +251,11 @@ func (p *filterParser) pred() (filterNode, error) {
 	if val == "" || val == "(" || val == ")" {
 		return nil, fmt.Errorf("%w: missing value", syscall.EINVAL)
 	}
-	if name == "COMM" {
+	switch name {
+	case "COMM":
 		name = "comm"
+	case "CPU":
+		name = "cpu"
 	}
 	if isStr {
 		switch op {
@@ -325,7 +331,9 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 
 // linuxFilterFields are filterFields with what parse_pred needs.
 func linuxFilterFields(ev *event) map[string]filterField {
-	m := map[string]filterField{"common_pid": {signed: true}, "comm": {str: true}, "COMM": {str: true}}
+	// trace_define_generic_fields() and trace_define_common_fields()
+	m := map[string]filterField{"common_pid": {signed: true}, "comm": {str: true}, "COMM": {str: true},
+		"cpu": {signed: true}, "CPU": {signed: true}, "common_type": {}, "common_flags": {}, "common_preempt_count": {}}
 	for _, a := range ev.args {
 		if a.count == 0 {
 			m[a.name] = filterField{str: a.typ.str, signed: a.typ.signed}

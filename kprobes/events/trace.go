@@ -90,7 +90,7 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 	}
 	f := fetcher{t: t, regs: regs}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
-	if !f.passes(tp.ev, comm, pid) {
+	if !f.passes(tp.ev, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
 	}
 	var w bytes.Buffer
@@ -109,7 +109,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 	}
 	f := fetcher{t: t, regs: regs}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
-	if !f.passes(tp.ev, comm, pid) {
+	if !f.passes(tp.ev, comm, pid, regs.CPU, 0) {
 		return
 	}
 	syms := t.kp.Kernel().Kallsyms()

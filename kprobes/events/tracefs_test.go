@@ -171,8 +171,63 @@ func TestFilter(t *testing.T) {
 	if strings.Contains(f.read(t, "tracing/trace"), " rd: (") {
 		t.Error("a filter that matches nothing let hits through")
 	}
+	// The common fields and the generic CPU: a kprobe record has interrupts
+	// off (TRACE_FLAG_IRQS_OFF) and the event's id as its type.
+	id := strings.TrimSpace(f.read(t, "tracing/events/kprobes/rd/id"))
+	for _, tt := range []struct {
+		filter string
+		some   bool
+	}{
+		{"CPU == 0 && common_flags & 1 && common_type == " + id + " && common_preempt_count == 0", true},
+		{"cpu > 7 || common_type != " + id, false},
+	} {
+		if err := write("tracing/events/kprobes/rd/filter", tt.filter); err != nil {
+			t.Fatalf("filter %q: %v", tt.filter, err)
+		}
+		if err := f.write("tracing/trace", "", true); err != nil {
+			t.Fatal(err)
+		}
+		f.step(t, 2_000_000)
+		n := 0
+		for _, l := range strings.Split(f.read(t, "tracing/trace"), "\n") {
+			if strings.Contains(l, " rd: (") {
+				n++
+				if !strings.Contains(l, " [000] ") {
+					t.Errorf("filter %q let through %q", tt.filter, l)
+				}
+			}
+		}
+		if (n > 0) != tt.some {
+			t.Errorf("filter %q: %d records", tt.filter, n)
+		}
+	}
 	if err := write("tracing/events/kprobes/rd/filter", "0"); err != nil || f.read(t, "tracing/events/kprobes/rd/filter") != "none\n" {
 		t.Errorf("clearing the filter: %v", err)
+	}
+}
+
+// CPU filters by the CPU that took the hit, on a two-CPU guest.
+func TestFilterCPU(t *testing.T) {
+	f := setupCPUs(t, 2)
+	for _, w := range [][2]string{{"tracing/kprobe_events", "p:rd vfs_read"}, {"tracing/events/kprobes/rd/filter", "CPU == 1"}, {"tracing/events/kprobes/rd/enable", "1"}} {
+		if err := f.write(w[0], w[1], false); err != nil {
+			t.Fatalf("%s: %v", w[0], err)
+		}
+	}
+	n := 0
+	for i := 0; i < 20 && n == 0; i++ {
+		f.step(t, 2_000_000)
+		for _, l := range strings.Split(f.read(t, "tracing/trace"), "\n") {
+			if strings.Contains(l, " rd: (") {
+				n++
+				if !strings.Contains(l, " [001] ") {
+					t.Fatalf("CPU == 1 let through %q", l)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no vfs_read on CPU 1 passed the filter")
 	}
 }
 
