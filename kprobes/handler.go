@@ -241,11 +241,10 @@ func (kp *Kprobes) hcFault(cpu *machine.CPU) error {
 	}
 	faultPC := regs.PC
 	regs.PC = cur.addr
-	if md := cpu.SysReg(machine.MDSCR_EL1); md&mdscrSS != 0 {
-		// --step=hw: kernel_disable_single_step(), or the ERET back to the
-		// probe point would take a step exception before the BRK.
-		cpu.SetSysReg(machine.MDSCR_EL1, md&^(mdscrSS|mdscrKDE))
-		regs.Pstate &^= spsrSS
+	if kcb.ssPending {
+		// --step=hw: or the ERET back to the probe point would take a
+		// step exception before the BRK.
+		disableHWStep(cpu, regs, kcb)
 	}
 	if kcb.status == statusReenter {
 		kcb.cur, kcb.status = kcb.prev.cur, kcb.prev.status

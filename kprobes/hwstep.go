@@ -62,6 +62,15 @@ func (kp *Kprobes) setupHWStep(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) {
 	regs.PC = pt.slot
 }
 
+// disableHWStep is kernel_disable_single_step for a step that is over
+// (completed, or abandoned by a fault): the CPU stops stepping and regs
+// resume without SPSR.SS.
+func disableHWStep(cpu *machine.CPU, regs *Regs, kcb *kprobeCtlblk) {
+	kcb.ssPending = false
+	cpu.SetSysReg(machine.MDSCR_EL1, cpu.SysReg(machine.MDSCR_EL1)&^(mdscrSS|mdscrKDE))
+	regs.Pstate &^= spsrSS
+}
+
 // hcSoftStep is kprobe_single_step_handler, behind the guest's step hook:
 // the software step exception after the slot's instruction.
 func (kp *Kprobes) hcSoftStep(cpu *machine.CPU) error {
@@ -79,10 +88,8 @@ func (kp *Kprobes) hcSoftStep(cpu *machine.CPU) error {
 		return nil
 	}
 	kp.observe(ObsSSBreak, cpu, regsAddr, regs, cur, 0)
-	kcb.ssPending = false
-	// kernel_disable_single_step, and the interrupt state back.
-	cpu.SetSysReg(machine.MDSCR_EL1, cpu.SysReg(machine.MDSCR_EL1)&^(mdscrSS|mdscrKDE))
-	regs.Pstate = regs.Pstate&^(pstateDAIF|spsrSS) | kcb.savedIrqflag
+	disableHWStep(cpu, regs, kcb)
+	regs.Pstate = regs.Pstate&^pstateDAIF | kcb.savedIrqflag // the interrupt state back
 	kp.postKprobeHandler(cur, regs, kcb)
 	if err := kp.writeRegs(regsAddr, regs); err != nil {
 		cpu.SetX(0, kernel.DbgHookError)
