@@ -99,19 +99,6 @@ func (p predNode) eval(f map[string]filterValue) bool {
 	return false
 }
 
-// filterFields are the names a filter may use on ev, and whether each is
-// a string.
-func filterFields(ev *event) map[string]bool {
-	m := map[string]bool{"common_pid": false, "comm": true, "COMM": true, "cpu": false, "CPU": false,
-		"common_type": false, "common_flags": false, "common_preempt_count": false}
-	for _, a := range ev.args {
-		if a.count == 0 {
-			m[a.name] = a.typ.str
-		}
-	}
-	return m
-}
-
 // parseFilter parses a filter for ev; EINVAL for any error.
 func parseFilter(s string, ev *event) (filterNode, error) {
 	p := &filterParser{toks: tokenizeFilter(s), fields: filterFields(ev)}
@@ -169,7 +156,7 @@ func tokenizeFilter(s string) []string {
 type filterParser struct {
 	toks   []string
 	pos    int
-	fields map[string]bool
+	fields map[string]filterField
 }
 
 func (p *filterParser) peek() string {
@@ -242,7 +229,8 @@ func (p *filterParser) unary() (filterNode, error) {
 
 func (p *filterParser) pred() (filterNode, error) {
 	name := p.next()
-	isStr, ok := p.fields[name]
+	field, ok := p.fields[name]
+	isStr := field.str
 	if !ok {
 		return nil, fmt.Errorf("%w: no field %q", syscall.EINVAL, name)
 	}
@@ -309,7 +297,7 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 			ev.filterText = ""
 			return len(p), nil
 		}
-		if pe := checkFilter(s, linuxFilterFields(ev)); pe != nil {
+		if pe := checkFilter(s, filterFields(ev)); pe != nil {
 			ev.filter.Store(nil)
 			ev.filterText = pe.text(s) // print_event_filter adds one more newline
 			e := errLogEntry{ts: t.now(), loc: "event filter parse error", msg: filtErrText[filtErrErrno], cmd: s}
@@ -329,8 +317,9 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 	}
 }
 
-// linuxFilterFields are filterFields with what parse_pred needs.
-func linuxFilterFields(ev *event) map[string]filterField {
+// filterFields are the names a filter may use on ev, with what
+// parse_pred needs to know of each.
+func filterFields(ev *event) map[string]filterField {
 	// trace_define_generic_fields() and trace_define_common_fields()
 	m := map[string]filterField{"common_pid": {signed: true}, "comm": {str: true}, "COMM": {str: true},
 		"cpu": {signed: true}, "CPU": {signed: true}, "common_type": {}, "common_flags": {}, "common_preempt_count": {}}
