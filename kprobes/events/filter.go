@@ -292,7 +292,8 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 		s := strings.TrimRightFunc(string(p), unicode.IsSpace)
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if trimmed := strings.TrimSpace(s); trimmed == "0" || trimmed == "" {
+		// Only "0" clears; an empty filter is an error, as in Linux.
+		if strings.TrimSpace(s) == "0" {
 			ev.filter.Store(nil)
 			ev.filterText = ""
 			return len(p), nil

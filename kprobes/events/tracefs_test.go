@@ -105,6 +105,9 @@ func TestFilterErrorsAsLinux(t *testing.T) {
 		{"  count > 1", "  count > 1\n", 0},
 		{"count == 0b1", "count == 0b1\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
 		{"count == 010", "count == 010\n", 0},
+		{"", "\nError: (0)\n\n", syscall.EINVAL},
+		{"   ", "\nError: (0)\n\n", syscall.EINVAL},
+		{" 0 ", "none\n", 0},
 	}
 	for _, tt := range more {
 		err := write(filter, tt.write+"\n")
