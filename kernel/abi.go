@@ -1,5 +1,7 @@
 package kernel
 
+import "github.com/kpemu/kpemu/machine"
+
 // The guest ABI: hostcall immediates and the pt_regs layout. These mirror
 // kernel/image/include/asm/hostcall.h and Linux arm64's struct pt_regs
 // (arch/arm64/include/asm/ptrace.h, 6.1); change both sides together.
@@ -27,15 +29,32 @@ const (
 // exception while its own state stays in the host.
 const HCCallRequest = 0x4b43414c
 
-// The module area: modules are loaded at [ModulesStart, ModulesEnd), 16 MiB
-// of RAM that nothing else uses (include/linux/module.h MODULES_VADDR). The
-// image ends below it (kpemu.lds asserts that), the device tree sits in the
-// last 2 MiB of RAM, well above it with the default 128 MiB, and all of it
-// is within the ±128 MiB of a BL from kernel text, so that a module's calls
-// into the kernel need no veneers (CALL26 and JUMP26 relocate directly).
+// The kernel's virtual memory layout, Linux arm64's with VA_BITS = 48 and
+// 4 KiB pages: the kernel lives in the TTBR1 half, from PageOffset up. The
+// host reaches guest kernel memory through it (Kernel.Phys); each constant
+// mirrors the guest header named beside it (under kernel/image/include/),
+// so change both sides together. kimage_voffset is not here: the host reads it from the
+// image's program headers (Layout.KimageVoffset).
 const (
-	ModulesStart = 0x40c00000
-	ModulesEnd   = ModulesStart + 16<<20
+	VABits      = 48                 // VA_BITS (guest asm/memory.h)
+	PageOffset  = 0xffff000000000000 // PAGE_OFFSET: the linear map of all RAM starts here (guest asm/memory.h)
+	PhysOffset  = machine.RAMBase    // PHYS_OFFSET: the PA that PAGE_OFFSET maps (guest asm/memory.h)
+	KimageVaddr = 0xffff800008000000 // KIMAGE_VADDR: where _text is linked (guest asm/memory.h)
+	TaskSize    = 0x40000000         // TASK_SIZE: user addresses, in TTBR0, are below it (guest linux/mm.h)
+)
+
+// The module area: modules are loaded at [ModulesVaddr, ModulesEnd), 16 MiB
+// that the guest maps at boot (2 MiB blocks) onto RAM from ModulesPhys,
+// which nothing else uses. The image ends below ModulesPhys, the device tree
+// sits in the last 2 MiB of RAM, above the area with the default 128 MiB,
+// and the area is within the ±128 MiB of a BL from kernel text, so that a
+// module's calls into the kernel need no veneers (CALL26 and JUMP26
+// relocate directly).
+const (
+	ModulesVaddr = 0xffff800001000000          // MODULES_VADDR (guest asm/memory.h)
+	ModulesVsize = 16 << 20                    // MODULES_VSIZE (guest asm/memory.h)
+	ModulesEnd   = ModulesVaddr + ModulesVsize // MODULES_END (guest asm/memory.h)
+	ModulesPhys  = 0x41000000                  // MODULES_PHYS: the RAM behind the area; kpemu's, Linux vmallocs modules (guest asm/memory.h)
 )
 
 // The workload's module mailbox (struct kmod_mailbox, kernel/module.c):

@@ -34,16 +34,23 @@ type Range struct{ Start, End uint64 }
 func (r Range) Contains(addr uint64) bool { return addr >= r.Start && addr < r.End }
 
 // Layout is where the image put the regions the probe subsystem cares about,
-// read from the linker script's bracket symbols.
+// read from the linker script's bracket symbols, and where it runs, from its
+// program headers. Every address but Entry is a kernel virtual address.
 type Layout struct {
-	Entry        uint64 // ELF entry point
-	Text         Range  // _stext.._etext: core kernel text
-	EntryText    Range  // __entry_text_start..__entry_text_end
-	KprobesText  Range  // __kprobes_text_start..__kprobes_text_end
-	IrqEntryText Range  // __irqentry_text_start..__irqentry_text_end; empty in older images
-	InsnSlots    Range  // __insn_slots_start..__insn_slots_end: out-of-line slots
-	Blacklist    Range  // __start_kprobe_blacklist..__stop_kprobe_blacklist: NOKPROBE_SYMBOL addresses
-	End          uint64 // _end
+	// Entry is the ELF entry point: the physical address of _start, where
+	// the CPU starts with the MMU off. It is not a kernel address.
+	Entry uint64
+	// KimageVoffset is Linux's kimage_voffset, the image's VA minus its PA
+	// (Vaddr - Paddr of its PT_LOAD segments).
+	KimageVoffset uint64
+	Image         Range  // _text.._end: the whole image, mapped at KimageVoffset
+	Text          Range  // _stext.._etext: core kernel text
+	EntryText     Range  // __entry_text_start..__entry_text_end
+	KprobesText   Range  // __kprobes_text_start..__kprobes_text_end
+	IrqEntryText  Range  // __irqentry_text_start..__irqentry_text_end; empty in older images
+	InsnSlots     Range  // __insn_slots_start..__insn_slots_end: out-of-line slots
+	Blacklist     Range  // __start_kprobe_blacklist..__stop_kprobe_blacklist: NOKPROBE_SYMBOL addresses
+	End           uint64 // _end, Image.End
 }
 
 // Kernel is a booted guest kernel on its machine.
@@ -52,6 +59,9 @@ type Kernel struct {
 	syms   *Kallsyms
 	layout Layout
 	log    *slog.Logger
+	// ramSize bounds the linear map (Phys); kept here so that the
+	// translation needs no machine.
+	ramSize uint64
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -105,12 +115,16 @@ func Boot(cfg Config) (*Kernel, error) {
 			return nil, fmt.Errorf("%w: segment at %#x (%d bytes) does not fit in RAM: %w", ErrBadImage, p.Paddr, p.Memsz, err)
 		}
 	}
+	voff, err := kimageVoffset(f)
+	if err != nil {
+		return nil, err
+	}
 	syms, err := newKallsyms(f)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
 	}
-	k := &Kernel{m: m, syms: syms, log: log, ready: make(chan struct{})}
-	if err := k.readLayout(f.Entry); err != nil {
+	k := &Kernel{m: m, syms: syms, log: log, ready: make(chan struct{}), ramSize: m.RAMSize()}
+	if err := k.readLayout(f.Entry, voff); err != nil {
 		return nil, err
 	}
 	k.task = readTaskLayout(f)
@@ -128,11 +142,33 @@ func Boot(cfg Config) (*Kernel, error) {
 		return nil, fmt.Errorf("placing the device tree: %w", err)
 	}
 	k.initModules(dtb)
+	// The entry is a PA: the CPU starts with the MMU off, as on Linux.
 	m.Boot(f.Entry, dtb)
 	return k, nil
 }
 
-func (k *Kernel) readLayout(entry uint64) error {
+// kimageVoffset is kimage_voffset, Vaddr - Paddr, which must be the same for
+// every PT_LOAD segment: the host translates the whole image with it.
+func kimageVoffset(f *elf.File) (uint64, error) {
+	var voff uint64
+	found := false
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		if d := p.Vaddr - p.Paddr; !found {
+			voff, found = d, true
+		} else if d != voff {
+			return 0, fmt.Errorf("%w: PT_LOAD segments differ in Vaddr - Paddr (kimage_voffset): %#x at %#x, %#x before", ErrBadImage, d, p.Vaddr, voff)
+		}
+	}
+	if !found {
+		return 0, fmt.Errorf("%w: no PT_LOAD segment", ErrBadImage)
+	}
+	return voff, nil
+}
+
+func (k *Kernel) readLayout(entry, voff uint64) error {
 	addr := func(name string) (uint64, error) {
 		s, ok := k.syms.LookupName(name)
 		if !ok {
@@ -155,7 +191,11 @@ func (k *Kernel) readLayout(entry uint64) error {
 		return Range{a, b}, nil
 	}
 	var err error
-	l := Layout{Entry: entry}
+	l := Layout{Entry: entry, KimageVoffset: voff}
+	if l.Image, err = rng("_text", "_end"); err != nil {
+		return err
+	}
+	l.End = l.Image.End
 	if l.Text, err = rng("_stext", "_etext"); err != nil {
 		return err
 	}
@@ -173,9 +213,6 @@ func (k *Kernel) readLayout(entry uint64) error {
 		return err
 	}
 	if l.Blacklist, err = rng("__start_kprobe_blacklist", "__stop_kprobe_blacklist"); err != nil {
-		return err
-	}
-	if l.End, err = addr("_end"); err != nil {
 		return err
 	}
 	k.layout = l
@@ -222,9 +259,9 @@ func (k *Kernel) StopMachine(fn func()) { k.m.Exclusive(fn) }
 // IsText reports whether addr is core kernel text (core_kernel_text).
 func (k *Kernel) IsText(addr uint64) bool { return k.layout.Text.Contains(addr) }
 
-// ReadInsn reads the instruction word at addr.
+// ReadInsn reads the instruction word at kernel address addr.
 func (k *Kernel) ReadInsn(addr uint64) (uint32, error) {
-	v, err := k.m.Read32(addr)
+	v, err := k.Read32(addr)
 	if err != nil {
 		return 0, fmt.Errorf("reading instruction at %#x: %w", addr, err)
 	}
@@ -244,7 +281,8 @@ func (k *Kernel) PatchTextNosync(addr uint64, insn uint32) error {
 	if !k.layout.Text.Contains(addr) && !k.layout.InsnSlots.Contains(addr) && !k.IsModuleText(addr) {
 		return fmt.Errorf("patching %#x: not kernel text, module text or an instruction slot", addr)
 	}
-	if err := k.m.Write32(addr, insn); err != nil {
+	// The machine drops the page's decoded copy on the PA it writes.
+	if err := k.Write32(addr, insn); err != nil {
 		return fmt.Errorf("patching %#x: %w", addr, err)
 	}
 	return nil
@@ -258,9 +296,9 @@ func (k *Kernel) PatchText(addr uint64, insn uint32) error {
 	return err
 }
 
-// ReadU64 reads a 64-bit value of guest memory.
+// ReadU64 reads a 64-bit value of guest memory at kernel address addr.
 func (k *Kernel) ReadU64(addr uint64) (uint64, error) {
-	v, err := k.m.Read64(addr)
+	v, err := k.Read64(addr)
 	if err != nil {
 		return 0, fmt.Errorf("reading %#x: %w", addr, err)
 	}
@@ -276,13 +314,21 @@ func (k *Kernel) ReadSymbolU64(sym string) (uint64, error) {
 	return k.ReadU64(s.Addr)
 }
 
-// ReadString reads a NUL-terminated guest string of at most max bytes.
+// ReadString reads a NUL-terminated guest string of at most max bytes at
+// kernel address addr.
 func (k *Kernel) ReadString(addr uint64, max int) (string, error) {
 	var out []byte
 	buf := make([]byte, 64)
 	for len(out) < max {
 		n := min(len(buf), max-len(out))
-		if err := k.m.ReadMem(addr+uint64(len(out)), buf[:n]); err != nil {
+		err := k.ReadMem(addr+uint64(len(out)), buf[:n])
+		if err != nil && n > 1 {
+			// The chunk may run past the end of a region (the image
+			// ends at _end) where the string does not.
+			n = 1
+			err = k.ReadMem(addr+uint64(len(out)), buf[:n])
+		}
+		if err != nil {
 			return "", fmt.Errorf("reading string at %#x: %w", addr, err)
 		}
 		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {

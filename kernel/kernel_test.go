@@ -88,6 +88,16 @@ func TestLayout(t *testing.T) {
 			t.Errorf("%s is not in .kprobes.text", fn)
 		}
 	}
+	// The entry point is _start's physical address, where the CPU starts
+	// with the MMU off; the rest of the layout is kernel VAs in the image.
+	if s, ok := k.Kallsyms().LookupName("_start"); !ok {
+		t.Error("no _start")
+	} else if pa, err := k.Phys(s.Addr, 4); err != nil || pa != l.Entry {
+		t.Errorf("_start at %#x is PA %#x, %v; the ELF entry is %#x", s.Addr, pa, err, l.Entry)
+	}
+	if !l.Image.Contains(l.Text.Start) || l.Text.End > l.Image.End || l.End != l.Image.End {
+		t.Errorf("text %+v is not inside the image %+v", l.Text, l.Image)
+	}
 	if s, _ := k.Kallsyms().LookupName("vectors"); !l.EntryText.Contains(s.Addr) || s.Addr&0x7ff != 0 {
 		t.Errorf("vectors at %#x: not 2 KiB aligned in the entry text", s.Addr)
 	}

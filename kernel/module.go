@@ -51,7 +51,7 @@ func (s ModuleState) String() string {
 // Module is a loaded module. Its fields do not change once it is loaded.
 type Module struct {
 	Name string
-	Base uint64 // start of its memory in the module area
+	Base uint64 // start of its memory in the module area, a kernel VA
 	Size uint64 // bytes of module area, page-rounded
 
 	Text        []Range // its executable sections
@@ -139,7 +139,7 @@ func (k *Kernel) initModules(dtb uint64) {
 	mm := &k.mods
 	mm.done = make(chan moduleDone, 4)
 	mm.timeout = 10 * time.Second
-	mm.ok = k.layout.End <= ModulesStart && dtb >= ModulesEnd
+	mm.ok = moduleAreaUsable(k.layout.End-k.layout.KimageVoffset, k.ramSize, dtb)
 	if s, ok := k.syms.LookupName("kmod_mailbox"); ok {
 		mm.mailbox = s.Addr
 	}
@@ -151,6 +151,16 @@ func (k *Kernel) initModules(dtb uint64) {
 		cpu.SetX(0, 0)
 		return nil
 	})
+}
+
+// moduleAreaUsable reports whether the RAM behind the module area,
+// [ModulesPhys, +ModulesVsize), is free: the image (ending at PA imageEnd)
+// is below it, RAM covers it, and the device tree at PA dtb, which
+// machine.LoadDeviceTree places in the last 2 MiB of RAM and which
+// reaches at most to RAM's end, lies above it.
+func moduleAreaUsable(imageEnd, ramSize, dtb uint64) bool {
+	areaEnd := uint64(ModulesPhys + ModulesVsize)
+	return imageEnd <= ModulesPhys && PhysOffset+ramSize >= areaEnd && dtb >= areaEnd
 }
 
 // SetModuleTimeout bounds how long LoadModule and UnloadModule wait for the
@@ -204,7 +214,7 @@ func (k *Kernel) Module(name string) (*Module, ModuleState, bool) {
 
 // ModuleAt returns the module whose memory holds addr (__module_address).
 func (k *Kernel) ModuleAt(addr uint64) (*Module, ModuleState, bool) {
-	if addr < ModulesStart || addr >= ModulesEnd {
+	if addr < ModulesVaddr || addr >= ModulesEnd {
 		return nil, 0, false
 	}
 	k.mods.mu.RLock()
@@ -285,7 +295,7 @@ func (k *Kernel) LoadModule(name string, obj []byte) error {
 		return fmt.Errorf("%w: %w", syscall.EEXIST, err)
 	}
 	var werr error
-	k.StopMachine(func() { werr = k.m.WriteMem(m.Base, lo.mem) })
+	k.StopMachine(func() { werr = k.WriteMem(m.Base, lo.mem) })
 	if werr != nil {
 		k.syms.removeModule(name)
 		return fmt.Errorf("%w: writing module %s at %#x: %w", syscall.ENOMEM, name, m.Base, werr)
@@ -321,7 +331,7 @@ func (k *Kernel) LoadModule(name string, obj []byte) error {
 	k.syms.removeModuleSymbols(name, func(s Symbol) bool { return m.IsInitText(s.Addr) })
 	k.StopMachine(func() {
 		for _, r := range m.InitText {
-			if err := k.m.WriteMem(r.Start, make([]byte, r.End-r.Start)); err != nil {
+			if err := k.WriteMem(r.Start, make([]byte, r.End-r.Start)); err != nil {
 				k.log.Error("freeing module init text", "module", name, "err", err)
 			}
 		}
@@ -364,7 +374,7 @@ func (k *Kernel) freeModule(m *Module) {
 	k.syms.removeModule(m.Name)
 	k.removeModuleFromList(m)
 	k.StopMachine(func() {
-		if err := k.m.WriteMem(m.Base, make([]byte, m.Size)); err != nil {
+		if err := k.WriteMem(m.Base, make([]byte, m.Size)); err != nil {
 			k.log.Error("freeing module memory", "module", m.Name, "err", err)
 		}
 	})
@@ -392,13 +402,13 @@ func (k *Kernel) callGuest(fn uint64) (int64, error) {
 		for len(mm.done) > 0 {
 			<-mm.done
 		}
-		if werr = k.m.Write64(mm.mailbox+KmodMailboxFn, fn); werr != nil {
+		if werr = k.Write64(mm.mailbox+KmodMailboxFn, fn); werr != nil {
 			return
 		}
-		if werr = k.m.Write64(mm.mailbox+KmodMailboxCookie, cookie); werr != nil {
+		if werr = k.Write64(mm.mailbox+KmodMailboxCookie, cookie); werr != nil {
 			return
 		}
-		werr = k.m.Write64(mm.mailbox+KmodMailboxOp, KmodOpCall)
+		werr = k.Write64(mm.mailbox+KmodMailboxOp, KmodOpCall)
 	})
 	if werr != nil {
 		return 0, fmt.Errorf("%w: writing the module mailbox: %w", syscall.EIO, werr)
@@ -472,7 +482,7 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 			if align&(align-1) != 0 || align > 4096 {
 				return nil, badModule(name, "section %s has alignment %d", s.Name, s.Addralign)
 			}
-			if s.Size > ModulesEnd-ModulesStart {
+			if s.Size > ModulesVsize {
 				return nil, badModule(name, "section %s is %d bytes", s.Name, s.Size)
 			}
 			size = (size + align - 1) &^ (align - 1)
@@ -660,7 +670,7 @@ func moduleSymbolSizes(syms []Symbol, m *Module, f *elf.File, secAddr []uint64, 
 }
 
 // allocModuleArea finds size free bytes in the module area (first fit,
-// page-aligned), as module_alloc.
+// page-aligned), as module_alloc, and returns their kernel VA.
 func (k *Kernel) allocModuleArea(size uint64) (uint64, error) {
 	k.mods.mu.RLock()
 	var used []Range
@@ -669,7 +679,7 @@ func (k *Kernel) allocModuleArea(size uint64) (uint64, error) {
 	}
 	k.mods.mu.RUnlock()
 	sort.Slice(used, func(i, j int) bool { return used[i].Start < used[j].Start })
-	next := uint64(ModulesStart)
+	next := uint64(ModulesVaddr)
 	for _, r := range used {
 		if r.Start >= next && r.Start-next >= size {
 			break

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,11 +68,11 @@ func TestModuleLoadUnload(t *testing.T) {
 		t.Fatal(err)
 	}
 	mods := k.Modules()
-	if len(mods) != 1 || mods[0].String() != "e1000ish 4096 0 - Live 0x0000000040c00000\n" {
+	if want := fmt.Sprintf("e1000ish 4096 0 - Live 0x%016x\n", uint64(kernel.ModulesVaddr)); len(mods) != 1 || mods[0].String() != want {
 		t.Fatalf("modules = %q", mods)
 	}
 	s, ok := k.Kallsyms().LookupName("e1000ish:vnet_get_stats64")
-	if !ok || s.Module != "e1000ish" || s.Type != 't' || s.Addr < kernel.ModulesStart {
+	if !ok || s.Module != "e1000ish" || s.Type != 't' || s.Addr < kernel.ModulesVaddr {
 		t.Fatalf("vnet_get_stats64 = %+v %v", s, ok)
 	}
 	if !k.IsModuleText(s.Addr) || k.IsText(s.Addr) {
@@ -95,7 +96,7 @@ func TestModuleLoadUnload(t *testing.T) {
 	if err := k.LoadEmbeddedModule("ramfs_helper"); err != nil {
 		t.Fatal(err)
 	}
-	if mods := k.Modules(); len(mods) != 2 || mods[0].Name != "ramfs_helper" || mods[0].Addr != kernel.ModulesStart+4096 {
+	if mods := k.Modules(); len(mods) != 2 || mods[0].Name != "ramfs_helper" || mods[0].Addr != kernel.ModulesVaddr+4096 {
 		t.Fatalf("modules = %q", mods)
 	}
 	if err := k.UnloadModule("e1000ish"); err != nil {
@@ -111,7 +112,7 @@ func TestModuleLoadUnload(t *testing.T) {
 	if err := k.LoadEmbeddedModule("e1000ish"); err != nil {
 		t.Fatal(err)
 	}
-	if m, _, _ := k.Module("e1000ish"); m.Base != kernel.ModulesStart {
+	if m, _, _ := k.Module("e1000ish"); m.Base != kernel.ModulesVaddr {
 		t.Errorf("reloaded at %#x", m.Base)
 	}
 	want := "Loading e1000ish,Live e1000ish,Loading ramfs_helper,Live ramfs_helper,Unloading e1000ish,Loading e1000ish,Live e1000ish"

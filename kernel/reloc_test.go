@@ -10,7 +10,13 @@ import (
 // TestApplyReloc checks each relocation type: the bits it writes, and its
 // overflow check, on instruction words taken from real code.
 func TestApplyReloc(t *testing.T) {
-	const p = 0x40c00100
+	// A place in the module area, relocated against kernel text and data
+	// in the image, as a module's references to the kernel are.
+	const (
+		p     = ModulesVaddr + 0x100
+		ktext = KimageVaddr + 0x80000
+		kdata = KimageVaddr + 0xb8720
+	)
 	tests := []struct {
 		name    string
 		typ     elf.R_AARCH64
@@ -21,7 +27,7 @@ func TestApplyReloc(t *testing.T) {
 		want    uint64
 		wantErr error
 	}{
-		{"ABS64", elf.R_AARCH64_ABS64, 0, 8, 0x40080000, 0x10, 0x40080010, nil},
+		{"ABS64", elf.R_AARCH64_ABS64, 0, 8, ktext, 0x10, ktext + 0x10, nil},
 		{"PREL64", elf.R_AARCH64_PREL64, 0, 8, p + 0x40, 0, 0x40, nil},
 		{"ABS32", elf.R_AARCH64_ABS32, 0, 4, 0x40080000, 4, 0x40080004, nil},
 		{"ABS32 too big", elf.R_AARCH64_ABS32, 0, 4, 1 << 32, 0, 0, ErrRelocRange},
@@ -30,7 +36,7 @@ func TestApplyReloc(t *testing.T) {
 		{"ABS16", elf.R_AARCH64_ABS16, 0, 2, 0x1234, 0, 0x1234, nil},
 		{"PREL16 too far", elf.R_AARCH64_PREL16, 0, 2, p + 1<<17, 0, 0, ErrRelocRange},
 		// bl: 0x94000000 | imm26
-		{"CALL26 back to the kernel", elf.R_AARCH64_CALL26, 0x94000000, 4, 0x40080000, 0, 0x94000000 | callImm(0x40080000-p), nil},
+		{"CALL26 into the kernel", elf.R_AARCH64_CALL26, 0x94000000, 4, ktext, 0, 0x94000000 | callImm(ktext-p), nil},
 		{"CALL26 forward", elf.R_AARCH64_CALL26, 0x94000000, 4, p + 0x100, 0, 0x94000040, nil},
 		{"CALL26 beyond 128 MiB", elf.R_AARCH64_CALL26, 0x94000000, 4, p + 128<<20, 0, 0, ErrRelocRange},
 		{"CALL26 just within -128 MiB", elf.R_AARCH64_CALL26, 0x94000000, 4, p - 128<<20, 0, 0x96000000, nil},
@@ -42,13 +48,13 @@ func TestApplyReloc(t *testing.T) {
 		// tbz w0, #0: 0x36000000 | imm14<<5
 		{"TSTBR14", elf.R_AARCH64_TSTBR14, 0x36000000, 4, p + 16, 0, 0x36000080, nil},
 		{"TSTBR14 too far", elf.R_AARCH64_TSTBR14, 0x36000000, 4, p + 1<<15, 0, 0, ErrRelocRange},
-		// adrp x0: 0x90000000; page delta 0x40080000-0x40c00000 = -0xb80 pages
-		{"ADR_PREL_PG_HI21", elf.R_AARCH64_ADR_PREL_PG_HI21, 0x90000000, 4, 0x400b8720, 0, adrp(0x90000000, 0x400b8000-0x40c00000), nil},
+		// adrp x0: 0x90000000; page delta from the module's page to kdata's
+		{"ADR_PREL_PG_HI21", elf.R_AARCH64_ADR_PREL_PG_HI21, 0x90000000, 4, kdata, 0, adrp(0x90000000, kdata&^0xfff-p&^0xfff), nil},
 		{"ADR_PREL_PG_HI21 beyond 4 GiB", elf.R_AARCH64_ADR_PREL_PG_HI21, 0x90000000, 4, p + 1<<32, 0, 0, ErrRelocRange},
 		{"ADR_PREL_PG_HI21_NC wraps", elf.R_AARCH64_ADR_PREL_PG_HI21_NC, 0x90000000, 4, p&^0xfff + 1<<33 + 0x1000, 0, adrp(0x90000000, 0x1000), nil},
 		{"ADR_PREL_LO21", elf.R_AARCH64_ADR_PREL_LO21, 0x10000000, 4, p + 5, 0, 0x30000020, nil},
 		// add x0, x0, #lo12: 0x91000000 | imm12<<10
-		{"ADD_ABS_LO12_NC", elf.R_AARCH64_ADD_ABS_LO12_NC, 0x91000000, 4, 0x400b8720, 0, 0x91000000 | 0x720<<10, nil},
+		{"ADD_ABS_LO12_NC", elf.R_AARCH64_ADD_ABS_LO12_NC, 0x91000000, 4, kdata, 0, 0x91000000 | 0x720<<10, nil},
 		{"LDST8_ABS_LO12_NC", elf.R_AARCH64_LDST8_ABS_LO12_NC, 0x39400000, 4, 0x40000fff, 0, 0x39400000 | 0xfff<<10, nil},
 		{"LDST16_ABS_LO12_NC", elf.R_AARCH64_LDST16_ABS_LO12_NC, 0x79400000, 4, 0x40000ffe, 0, 0x79400000 | 0x7ff<<10, nil},
 		{"LDST32_ABS_LO12_NC", elf.R_AARCH64_LDST32_ABS_LO12_NC, 0xb9400000, 4, 0x40000ffc, 0, 0xb9400000 | 0x3ff<<10, nil},

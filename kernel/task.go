@@ -73,7 +73,7 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	}
 	buf := make([]byte, tl.commLen)
 	var p [4]byte
-	if k.m.ReadMem(task+uint64(tl.pidOff), p[:]) != nil || k.m.ReadMem(task+uint64(tl.commOff), buf) != nil {
+	if k.ReadMem(task+uint64(tl.pidOff), p[:]) != nil || k.ReadMem(task+uint64(tl.commOff), buf) != nil {
 		return idle()
 	}
 	for i, c := range buf {
@@ -85,14 +85,14 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	return string(buf), int(int32(binary.LittleEndian.Uint32(p[:])))
 }
 
-// CurrentTask returns the address of the task running on cpu (current),
-// 0 before the guest set it up. As on Linux arm64, the guest keeps current
-// in SP_EL0 while it runs at EL1 on SP_EL1 (head.S, cpu_switch_to), so
-// this is that CPU's SP_EL0. At EL0 SP_EL0 is the user's stack pointer:
-// then current is the CPU's entry of __entry_task[], which the scheduler
-// keeps and kernel_entry loads SP_EL0 from. Call it from cpu's own
-// hostcall handler or with the machine stopped: it reads the CPU's
-// register file.
+// CurrentTask returns the address of the task running on cpu (current), a
+// kernel VA in the linear map, 0 before the guest set it up. As on Linux
+// arm64, the guest keeps current in SP_EL0 while it runs at EL1 on SP_EL1
+// (head.S, cpu_switch_to), so this is that CPU's SP_EL0. At EL0 SP_EL0 is
+// the user's stack pointer: then current is the CPU's entry of
+// __entry_task[], which the scheduler keeps and kernel_entry loads SP_EL0
+// from. Call it from cpu's own hostcall handler or with the machine
+// stopped: it reads the CPU's register file.
 func (k *Kernel) CurrentTask(cpu int) uint64 {
 	if !k.task.ok || cpu < 0 || cpu >= k.m.NumCPUs() {
 		return 0
@@ -106,11 +106,11 @@ func (k *Kernel) CurrentTask(cpu int) uint64 {
 		if !ok {
 			return 0
 		}
-		var b [8]byte
-		if k.m.ReadMem(s.Addr+8*uint64(cpu), b[:]) != nil {
+		task, err := k.Read64(s.Addr + 8*uint64(cpu))
+		if err != nil {
 			return 0
 		}
-		return binary.LittleEndian.Uint64(b[:])
+		return task
 	}
 	return c.SysReg(machine.SP_EL0)
 }

@@ -228,7 +228,7 @@ func TestVirtnetNoDeviceTree(t *testing.T) {
 		t.Fatal("no __fdt_pointer")
 	}
 	var err error
-	k.StopMachine(func() { err = k.Machine().WriteMem(fdt.Addr, make([]byte, 8)) })
+	k.StopMachine(func() { err = k.WriteMem(fdt.Addr, make([]byte, 8)) })
 	if err != nil {
 		t.Fatal(err)
 	}

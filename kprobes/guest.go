@@ -223,9 +223,9 @@ func errnoOf(err error) int64 {
 func direct(fn func()) { fn() }
 
 func (kp *Kprobes) guestOp(op, addr uint64) int64 {
-	m := kp.k.Machine()
+	mem := kp.k // guest structs and the pointers in them are kernel VAs
 	var buf [grpSize]byte
-	if addr == 0 || m.ReadMem(addr, buf[:]) != nil {
+	if addr == 0 || mem.ReadMem(addr, buf[:]) != nil {
 		return -int64(syscall.EFAULT)
 	}
 	u64 := func(off int) uint64 { return binary.LittleEndian.Uint64(buf[off:]) }
@@ -254,9 +254,9 @@ func (kp *Kprobes) guestOp(op, addr uint64) int64 {
 		return 0
 	}
 	writeBack := func(p *Kprobe) {
-		_ = m.Write64(addr+gkpAddr, p.Addr)
-		_ = m.Write32(addr+gkpOpcode, p.Opcode())
-		_ = m.Write64(addr+gkpNmissed, p.Missed())
+		_ = mem.Write64(addr+gkpAddr, p.Addr)
+		_ = mem.Write32(addr+gkpOpcode, p.Opcode())
+		_ = mem.Write64(addr+gkpNmissed, p.Missed())
 	}
 	reg := func(p *Kprobe) error { return kp.register(p, direct) }
 
@@ -327,9 +327,9 @@ func (kp *Kprobes) guestOp(op, addr uint64) int64 {
 			if ri.guest == 0 {
 				return true
 			}
-			_ = m.Write64(ri.guest+griRp, addr)
-			_ = m.Write64(ri.guest+griRetAddr, ri.RetAddr)
-			_ = m.Write64(ri.guest+griFp, ri.Frame)
+			_ = mem.Write64(ri.guest+griRp, addr)
+			_ = mem.Write64(ri.guest+griRetAddr, ri.RetAddr)
+			_ = mem.Write64(ri.guest+griFp, ri.Frame)
 			if entry != 0 {
 				if r, ok := kp.callGuest(regs, entry, ri.guest, regs.frame, 0); ok && int32(r) != 0 {
 					return true
@@ -339,7 +339,7 @@ func (kp *Kprobes) guestOp(op, addr uint64) int64 {
 		}
 		rp.Handler = func(ri *KretprobeInstance, regs *Regs) {
 			if handler != 0 && ri.guest != 0 {
-				_ = m.Write64(ri.guest+griRetAddr, ri.RetAddr)
+				_ = mem.Write64(ri.guest+griRetAddr, ri.RetAddr)
 				kp.callGuest(regs, handler, ri.guest, regs.frame, 0)
 			}
 		}
@@ -370,7 +370,7 @@ func (kp *Kprobes) guestOp(op, addr uint64) int64 {
 		kp.dropGuestProbe(gp, direct)
 		writeBack(gp.kp)
 		if gp.rp != nil {
-			_ = m.Write32(addr+grpNmissed, uint32(gp.rp.Missed()))
+			_ = mem.Write32(addr+grpNmissed, uint32(gp.rp.Missed()))
 		}
 		return 0
 

@@ -138,7 +138,7 @@ func (kp *Kprobes) setjmpPreHandler(jp *Jprobe, regs *Regs) bool {
 	js.saved = *regs
 	// The guest's jprobe_return puts the stack back here.
 	if s, ok := kp.k.Kallsyms().LookupName("jprobe_saved_sp"); ok {
-		if err := kp.k.Machine().Write64(s.Addr+8*uint64(regs.CPU), regs.SP); err != nil {
+		if err := kp.k.Write64(s.Addr+8*uint64(regs.CPU), regs.SP); err != nil {
 			kp.log.Error("jprobe: saving sp", "err", err)
 		}
 	}

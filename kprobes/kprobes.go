@@ -616,7 +616,7 @@ const regsBytes = kernel.PtRegsPstate + 8
 
 func (kp *Kprobes) readRegs(addr uint64) (*Regs, error) {
 	var buf [regsBytes]byte
-	if err := kp.k.Machine().ReadMem(addr, buf[:]); err != nil {
+	if err := kp.k.ReadMem(addr, buf[:]); err != nil {
 		return nil, fmt.Errorf("reading pt_regs at %#x: %w", addr, err)
 	}
 	r := &Regs{}
@@ -638,7 +638,7 @@ func (kp *Kprobes) writeRegs(addr uint64, r *Regs) error {
 	binary.LittleEndian.PutUint64(buf[kernel.PtRegsSP:], r.SP)
 	binary.LittleEndian.PutUint64(buf[kernel.PtRegsPC:], r.PC)
 	binary.LittleEndian.PutUint64(buf[kernel.PtRegsPstate:], r.Pstate)
-	if err := kp.k.Machine().WriteMem(addr, buf[:]); err != nil {
+	if err := kp.k.WriteMem(addr, buf[:]); err != nil {
 		return fmt.Errorf("writing pt_regs at %#x: %w", addr, err)
 	}
 	return nil

@@ -156,6 +156,7 @@ func simulateTBZTBNZ(_ *Kprobes, op uint32, addr uint64, regs *Regs) bool {
 	return true
 }
 
+// literalAddr is where a literal load at addr reads: a kernel VA, as addr.
 func literalAddr(op uint32, addr uint64) uint64 {
 	return addr + signExtend(uint64((op>>5)&0x7ffff)<<2, 21)
 }
@@ -166,7 +167,7 @@ func simulateLDRLiteral(kp *Kprobes, op uint32, addr uint64, regs *Regs) bool {
 	if op&(1<<30) != 0 {
 		n = 8
 	}
-	if kp.k.Machine().ReadMem(literalAddr(op, addr), b[:n]) != nil {
+	if kp.k.ReadMem(literalAddr(op, addr), b[:n]) != nil {
 		return false
 	}
 	setX(regs, op&0x1f, binary.LittleEndian.Uint64(b[:]))
@@ -176,7 +177,7 @@ func simulateLDRLiteral(kp *Kprobes, op uint32, addr uint64, regs *Regs) bool {
 
 func simulateLDRSWLiteral(kp *Kprobes, op uint32, addr uint64, regs *Regs) bool {
 	var b [4]byte
-	if kp.k.Machine().ReadMem(literalAddr(op, addr), b[:]) != nil {
+	if kp.k.ReadMem(literalAddr(op, addr), b[:]) != nil {
 		return false
 	}
 	setX(regs, op&0x1f, uint64(int64(int32(binary.LittleEndian.Uint32(b[:])))))

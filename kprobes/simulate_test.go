@@ -9,7 +9,7 @@ import (
 )
 
 func TestSimulate(t *testing.T) {
-	const addr = 0x40081000
+	const addr = kernel.KimageVaddr + 0x81000 // kernel text
 	const (
 		flagN = 1 << 31
 		flagZ = 1 << 30
@@ -46,10 +46,10 @@ func TestSimulate(t *testing.T) {
 		{"adr x1, .-4", 0x10ffffe1, nil, addr + 4, func(r *Regs) bool { return r.X[1] == addr-4 }},
 		{"adrp x2, .+0x1000", 0xb0000002, nil, addr + 4, func(r *Regs) bool { return r.X[2] == addr&^0xfff+0x1000 }},
 		{"adr xzr is dropped", 0x1000005f, nil, addr + 4, nil},
-		{"br x3", 0xd61f0060, func(r *Regs) { r.X[3] = 0x40090000 }, 0x40090000, func(r *Regs) bool { return r.X[30] == 0 }},
-		{"blr x3", 0xd63f0060, func(r *Regs) { r.X[3] = 0x40090000 }, 0x40090000, func(r *Regs) bool { return r.X[30] == addr+4 }},
-		{"blr x30 uses the old x30", 0xd63f03c0, func(r *Regs) { r.X[30] = 0x40090000 }, 0x40090000, func(r *Regs) bool { return r.X[30] == addr+4 }},
-		{"ret", 0xd65f03c0, func(r *Regs) { r.X[30] = 0x40090008 }, 0x40090008, nil},
+		{"br x3", 0xd61f0060, func(r *Regs) { r.X[3] = addr + 0xf000 }, addr + 0xf000, func(r *Regs) bool { return r.X[30] == 0 }},
+		{"blr x3", 0xd63f0060, func(r *Regs) { r.X[3] = addr + 0xf000 }, addr + 0xf000, func(r *Regs) bool { return r.X[30] == addr+4 }},
+		{"blr x30 uses the old x30", 0xd63f03c0, func(r *Regs) { r.X[30] = addr + 0xf000 }, addr + 0xf000, func(r *Regs) bool { return r.X[30] == addr+4 }},
+		{"ret", 0xd65f03c0, func(r *Regs) { r.X[30] = addr + 0xf008 }, addr + 0xf008, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,7 +80,7 @@ func TestSimulateLiteralLoads(t *testing.T) {
 	}
 	kp := &Kprobes{k: k}
 	addr := k.Layout().InsnSlots.Start // writable, executable RAM
-	if err := k.Machine().Write64(addr+8, 0xfedcba9887654321); err != nil {
+	if err := k.Write64(addr+8, 0xfedcba9887654321); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -101,9 +101,12 @@ func TestSimulateLiteralLoads(t *testing.T) {
 			t.Errorf("%s: x5 = %#x pc = %#x, want %#x", tt.name, r.X[5], r.PC, tt.want)
 		}
 	}
-	// A literal outside RAM faults instead of reading garbage.
-	if simulatorFor(0x58000045)(kp, 0x58000045, 0x1000, &Regs{}) {
-		t.Error("literal load outside RAM succeeded")
+	// A literal outside the kernel's address space faults instead of
+	// reading garbage: a user address, and one past the image's end.
+	for _, at := range []uint64{0x1000, k.Layout().End} {
+		if simulatorFor(0x58000045)(kp, 0x58000045, at-8, &Regs{}) {
+			t.Errorf("literal load at %#x succeeded", at)
+		}
 	}
 }
 
@@ -122,7 +125,7 @@ func TestFlushTaskRecyclesInstances(t *testing.T) {
 	if err := kp.RegisterKretprobe(rp); err != nil {
 		t.Fatal(err)
 	}
-	const task = 0x40123000
+	const task = kernel.PageOffset + 0x123000 // a task_struct in the linear map
 	regs := &Regs{X: [31]uint64{29: 0x1000, 30: 0x2000}}
 	// Pretend a task entered vfs_read and never returned.
 	kp.instances.tasks[task] = nil

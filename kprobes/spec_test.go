@@ -12,6 +12,7 @@ func TestParseSpec(t *testing.T) {
 		{"vfs_read+8", Spec{Type: TypeKprobe, Symbol: "vfs_read", Offset: 8}, false},
 		{"k:vfs_read+0x10", Spec{Type: TypeKprobe, Symbol: "vfs_read", Offset: 16}, false},
 		{"0x400841b0", Spec{Type: TypeKprobe, Addr: 0x400841b0}, false},
+		{"0xffff8000080841b0", Spec{Type: TypeKprobe, Addr: 0xffff8000080841b0}, false},
 		{"j:do_fork", Spec{Type: TypeJprobe, Symbol: "do_fork"}, false},
 		{"j:do_fork:jdo_fork", Spec{Type: TypeJprobe, Symbol: "do_fork", Handler: "jdo_fork"}, false},
 		{"r:vfs_read", Spec{Type: TypeKretprobe, Symbol: "vfs_read"}, false},

@@ -227,6 +227,9 @@ func cpuIndex(c *CPU) int {
 // NumCPUs returns the number of CPUs.
 func (m *Machine) NumCPUs() int { return len(m.cpus) }
 
+// RAMSize returns the size of RAM in bytes; RAM is [RAMBase, RAMBase+RAMSize).
+func (m *Machine) RAMSize() uint64 { return uint64(len(m.ram)) }
+
 // CPU returns CPU i (0 ≤ i < NumCPUs).
 func (m *Machine) CPU(i int) *CPU { return m.cpus[i] }
 

@@ -59,8 +59,15 @@ ok "kpemu mounts its debugfs"
 addr() { awk -v s="$1" '$3 == s { print $1; exit }' "$D/kpemu/kallsyms"; }
 # bucket ADDR: Linux's hash_ptr(addr, 6), the order of kprobes/list.
 bucket() { echo $(( ((0x$1 * 0x61C8864680B583EB) >> 58) & 63 )); }
-# insn ADDR: the instruction word at ADDR, read back from guest memory.
-insn() { dd if="$D/kpemu/mem" bs=4 count=1 skip=$((0x$1)) iflag=skip_bytes status=none | od -An -tx4 | tr -d ' '; }
+# vmcoreinfo KEY: a value of kpemu/vmcoreinfo (Linux's VMCOREINFO lines).
+vmcoreinfo() { sed -n "s/^$1=//p" "$D/kpemu/vmcoreinfo"; }
+# The image runs at kimage_voffset above its physical address, which is
+# what kpemu/mem is indexed by (like /dev/mem).
+VOFF=$(vmcoreinfo 'NUMBER(kimage_voffset)')
+MODULES_VADDR=$(vmcoreinfo 'NUMBER(MODULES_VADDR)')
+# insn ADDR: the instruction word at kernel image address ADDR, read back
+# from guest physical memory.
+insn() { dd if="$D/kpemu/mem" bs=4 count=1 skip=$((0x$1 - VOFF)) iflag=skip_bytes status=none | od -An -tx4 | tr -d ' '; }
 # listing LINE...: the lines, given in registration order, in kprobes/list
 # order: by bucket, and newest first within one (hlist_add_head_rcu).
 listing() {
@@ -73,6 +80,7 @@ listing() {
 hits() { awk -v e="$1" '$1 == e { print $2 }' "$T/kprobe_profile"; }
 
 READ=$(addr vfs_read) FORK=$(addr do_fork) WRITE=$(addr vfs_write)
+expect "vmcoreinfo gives kimage_voffset and MODULES_VADDR" 2 "$(printf '%s\n' "$VOFF" "$MODULES_VADDR" | grep -c '^0x[0-9a-f]\{1,16\}$')"
 expect "kallsyms names vfs_read, do_fork, vfs_write" 3 "$(printf '%s\n' "$READ" "$FORK" "$WRITE" | grep -c '^[0-9a-f]\{16\}$')"
 
 BRK=d4200080
@@ -151,7 +159,7 @@ echo 'p:modgrp/stats e1000ish:vnet_get_stats64' >> "$T/kprobe_events"
 expect "a MOD:SYM event before the module loads is accepted" 1 "$(grep -c '^p:modgrp/stats e1000ish:vnet_get_stats64$' "$T/kprobe_events")"
 expect "and is not registered" 0 "$(grep -c vnet_get_stats64 "$D/kprobes/list")"
 echo +e1000ish > "$D/kpemu/modules"
-expect "kpemu/modules reads as /proc/modules" "e1000ish 4096 0 - Live 0x0000000040c00000" "$(cat "$D/kpemu/modules")"
+expect "kpemu/modules reads as /proc/modules" "e1000ish 4096 0 - Live $MODULES_VADDR" "$(cat "$D/kpemu/modules")"
 STATS=$(awk '$3 == "vnet_get_stats64" && $4 == "[e1000ish]" { print $1 }' "$D/kpemu/kallsyms")
 expect "kallsyms shows the module's symbols with [mod]" 1 "$(grep -c "^$STATS t vnet_get_stats64"$'\t'"\[e1000ish\]\$" "$D/kpemu/kallsyms")"
 expect "the event is registered when the module loads" 1 "$(grep -c "^$STATS  k  vnet_get_stats64+0x0  e1000ish \[DISABLED\]\$" "$D/kprobes/list")"
@@ -198,7 +206,7 @@ pid=$!
 if wait_mounted; then ok "a stale mount is cleaned at the next start"; else bad "a stale mount is cleaned at the next start" "$(cat "$LOG")"; fi
 expect "the new run lists its probe" "1" "$(grep -c '  k  tcp_v4_rcv+0x0    $' "$D/kprobes/list")"
 for _ in $(seq 1 100); do grep -q ramfs_helper "$D/kpemu/modules" && break; sleep 0.1; done
-expect "--module loads a module at boot" "ramfs_helper 4096 0 - Live 0x0000000040c00000" "$(cat "$D/kpemu/modules")"
+expect "--module loads a module at boot" "ramfs_helper 4096 0 - Live $MODULES_VADDR" "$(cat "$D/kpemu/modules")"
 kill -INT "$pid"
 wait "$pid"
 rc=$?

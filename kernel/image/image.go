@@ -2,7 +2,9 @@
 // AArch64 assembly in this directory by clang and ld.lld (see README.md and
 // the Makefile), committed, and embedded here.
 //
-// The ELF is linked at 0x40080000 with the MMU off (VA == PA), keeps its
+// The ELF is linked at Linux arm64's KIMAGE_VADDR (0xffff800008000000) and
+// loaded at physical 0x40200000 (its segments' physical addresses; the entry
+// point is physical, as the CPU starts with the MMU off), keeps its
 // symbol table (the host builds kallsyms from it) and its DWARF, and exports
 // the section bracket symbols the host reads: _text, _stext, _etext,
 // __entry_text_start/end, __kprobes_text_start/end, __insn_slots_start/end,

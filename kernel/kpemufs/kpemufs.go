@@ -2,10 +2,14 @@
 // kpemu adds to Linux's debugfs so that a shell script can look inside the
 // emulated kernel. kallsyms is /proc/kallsyms's format (module symbols
 // with their "\t[mod]"), dmesg is the guest's kernel log, mem reads guest
-// physical memory at the file offset, like /dev/mem, and modules is
-// /proc/modules's format, and loads ("+name") and unloads ("-name") the
-// image's modules when written, as insmod and rmmod. None of these exist in Linux's debugfs; they live
-// in their own directory so that no Linux path changes meaning.
+// physical memory at the file offset, like /dev/mem, vmcoreinfo is the
+// arm64 VMCOREINFO text Linux puts in a crash dump (OSRELEASE=,
+// NUMBER(kimage_voffset)=, ...), with which a script turns a kernel
+// image address into a mem offset ($((0x$va - kimage_voffset))), and
+// modules is /proc/modules's format, and loads ("+name") and unloads
+// ("-name") the image's modules when written, as insmod and rmmod. None
+// of these exist in Linux's debugfs; they live in their own directory so
+// that no Linux path changes meaning.
 package kpemufs
 
 import (
@@ -20,7 +24,8 @@ import (
 	"github.com/kpemu/kpemu/machine"
 )
 
-// Register creates kpemu/{kallsyms,dmesg,mem,modules,version} in tree.
+// Register creates kpemu/{kallsyms,dmesg,mem,modules,version,vmcoreinfo}
+// in tree.
 func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	dir, err := tree.MkdirAll("kpemu", 0o755)
 	if err != nil {
@@ -33,6 +38,7 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 		{"kallsyms", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { showKallsyms(w, k); return nil }}},
 		{"dmesg", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showDmesg(w, k) }}},
 		{"version", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showVersion(w, k) }}},
+		{"vmcoreinfo", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showVmcoreinfo(w, k) }}},
 		{"mem", debugfs.FileOps{Seekable: true, Read: func(_ context.Context, p []byte, off int64) (int, error) { return readMem(k, p, off) }}},
 	}
 	for _, f := range files {
@@ -111,7 +117,7 @@ func showDmesg(w *bytes.Buffer, k *kernel.Kernel) error {
 	}
 	size := buf.ObjSize
 	data := make([]byte, size)
-	if err := k.Machine().ReadMem(buf.Addr, data); err != nil {
+	if err := k.ReadMem(buf.Addr, data); err != nil {
 		return fmt.Errorf("%w: %w", syscall.EIO, err)
 	}
 	if next <= size {
@@ -127,6 +133,28 @@ func showDmesg(w *bytes.Buffer, k *kernel.Kernel) error {
 // utsLen is the size of each of struct new_utsname's strings.
 const utsLen = 65
 
+// utsname reads init_uts_ns's struct new_utsname: sysname, nodename,
+// release, version, machine, domainname.
+func utsname(k *kernel.Kernel) ([6]string, error) {
+	var out [6]string
+	uts, ok := k.Kallsyms().LookupName("init_uts_ns")
+	if !ok {
+		return out, fmt.Errorf("%w: the guest image has no init_uts_ns", syscall.ENODEV)
+	}
+	name := make([]byte, len(out)*utsLen)
+	if err := k.ReadMem(uts.Addr, name); err != nil {
+		return out, fmt.Errorf("%w: %w", syscall.EIO, err)
+	}
+	for i := range out {
+		f := name[i*utsLen : (i+1)*utsLen]
+		if n := bytes.IndexByte(f, 0); n >= 0 {
+			f = f[:n]
+		}
+		out[i] = string(f)
+	}
+	return out, nil
+}
+
 // showVersion is the guest's /proc/version (version_proc_show):
 // linux_proc_banner formatted with init_uts_ns's sysname, release and
 // version, all read from guest memory. Bind it over /proc/version for
@@ -136,22 +164,11 @@ func showVersion(w *bytes.Buffer, k *kernel.Kernel) error {
 	if err != nil {
 		return err
 	}
-	uts, ok := k.Kallsyms().LookupName("init_uts_ns")
-	if !ok {
-		return fmt.Errorf("%w: the guest image has no init_uts_ns", syscall.ENODEV)
+	uts, err := utsname(k)
+	if err != nil {
+		return err
 	}
-	name := make([]byte, 6*utsLen)
-	if err := k.Machine().ReadMem(uts.Addr, name); err != nil {
-		return fmt.Errorf("%w: %w", syscall.EIO, err)
-	}
-	field := func(i int) string {
-		f := name[i*utsLen : (i+1)*utsLen]
-		if n := bytes.IndexByte(f, 0); n >= 0 {
-			f = f[:n]
-		}
-		return string(f)
-	}
-	args := []string{field(0), field(2), field(3)} // sysname, release, version
+	args := []string{uts[0], uts[2], uts[3]} // sysname, release, version
 	for i := 0; i < len(format); i++ {
 		if format[i] == '%' && i+1 < len(format) && format[i+1] == 's' && len(args) > 0 {
 			w.WriteString(args[0])
@@ -164,23 +181,55 @@ func showVersion(w *bytes.Buffer, k *kernel.Kernel) error {
 	return nil
 }
 
+// showVmcoreinfo is the VMCOREINFO text of Linux 6.1 on arm64
+// (crash_save_vmcoreinfo_init, then arch_crash_save_vmcoreinfo), in its
+// printf formats, limited to what describes the kernel's address space:
+// with it a script finds the physical address of a kernel address, as
+// crash and makedumpfile do. Lines Linux prints about structures this
+// kernel lacks (mem_section, vmalloc, vmemmap) are left out.
+func showVmcoreinfo(w *bytes.Buffer, k *kernel.Kernel) error {
+	uts, err := utsname(k)
+	if err != nil {
+		return err
+	}
+	syms := k.Kallsyms()
+	symbol := func(name string) {
+		if s, ok := syms.LookupName(name); ok {
+			fmt.Fprintf(w, "SYMBOL(%s)=%x\n", name, s.Addr) // VMCOREINFO_SYMBOL: %lx
+		}
+	}
+	fmt.Fprintf(w, "OSRELEASE=%s\n", uts[2])
+	fmt.Fprintf(w, "PAGESIZE=%d\n", machine.PageSize)
+	symbol("init_uts_ns")
+	symbol("swapper_pg_dir")
+	symbol("_stext")
+	// arch/arm64/kernel/crash_core.c; NUMBER() is %ld, the rest 0x%lx.
+	fmt.Fprintf(w, "NUMBER(VA_BITS)=%d\n", kernel.VABits)
+	fmt.Fprintf(w, "NUMBER(MODULES_VADDR)=0x%x\n", uint64(kernel.ModulesVaddr))
+	fmt.Fprintf(w, "NUMBER(MODULES_END)=0x%x\n", uint64(kernel.ModulesEnd))
+	fmt.Fprintf(w, "NUMBER(kimage_voffset)=0x%x\n", k.Layout().KimageVoffset)
+	fmt.Fprintf(w, "NUMBER(PHYS_OFFSET)=0x%x\n", uint64(kernel.PhysOffset))
+	// No KASLR: the image runs where it is linked.
+	fmt.Fprintf(w, "KERNELOFFSET=%x\n", 0)
+	return nil
+}
+
 // readCString reads the NUL-terminated string at symbol sym.
 func readCString(k *kernel.Kernel, sym string, limit int) (string, error) {
 	s, ok := k.Kallsyms().LookupName(sym)
 	if !ok {
 		return "", fmt.Errorf("%w: the guest image has no %s", syscall.ENODEV, sym)
 	}
-	buf := make([]byte, limit)
-	if err := k.Machine().ReadMem(s.Addr, buf); err != nil {
+	str, err := k.ReadString(s.Addr, limit)
+	if err != nil {
 		return "", fmt.Errorf("%w: %w", syscall.EIO, err)
 	}
-	if n := bytes.IndexByte(buf, 0); n >= 0 {
-		buf = buf[:n]
-	}
-	return string(buf), nil
+	return str, nil
 }
 
-// readMem reads guest physical memory at off; past RAM it is EOF.
+// readMem reads guest physical memory at off; past RAM it is EOF. It is
+// physical, like /dev/mem: kernel addresses are virtual, and vmcoreinfo's
+// kimage_voffset turns an image address into an offset here.
 func readMem(k *kernel.Kernel, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, syscall.EINVAL

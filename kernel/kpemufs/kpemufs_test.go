@@ -51,13 +51,38 @@ func TestFiles(t *testing.T) {
 	if !strings.Contains(string(dmesg), strings.TrimSuffix(string(version), "\n")) {
 		t.Errorf("the boot banner in dmesg differs from kpemu/version %q", version)
 	}
+	vmcoreinfo, err := tree.ReadFile("kpemu/vmcoreinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stext, _ := k.Kallsyms().LookupName("_stext")
+	voff := k.Layout().KimageVoffset
+	for _, want := range []string{
+		"OSRELEASE=6.1.0-kpemu\n",
+		"PAGESIZE=4096\n",
+		fmt.Sprintf("SYMBOL(_stext)=%x\n", stext.Addr),
+		"NUMBER(VA_BITS)=48\n",
+		"NUMBER(MODULES_VADDR)=0xffff800001000000\n",
+		"NUMBER(MODULES_END)=0xffff800002000000\n",
+		fmt.Sprintf("NUMBER(kimage_voffset)=0x%x\n", voff),
+		"NUMBER(PHYS_OFFSET)=0x40000000\n",
+		"KERNELOFFSET=0\n",
+	} {
+		if !strings.Contains(string(vmcoreinfo), want) {
+			t.Errorf("vmcoreinfo lacks %q:\n%s", want, vmcoreinfo)
+		}
+	}
+	if !strings.HasPrefix(string(vmcoreinfo), "OSRELEASE=") {
+		t.Errorf("vmcoreinfo does not start with OSRELEASE, as Linux's: %q", vmcoreinfo)
+	}
 	h, err := tree.Open(t.Context(), "kpemu/mem", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release()
+	// kpemu/mem is physical: a script subtracts kimage_voffset.
 	buf := make([]byte, 4)
-	n, err := h.Read(t.Context(), buf, int64(read.Addr))
+	n, err := h.Read(t.Context(), buf, int64(read.Addr-voff))
 	if err != nil || n != 4 {
 		t.Fatalf("read mem = %d, %v", n, err)
 	}

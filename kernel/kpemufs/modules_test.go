@@ -43,19 +43,22 @@ func TestModulesFile(t *testing.T) {
 		}
 		return string(b)
 	}
+	// Modules go first fit into the module area, a page each.
+	e1000 := fmt.Sprintf("e1000ish 4096 0 - Live 0x%016x\n", uint64(kernel.ModulesVaddr))
+	ramfs := fmt.Sprintf("ramfs_helper 4096 0 - Live 0x%016x\n", uint64(kernel.ModulesVaddr+4096))
 	steps := []struct {
 		write string
 		err   error
 		want  string // kpemu/modules afterwards
 	}{
-		{"+e1000ish\n", nil, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
-		{"+e1000ish\n", syscall.EEXIST, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
-		{"+no_such_module\n", syscall.ENOENT, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
-		{"e1000ish\n", syscall.EINVAL, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
-		{"+\n", syscall.EINVAL, "e1000ish 4096 0 - Live 0x0000000040c00000\n"},
-		{"+ramfs_helper\n", nil, "ramfs_helper 4096 0 - Live 0x0000000040c01000\ne1000ish 4096 0 - Live 0x0000000040c00000\n"},
-		{"-e1000ish\n", nil, "ramfs_helper 4096 0 - Live 0x0000000040c01000\n"},
-		{"-e1000ish\n", syscall.ENOENT, "ramfs_helper 4096 0 - Live 0x0000000040c01000\n"},
+		{"+e1000ish\n", nil, e1000},
+		{"+e1000ish\n", syscall.EEXIST, e1000},
+		{"+no_such_module\n", syscall.ENOENT, e1000},
+		{"e1000ish\n", syscall.EINVAL, e1000},
+		{"+\n", syscall.EINVAL, e1000},
+		{"+ramfs_helper\n", nil, ramfs + e1000},
+		{"-e1000ish\n", nil, ramfs},
+		{"-e1000ish\n", syscall.ENOENT, ramfs},
 		{"-ramfs_helper\n", nil, ""},
 	}
 	for _, s := range steps {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
 
@@ -34,33 +35,31 @@ func (f *fetcher) reg(i uint64) uint64 {
 	}
 }
 
-// userTop is where user space ends: a user address is one below it, in
-// the current process's TTBR0 space (kernel/image/include/asm/memory.h's
-// TASK_SIZE); the kernel is identity-mapped above it.
-const userTop = 0x40000000
-
 // readMem reads guest memory the way Linux's nofault accessors do: a
 // user read (copy_from_user_nofault, for +u and ustring) faults on a
 // kernel address and goes through the hit vCPU's translation, so it sees
 // the current process's pages (an unmapped or not yet faulted-in page
 // faults); a kernel read (copy_from_kernel_nofault) faults on a user
-// address, as an EL1 access with PAN set would.
+// address, as an EL1 access with PAN set would, and reads a kernel
+// address (the TTBR1 half, from PAGE_OFFSET up) where the kernel maps it.
+// Addresses in neither half fault.
 func (f *fetcher) readMem(addr uint64, p []byte, user bool) bool {
 	end := addr + uint64(len(p))
+	k := f.t.kp.Kernel()
 	if user {
-		if addr >= userTop || end > userTop || end < addr {
+		if addr >= kernel.TaskSize || end > kernel.TaskSize || end < addr {
 			return false
 		}
-		m := f.t.kp.Kernel().Machine()
+		m := k.Machine()
 		if f.regs.CPU < 0 || f.regs.CPU >= m.NumCPUs() {
 			return false
 		}
 		return m.CPU(f.regs.CPU).ReadVirt(addr, p) == nil
 	}
-	if addr < userTop {
+	if addr < kernel.PageOffset {
 		return false
 	}
-	return f.t.kp.Kernel().Machine().ReadMem(addr, p) == nil
+	return k.ReadMem(addr, p) == nil
 }
 
 // value runs the program; ok is false when a memory read faulted. For

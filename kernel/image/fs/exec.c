@@ -98,7 +98,7 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
 			continue;
 		if (ph->p_filesz > ph->p_memsz || ph->p_offset + ph->p_filesz > (u64)inode->i_size ||
-		    ph->p_vaddr < ELF_ET_DYN_BASE || ph->p_vaddr + ph->p_memsz > DEVICE_START)
+		    ph->p_vaddr < ELF_ET_DYN_BASE || ph->p_vaddr + ph->p_memsz > TASK_UNMAPPED_BASE)
 			return -ENOEXEC;
 		if (ph->p_flags & PF_W)
 			vm_flags |= VM_WRITE;
@@ -134,8 +134,8 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 		return -ENOEXEC;
 	mm->start_brk = mm->brk = end;
 	bprm->entry = eh->e_entry;
-	/* the code must be in its own pages: the kernel writes them through the
-	 * identity map and the CPU fetches them through the new mapping */
+	/* the kernel wrote the code through the linear map; the CPU fetches
+	 * it through the new user mapping */
 	asm volatile("dsb ish; ic ialluis; dsb ish; isb" : : : "memory");
 	return 0;
 }

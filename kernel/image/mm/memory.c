@@ -104,12 +104,12 @@ void *map_user_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_f
 	if (!pte)
 		return NULL;
 	if (*pte & PTE_VALID)
-		return (void *)(*pte & PTE_ADDR_MASK);
+		return __va(*pte & PTE_ADDR_MASK);
 	page = get_zeroed_page(GFP_KERNEL);
 	if (!page)
 		return NULL;
 	dsb(ishst);	/* the zeroes before the mapping */
-	WRITE_ONCE(*pte, (unsigned long)page | user_prot(vm_flags));
+	WRITE_ONCE(*pte, __pa(page) | user_prot(vm_flags));
 	dsb(ishst);
 	isb();
 	mm->total_vm++;
@@ -132,7 +132,7 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
 	struct mm_struct *mm = mm_alloc();
-	pteval_t *opmd = (pteval_t *)(oldmm->pgd[0] & PTE_ADDR_MASK);
+	pteval_t *opmd = __va(oldmm->pgd[0] & PTE_ADDR_MASK);
 	unsigned long i, j;
 
 	if (!mm)
@@ -152,7 +152,7 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 
 		if ((opmd[i] & 3) != PTE_TYPE_TABLE)
 			continue;
-		opte = (pteval_t *)(opmd[i] & PTE_ADDR_MASK);
+		opte = __va(opmd[i] & PTE_ADDR_MASK);
 		for (j = 0; j < PTRS_PER_TABLE; j++) {
 			unsigned long addr = (i << PMD_SHIFT) | (j << 12);
 			pteval_t *pte;
@@ -167,8 +167,8 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 				mmput(mm);
 				return NULL;
 			}
-			memcpy(page, (void *)(opte[j] & PTE_ADDR_MASK), PAGE_SIZE);
-			*pte = (unsigned long)page | (opte[j] & ~PTE_ADDR_MASK);
+			memcpy(page, __va(opte[j] & PTE_ADDR_MASK), PAGE_SIZE);
+			*pte = __pa(page) | (opte[j] & ~PTE_ADDR_MASK);
 			mm->total_vm++;
 		}
 	}

@@ -23,7 +23,7 @@ static void zap_page_range(struct mm_struct *mm, unsigned long start, unsigned l
 
 		if (!pte || !(*pte & PTE_VALID))
 			continue;
-		free_page((void *)(*pte & PTE_ADDR_MASK));
+		free_page(__va(*pte & PTE_ADDR_MASK));
 		WRITE_ONCE(*pte, 0);
 		flush_tlb_page_asid(mm->asid, addr);
 		mm->total_vm--;
@@ -132,7 +132,7 @@ long __arm64_sys_brk(const struct pt_regs *regs)
 
 	if (!mm)
 		return -EINVAL;
-	if (brk < mm->start_brk || brk >= DEVICE_START)
+	if (brk < mm->start_brk || brk >= TASK_UNMAPPED_BASE)
 		return mm->brk;
 	newbrk = PAGE_ALIGN(brk);
 	oldbrk = PAGE_ALIGN(mm->brk);

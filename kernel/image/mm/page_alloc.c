@@ -2,6 +2,8 @@
 /*
  * Pages for the slab allocator: a static arena of NR_PAGES pages in .bss,
  * handed out in order and never returned (slabs stay with their cache).
+ * Both arenas are handed out through the linear map (lm_alias), so kernel
+ * objects have Linux's 0xffff0000... addresses.
  *
  * Pages for user memory and page tables: a pool of NR_POOL_PAGES in
  * .bss..pgpool (kpemu.lds places it after .bss; head.S does not clear it,
@@ -17,15 +19,18 @@
 
 #define NR_PAGES	64	/* 256 KiB */
 
-static char page_arena[NR_PAGES * PAGE_SIZE] __aligned(PAGE_SIZE);
+static char page_arena_image[NR_PAGES * PAGE_SIZE] __aligned(PAGE_SIZE);
+/* pages are handed out at their linear-map address, as Linux's are */
+#define page_arena	((char *)lm_alias(page_arena_image))
 static struct page mem_map[NR_PAGES];
 static unsigned long nr_free_pages = NR_PAGES;
 static unsigned long next_free_pfn;
 
 #define NR_POOL_PAGES	1536	/* 6 MiB */
 
-static char page_pool[NR_POOL_PAGES * PAGE_SIZE] __aligned(PAGE_SIZE)
+static char page_pool_image[NR_POOL_PAGES * PAGE_SIZE] __aligned(PAGE_SIZE)
 	__section(".bss..pgpool");
+#define page_pool	((char *)lm_alias(page_pool_image))
 static unsigned long next_pool_pfn;
 static void *pool_free_list;
 u64 nr_free_user_pages = NR_POOL_PAGES;
@@ -57,7 +62,7 @@ void free_page(void *addr)
 
 	if (!addr)
 		return;
-	if ((char *)addr < page_pool || (char *)addr >= page_pool + sizeof(page_pool))
+	if ((char *)addr < page_pool || (char *)addr >= page_pool + sizeof(page_pool_image))
 		panic("free_page: %px is not a pool page", addr);
 	raw_spin_lock_irqsave(&page_alloc_lock, flags);
 	*(void **)addr = pool_free_list;
@@ -90,7 +95,7 @@ struct page *virt_to_page(const void *addr)
 {
 	unsigned long off = (const char *)addr - page_arena;
 
-	if ((const char *)addr < page_arena || off >= sizeof(page_arena))
+	if ((const char *)addr < page_arena || off >= sizeof(page_arena_image))
 		return NULL;
 	return &mem_map[off >> PAGE_SHIFT];
 }

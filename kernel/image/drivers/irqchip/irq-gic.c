@@ -13,6 +13,7 @@
 #include <asm/ptrace.h>
 #include <linux/interrupt.h>
 #include <asm/smp.h>
+#include <asm/memory.h>
 
 static inline u32 readl_relaxed(unsigned long addr)
 {
@@ -24,8 +25,9 @@ static inline void writel_relaxed(u32 val, unsigned long addr)
 	*(volatile u32 *)addr = val;
 }
 
-#define dist(off)	(GIC_DIST_BASE + (off))
-#define cpui(off)	(GIC_CPU_BASE + (off))
+/* the registers through the device window (ioremap of a constant folds) */
+#define dist(off)	((unsigned long)ioremap(GIC_DIST_BASE, 0x10000) + (off))
+#define cpui(off)	((unsigned long)ioremap(GIC_CPU_BASE, 0x10000) + (off))
 
 /* Number of interrupt lines (GICD_TYPER.ITLinesNumber). */
 static unsigned int gic_irqs;

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/errno.h>
 #include <linux/of_fdt.h>
+#include <asm/memory.h>
 #include <net/checksum.h>
 
 #define FDT_MAGIC	0xd00dfeed
@@ -49,8 +50,9 @@ u64 __fdt_pointer;
 const void *of_get_fdt(void)
 {
 	unsigned long pa = __fdt_pointer;
-	const struct fdt_header *h = (const void *)pa;
+	const struct fdt_header *h = __va(pa);
 
+	/* head.S's linear map covers the gigabytes up to the blob */
 	if (pa < FDT_RAM_BASE || pa >= FDT_RAM_BASE + FDT_RAM_MAX || (pa & 7))
 		return NULL;
 	if (be32(&h->magic) != FDT_MAGIC || be32(&h->totalsize) > FDT_MAX_SIZE)

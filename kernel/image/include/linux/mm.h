@@ -5,13 +5,13 @@
  * ASID, and a small array of VMAs. User memory is demand-paged: a VMA says
  * what may be mapped, handle_mm_fault() maps a zeroed page on first touch.
  *
- * The user half of every address space (asm/pgtable.h):
+ * The user half of every address space (TTBR0; the kernel is in TTBR1,
+ * asm/memory.h):
  *
  *   0x00400000 ..            the program (PT_LOAD segments), then brk
- *   0x08000000 .. 0x0c000000 devices, EL1-only (the kernel's identity map)
  *   0x10000000 ..            mmap()
- *   .. 0x40000000            the stack (STACK_TOP), demand-paged
- *   0x40000000 ..            kernel RAM, EL1-only: TASK_SIZE ends here
+ *   .. 0x40000000            the stack (STACK_TOP), demand-paged;
+ *                            TASK_SIZE ends here
  */
 #ifndef _LINUX_MM_H
 #define _LINUX_MM_H
@@ -69,10 +69,14 @@ void *get_zeroed_page(gfp_t gfp_mask);
 void free_page(void *addr);
 extern u64 nr_free_user_pages;
 
-/* arch/arm64/mm/mmu.c */
+/* arch/arm64/kernel/head.S: the boot tables */
 extern pteval_t swapper_pg_dir[PTRS_PER_TABLE];
+extern pteval_t reserved_pg_dir[PTRS_PER_TABLE];
+extern char _text[];
+
+/* arch/arm64/mm/mmu.c */
 void paging_init(void);
-void cpu_enable_mmu(void);
+void cpu_set_reserved_ttbr0(void);
 pteval_t *pgd_alloc(void);
 void pgd_free(pteval_t *pgd);
 pteval_t *pte_lookup(struct mm_struct *mm, unsigned long addr, bool alloc);

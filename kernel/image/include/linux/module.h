@@ -4,7 +4,7 @@
  *
  * A module is an ELF relocatable object (kernel/image/modules/<name>/) that
  * the host loads into the module area (MODULES_VADDR, 16 MiB; see
- * kernel/abi.go), relocates against kallsyms, and runs: init_module() when
+ * asm/memory.h and kernel/abi.go), relocates against kallsyms, and runs: init_module() when
  * it loads, cleanup_module() when it unloads. The host asks the workload to
  * make those calls through kmod_mailbox (kernel/module.c), and the workload
  * reports each result with HC_MODULE_DONE.
@@ -14,9 +14,7 @@
 
 #include <linux/compiler.h>
 #include <linux/types.h>
-
-#define MODULES_VADDR	0x40c00000UL	/* mirrored by kernel/abi.go */
-#define MODULES_VSIZE	0x01000000UL
+#include <asm/memory.h>
 
 #define __init		__section(".init.text")
 #define __exit		__section(".exit.text")

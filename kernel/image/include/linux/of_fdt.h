@@ -20,7 +20,7 @@ struct of_device_res {
 	unsigned int	irq;	/* INTID of the first "interrupts" specifier, 0 if none */
 };
 
-/* The blob, or NULL when there is none (QEMU answers the hostcall -1). */
+/* The blob (through the linear map), or NULL when there is none (QEMU passes none). */
 extern u64 __fdt_pointer;	/* the boot x0, kept by head.S */
 const void *of_get_fdt(void);
 /* 0 and *res filled for the first node compatible with @compat, else -ENODEV. */

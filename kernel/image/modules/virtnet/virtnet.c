@@ -62,7 +62,7 @@ struct vn_desc {
 };
 
 struct virtnet_priv {
-	unsigned long	base;		/* MMIO registers (MMU off: VA == PA) */
+	unsigned long	base;		/* MMIO registers, ioremap()ed */
 	unsigned int	irq;
 	struct net_device *dev;
 	struct vn_desc	*rx_ring;
@@ -101,10 +101,10 @@ static inline void vn_write(struct virtnet_priv *p, unsigned int off, u32 v)
 	*(volatile u32 *)(p->base + off) = v;
 }
 
-/* The address the device uses for a kernel buffer: the MMU is off. */
+/* The address the device uses for a kernel buffer: its physical one. */
 static inline u64 vn_dma_addr(const void *p)
 {
-	return (unsigned long)p;
+	return virt_to_phys(p);
 }
 
 static noinline void virtnet_clean_rx(struct virtnet_priv *p)
@@ -282,7 +282,11 @@ static int __init virtnet_init(void)
 		pr_info("virtnet: no kpemu,virtnet device\n");
 		return -ENODEV;
 	}
-	p->base = res.base;
+	p->base = (unsigned long)ioremap(res.base, res.size);
+	if (!p->base) {
+		pr_info("virtnet: mmio 0x%08llx outside the device window\n", res.base);
+		return -ENODEV;
+	}
 	if (vn_read(p, VN_ID) != VN_ID_VALUE) {
 		pr_info("virtnet: bad ID at 0x%08llx\n", res.base);
 		p->base = 0;

@@ -64,12 +64,15 @@ static void set_cpu_online(unsigned int cpu)
 	: "memory");
 }
 
-/* Called from secondary_entry on the new CPU, with its idle task current. */
+/*
+ * Called from __secondary_switched on the new CPU, at the kernel's VA with
+ * its idle task current.
+ */
 asmlinkage __noreturn void secondary_start_kernel(void)
 {
 	unsigned int cpu = smp_processor_id();
 
-	cpu_enable_mmu();	/* swapper_pg_dir: VA == PA, so nothing moves */
+	cpu_set_reserved_ttbr0();	/* the idmap is no longer needed */
 	gic_cpu_init();
 	arch_timer_starting_cpu();
 	pr_info("CPU%u: Booted secondary processor 0x%010lx [0x%08lx]\n", cpu,
@@ -88,7 +91,7 @@ static int __cpu_up(unsigned int cpu)
 	idle->stack = idle_stacks[cpu];
 	init_idle(idle, cpu);
 	ret = invoke_psci_fn(PSCI_0_2_FN64_CPU_ON, cpu,
-			     (unsigned long)secondary_entry, (unsigned long)idle);
+			     __pa_symbol(secondary_entry), (unsigned long)idle);
 	if (ret != PSCI_RET_SUCCESS) {
 		pr_err("CPU%u: failed to boot: %ld\n", cpu, (long)ret);
 		return -EIO;

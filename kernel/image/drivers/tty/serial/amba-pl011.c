@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * The console: a PL011 UART at 0x09000000 (QEMU virt's and kpemu's), driven
- * by polling like Linux's earlycon (drivers/tty/serial/amba-pl011.c).
+ * by polling like Linux's earlycon (drivers/tty/serial/amba-pl011.c),
+ * through the device window that head.S maps before the first printk.
  */
 #include <linux/compiler.h>
 #include <linux/types.h>
 #include <linux/console.h>
+#include <asm/memory.h>
 
 #define UART01x_BASE	0x09000000UL
 #define UART01x_DR	0x00	/* Data read or written from the interface. */
@@ -14,12 +16,12 @@
 
 static inline u32 pl011_read(unsigned int reg)
 {
-	return *(volatile u32 *)(UART01x_BASE + reg);
+	return *(volatile u32 *)(ioremap(UART01x_BASE, 0x1000) + reg);
 }
 
 static inline void pl011_write(u32 val, unsigned int reg)
 {
-	*(volatile u32 *)(UART01x_BASE + reg) = val;
+	*(volatile u32 *)(ioremap(UART01x_BASE, 0x1000) + reg) = val;
 }
 
 static void pl011_putc(char c)

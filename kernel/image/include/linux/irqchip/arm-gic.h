@@ -2,7 +2,7 @@
 /*
  * The GICv2 driver (drivers/irqchip/irq-gic.c), as linux/irqchip/arm-gic.h:
  * QEMU virt's (and kpemu's) distributor at 0x08000000, CPU interface at
- * 0x08010000, MMU off so the physical addresses are used directly.
+ * 0x08010000 (physical; the driver reaches them through ioremap()).
  */
 #ifndef __LINUX_IRQCHIP_ARM_GIC_H
 #define __LINUX_IRQCHIP_ARM_GIC_H
