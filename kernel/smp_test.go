@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/machine"
 )
 
 // syncBuffer is a console that the test reads while the guest writes.
@@ -130,6 +131,7 @@ func TestSMPBootsToSteadyWorkload(t *testing.T) {
 			if s.forks == 0 {
 				t.Error("no forks")
 			}
+			checkTTBR1(t, k)
 			t.Logf("%d instructions: %+v", steps, s)
 			var sw uint64
 			for _, n := range s.switches {
@@ -209,4 +211,44 @@ func TestCurrentIsPerCPU(t *testing.T) {
 		t.Errorf("nothing on CPU1: %v", seen)
 	}
 	t.Logf("seen %v", seen)
+}
+
+// checkTTBR1 checks that every CPU runs the kernel as Linux arm64 does: the
+// 48-bit TTBR1 half holds swapper_pg_dir, kernel objects (the current task)
+// are kernel VAs in the image or the linear map, and TTBR0 holds either a
+// process's tables or the empty reserved_pg_dir, never the boot idmap.
+func checkTTBR1(t *testing.T, k *kernel.Kernel) {
+	t.Helper()
+	pa := func(sym string) uint64 {
+		s, ok := k.Kallsyms().LookupName(sym)
+		if !ok {
+			t.Fatalf("no %s", sym)
+		}
+		p, err := k.Phys(s.Addr, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	swapper, idmap := pa("swapper_pg_dir"), pa("init_idmap_pg_dir")
+	if s, _ := k.Kallsyms().LookupName("_text"); s.Addr != kernel.KimageVaddr {
+		t.Errorf("_text at %#x, want KIMAGE_VADDR %#x", s.Addr, uint64(kernel.KimageVaddr))
+	}
+	m := k.Machine()
+	for i := 0; i < m.NumCPUs(); i++ {
+		c := m.CPU(i)
+		if got := c.SysReg(machine.TTBR1_EL1) &^ (0xffff << 48); got != swapper {
+			t.Errorf("CPU%d: TTBR1_EL1 = %#x, want swapper_pg_dir at %#x", i, got, swapper)
+		}
+		if t1sz := c.SysReg(machine.TCR_EL1) >> 16 & 0x3f; t1sz != 64-kernel.VABits {
+			t.Errorf("CPU%d: TCR_EL1.T1SZ = %d, want %d", i, t1sz, 64-kernel.VABits)
+		}
+		if c.SysReg(machine.TTBR0_EL1)&^(0xffff<<48) == idmap {
+			t.Errorf("CPU%d still runs on the boot idmap", i)
+		}
+		task := k.CurrentTask(i)
+		if _, err := k.Phys(task, 8); err != nil || task < kernel.PageOffset {
+			t.Errorf("CPU%d: current task at %#x is not a kernel VA: %v", i, task, err)
+		}
+	}
 }
