@@ -7,7 +7,7 @@
 #   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
 #   make image    rebuild the guest images with clang + ld.lld
 #   make check-image  fail if the committed images differ from their sources
-#   make bench    benchmarks: guest MIPS and the cost of a probe hit
+#   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
@@ -70,7 +70,7 @@ e2e: build
 test: deps lint unit e2e
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kprobes/
+	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/
 
 clean:
 	rm -rf bin

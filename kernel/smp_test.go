@@ -43,7 +43,7 @@ func perCPU(t *testing.T, k *kernel.Kernel, sym string, cpu int) uint64 {
 	return v
 }
 
-func symU64(t *testing.T, k *kernel.Kernel, sym string) uint64 {
+func symU64(t testing.TB, k *kernel.Kernel, sym string) uint64 {
 	t.Helper()
 	v, err := k.ReadSymbolU64(sym)
 	if err != nil {

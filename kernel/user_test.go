@@ -29,7 +29,7 @@ const (
 )
 
 // syscallCounts reads the guest's u64 syscall_counts[__NR_syscalls].
-func syscallCounts(t *testing.T, k *kernel.Kernel) []uint64 {
+func syscallCounts(t testing.TB, k *kernel.Kernel) []uint64 {
 	t.Helper()
 	s, ok := k.Kallsyms().LookupName("syscall_counts")
 	if !ok {
@@ -55,7 +55,7 @@ type userSnapshot struct {
 	forks                         uint64
 }
 
-func userSnap(t *testing.T, k *kernel.Kernel) userSnapshot {
+func userSnap(t testing.TB, k *kernel.Kernel) userSnapshot {
 	t.Helper()
 	return userSnapshot{
 		syscalls:   syscallCounts(t, k),

@@ -1,0 +1,79 @@
+package kernel_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kpemu/kpemu/kernel"
+)
+
+// stepUntilReady runs the guest until it reports HC_KERNEL_READY, the point
+// at which kpemu run mounts its tree.
+func stepUntilReady(tb testing.TB, k *kernel.Kernel) {
+	tb.Helper()
+	for {
+		select {
+		case <-k.Ready():
+			return
+		default:
+		}
+		if err := k.Machine().Step(100_000); err != nil {
+			tb.Fatal(err)
+		}
+		if msg, ok := k.Panicked(); ok {
+			tb.Fatalf("guest panicked: %s", msg)
+		}
+	}
+}
+
+// BenchmarkBoot measures a boot of the default configuration (2 vCPUs,
+// deterministic) from loading the image to the guest's ready hostcall.
+func BenchmarkBoot(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		stepUntilReady(b, k)
+	}
+}
+
+// BenchmarkUserWorkload runs the full system (2 vCPUs: the kernel's
+// workload, init, sh forking and exec'ing cat, cron, sshd) and reports
+// guest MIPS and the system calls user space makes per host second and per
+// guest second (the generic timer's clock).
+func BenchmarkUserWorkload(b *testing.B) {
+	k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stepUntilReady(b, k)
+	// past the boot burst of exec'ing every program once
+	if err := k.Machine().Step(20_000_000); err != nil {
+		b.Fatal(err)
+	}
+	count := func() (n uint64) {
+		for _, c := range syscallCounts(b, k) {
+			n += c
+		}
+		return n
+	}
+	insns, calls, guest := k.Machine().Stats().Instructions, count(), k.Uptime()
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; i < b.N; i++ {
+		if err := k.Machine().Step(1_000_000); err != nil {
+			b.Fatal(err)
+		}
+	}
+	host := time.Since(t0)
+	b.StopTimer()
+	insns = k.Machine().Stats().Instructions - insns
+	calls = count() - calls
+	guest = k.Uptime() - guest
+	b.ReportMetric(float64(insns)/host.Seconds()/1e6, "MIPS")
+	b.ReportMetric(float64(calls)/host.Seconds(), "syscalls/s")
+	if guest > 0 {
+		b.ReportMetric(float64(calls)/guest.Seconds(), "syscalls/guest-s")
+	}
+}
