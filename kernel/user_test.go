@@ -100,10 +100,11 @@ func runUser(t *testing.T, ncpu int) (*kernel.Kernel, *syncBuffer, userSnapshot)
 // User programs run at EL0 on 1 and 2 vCPUs: init execs sh and cron, sh
 // forks and execs cat, and every system call they use goes through
 // el0_svc -> invoke_syscall and is counted by number; demand paging maps
-// pages; /bin/segv dies of SIGSEGV without a kernel panic (its read(2)
-// into the same unmapped address must first fail with EFAULT, through the
-// exception table, and one running off its only page must be short,
-// or it exits 1 and is not counted); the kernel's
+// pages; /bin/segv dies of SIGSEGV without a kernel panic (its read(2),
+// write(2), getdents64(2) and wait4(2) with unmapped buffers must first
+// fail with EFAULT, through the exception table, wait4 still reaping the
+// child, and a read(2) and write(2) running off its only page must be
+// short, or it exits 1 and is not counted); the kernel's
 // own workload keeps iterating alongside.
 func TestUserSpace(t *testing.T) {
 	for _, ncpu := range []int{1, 2} {

@@ -49,9 +49,8 @@ static int copy_strings(struct linux_binprm *bprm, const char *const *argv,
 		const char *s;
 		long len;
 
-		if (fault_in_user(&argv[n], sizeof(argv[n]), false))
+		if (copy_from_user(&s, &argv[n], sizeof(s)))
 			return -EFAULT;
-		s = argv[n];
 		if (!s)
 			break;
 		if (n == MAX_ARG_STRINGS)

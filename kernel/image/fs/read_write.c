@@ -149,9 +149,10 @@ noinline ssize_t vfs_write(struct file *file, const char *buf, size_t count, lof
 
 /*
  * The system calls (fs/read_write.c, fs/readdir.c): ksys_read() and
- * ksys_write() take the task's file, fault the user buffer in (so that
- * f_op->read/write never fault on it) and go through vfs_read() and
- * vfs_write() with a copy of f_pos, as Linux does.
+ * ksys_write() take the task's file, check the buffer with access_ok()
+ * and go through vfs_read() and vfs_write() with a copy of f_pos, as
+ * Linux does. f_op->read/write copy with copy_to_user()/copy_from_user(),
+ * whose faults the exception table turns into short counts or -EFAULT.
  */
 ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
 {
@@ -185,7 +186,7 @@ ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
 		return -EBADF;
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
-	if (fault_in_user(buf, count, false))
+	if (!access_ok(buf, count))
 		return -EFAULT;
 	pos = (f->f_flags & O_APPEND) ? file_inode(f)->i_size : f->f_pos;
 	ret = vfs_write(f, buf, count, &pos);
@@ -238,17 +239,30 @@ static bool filldir64(struct dir_context *ctx, const char *name, int namlen,
 	struct getdents_callback64 *buf = container_of(ctx, struct getdents_callback64, ctx);
 	struct linux_dirent64 *dirent = buf->current_dir;
 	int reclen = ALIGN(offsetof(struct linux_dirent64, d_name) + namlen + 1, sizeof(u64));
+	/* the record is built here and copied out whole (Linux: unsafe_put_user) */
+	union {
+		struct linux_dirent64 d;
+		char bytes[ALIGN(offsetof(struct linux_dirent64, d_name) + NAME_MAX + 1, sizeof(u64))];
+	} rec;
 
 	if (reclen > buf->count) {
 		buf->error = -EINVAL;	/* "result buffer too small" */
 		return false;
 	}
-	dirent->d_ino = ino;
-	dirent->d_off = offset + 1;
-	dirent->d_reclen = reclen;
-	dirent->d_type = d_type;
-	memcpy(dirent->d_name, name, namlen);
-	dirent->d_name[namlen] = 0;
+	if (namlen > NAME_MAX) {
+		buf->error = -EOVERFLOW;
+		return false;
+	}
+	memset(&rec, 0, reclen);
+	rec.d.d_ino = ino;
+	rec.d.d_off = offset + 1;
+	rec.d.d_reclen = reclen;
+	rec.d.d_type = d_type;
+	memcpy(rec.d.d_name, name, namlen);
+	if (copy_to_user(dirent, &rec, reclen)) {
+		buf->error = -EFAULT;
+		return false;
+	}
 	buf->current_dir = (void *)dirent + reclen;
 	buf->count -= reclen;
 	buf->error = 0;
@@ -269,7 +283,7 @@ long __arm64_sys_getdents64(const struct pt_regs *regs)
 
 	if (!f)
 		return -EBADF;
-	if (fault_in_user(dirent, count, true))
+	if (!access_ok(dirent, count))
 		return -EFAULT;
 	error = iterate_dir(f, &buf.ctx);
 	if (error >= 0 && buf.error && buf.current_dir == dirent)

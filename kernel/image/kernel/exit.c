@@ -150,8 +150,6 @@ static long kernel_wait4(pid_t upid, int *stat_addr, int options)
 	int status;
 	DEFINE_WAIT(wait);
 
-	if (stat_addr && fault_in_user(stat_addr, sizeof(*stat_addr), true))
-		return -EFAULT;
 	for (;;) {
 		prepare_to_wait(&current->wait_chldexit, &wait, TASK_INTERRUPTIBLE);
 		target = NULL;
@@ -177,8 +175,9 @@ static long kernel_wait4(pid_t upid, int *stat_addr, int options)
 	ret = target->pid;
 	status = target->exit_code;
 	release_task(target);
-	if (stat_addr)
-		*stat_addr = status;
+	/* as Linux: the child is reaped even if the status cannot be stored */
+	if (stat_addr && copy_to_user(stat_addr, &status, sizeof(status)))
+		return -EFAULT;
 	return ret;
 }
 

@@ -236,10 +236,9 @@ noinline pid_t kernel_clone(struct kernel_clone_args *args)
 
 	nr = p->pid;
 
+	/* put_user(): a bad pointer is ignored, as Linux ignores it */
 	if (clone_flags & CLONE_PARENT_SETTID)
-		*args->parent_tid = nr;
-	if (p->set_child_tid)
-		*p->set_child_tid = nr;
+		copy_to_user(args->parent_tid, &nr, sizeof(nr));
 
 	wake_up_new_task(p);
 	__atomic_add_fetch(&nr_forks, 1, __ATOMIC_RELAXED);

@@ -10,8 +10,7 @@
  * EL0-and-EL1 accessible). copy_{to,from}_user() go through
  * __arch_copy_*_user (arch/arm64/lib/copy_user.S), whose user accesses are
  * in the exception table: they take real faults, which demand-page as a
- * user fault does, and a bad address returns what was not copied. The
- * other paths still check and map the range first with fault_in_user().
+ * user fault does, and a bad address returns what was not copied.
  * An mm is only ever changed by its own task (no CLONE_VM user threads),
  * which therefore needs no lock.
  */
@@ -176,36 +175,6 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 	return mm;
 }
 
-/*
- * Checks [uaddr, uaddr + size) against current's VMAs and maps what is
- * not mapped yet. Kernel threads (no mm) pass kernel buffers: allowed.
- */
-int fault_in_user(const void *uaddr, size_t size, bool write)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long addr = (unsigned long)uaddr, end = addr + size;
-
-	if (!mm)
-		return 0;
-	if (!size)
-		return 0;
-	if (end < addr || end > TASK_SIZE)
-		return -EFAULT;
-	for (addr &= ~(PAGE_SIZE - 1); addr < end; addr += PAGE_SIZE) {
-		struct vm_area_struct *vma = find_vma(mm, addr);
-		pteval_t *pte;
-
-		if (!vma || (write && !(vma->vm_flags & VM_WRITE)))
-			return -EFAULT;
-		pte = pte_lookup(mm, addr, false);
-		if (pte && (*pte & PTE_VALID))
-			continue;
-		if (handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0))
-			return -EFAULT;
-	}
-	return 0;
-}
-
 /* Linux's access_ok(): the range lies below TASK_SIZE (kernel threads pass kernel buffers). */
 bool access_ok(const void *uaddr, unsigned long size)
 {
@@ -241,10 +210,8 @@ long strncpy_from_user(char *dst, const char *src, long count)
 	long i;
 
 	for (i = 0; i < count; i++) {
-		if ((i == 0 || (((unsigned long)src + i) & (PAGE_SIZE - 1)) == 0) &&
-		    fault_in_user(src + i, 1, false))
+		if (copy_from_user(&dst[i], src + i, 1))
 			return -EFAULT;
-		dst[i] = src[i];
 		if (!dst[i])
 			return i;
 	}

@@ -141,7 +141,7 @@ static long sock_recvmsg(struct file *file, struct sock *sk, char *buf, size_t l
 	}
 	if (len > MAX_RW_COUNT)
 		len = MAX_RW_COUNT;
-	if (fault_in_user(buf, len, true))
+	if (!access_ok(buf, len))
 		return -EFAULT;
 	n = tcp_recvmsg(sk, buf, len, flags, NULL);
 	if (n > 0)
@@ -159,7 +159,7 @@ static long sock_sendmsg(struct sock *sk, const char *buf, size_t len)
 		return -EPIPE;
 	if (len > MAX_RW_COUNT)
 		len = MAX_RW_COUNT;
-	if (fault_in_user(buf, len, false))
+	if (!access_ok(buf, len))
 		return -EFAULT;
 	n = tcp_sendmsg(sk, buf, len);
 	if (n >= 0)

@@ -62,7 +62,11 @@ ssize_t ramfs_write(struct file *file, const char *buf, size_t count, loff_t *pp
 		inode->i_size = 0;
 		pos = 0;
 	}
-	memcpy(inode->i_private + pos, buf, count);
+	/* a fault part way writes what came before it, as Linux's
+	 * copy_page_from_iter() does; none of it is -EFAULT */
+	count -= copy_from_user(inode->i_private + pos, buf, count);
+	if (!count)
+		return -EFAULT;
 	pos += count;
 	if (pos > inode->i_size)
 		inode->i_size = pos;

@@ -79,10 +79,22 @@ static const struct file_operations null_fops = {
 };
 
 /* /dev/console: writes go to the UART, reads see end of file. */
+/* As tty_write(): copied in chunks; a fault ends the write short. */
 static ssize_t console_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
 {
-	pl011_early_write(buf, count);
-	return count;
+	char chunk[64];
+	size_t done = 0;
+
+	while (done < count) {
+		size_t n = min_t(size_t, count - done, sizeof(chunk));
+		size_t got = n - copy_from_user(chunk, buf + done, n);
+
+		pl011_early_write(chunk, got);
+		done += got;
+		if (got < n)
+			return done ? (ssize_t)done : -EFAULT;
+	}
+	return done;
 }
 
 static const struct file_operations console_fops = {

@@ -95,7 +95,6 @@ struct vm_area_struct *insert_vma(struct mm_struct *mm, unsigned long start,
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 		    unsigned int flags);
 void *map_user_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_flags);
-int fault_in_user(const void *uaddr, size_t size, bool write);
 unsigned long copy_from_user(void *to, const void *from, unsigned long n);
 unsigned long copy_to_user(void *to, const void *from, unsigned long n);
 bool access_ok(const void *uaddr, unsigned long size);

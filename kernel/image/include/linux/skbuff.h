@@ -53,6 +53,7 @@ unsigned char *skb_push(struct sk_buff *skb, unsigned int len);
 void skb_reserve(struct sk_buff *skb, int len);
 void skb_queue_head_init(struct sk_buff_head *list);
 void skb_queue_tail(struct sk_buff_head *list, struct sk_buff *newsk);
+void skb_queue_head(struct sk_buff_head *list, struct sk_buff *newsk);
 struct sk_buff *skb_dequeue(struct sk_buff_head *list);
 
 static inline int skb_queue_empty(const struct sk_buff_head *list)

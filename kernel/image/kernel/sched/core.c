@@ -182,8 +182,15 @@ static void finish_task_switch(struct task_struct *prev)
 /* schedule_tail - first thing a freshly forked thread must call. */
 asmlinkage void schedule_tail(struct task_struct *prev)
 {
+	int nr;
+
 	finish_task_switch(prev);
 	preempt_enable();
+	/* CLONE_CHILD_SETTID: in the child's own address space, now loaded */
+	if (current->set_child_tid) {
+		nr = current->pid;
+		copy_to_user(current->set_child_tid, &nr, sizeof(nr));
+	}
 }
 
 static struct task_struct *pick_next_task(struct rq *rq)

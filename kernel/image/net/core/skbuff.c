@@ -116,6 +116,22 @@ void skb_queue_tail(struct sk_buff_head *list, struct sk_buff *newsk)
 	spin_unlock_irqrestore(&list->lock, flags);
 }
 
+/* Puts @newsk back at the front (a reader that could not consume it). */
+void skb_queue_head(struct sk_buff_head *list, struct sk_buff *newsk)
+{
+	struct sk_buff *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&list->lock, flags);
+	next = list->next;
+	newsk->prev = (struct sk_buff *)list;
+	newsk->next = next;
+	next->prev = newsk;
+	list->next = newsk;
+	list->qlen++;
+	spin_unlock_irqrestore(&list->lock, flags);
+}
+
 struct sk_buff *skb_dequeue(struct sk_buff_head *list)
 {
 	struct sk_buff *skb;

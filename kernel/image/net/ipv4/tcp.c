@@ -8,12 +8,18 @@
  */
 #include <linux/kernel.h>
 #include <linux/ip.h>
+#include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/checksum.h>
 #include <net/sock.h>
 
+/*
+ * tcp_recvmsg - copy queued segments to the user buffer @buf. A segment
+ * that faults stays queued: the bytes before it are returned, or -EFAULT
+ * if there are none, as Linux's skb_copy_datagram_msg() failing does.
+ */
 int tcp_recvmsg(struct sock *sk, void *buf, size_t len, int flags, int *addr_len)
 {
 	size_t copied = 0;
@@ -23,7 +29,12 @@ int tcp_recvmsg(struct sock *sk, void *buf, size_t len, int flags, int *addr_len
 	while (copied < len && (skb = skb_dequeue(&sk->sk_receive_queue))) {
 		size_t n = min_t(size_t, skb->len, len - copied);
 
-		memcpy((char *)buf + copied, skb->data, n);
+		if (copy_to_user((char *)buf + copied, skb->data, n)) {
+			skb_queue_head(&sk->sk_receive_queue, skb);
+			if (!copied)
+				return -EFAULT;
+			break;
+		}
 		copied += n;
 		spin_lock_irqsave(&sk->sk_receive_queue.lock, irqflags);
 		sk->bytes_received += n;
@@ -39,9 +50,10 @@ int tcp_recvmsg(struct sock *sk, void *buf, size_t len, int flags, int *addr_len
 #define MAX_TCP_HEADER	(sizeof(struct iphdr) + sizeof(struct tcphdr))
 
 /*
- * tcp_sendmsg - send @size bytes of @buf to the socket's peer, as one
- * ACK|PSH segment (tcp_write_xmit -> tcp_transmit_skb -> ip_queue_xmit).
- * Returns the bytes queued, or -errno.
+ * tcp_sendmsg - send @size bytes of the user buffer @buf to the socket's
+ * peer, as one ACK|PSH segment (tcp_write_xmit -> tcp_transmit_skb ->
+ * ip_queue_xmit). Returns the bytes queued (those before a fault), or
+ * -errno (-EFAULT if the first byte faults).
  */
 int tcp_sendmsg(struct sock *sk, const void *buf, size_t size)
 {
@@ -51,9 +63,24 @@ int tcp_sendmsg(struct sock *sk, const void *buf, size_t size)
 	__be32 daddr;
 	__be16 dport;
 	u32 seq, ack;
+	unsigned long left;
 
 	if (size > SKB_MAX_ALLOC - MAX_TCP_HEADER)
 		size = SKB_MAX_ALLOC - MAX_TCP_HEADER;
+	if (!sk->peer_addr)
+		return -ENOTCONN;
+	skb = alloc_skb(MAX_TCP_HEADER + size, GFP_KERNEL);
+	if (!skb)
+		return -ENOBUFS;
+	skb_reserve(skb, MAX_TCP_HEADER);
+	left = copy_from_user(skb->data, buf, size);
+	if (left == size && size) {
+		kfree_skb(skb);
+		return -EFAULT;
+	}
+	size -= left;
+	skb_put(skb, size);
+
 	spin_lock_irqsave(&sk->sk_receive_queue.lock, flags);
 	daddr = sk->peer_addr;
 	dport = sk->peer_port;
@@ -61,14 +88,10 @@ int tcp_sendmsg(struct sock *sk, const void *buf, size_t size)
 	seq = sk->snd_nxt;
 	sk->snd_nxt += size;
 	spin_unlock_irqrestore(&sk->sk_receive_queue.lock, flags);
-	if (!daddr)
+	if (!daddr) {
+		kfree_skb(skb);
 		return -ENOTCONN;
-
-	skb = alloc_skb(MAX_TCP_HEADER + size, GFP_KERNEL);
-	if (!skb)
-		return -ENOBUFS;
-	skb_reserve(skb, MAX_TCP_HEADER);
-	memcpy(skb_put(skb, size), buf, size);
+	}
 
 	/* tcp_transmit_skb(): the header, checksummed over the pseudo-header */
 	th = (struct tcphdr *)skb_push(skb, sizeof(*th));

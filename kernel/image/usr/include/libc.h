@@ -29,7 +29,8 @@ typedef int pid_t;
 #define PROT_WRITE	2
 #define MAP_PRIVATE	0x02
 #define MAP_ANONYMOUS	0x20
-#define EFAULT		14	/* the wrappers return -errno */
+#define ECHILD		10	/* the wrappers return -errno */
+#define EFAULT		14
 
 #define AF_INET		2
 #define SOCK_STREAM	1
