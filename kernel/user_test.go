@@ -25,6 +25,8 @@ const (
 	nrExecve     = 221
 	nrMmap       = 222
 	nrWait4      = 260
+	nrSymlinkat  = 36
+	nrUnlinkat   = 35
 	nrSyscalls   = 451 // __NR_syscalls, the length of syscall_counts
 )
 
@@ -111,7 +113,7 @@ func TestUserSpace(t *testing.T) {
 		t.Run(fmt.Sprintf("%dcpu", ncpu), func(t *testing.T) {
 			k, con, s := runUser(t, ncpu)
 			for _, nr := range []int{nrOpenat, nrClose, nrGetdents64, nrRead, nrWrite, nrExitGroup,
-				nrNanosleep, nrGetppid, nrBrk, nrMunmap, nrClone, nrExecve, nrMmap, nrWait4} {
+				nrNanosleep, nrGetppid, nrBrk, nrMunmap, nrClone, nrExecve, nrMmap, nrWait4, nrSymlinkat, nrUnlinkat} {
 				if s.syscalls[nr] == 0 {
 					t.Errorf("system call %d never made", nr)
 				}
@@ -132,6 +134,11 @@ func TestUserSpace(t *testing.T) {
 			}
 			if strings.Contains(out, "init: ") {
 				t.Errorf("init complained:\n%s", out)
+			}
+			// sh cats each file through the symlink /tmp/cur: a failed
+			// cat (the link not followed, say) is reported on the console
+			if strings.Contains(out, "cat /") {
+				t.Errorf("a cat through /tmp/cur failed:\n%s", out)
 			}
 			if s.iterations == 0 {
 				t.Error("the kernel workload did not run")

@@ -182,7 +182,7 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 	struct linux_binprm *bprm = kzalloc(sizeof(*bprm), GFP_KERNEL);
 	struct mm_struct *mm = NULL, *old;
 	struct pt_regs *regs = current_pt_regs();
-	struct dentry *d;
+	struct dentry *d = NULL;
 	const char *base, *p;
 	long ret;
 
@@ -200,10 +200,13 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 		ret = copy_strings(bprm, envp, bprm->envp, &bprm->envc);
 	if (ret)
 		goto out;
-	ret = -ENOENT;
-	d = bprm->filename[0] == '/' ? d_lookup_path(bprm->filename, NULL, NULL) : NULL;
-	if (!d)
+	d = bprm->filename[0] == '/' ? path_lookup(bprm->filename, LOOKUP_FOLLOW, NULL, NULL) :
+				       ERR_PTR(-ENOENT);
+	if (IS_ERR(d)) {
+		ret = PTR_ERR(d);
+		d = NULL;
 		goto out;
+	}
 	ret = -EACCES;
 	if (!S_ISREG(d->d_inode->i_mode) || !(d->d_inode->i_mode & 0111))
 		goto out;
@@ -243,6 +246,7 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 out:
 	if (mm)
 		mmput(mm);
+	dput(d);
 	kfree(bprm);
 	return ret;
 }

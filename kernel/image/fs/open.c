@@ -30,7 +30,7 @@ struct file *alloc_file(struct dentry *dentry, fmode_t mode, unsigned int flags)
 		return ERR_PTR(-ENOMEM);
 	f->f_flags = flags;
 	f->f_count = 1;
-	f->f_dentry = dentry;
+	f->f_dentry = dget(dentry);
 	return f;
 }
 
@@ -46,6 +46,7 @@ void fput(struct file *file)
 		return;
 	if (file->f_op && file->f_op->release)
 		file->f_op->release(file_inode(file), file);
+	dput(file->f_dentry);	/* an unlinked file's inode goes with it */
 	kfree(file);
 }
 
@@ -116,31 +117,11 @@ void put_files_struct(struct files_struct *files)
 	kfree(files);
 }
 
-struct file *do_filp_open(const char *path, int flags, umode_t mode)
+/* The file for an open of @d: what @flags allow on what @d is. */
+static struct file *open_dentry(struct dentry *d, int flags)
 {
-	struct dentry *parent, *d;
-	const char *last;
 	fmode_t fmode;
 
-	if (path[0] != '/')
-		return ERR_PTR(-ENOENT);	/* every cwd is / */
-	d = d_lookup_path(path, &parent, &last);
-	if (d && (flags & O_CREAT) && (flags & O_EXCL))
-		return ERR_PTR(-EEXIST);
-	if (!d) {
-		struct inode *inode;
-
-		if (!(flags & O_CREAT) || !parent)
-			return ERR_PTR(-ENOENT);
-		inode = ramfs_get_inode(S_IFREG | (mode & 07777), TMP_FILE_CAPACITY);
-		if (!inode)
-			return ERR_PTR(-ENOMEM);
-		d = d_alloc_name(parent, last, strnlen(last, PATH_MAX), inode);
-		if (IS_ERR(d))
-			return ERR_CAST(d);
-	}
-	if ((flags & O_DIRECTORY) && !S_ISDIR(d->d_inode->i_mode))
-		return ERR_PTR(-ENOTDIR);
 	switch (flags & O_ACCMODE) {
 	case O_RDONLY:
 		fmode = FMODE_READ;
@@ -159,6 +140,49 @@ struct file *do_filp_open(const char *path, int flags, umode_t mode)
 	if ((flags & O_TRUNC) && (fmode & FMODE_WRITE) && S_ISREG(d->d_inode->i_mode))
 		d->d_inode->i_size = 0;
 	return alloc_file(d, fmode, flags);
+}
+
+/* path_openat(): the dentry to open, made first with O_CREAT. */
+static struct dentry *open_last_lookup(const char *path, int flags, umode_t mode)
+{
+	struct dentry *parent, *d;
+	struct inode *inode;
+	const char *last;
+
+	d = path_lookup(path, (flags & O_CREAT) && (flags & O_EXCL) ? 0 : LOOKUP_FOLLOW,
+			&parent, &last);
+	if (!IS_ERR(d) && (flags & O_CREAT) && (flags & O_EXCL)) {
+		dput(d);
+		d = ERR_PTR(-EEXIST);
+	} else if (PTR_ERR(d) == -ENOENT && (flags & O_CREAT) && parent && *last) {
+		inode = ramfs_get_inode(S_IFREG | (mode & 07777), TMP_FILE_CAPACITY);
+		d = inode ? d_create(parent, last, inode) : ERR_PTR(-ENOMEM);
+		if (IS_ERR(d) && inode) {
+			kfree(inode->i_private);
+			kfree(inode);
+		}
+		/* lost a race to create it, or the name is a dangling link */
+		if (PTR_ERR(d) == -EEXIST && !(flags & O_EXCL))
+			d = ERR_PTR(-ENOENT);
+	}
+	dput(parent);
+	return d;
+}
+
+struct file *do_filp_open(const char *path, int flags, umode_t mode)
+{
+	struct file *f = ERR_PTR(-ENOTDIR);
+	struct dentry *d;
+
+	if (path[0] != '/')
+		return ERR_PTR(-ENOENT);	/* every cwd is / */
+	d = open_last_lookup(path, flags, mode);
+	if (IS_ERR(d))
+		return ERR_CAST(d);
+	if (!(flags & O_DIRECTORY) || S_ISDIR(d->d_inode->i_mode))
+		f = open_dentry(d, flags);
+	dput(d);
+	return f;
 }
 
 /* build_open_how(): openat(2)'s flags and mode as openat2(2)'s how */

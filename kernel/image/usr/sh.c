@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * /bin/sh: not a shell, a shell's system call pattern. Each round it
+ * points the link /tmp/cur at the next file (symlink(2), as "ln -s"),
  * forks, and the child sends its stdout to /dev/null (close(1) + open,
- * as "> /dev/null") and execs /bin/cat on the next file; the parent waits
- * for it, appends "cat <file>: <status>" to /tmp/sh.log, lists /bin with
+ * as "> /dev/null") and execs /bin/cat on /tmp/cur, which the kernel
+ * follows to the file; the parent waits for it, removes the link
+ * (unlink(2), as "rm"), appends "cat <file>: <status>" to /tmp/sh.log, lists /bin with
  * getdents64 every 8th round, takes and gives back heap (brk) and
  * anonymous memory (mmap/munmap), touching it so that pages fault in (one
  * of them first by the kernel: read(2) into a page never touched, so
@@ -58,10 +60,13 @@ int main(int argc, char **argv)
 
 	for (round = 0; ; round++) {
 		const char *file = files[round % (sizeof(files) / sizeof(files[0]))];
-		char *cargv[] = { "cat", (char *)file, NULL };
+		char *cargv[] = { "cat", "/tmp/cur", NULL };
 		char line[96], *p;
 		int status = 0;
-		pid_t pid = fork();
+		pid_t pid;
+
+		symlink(file, "/tmp/cur");
+		pid = fork();
 
 		if (pid == 0) {
 			close(1);
@@ -71,6 +76,7 @@ int main(int argc, char **argv)
 		}
 		if (pid > 0)
 			waitpid(pid, &status, 0);
+		unlink("/tmp/cur");
 		p = line;
 		memcpy(p, "cat ", 4);
 		p += 4;
@@ -81,6 +87,8 @@ int main(int argc, char **argv)
 		p = utoa(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), p);
 		*p++ = '\n';
 		write(log, line, p - line);
+		if (status)	/* as a shell reports a failed command */
+			write(2, line, p - line);
 
 		if ((round & 7) == 0)
 			ls_bin();

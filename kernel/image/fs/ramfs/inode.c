@@ -13,11 +13,18 @@
 
 struct inode *ramfs_get_inode(umode_t mode, size_t capacity);
 
-/* dcache_readdir(): ".", "..", then the children in creation order; f_pos counts entries. */
+/*
+ * dcache_readdir(): ".", "..", then the children in creation order; f_pos
+ * counts entries. Each entry is copied out of the tree under its lock
+ * (d_child_at) and handed to the actor after, which may fault on the
+ * user buffer.
+ */
 static int dcache_readdir(struct file *file, struct dir_context *ctx)
 {
-	struct dentry *dir = file_inode(file)->i_dentry, *d;
-	loff_t i = 0;
+	struct dentry *dir = file_inode(file)->i_dentry;
+	char name[NAME_MAX + 1];
+	unsigned long ino;
+	umode_t mode;
 
 	if (ctx->pos == 0) {
 		if (!ctx->actor(ctx, ".", 1, 0, file_inode(file)->i_ino, DT_DIR))
@@ -29,14 +36,11 @@ static int dcache_readdir(struct file *file, struct dir_context *ctx)
 			return 0;
 		ctx->pos = 2;
 	}
-	list_for_each_entry(d, &dir->d_subdirs, d_child) {
-		umode_t mode = d->d_inode->i_mode;
-		unsigned int type = S_ISDIR(mode) ? DT_DIR : S_ISREG(mode) ? DT_REG : DT_CHR;
+	while (!IS_ERR(d_child_at(dir, ctx->pos - 2, name, &ino, &mode))) {
+		unsigned int type = S_ISDIR(mode) ? DT_DIR : S_ISREG(mode) ? DT_REG :
+				    S_ISLNK(mode) ? DT_LNK : DT_CHR;
 
-		if (i++ < ctx->pos - 2)
-			continue;
-		if (!ctx->actor(ctx, d->d_name, strnlen(d->d_name, NAME_MAX + 1),
-				ctx->pos, d->d_inode->i_ino, type))
+		if (!ctx->actor(ctx, name, strnlen(name, NAME_MAX + 1), ctx->pos, ino, type))
 			return 0;
 		ctx->pos++;
 	}

@@ -4,6 +4,10 @@
  * arch/arm64/kernel/syscall.c with different __SYSCALL definitions (as
  * Linux's asm-generic/unistd.h). No include guard, on purpose.
  */
+__SYSCALL(__NR_mkdirat, __arm64_sys_mkdirat)
+__SYSCALL(__NR_unlinkat, __arm64_sys_unlinkat)
+__SYSCALL(__NR_symlinkat, __arm64_sys_symlinkat)
+__SYSCALL(__NR_readlinkat, __arm64_sys_readlinkat)
 __SYSCALL(__NR_openat, __arm64_sys_openat)
 __SYSCALL(__NR_close, __arm64_sys_close)
 __SYSCALL(__NR_getdents64, __arm64_sys_getdents64)

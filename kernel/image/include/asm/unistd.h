@@ -3,6 +3,10 @@
 #ifndef __ASM_UNISTD_H
 #define __ASM_UNISTD_H
 
+#define __NR_mkdirat		34
+#define __NR_unlinkat		35
+#define __NR_symlinkat		36
+#define __NR_readlinkat		78
 #define __NR_getdents64		61
 #define __NR_openat		56
 #define __NR_close		57

@@ -27,6 +27,8 @@
 #define EMFILE		24
 #define ENAMETOOLONG	36
 #define ENOSYS		38
+#define ENOTEMPTY	39
+#define ELOOP		40
 
 #define MAX_ERRNO	4095
 #define IS_ERR_VALUE(x) unlikely((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)

@@ -23,8 +23,10 @@
 #define S_IFDIR		0040000
 #define S_IFSOCK	0140000
 #define S_IFCHR		0020000
+#define S_IFLNK		0120000
 #define S_ISDIR(m)	(((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m)	(((m) & S_IFMT) == S_IFLNK)
 
 /* open(2) flags, include/uapi/asm-generic/fcntl.h (arm64's O_DIRECTORY) */
 #define O_ACCMODE	00000003
@@ -38,11 +40,17 @@
 #define O_NONBLOCK	00004000
 #define O_DIRECTORY	00040000
 #define AT_FDCWD	(-100)
+#define AT_REMOVEDIR	0x200
+
+/* path walk flags (include/linux/namei.h) */
+#define LOOKUP_FOLLOW	0x0001	/* follow a symlink in the last component */
+#define MAXSYMLINKS	40
 
 #define DT_UNKNOWN	0
 #define DT_CHR		2
 #define DT_DIR		4
 #define DT_REG		8
+#define DT_LNK		10
 
 #define NAME_MAX	31
 #define PATH_MAX	256
@@ -83,10 +91,12 @@ struct dir_context {
  */
 struct dentry {
 	struct dentry		*d_parent;
-	struct inode		*d_inode;
+	struct inode		*d_inode;	/* NULL: negative (being created) */
 	struct list_head	d_child;	/* in the parent's d_subdirs */
 	struct list_head	d_subdirs;
 	char			d_name[NAME_MAX + 1];
+	int			d_count;	/* the tree's, files', walkers' */
+	bool			d_unlinked;	/* out of the tree: freed at the last dput */
 };
 
 /* A task's open files (include/linux/fdtable.h), shared by count. */
@@ -147,12 +157,25 @@ void ramfs_unregister_read_helper(ramfs_read_helper_t *fn);
 struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name);
 
 /* the tree (fs/namei.c, fs/ramfs/inode.c, init/initramfs.c) */
+struct user_namespace { int level; };	/* only the initial one */
+extern struct user_namespace init_user_ns;
 extern struct dentry *root_dentry;
 void vfs_caches_init(void);
-struct dentry *d_lookup_path(const char *path, struct dentry **parent,
-			     const char **last);
+struct dentry *dget(struct dentry *dentry);
+void dput(struct dentry *dentry);
+struct dentry *path_lookup(const char *path, unsigned int flags,
+			   struct dentry **parent, const char **last);
 struct dentry *d_alloc_name(struct dentry *parent, const char *name, int len,
 			    struct inode *inode);
+struct dentry *d_child_at(struct dentry *dir, loff_t n, char *name,
+			  unsigned long *ino, umode_t *mode);
+int vfs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+		struct dentry *dentry, const char *oldname);
+int vfs_unlink(struct user_namespace *mnt_userns, struct inode *dir,
+	       struct dentry *dentry, struct inode **delegated_inode);
+int vfs_rmdir(struct user_namespace *mnt_userns, struct inode *dir,
+	      struct dentry *dentry);
+struct dentry *d_create(struct dentry *dir, const char *name, struct inode *inode);
 struct dentry *vfs_mkdir_p(const char *path);
 struct dentry *vfs_create_file(const char *path, struct inode *inode);
 void populate_rootfs(void);

@@ -51,6 +51,15 @@ ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr_in *add
 }
 int shutdown(int fd, int how) { return syscall3(__NR_shutdown, fd, how, 0); }
 int close(int fd) { return syscall3(__NR_close, fd, 0, 0); }
+int symlink(const char *target, const char *path)
+{
+	return syscall3(__NR_symlinkat, (long)target, AT_FDCWD, (long)path);
+}
+int unlink(const char *path) { return syscall3(__NR_unlinkat, AT_FDCWD, (long)path, 0); }
+ssize_t readlink(const char *path, char *buf, size_t n)
+{
+	return syscall6(__NR_readlinkat, AT_FDCWD, (long)path, (long)buf, n, 0, 0);
+}
 off_t lseek(int fd, off_t off, int whence) { return syscall3(__NR_lseek, fd, off, whence); }
 long getdents64(int fd, void *buf, size_t n) { return syscall3(__NR_getdents64, fd, buf, n); }
 pid_t fork(void) { return syscall6(__NR_clone, SIGCHLD, 0, 0, 0, 0, 0); }
