@@ -23,6 +23,10 @@
 //     error is the error of open(2) or truncate(2), as with Linux's
 //     kprobe_events, whose open with O_TRUNC clears all events and may fail
 //     with EBUSY.
+//   - Per-open writes: a file with [FileOps.Open] gets an [OpenFile] at each
+//     open for writing, which takes that open's writes and applies what
+//     they built when the open is closed ([Handle.Flush], [Handle.Release]),
+//     as Linux's set_ftrace_filter builds a hash and installs it at release.
 //   - Files report size 0, like every debugfs and tracefs file.
 //
 // # Errors

@@ -47,6 +47,26 @@ type FileOps struct {
 	// use). nil: truncation is accepted and does nothing, so that
 	// `echo 1 > enable` works.
 	Truncate func(ctx context.Context) error
+
+	// Open, if not nil, is called by every open for writing (after
+	// Truncate), with the open(2) flags, and what it returns serves that
+	// open's writes in place of Write. It is for files whose writes
+	// build something per open that the close applies, as Linux's
+	// set_ftrace_filter builds a hash that its release installs. Its
+	// error is the error of open(2).
+	Open func(ctx context.Context, flags int) (OpenFile, error)
+}
+
+// OpenFile is one open of a file whose FileOps has Open.
+type OpenFile interface {
+	// Write is FileOps.Write for this open.
+	Write(ctx context.Context, p []byte, off int64) (int, error)
+	// Close applies what the writes built. It runs at every close(2)
+	// of a descriptor of the open (FUSE sends FLUSH, which close(2)
+	// waits for, where the RELEASE that follows is asynchronous) and
+	// again at Release, so it must be idempotent. It cannot fail, as a
+	// release cannot.
+	Close(ctx context.Context)
 }
 
 // Handle is an open file: the result of [File.Open] or [Tree.Open]. It
@@ -61,6 +81,8 @@ type Handle struct {
 	snap []byte // nil until the first successful Show
 
 	released bool // guarded by mu
+
+	open OpenFile // FileOps.Open's result for this open, or nil; immutable
 }
 
 // Open opens f with the open(2) flags (os.O_RDONLY, os.O_WRONLY, os.O_RDWR,
@@ -79,7 +101,15 @@ func (f *File) Open(ctx context.Context, flags int) (*Handle, error) {
 			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 		}
 	}
-	return &Handle{file: f, flags: flags}, nil
+	h := &Handle{file: f, flags: flags}
+	if f.ops.Open != nil && writable(flags) {
+		of, err := f.ops.Open(ctx, flags)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
+		h.open = of
+	}
+	return h, nil
 }
 
 // Truncate truncates the file to size, as truncate(2) does: size 0 calls
@@ -205,6 +235,9 @@ func (h *Handle) Write(ctx context.Context, p []byte, off int64) (int, error) {
 		return 0, err
 	}
 	write := h.file.ops.Write
+	if h.open != nil {
+		write = h.open.Write
+	}
 	if write == nil {
 		return 0, &fs.PathError{Op: "write", Path: h.file.Path(), Err: syscall.EINVAL}
 	}
@@ -230,13 +263,25 @@ func (h *Handle) Truncate(ctx context.Context, size int64) error {
 	return h.file.Truncate(ctx, size)
 }
 
-// Release closes the handle and drops its snapshot. Later I/O on it fails
-// with EBADF. Releasing twice is harmless.
+// Flush is close(2) of a descriptor of the open: a file with
+// FileOps.Open applies what this open's writes built (OpenFile.Close).
+func (h *Handle) Flush(ctx context.Context) {
+	if h.open != nil {
+		h.open.Close(ctx)
+	}
+}
+
+// Release closes the handle and drops its snapshot; it flushes first, once.
+// Later I/O on it fails with EBADF. Releasing twice is harmless.
 func (h *Handle) Release() {
 	h.mu.Lock()
+	first := !h.released
 	h.released = true
 	h.snap = nil
 	h.mu.Unlock()
+	if first {
+		h.Flush(context.Background())
+	}
 }
 
 // Open opens the file at path p (see [File.Open]). A directory is EISDIR.

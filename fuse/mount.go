@@ -40,8 +40,14 @@ type Options struct {
 	Logger *slog.Logger
 	// Debug logs every FUSE request and reply to Logger, at debug level.
 	Debug bool
-	// FsName is the source shown by mount(8) and df; "debugfs" if empty.
+	// FsName is the source shown by mount(8), df and /proc/mounts;
+	// "debugfs" if empty. Linux's tools (ftracetest, trace-cmd) look for
+	// "tracefs" or "debugfs" in /proc/mounts to find the tracing tree.
 	FsName string
+	// Root is the directory of the tree that the mount shows (as
+	// /sys/kernel/tracing shows debugfs's tracing/); the whole tree if
+	// empty.
+	Root string
 	// AllowOther lets users other than the mounter access the mount.
 	AllowOther bool
 }
@@ -94,6 +100,12 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 	if fsName == "" {
 		fsName = "debugfs"
 	}
+	rootDir := tree.Root()
+	if opts.Root != "" {
+		if rootDir, err = tree.LookupDir(opts.Root); err != nil {
+			return nil, fmt.Errorf("fuse mount %s: root %s: %w", abs, opts.Root, err)
+		}
+	}
 	// Zero timeouts: the kernel must ask for every entry and attribute,
 	// because the tree changes under it (event directories come and go).
 	var zero time.Duration
@@ -118,10 +130,10 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		EntryTimeout:    &zero,
 		AttrTimeout:     &zero,
 		NegativeTimeout: &zero,
-		RootStableAttr:  &gofs.StableAttr{Ino: tree.Root().Ino()},
+		RootStableAttr:  &gofs.StableAttr{Ino: rootDir.Ino()},
 		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	root := &dirNode{dir: tree.Root(), log: log}
+	root := &dirNode{dir: rootDir, log: log}
 	srv, err := gofuse.NewServer(gofs.NewNodeFS(root, fsOpts), abs, &fsOpts.MountOptions)
 	if err != nil {
 		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)

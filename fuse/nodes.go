@@ -249,6 +249,7 @@ var (
 	_ = (gofs.FileReader)((*fileHandle)(nil))
 	_ = (gofs.FileWriter)((*fileHandle)(nil))
 	_ = (gofs.FileReleaser)((*fileHandle)(nil))
+	_ = (gofs.FileFlusher)((*fileHandle)(nil))
 )
 
 // Read implements gofs.FileReader.
@@ -269,6 +270,15 @@ func (fh *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 		return 0, toErrno(fh.log, "write", err)
 	}
 	return uint32(n), 0
+}
+
+// Flush implements gofs.FileFlusher: close(2) waits for it, so what a
+// file applies at close (set_ftrace_filter's hash) is in place when the
+// writer's close returns, as on Linux, where the release runs at the last
+// close; FUSE's RELEASE comes asynchronously after it.
+func (fh *fileHandle) Flush(ctx context.Context) syscall.Errno {
+	fh.h.Flush(ctx)
+	return 0
 }
 
 // Release implements gofs.FileReleaser.

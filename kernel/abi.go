@@ -20,7 +20,11 @@ const (
 	HCKprobeCallDone      = 0x4b16 // x0 = what the requested guest call returned
 	HCKprobeSoftStep      = 0x4b17 // x0 = pt_regs, x1 = esr: a software step exception; returns DBG_HOOK_*
 
-	HCModuleDone = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
+	HCModuleDone  = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
+	HCTracefsDone = 0x4b21 // x0 = tracefs_requests.tail after applying requests
+	HCTracePrintk = 0x4b31 // x0 = ip, x1 = trace_printk()'s formatted text
+
+	HCFtraceCall = 0x4b30 // x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call (ftrace.go)
 )
 
 // HCCallRequest is a gate's answer "call x1(x2, x3, x4) on this CPU, then

@@ -9,8 +9,11 @@
 // stop_machine. It loads modules (module.go: ELF relocatable objects laid
 // out in the module area, relocated by reloc.go, their symbols added to
 // kallsyms, init and cleanup run on a guest CPU through the workload's
-// mailbox) and tells module notifiers when they come and go. It knows
-// nothing of probes or files.
+// mailbox) and tells module notifiers when they come and go. It is the
+// ftrace core (ftrace.go): the records of the image's and modules'
+// patchable function entries, ftrace_location, and the ops whose filters
+// decide which call sites call the guest's ftrace_caller, with the calls
+// delivered through a hostcall. It knows nothing of probes or files.
 //
 // The guest runs with Linux arm64's layout (abi.go): its addresses are
 // virtual, in the TTBR1 half. Kernel.Phys translates them, and the Kernel's

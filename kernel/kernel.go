@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kpemu/kpemu/kernel/image"
@@ -72,7 +73,11 @@ type Kernel struct {
 	mu      sync.Mutex
 	panicky string // panic message, once the guest panicked
 
-	mods modules // see module.go
+	mods    modules       // see module.go
+	tracefs tracefsMirror // see tracefs.go
+	running atomic.Bool   // inside Run: the guest makes progress by itself
+	ftrace  ftrace        // see ftrace.go
+	paths   guestPaths    // guest path lookup; see path.go
 }
 
 // ErrBadImage is wrapped by every error about a malformed guest image.
@@ -128,12 +133,17 @@ func Boot(cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	k.task = readTaskLayout(f)
+	k.paths.img = img
+	// ftrace_init: the call sites get MOV X9, LR before the guest runs.
+	if err := k.initFtrace(); err != nil {
+		return nil, err
+	}
 	k.params = newFuncParams(f)
 	m.SetHostcall(HCKernelReady, k.hcReady)
 	m.SetHostcall(HCPanic, k.hcPanic)
 	// The probe gates answer "not handled" until a probe subsystem
 	// attaches, as under QEMU, where every HVC returns NOT_SUPPORTED (-1).
-	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask, HCKprobeAPI, HCKprobeCallDone, HCKprobeSoftStep} {
+	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask, HCKprobeAPI, HCKprobeCallDone, HCKprobeSoftStep, HCTracePrintk} {
 		m.SetHostcall(imm, notSupported)
 	}
 	// As QEMU does, the device tree goes into RAM and its address into x0.
@@ -142,6 +152,7 @@ func Boot(cfg Config) (*Kernel, error) {
 		return nil, fmt.Errorf("placing the device tree: %w", err)
 	}
 	k.initModules(dtb)
+	k.initTracefsMirror()
 	// The entry is a PA: the CPU starts with the MMU off, as on Linux.
 	m.Boot(f.Entry, dtb)
 	return k, nil
@@ -233,6 +244,8 @@ func (k *Kernel) Logger() *slog.Logger { return k.log }
 
 // Run runs the guest until ctx is done or it powers off.
 func (k *Kernel) Run(ctx context.Context) error {
+	k.running.Store(true)
+	defer k.running.Store(false)
 	if err := k.m.Run(ctx); err != nil {
 		return fmt.Errorf("running guest: %w", err)
 	}

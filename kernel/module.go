@@ -304,6 +304,8 @@ func (k *Kernel) LoadModule(name string, obj []byte) error {
 	mm.list = append([]*loadedModule{{mod: m, state: ModuleComing}}, mm.list...)
 	mm.mu.Unlock()
 	k.log.Info("module loading", "module", name, "base", fmt.Sprintf("%#x", m.Base), "size", m.Size)
+	// As prepare_coming_module: ftrace_module_enable, then the notifiers.
+	k.ftraceModuleEnable(m, lo.ftraceIPs)
 	k.notifyModule(ModuleComing, m)
 
 	ret, err := k.callGuest(m.init)
@@ -326,9 +328,11 @@ func (k *Kernel) LoadModule(name string, obj []byte) error {
 	}
 	k.setModuleState(m, ModuleLive)
 	k.notifyModule(ModuleLive, m)
-	// do_free_init: the init text's symbols go (Linux keeps only the core
-	// kallsyms), and its bytes are zeroed; the area stays reserved.
+	// do_free_init: the init text's symbols and ftrace records go (Linux
+	// keeps only the core kallsyms; ftrace_free_mem), and its bytes are
+	// zeroed; the area stays reserved.
 	k.syms.removeModuleSymbols(name, func(s Symbol) bool { return m.IsInitText(s.Addr) })
+	k.ftraceFreeMem(m, m.IsInitText)
 	k.StopMachine(func() {
 		for _, r := range m.InitText {
 			if err := k.WriteMem(r.Start, make([]byte, r.End-r.Start)); err != nil {
@@ -371,6 +375,7 @@ func (k *Kernel) UnloadModule(name string) error {
 // freeModule drops the module's symbols, list entry and memory (zeroed,
 // so that nothing stale runs if a pointer into it survived).
 func (k *Kernel) freeModule(m *Module) {
+	k.ftraceFreeMem(m, func(uint64) bool { return true }) // ftrace_release_mod
 	k.syms.removeModule(m.Name)
 	k.removeModuleFromList(m)
 	k.StopMachine(func() {
@@ -436,6 +441,8 @@ type linked struct {
 	mod  *Module
 	mem  []byte
 	syms []Symbol
+
+	ftraceIPs []uint64 // its ftrace records' ips (ftraceModuleInit)
 }
 
 func badModule(name, format string, args ...any) error {
@@ -616,6 +623,24 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 			}
 		}
 	}
+	// The function tracer's call sites, relocated: ftrace_module_init,
+	// on the host copy, before the guest sees the module.
+	var locs []uint64
+	for i, s := range f.Sections {
+		if !loaded[i] || s.Name != "__patchable_function_entries" {
+			continue
+		}
+		if s.Size%8 != 0 {
+			return nil, badModule(name, "section %s is %d bytes, not a multiple of 8", s.Name, s.Size)
+		}
+		for o := secAddr[i] - base; o < secAddr[i]-base+s.Size; o += 8 {
+			locs = append(locs, binary.LittleEndian.Uint64(mem[o:]))
+		}
+	}
+	ftraceIPs, err := k.ftraceModuleInit(name, locs, base, mem)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range ksyms {
 		if s.Type == 'T' && s.Name == "init_module" {
 			m.init = s.Addr
@@ -624,7 +649,7 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 			m.exit = s.Addr
 		}
 	}
-	return &linked{mod: m, mem: mem, syms: ksyms}, nil
+	return &linked{mod: m, mem: mem, syms: ksyms, ftraceIPs: ftraceIPs}, nil
 }
 
 // resolveModuleSymbol is resolve_symbol: a global symbol of the kernel or

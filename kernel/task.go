@@ -16,12 +16,17 @@ type taskLayout struct {
 	pidOff  int64
 	commOff int64
 	commLen int64
+
+	// thread_info.flags and the kernel stack (Linux's task->stack),
+	// for the tracers; -1 when the image's DWARF lacks them.
+	tiFlagsOff int64
+	stackOff   int64
 }
 
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF.
 // An image without them still boots; Current then reports the idle task.
 func readTaskLayout(f *elf.File) taskLayout {
-	var tl taskLayout
+	tl := taskLayout{tiFlagsOff: -1, stackOff: -1}
 	d, err := f.DWARF()
 	if err != nil {
 		return tl
@@ -51,6 +56,16 @@ func readTaskLayout(f *elf.File) taskLayout {
 			case "comm":
 				tl.commOff, haveComm = fld.ByteOffset, true
 				tl.commLen = fld.Type.Size()
+			case "stack":
+				tl.stackOff = fld.ByteOffset
+			case "thread_info":
+				if ti, ok := fld.Type.(*dwarf.StructType); ok {
+					for _, f := range ti.Field {
+						if f.Name == "flags" {
+							tl.tiFlagsOff = fld.ByteOffset + f.ByteOffset
+						}
+					}
+				}
 			}
 		}
 		tl.ok = havePid && haveComm && tl.commLen > 0
@@ -113,4 +128,33 @@ func (k *Kernel) CurrentTask(cpu int) uint64 {
 		return task
 	}
 	return c.SysReg(machine.SP_EL0)
+}
+
+// tifNeedResched is TIF_NEED_RESCHED, the bit of thread_info.flags that
+// asks for a reschedule (the guest's linux/sched.h, as arm64's
+// asm/thread_info.h).
+const tifNeedResched = 1
+
+// NeedResched reports whether the task at kernel address task has
+// TIF_NEED_RESCHED set (tif_need_resched), which trace lines show as 'N'.
+func (k *Kernel) NeedResched(task uint64) bool {
+	if task == 0 || k.task.tiFlagsOff < 0 {
+		return false
+	}
+	flags, err := k.Read64(task + uint64(k.task.tiFlagsOff))
+	return err == nil && flags&(1<<tifNeedResched) != 0
+}
+
+// TaskStack returns the kernel stack of the task at kernel address task,
+// [base, base + ThreadSize) (task_stack_page), and false when the image
+// does not say where it is.
+func (k *Kernel) TaskStack(task uint64) (base uint64, ok bool) {
+	if task == 0 || k.task.stackOff < 0 {
+		return 0, false
+	}
+	base, err := k.Read64(task + uint64(k.task.stackOff))
+	if err != nil || base == 0 {
+		return 0, false
+	}
+	return base, true
 }

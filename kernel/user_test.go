@@ -190,3 +190,28 @@ func TestUserSpaceDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// nanosleep(2) ends when asked, not at the next tick (hrtimers): /bin/lockd
+// sleeps 500 us between rounds of symlinkat/openat/unlinkat, so it makes
+// far more than HZ (250) symlinks per second of guest time, which a sleep
+// rounded up to a jiffy could not.
+func TestNanosleepHighResolution(t *testing.T) {
+	k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepUntilReady(t, k)
+	if err := k.Machine().Step(30_000_000); err != nil { // lockd is running
+		t.Fatal(err)
+	}
+	n0, t0 := syscallCounts(t, k)[nrSymlinkat], k.Uptime()
+	if err := k.Machine().Step(60_000_000); err != nil {
+		t.Fatal(err)
+	}
+	n, dt := syscallCounts(t, k)[nrSymlinkat]-n0, k.Uptime()-t0
+	rate := float64(n) / dt.Seconds()
+	t.Logf("%d symlinkat calls in %v of guest time: %.0f/s", n, dt, rate)
+	if rate < 800 {
+		t.Errorf("%.0f symlinkat calls per guest second: lockd's 500 us sleeps are not honoured", rate)
+	}
+}

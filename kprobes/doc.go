@@ -11,6 +11,10 @@
 // BRK brings it back here for the post handlers and the return to the
 // instruction after the probe.
 //
+// As arm64 Linux 6.1 without KPROBES_ON_FTRACE, a function's ftrace call
+// site (its second instruction, kernel.Kernel.FtraceLocation) cannot be
+// probed; its first instruction, MOV X9, LR since ftrace_init, can.
+//
 // Locking: the probe table is changed only with kp.mu held and with every
 // vCPU stopped (kernel.StopMachine). The hit path runs on a vCPU, so it
 // reads the table without locks, exactly as Linux relies on stop_machine

@@ -316,6 +316,14 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 // the text of a module that is not going away (its init text only while
 // it is coming, before init is freed).
 func (kp *Kprobes) checkAddressSafe(addr uint64) error {
+	// check_ftrace_location: arm64 Linux 6.1 has no KPROBES_ON_FTRACE, so
+	// a function's ftrace call site (the BL slot, its second instruction)
+	// cannot be probed. Its first address maps to that site too
+	// (ftrace_location's sym+0 rule), but is not the site itself, so
+	// SYM+0 stays probeable.
+	if kp.k.FtraceLocation(addr) == addr {
+		return einval("%s is an ftrace location", kp.k.Kallsyms().Format(addr))
+	}
 	if !kp.k.IsText(addr) {
 		m, st, ok := kp.k.ModuleAt(addr)
 		if !ok || !m.IsText(addr) {

@@ -154,6 +154,11 @@ func TestRegisterErrors(t *testing.T) {
 		{"both symbol and address", "vfs_read", 0, symAddr(t, k, "vfs_read"), syscall.EINVAL},
 		{"neither", "", 0, 0, syscall.EINVAL},
 		{"address in no symbol", "", 0, 0x1000, syscall.ENOENT},
+		// arm64 Linux 6.1 has no KPROBES_ON_FTRACE: a function's ftrace
+		// call site, its second instruction, is check_ftrace_location's
+		// EINVAL, by name or address, in the kernel or a module.
+		{"ftrace call site", "kernel_clone", 4, 0, syscall.EINVAL},
+		{"ftrace call site by address", "", 0, symAddr(t, k, "vfs_read") + 4, syscall.EINVAL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,8 +22,13 @@ import (
 	"github.com/kpemu/kpemu/kprobes/events"
 )
 
+// tracingDir is where the tracing files sit in the debugfs tree, as
+// /sys/kernel/debug/tracing; --tracefs mounts it alone.
+const tracingDir = "tracing"
+
 type runOptions struct {
 	mount   string
+	tracefs string
 	probes  []string
 	cpus    int
 	ramMiB  uint64
@@ -50,6 +55,7 @@ SIGTERM, which unmount cleanly.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.mount, "mount", "", "directory to mount the debugfs tree at (created if missing)")
+	f.StringVar(&o.tracefs, "tracefs", "", "directory to mount the tracing tree alone at, as Linux's /sys/kernel/tracing (created if missing)")
 	f.StringArrayVar(&o.probes, "probe", nil, "register a probe (repeatable): SYM[+OFF], ADDR or k:SYM[+OFF] (kprobe), j:SYM[:HANDLER] (jprobe), r[MAXACTIVE]:SYM (kretprobe)")
 	f.IntVar(&o.cpus, "cpus", 2, "number of vCPUs (1 to 8)")
 	f.Uint64Var(&o.ramMiB, "ram", 128, "guest RAM in MiB")
@@ -89,11 +95,17 @@ func run(ctx context.Context, o runOptions) error {
 	if err := kp.RegisterFiles(tree); err != nil {
 		return err
 	}
-	if _, err := events.New(kp, tree, "tracing", k.Uptime, log); err != nil {
+	tracing, err := events.New(kp, tree, tracingDir, k.Uptime, log)
+	if err != nil {
 		return err
 	}
 	if err := kpemufs.Register(tree, k); err != nil {
 		return err
+	}
+	// Linux's /proc/sys/kernel/stack_tracer_enabled, among kpemu's
+	// additions as kpemu/version stands for /proc/version.
+	if _, err := tree.CreateFile("kpemu/stack_tracer_enabled", 0o644, tracing.StackTracerEnabledOps()); err != nil {
+		return fmt.Errorf("creating kpemu/stack_tracer_enabled: %w", err)
 	}
 	probes := &registeredProbes{}
 	var moduleSpecs []kprobes.Spec // MOD:SYM probes wait for --module
@@ -130,6 +142,17 @@ func run(ctx context.Context, o runOptions) error {
 			return fmt.Errorf("mounting %s: %w", o.mount, err)
 		}
 		log.Info("debugfs mounted", "dir", o.mount)
+	}
+	var tsrv *fuse.Server
+	if o.tracefs != "" {
+		tsrv, err = fuse.Mount(ctx, o.tracefs, tree, fuse.Options{Logger: log, Debug: o.debug, FsName: "tracefs", Root: tracingDir})
+		if err != nil {
+			if srv != nil {
+				_ = srv.Unmount()
+			}
+			return fmt.Errorf("mounting %s: %w", o.tracefs, err)
+		}
+		log.Info("tracefs mounted", "dir", o.tracefs)
 	}
 
 	runErr := make(chan error, 1)
@@ -169,6 +192,12 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	st := k.Machine().Stats()
 	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls)
+	if tsrv != nil {
+		if err := tsrv.Unmount(); err != nil {
+			return fmt.Errorf("unmounting %s: %w", o.tracefs, err)
+		}
+		log.Info("tracefs unmounted", "dir", o.tracefs)
+	}
 	if srv != nil {
 		if err := srv.Unmount(); err != nil {
 			return fmt.Errorf("unmounting %s: %w", o.mount, err)

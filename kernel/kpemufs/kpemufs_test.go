@@ -38,8 +38,16 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(dmesg) != strings.ReplaceAll(console.String(), "\r\n", "\n") || !strings.Contains(string(dmesg), "Linux version") {
-		t.Errorf("dmesg %q differs from the console %q", dmesg, console.String())
+	// The console also carries what user space writes there (/init's
+	// sysfs lines); dmesg is its kernel lines, each with its timestamp.
+	var kernelLines strings.Builder
+	for _, l := range strings.SplitAfter(strings.ReplaceAll(console.String(), "\r\n", "\n"), "\n") {
+		if strings.HasPrefix(l, "[") {
+			kernelLines.WriteString(l)
+		}
+	}
+	if string(dmesg) != kernelLines.String() || !strings.Contains(string(dmesg), "Linux version") {
+		t.Errorf("dmesg %q differs from the console's kernel lines %q", dmesg, kernelLines.String())
 	}
 	version, err := tree.ReadFile("kpemu/version")
 	if err != nil {

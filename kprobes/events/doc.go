@@ -6,4 +6,12 @@
 // Each line written to kprobe_events is parsed as Linux 6.1 parses it,
 // with the same errnos and the same error_log entries; each event owns one
 // or more kprobes.Kprobe, registered disabled until the event is enabled.
+//
+// The tracers are here too, on the kernel's ftrace core (kernel.FtraceOps):
+// current_tracer's "function" tracer (trace_functions.c), which writes a
+// TRACE_FN entry per call of every function set_ftrace_filter and
+// set_ftrace_notrace let through, and the stack tracer (trace_stack.c:
+// stack_trace, stack_max_size, stack_trace_filter; on and off through
+// Tracing.StackTracerEnabledOps, Linux's /proc/sys/kernel/stack_tracer_enabled).
+// The regex files parse and match as Linux's ftrace.c (ftrace.go).
 package events

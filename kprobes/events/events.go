@@ -45,6 +45,13 @@ type Tracing struct {
 	on     atomic.Bool // tracing_on
 
 	pauseOnTrace atomic.Bool // options/pause-on-trace
+
+	// mirrored is the last change queued to the guest's tracefs
+	// hierarchy (kernel.MirrorTracefs), which a writer waits for.
+	mirrored atomic.Uint64
+
+	ft    functionTracer // current_tracer, the function tracer; see ftrace.go
+	stack stackTracer    // the stack tracer; see stack.go
 }
 
 // event is a trace_probe_event: a named event with one or more probes.
@@ -120,6 +127,10 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 	if err := t.createTracefsFiles(); err != nil {
 		return nil, err
 	}
+	if err := t.initFtrace(); err != nil {
+		return nil, err
+	}
+	kp.Kernel().SetHostcall(kernel.HCTracePrintk, t.hcTracePrintk)
 	return t, nil
 }
 
@@ -435,6 +446,14 @@ func compareArgs(a, b []*probeArg) int {
 // unless the event is enabled. A probe on a module that is not loaded
 // stays unregistered, as Linux keeps it for when the module comes.
 func (t *Tracing) registerProbe(tp *traceProbe) error {
+	if t.withinNotraceFunc(tp) {
+		sym := tp.symbol
+		if sym == "" {
+			sym = "unknown"
+		}
+		t.log.Warn("trace_kprobe: Could not probe notrace function " + sym)
+		return fmt.Errorf("%w: %s is a notrace function", syscall.EINVAL, sym)
+	}
 	tp.rp = kprobes.Kretprobe{}
 	kp := &tp.rp.Kp
 	kp.Offset, kp.Disabled = tp.offset, !tp.ev.enabled.Load()
@@ -466,6 +485,44 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 	}
 	tp.registered = true
 	return nil
+}
+
+// withinNotraceFunc is within_notrace_func (Linux without
+// CONFIG_KPROBE_EVENTS_ON_NOTRACE): the probe's function has no ftrace
+// call site, so kprobe events may not probe it. A suffixed local symbol
+// (foo.isra.0) is judged by foo when foo exists. An address in no symbol
+// is not refused here.
+func (t *Tracing) withinNotraceFunc(tp *traceProbe) bool {
+	k := t.kp.Kernel()
+	syms := k.Kallsyms()
+	addr := tp.addr
+	if tp.symbol != "" {
+		s, ok := syms.LookupName(tp.symbol)
+		if !ok {
+			return false
+		}
+		addr = s.Addr + tp.offset
+	}
+	notrace := func(addr uint64) bool {
+		s, off, ok := syms.LookupAddr(addr)
+		if !ok {
+			return false
+		}
+		start := addr - off
+		return k.FtraceLocationRange(start, start+max(s.Size, 1)-1) == 0
+	}
+	if !notrace(addr) {
+		return false
+	}
+	s, _, _ := syms.LookupAddr(addr)
+	base, _, suffixed := strings.Cut(s.Name, ".")
+	if !suffixed {
+		return true
+	}
+	if b, ok := syms.LookupModuleName(s.Module, base); ok {
+		return notrace(b.Addr)
+	}
+	return true
 }
 
 // moduleExists is trace_kprobe_module_exist: address probes are kept for a
@@ -644,6 +701,7 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 // releaseAll is dyn_events_release_all: EBUSY if any event is enabled,
 // otherwise every event goes.
 func (t *Tracing) releaseAll() error {
+	defer t.syncMirror()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {

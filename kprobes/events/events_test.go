@@ -20,6 +20,7 @@ type fixture struct {
 	k    *kernel.Kernel
 	kp   *kprobes.Kprobes
 	tree *debugfs.Tree
+	tr   *events.Tracing
 }
 
 func setup(t testing.TB) *fixture { t.Helper(); return setupCPUs(t, 1) }
@@ -41,10 +42,11 @@ func setupCPUs(t testing.TB, ncpu int) *fixture {
 	}
 	clock := time.Duration(0)
 	now := func() time.Duration { clock += 1234567 * time.Microsecond; return clock }
-	if _, err := events.New(kp, tree, "tracing", now, log); err != nil {
+	tr, err := events.New(kp, tree, "tracing", now, log)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{k: k, kp: kp, tree: tree}
+	return &fixture{k: k, kp: kp, tree: tree, tr: tr}
 }
 
 func (f *fixture) read(t testing.TB, p string) string {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kernel"
 )
 
 // Modes of tracefs files in Linux 6.1 (TRACE_MODE_WRITE, TRACE_MODE_READ).
@@ -80,6 +81,7 @@ func (t *Tracing) showKprobeEvents(_ context.Context, w *bytes.Buffer) error {
 // writeKprobeEvents is trace_parse_run_command: one command per line,
 // comments after '#' dropped, stopping at the first failing line.
 func (t *Tracing) writeKprobeEvents(_ context.Context, p []byte, _ int64) (int, error) {
+	defer t.syncMirror()
 	data := string(p)
 	done := 0
 	for done < len(data) {
@@ -125,6 +127,7 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		if _, err := t.tree.Mkdir(gdir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", gdir, err)
 		}
+		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group))
 		if _, err := t.tree.CreateFile(path.Join(gdir, "enable"), modeWrite, debugfs.FileOps{Show: t.showGroupEnable(ev.group), Write: t.writeGroupEnable(ev.group)}); err != nil {
 			return fmt.Errorf("creating %s/enable: %w", gdir, err)
 		}
@@ -133,6 +136,7 @@ func (t *Tracing) createEventFiles(ev *event) error {
 	if _, err := t.tree.Mkdir(edir, modeDir); err != nil {
 		return fmt.Errorf("%w: creating %s: %w", syscall.EEXIST, edir, err)
 	}
+	t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group, ev.name))
 	files := []struct {
 		name string
 		mode fs.FileMode
@@ -163,6 +167,7 @@ func (t *Tracing) removeEventFiles(ev *event) {
 	if err := t.tree.RemoveAll(path.Join(gdir, ev.name)); err != nil {
 		t.log.Warn("removing event directory", "event", ev.key(), "err", err)
 	}
+	t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
 	for _, o := range t.events {
 		if o != ev && o.group == ev.group {
 			return
@@ -171,7 +176,22 @@ func (t *Tracing) removeEventFiles(ev *event) {
 	if err := t.tree.RemoveAll(gdir); err != nil {
 		t.log.Warn("removing group directory", "group", ev.group, "err", err)
 	}
+	t.mirror(kernel.TracefsRemove, path.Join("events", ev.group))
 }
+
+// mirror queues a change of the tracing hierarchy to the guest, whose
+// trace_events.c makes the tracefs_create_dir()/tracefs_remove() call
+// Linux makes here; syncMirror waits for it.
+func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
+	if seq := t.kp.Kernel().MirrorTracefs(op, dir); seq != 0 {
+		t.mirrored.Store(seq)
+	}
+}
+
+// syncMirror returns once the guest made the tracefs calls of every change
+// queued so far (while it runs; see kernel.SyncTracefs). Called without
+// t.mu: the guest's calls may hit probes, whose handlers take it.
+func (t *Tracing) syncMirror() { t.kp.Kernel().SyncTracefs(t.mirrored.Load()) }
 
 func (t *Tracing) showEnable(ev *event) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {

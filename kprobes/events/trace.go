@@ -21,6 +21,12 @@ type traceEntry struct {
 	// irqsOn: a return handler runs with interrupts as the function left
 	// them (Linux prints '.' where a kprobe hit prints 'd').
 	irqsOn bool
+
+	// A function tracer entry (TRACE_FN): text is made when it is
+	// printed, from ip and parent, as trace_fn_trace does.
+	fn          bool
+	ip, parent  uint64
+	needResched bool
 }
 
 // traceBuffer is the ring buffer behind trace and trace_pipe: it keeps the
@@ -125,24 +131,28 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 	t.buf.add(traceEntry{ts: t.now(), cpu: regs.CPU, comm: comm, pid: pid, text: w.String(), irqsOn: true})
 }
 
-func (e traceEntry) format(w *bytes.Buffer) {
+// format prints one entry as trace and trace_pipe show it.
+func (t *Tracing) format(w *bytes.Buffer, e *traceEntry) {
 	comm := e.comm
 	if e.pid == 0 {
 		comm = "<idle>"
 	}
-	flags := "d...."
+	flags, text := "d....", e.text
 	if e.irqsOn {
 		flags = "....."
 	}
+	if e.fn {
+		flags, text = e.fnFlags(), t.fnText(e.ip, e.parent)
+	}
 	us := e.ts / time.Microsecond
-	fmt.Fprintf(w, "%16s-%-7d [%03d] %s %5d.%06d: %s\n", comm, e.pid, e.cpu, flags, us/1e6, us%1e6, e.text)
+	fmt.Fprintf(w, "%16s-%-7d [%03d] %s %5d.%06d: %s\n", comm, e.pid, e.cpu, flags, us/1e6, us%1e6, text)
 }
 
 // showTrace is the trace file: the header, then every buffered entry.
 func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
 	entries, written := t.buf.snapshot()
 	ncpu := t.kp.Kernel().Machine().NumCPUs()
-	fmt.Fprintf(w, "# tracer: nop\n#\n# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", len(entries), written, ncpu)
+	fmt.Fprintf(w, "# tracer: %s\n#\n# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", t.currentTracer(), len(entries), written, ncpu)
 	w.WriteString(`#                                _-----=> irqs-off/BH-disabled
 #                               / _----=> need-resched
 #                              | / _---=> hardirq/softirq
@@ -152,8 +162,8 @@ func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
 #              | |         |   |||||     |         |
 `)
-	for _, e := range entries {
-		e.format(w)
+	for i := range entries {
+		t.format(w, &entries[i])
 	}
 	return nil
 }
@@ -169,7 +179,7 @@ func (t *Tracing) readTracePipe(ctx context.Context, p []byte, _ int64) (int, er
 			n := 0
 			for n < b.n {
 				before := w.Len()
-				b.at(n).format(&w)
+				t.format(&w, b.at(n))
 				if w.Len() > len(p) {
 					if n == 0 { // one line longer than the read: truncate it
 						n = 1

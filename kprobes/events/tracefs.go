@@ -36,6 +36,23 @@ const readme = `tracing mini-HOWTO (kpemu):
   tracing_on		- Enable or disable writing to the ring buffer
   available_events	- list of all events in the kernel
   set_event		- enable or disable events by name ("group:event")
+  available_filter_functions - list of functions that can be filtered on
+  set_ftrace_filter	- echo function name in here to only trace these
+			  functions
+	     accepts: func_full_name or glob-matching-pattern
+	     modules: Can select a group via module
+	      Format: :mod:<module-name>
+	     example: echo :mod:ext3 > set_ftrace_filter
+  set_ftrace_notrace	- echo function name in here to never trace.
+	    accepts: func_full_name, *func_end, func_begin*, *func_middle*
+	    modules: Can select a group via module command :mod:
+	    Does not accept triggers
+  stack_trace		- Shows the max stack trace when active
+  stack_max_size	- Shows current max stack size that was traced
+			  Write into this file to reset the max size (trigger a
+			  new trace)
+  stack_trace_filter	- Like set_ftrace_filter but limits what stack_trace
+			  traces
   dynamic_events		- Create/append/remove/show the generic dynamic events
 			  Write into this file to define/undefine new trace events.
   kprobe_events		- Create/append/remove/show the kernel dynamic events
@@ -81,8 +98,8 @@ func (t *Tracing) createTracefsFiles() error {
 		mode uint32
 	}{
 		{"README", ro(readme), 0o440},
-		{"available_tracers", ro("nop\n"), 0o440},
-		{"current_tracer", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { w.WriteString("nop\n"); return nil }, Write: writeCurrentTracer}, 0o640},
+		{"available_tracers", ro(availableTracers), 0o440},
+		{"current_tracer", debugfs.FileOps{Show: t.showCurrentTracer, Write: t.writeCurrentTracer}, 0o640},
 		{"tracing_on", debugfs.FileOps{Show: t.showTracingOn, Write: t.writeTracingOn}, 0o640},
 		{"dynamic_events", debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll() }}, 0o640},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
@@ -123,15 +140,6 @@ func boolFile(b *atomic.Bool) debugfs.FileOps {
 			return len(p), nil
 		},
 	}
-}
-
-// writeCurrentTracer accepts only nop, the one tracer kpemu has
-// (tracing_set_trace_write: EINVAL for an unknown tracer).
-func writeCurrentTracer(_ context.Context, p []byte, _ int64) (int, error) {
-	if strings.TrimSpace(string(p)) != "nop" {
-		return 0, syscall.EINVAL
-	}
-	return len(p), nil
 }
 
 func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {

@@ -399,6 +399,68 @@ struct dentry *vfs_create_file(const char *path, struct inode *inode)
 	return d_alloc_name(dir, slash, strlen(slash), inode);
 }
 
+/* A boot-time symlink at @path to @target, making the directories above. */
+struct dentry *vfs_create_symlink(const char *path, const char *target)
+{
+	size_t len = strnlen(target, PATH_MAX);
+	struct inode *inode = ramfs_get_inode(S_IFLNK | 0777, 0);
+	char *copy = kmalloc(len + 1, GFP_KERNEL);
+	struct dentry *d;
+
+	if (!inode || !copy) {
+		kfree(inode);
+		kfree(copy);
+		return ERR_PTR(-ENOMEM);
+	}
+	memcpy(copy, target, len + 1);
+	inode->i_private = copy;
+	inode->i_size = len;
+	d = vfs_create_file(path, inode);
+	if (IS_ERR(d)) {
+		kfree(copy);
+		kfree(inode);
+	}
+	return d;
+}
+
+/*
+ * d_remove_tree - take @dentry and everything below it out of the tree
+ * (simple_recursive_removal()): the subtree is detached first, so no walk
+ * reaches it, then taken apart from the leaves up; whatever is still open
+ * goes at its last dput().
+ */
+void d_remove_tree(struct dentry *dentry)
+{
+	struct dentry *d = dentry, *child, *parent;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&dcache_lock, flags);
+	if (dentry->d_unlinked) {
+		raw_spin_unlock_irqrestore(&dcache_lock, flags);
+		return;
+	}
+	d_delete_locked(dentry);
+	raw_spin_unlock_irqrestore(&dcache_lock, flags);
+	for (;;) {
+		raw_spin_lock_irqsave(&dcache_lock, flags);
+		if (!list_empty(&d->d_subdirs)) {
+			child = list_first_entry(&d->d_subdirs, struct dentry, d_child);
+			d_delete_locked(child);
+			raw_spin_unlock_irqrestore(&dcache_lock, flags);
+			d = child;
+			continue;
+		}
+		raw_spin_unlock_irqrestore(&dcache_lock, flags);
+		parent = d->d_parent;
+		if (d == dentry) {
+			dput(d);
+			return;
+		}
+		dput(d);	/* the tree's reference; its parent's is still held */
+		d = parent;
+	}
+}
+
 void vfs_caches_init(void)
 {
 	struct inode *inode = ramfs_get_dir_inode();

@@ -4,17 +4,23 @@
  * tick, traps and kprobes' break hooks, the workload's data; then pid 1
  * ("init") is created with user_mode_thread() and the boot CPU becomes its
  * idle task (swapper/0). pid 1 brings up the secondary CPUs (smp_init),
- * starts the workload's kernel threads, tells the host the kernel is
+ * sets up the device model and the drivers (do_basic_setup: sysfs's
+ * /sys/kernel/irq, the RTC), starts the workload's kernel threads, tells the host the kernel is
  * ready and runs the workload for ever.
  */
 #include <linux/kernel.h>
 #include <linux/fs.h>
+#include <linux/tracefs.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <linux/device.h>
+#include <linux/irqdesc.h>
+#include <linux/rtc.h>
+#include <linux/sysfs.h>
 #include <linux/irqchip/arm-gic.h>
 #include <asm/asm-offsets.h>
 #include <asm/debug-monitors.h>
@@ -35,6 +41,8 @@ void net_dev_init(void);
 void ip_init(void);
 void tcp_v4_init(void);
 void skb_init(void);
+int ksysfs_init(void);
+void pl031_driver_init(void);
 
 /* The kernel's own workload (init/workload.c) runs in a kernel thread. */
 static int kworkload(void *unused)
@@ -59,6 +67,21 @@ static void console_on_rootfs(void)
 }
 
 /*
+ * do_basic_setup(): the device model, then what Linux runs as initcalls,
+ * in the order of their levels: /sys/kernel/irq (postcore), the RTC
+ * class (subsys), the PL031's driver (device). /sys/kernel (a core
+ * initcall) is made in start_kernel, before tracefs makes its directory
+ * there.
+ */
+static void do_basic_setup(void)
+{
+	driver_init();
+	irq_sysfs_init();
+	rtc_init();
+	pl031_driver_init();
+}
+
+/*
  * pid 1: bring up the other CPUs, start the kernel threads, then exec
  * /init from the initramfs; returning 0 goes to it (ret_from_fork).
  */
@@ -69,6 +92,7 @@ static int kernel_init(void *unused)
 	int ret;
 
 	smp_init();
+	do_basic_setup();
 	workload_start_threads();
 	/* on the boot CPU, where pid 1 used to run it */
 	workload = kthread_create(kworkload, NULL, "kworkload");
@@ -121,6 +145,10 @@ asmlinkage __noreturn void start_kernel(void)
 	kmem_cache_init();
 	vfs_caches_init();
 	proc_root_init();
+	sysfs_init();
+	if (ksysfs_init())
+		panic("ksysfs: cannot make /sys/kernel");
+	event_trace_init();
 	populate_rootfs();
 	sched_init();
 	fork_init();

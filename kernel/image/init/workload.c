@@ -26,6 +26,7 @@
  * workload_iterations, nr_vfs_read, nr_vfs_write, nr_forks, nr_tcp_rcv,
  * nr_tcp_csum_bad (all u64), cron_wakeups (u64[NR_CRON]).
  */
+#include <linux/tracefs.h>
 #include <linux/kernel.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
@@ -221,6 +222,7 @@ __noreturn void workload_run(void)
 			workload_fork();
 		workload_net();
 		kmod_poll();	/* the host's module init/exit requests */
+		trace_mirror_poll();	/* and its tracefs changes */
 #ifdef WORKLOAD_DEBUG
 		if ((workload_iterations % WORKLOAD_DEBUG) == 0)
 			printk("workload: iter=%llu read=%llu write=%llu forks=%llu tcp=%llu bad=%llu threads=%d cron0=%llu jiffies=%llu\n",

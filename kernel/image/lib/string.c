@@ -121,3 +121,14 @@ size_t strscpy(char *dest, const char *src, size_t count)
 		dest[res - 1] = '\0';
 	return -7;
 }
+
+char *strrchr(const char *s, int c)
+{
+	const char *last = NULL;
+
+	do {
+		if (*s == (char)c)
+			last = s;
+	} while (*s++);
+	return (char *)last;
+}

@@ -5,9 +5,12 @@
  * d i u x X o c s p %. Pointer extensions: %px prints the raw address as 16
  * hex digits; %pS/%ps/%pSb/%pB print "0x" and 16 hex digits, which is what
  * Linux prints for them without CONFIG_KALLSYMS (the host symbolises the
- * console log); plain %p prints like %px (no hashing).
+ * console log); plain %p prints like %px (no hashing); %ptR[d|t][r] prints
+ * a struct rtc_time as Linux's does ("2000-01-01T00:00:00"). Also
+ * sprintf(), scnprintf() and vscnprintf().
  */
 #include <linux/kernel.h>
+#include <linux/rtc.h>
 
 #define ZEROPAD	1		/* pad with zero */
 #define SIGN	2		/* unsigned/signed long */
@@ -115,9 +118,53 @@ static void string(char **pos, char *end, const char *s, struct printf_spec spec
 		emit(pos, end, ' ');
 }
 
+/* %ptR[d|t][r], as rtc_str(): the date, 'T', the time; 'r': tm_year and tm_mon raw */
+static void rtc_str(char **pos, char *end, const struct rtc_time *tm, const char *fmt)
+{
+	struct printf_spec dec02 = { .flags = ZEROPAD, .field_width = 2, .precision = -1, .base = 10 };
+	struct printf_spec dec04 = { .flags = ZEROPAD, .field_width = 4, .precision = -1, .base = 10 };
+	bool have_t = true, have_d = true, raw = false;
+
+	fmt += 2;	/* "tR" */
+	if (*fmt == 'd') {
+		have_t = false;
+		fmt++;
+	} else if (*fmt == 't') {
+		have_d = false;
+		fmt++;
+	}
+	if (*fmt == 'r')
+		raw = true;
+	if (have_d) {
+		number(pos, end, tm->tm_year + (raw ? 0 : 1900), dec04);
+		emit(pos, end, '-');
+		number(pos, end, tm->tm_mon + (raw ? 0 : 1), dec02);
+		emit(pos, end, '-');
+		number(pos, end, tm->tm_mday, dec02);
+	}
+	if (have_d && have_t)
+		emit(pos, end, 'T');
+	if (have_t) {
+		number(pos, end, tm->tm_hour, dec02);
+		emit(pos, end, ':');
+		number(pos, end, tm->tm_min, dec02);
+		emit(pos, end, ':');
+		number(pos, end, tm->tm_sec, dec02);
+	}
+}
+
 static const char *pointer(char **pos, char *end, const char *fmt, void *ptr,
 			   struct printf_spec spec)
 {
+	if (fmt[0] == 't' && fmt[1] == 'R') {
+		if (ptr)
+			rtc_str(pos, end, ptr, fmt);
+		else
+			string(pos, end, "(null)", spec);
+		while ((*fmt >= 'a' && *fmt <= 'z') || (*fmt >= 'A' && *fmt <= 'Z'))
+			fmt++;
+		return fmt;
+	}
 	spec.base = 16;
 	spec.flags |= SMALL;
 	if (*fmt == 'S' || *fmt == 's' || *fmt == 'B') {
@@ -294,6 +341,42 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 
 	va_start(args, fmt);
 	i = vsnprintf(buf, size, fmt, args);
+	va_end(args);
+	return i;
+}
+
+/* sprintf(): no bound; the buffer must be large enough (sysfs shows write a page). */
+int sprintf(char *buf, const char *fmt, ...)
+{
+	va_list args;
+	int i;
+
+	va_start(args, fmt);
+	i = vsnprintf(buf, INT_MAX, fmt, args);
+	va_end(args);
+	return i;
+}
+
+/* vscnprintf(): as vsnprintf, but returns what was written, without the NUL */
+int vscnprintf(char *buf, size_t size, const char *fmt, va_list args)
+{
+	int i;
+
+	if (!size)
+		return 0;
+	i = vsnprintf(buf, size, fmt, args);
+	if (likely(i < (int)size))
+		return i;
+	return size - 1;
+}
+
+int scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list args;
+	int i;
+
+	va_start(args, fmt);
+	i = vscnprintf(buf, size, fmt, args);
 	va_end(args);
 	return i;
 }

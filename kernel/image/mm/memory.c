@@ -175,8 +175,14 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 	return mm;
 }
 
+/*
+ * The user-access helpers are notrace: in Linux access_ok() is inline and
+ * the others are lib/'s (usercopy.c, strncpy_from_user.c), which is built
+ * without call sites.
+ */
+
 /* Linux's access_ok(): the range lies below TASK_SIZE (kernel threads pass kernel buffers). */
-bool access_ok(const void *uaddr, unsigned long size)
+notrace bool access_ok(const void *uaddr, unsigned long size)
 {
 	unsigned long addr = (unsigned long)uaddr;
 
@@ -186,7 +192,7 @@ bool access_ok(const void *uaddr, unsigned long size)
 }
 
 /* As Linux's _copy_from_user(): what could not be read is zeroed. */
-unsigned long copy_from_user(void *to, const void *from, unsigned long n)
+notrace unsigned long copy_from_user(void *to, const void *from, unsigned long n)
 {
 	unsigned long res = n;
 
@@ -197,7 +203,7 @@ unsigned long copy_from_user(void *to, const void *from, unsigned long n)
 	return res;
 }
 
-unsigned long copy_to_user(void *to, const void *from, unsigned long n)
+notrace unsigned long copy_to_user(void *to, const void *from, unsigned long n)
 {
 	if (!access_ok(to, n))
 		return n;
@@ -205,7 +211,7 @@ unsigned long copy_to_user(void *to, const void *from, unsigned long n)
 }
 
 /* Returns the string's length, count if it did not end, or -EFAULT. */
-long strncpy_from_user(char *dst, const char *src, long count)
+notrace long strncpy_from_user(char *dst, const char *src, long count)
 {
 	long i;
 

@@ -1,13 +1,91 @@
 // SPDX-License-Identifier: MIT
 /*
- * /init, pid 1: runs /bin/segv once (it must die of SIGSEGV, after read(2)
+ * /init, pid 1: first shows what the kernel's sysfs says about the RTC
+ * and the interrupt lines, as "grep . <files>" would print them (one
+ * "<file>:<line>" per non-empty line: /sys/class/rtc/rtc0/{name,date,
+ * time,since_epoch}, then each of /sys/kernel/irq/<irq>/'s attributes;
+ * nothing where there is no such file, as under QEMU without a device
+ * tree). Then it runs /bin/segv once (it must die of SIGSEGV, after read(2)
  * into its unmapped buffer failed with EFAULT: wait status
- * 11, "exit code 139" to a shell), then starts /bin/sh, /bin/cron and
- * /bin/sshd and reaps children for ever, restarting them if they exit. Its
- * stdio is /dev/console (kernel_init opened it); it writes there only
- * if something is wrong.
+ * 11, "exit code 139" to a shell), then starts /bin/sh, /bin/cron,
+ * /bin/sshd and /bin/lockd and reaps children for ever, restarting them if they exit. Its
+ * stdio is /dev/console (kernel_init opened it); after the sysfs lines it
+ * writes there only if something is wrong.
  */
 #include <libc.h>
+
+static const char *const irq_attrs[] = {
+	"per_cpu_count", "chip_name", "hwirq", "type", "wakeup", "name", "actions",
+};
+
+/* grep . @path: each non-empty line as "<path>:<line>"; 16-byte reads. */
+static void grep_dot(const char *path)
+{
+	char text[256], out[320], *line, *nl, *p;
+	long n, len = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while (len < (long)sizeof(text) - 1 &&
+	       (n = read(fd, text + len, sizeof(text) - 1 - len < 16 ?
+				       sizeof(text) - 1 - len : 16)) > 0)
+		len += n;
+	close(fd);
+	text[len] = 0;
+	for (line = text; *line; line = nl + 1) {
+		for (nl = line; *nl && *nl != '\n'; nl++)
+			;
+		if (nl > line) {
+			p = out;
+			memcpy(p, path, strlen(path));
+			p += strlen(path);
+			*p++ = ':';
+			memcpy(p, line, nl - line);
+			p += nl - line;
+			*p++ = '\n';
+			write(1, out, p - out);
+		}
+		if (!*nl)
+			break;
+	}
+}
+
+static void show_sysfs(void)
+{
+	static const char *const rtc[] = {
+		"/sys/class/rtc/rtc0/name", "/sys/class/rtc/rtc0/date",
+		"/sys/class/rtc/rtc0/time", "/sys/class/rtc/rtc0/since_epoch",
+	};
+	char buf[512], path[80], *p;
+	long n, off;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < sizeof(rtc) / sizeof(rtc[0]); i++)
+		grep_dot(rtc[i]);
+	fd = open("/sys/kernel/irq", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += ((struct linux_dirent64 *)(buf + off))->d_reclen) {
+			const char *name = ((struct linux_dirent64 *)(buf + off))->d_name;
+
+			if (name[0] == '.')
+				continue;
+			for (i = 0; i < sizeof(irq_attrs) / sizeof(irq_attrs[0]); i++) {
+				p = path;
+				memcpy(p, "/sys/kernel/irq/", 16);
+				p += 16;
+				memcpy(p, name, strlen(name));
+				p += strlen(name);
+				*p++ = '/';
+				memcpy(p, irq_attrs[i], strlen(irq_attrs[i]) + 1);
+				grep_dot(path);
+			}
+		}
+	close(fd);
+}
 
 static pid_t spawn(const char *path, const char *name)
 {
@@ -27,9 +105,10 @@ static pid_t spawn(const char *path, const char *name)
 
 int main(int argc, char **argv)
 {
-	pid_t segv, sh, cron, sshd, pid;
+	pid_t segv, sh, cron, sshd, lockd, pid;
 	int status = 0;
 
+	show_sysfs();
 	segv = spawn("/bin/segv", "segv");
 	if (waitpid(segv, &status, 0) != segv || WIFEXITED(status) ||
 	    128 + WTERMSIG(status) != 139)
@@ -38,6 +117,7 @@ int main(int argc, char **argv)
 	sh = spawn("/bin/sh", "sh");
 	cron = spawn("/bin/cron", "cron");
 	sshd = spawn("/bin/sshd", "sshd");
+	lockd = spawn("/bin/lockd", "lockd");
 	for (;;) {
 		pid = wait4(-1, &status, 0, NULL);
 		if (pid == sh)
@@ -46,6 +126,8 @@ int main(int argc, char **argv)
 			cron = spawn("/bin/cron", "cron");
 		else if (pid == sshd)
 			sshd = spawn("/bin/sshd", "sshd");
+		else if (pid == lockd)
+			lockd = spawn("/bin/lockd", "lockd");
 		else if (pid < 0)
 			msleep(100);
 	}

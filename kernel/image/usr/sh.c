@@ -9,7 +9,10 @@
  * getdents64 every 8th round, takes and gives back heap (brk) and
  * anonymous memory (mmap/munmap), touching it so that pages fault in (one
  * of them first by the kernel: read(2) into a page never touched, so
- * copy_to_user() takes the fault), and sleeps 8 ms.
+ * copy_to_user() takes the fault), and sleeps 8 ms. Every 8th round it
+ * also reads sysfs as a monitoring script would: the RTC's name and time
+ * and every attribute of every /sys/kernel/irq/<irq>/ (quietly when there
+ * are none, as under QEMU; a read that fails is reported on the console).
  */
 #include <libc.h>
 
@@ -28,6 +31,60 @@ static void ls_bin(void)
 	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
 		for (off = 0; off < n; off += ((struct linux_dirent64 *)(buf + off))->d_reclen)
 			;
+	close(fd);
+}
+
+/* Reads @path to its end; complains only if it exists and a read fails. */
+static void read_file(const char *path)
+{
+	char buf[64];
+	long n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	if (n < 0) {
+		fputs(2, "sh: cannot read ");
+		fputs(2, path);
+		fputs(2, "\n");
+	}
+}
+
+static void read_sysfs(void)
+{
+	static const char *const attrs[] = {
+		"per_cpu_count", "chip_name", "hwirq", "type", "wakeup", "name", "actions",
+	};
+	char buf[512], path[80], *p;
+	long n, off;
+	unsigned int i;
+	int fd;
+
+	read_file("/sys/class/rtc/rtc0/name");
+	read_file("/sys/class/rtc/rtc0/time");
+	fd = open("/sys/kernel/irq", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n; off += ((struct linux_dirent64 *)(buf + off))->d_reclen) {
+			const char *name = ((struct linux_dirent64 *)(buf + off))->d_name;
+
+			if (name[0] == '.')
+				continue;
+			for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+				p = path;
+				memcpy(p, "/sys/kernel/irq/", 16);
+				p += 16;
+				memcpy(p, name, strlen(name));
+				p += strlen(name);
+				*p++ = '/';
+				memcpy(p, attrs[i], strlen(attrs[i]) + 1);
+				read_file(path);
+			}
+		}
 	close(fd);
 }
 
@@ -90,8 +147,10 @@ int main(int argc, char **argv)
 		if (status)	/* as a shell reports a failed command */
 			write(2, line, p - line);
 
-		if ((round & 7) == 0)
+		if ((round & 7) == 0) {
 			ls_bin();
+			read_sysfs();
+		}
 		touch_memory(round);
 		msleep(8);
 	}

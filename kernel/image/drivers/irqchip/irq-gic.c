@@ -12,6 +12,7 @@
 #include <linux/irqchip/arm-gic.h>
 #include <asm/ptrace.h>
 #include <linux/interrupt.h>
+#include <linux/irq.h>
 #include <asm/smp.h>
 #include <asm/memory.h>
 
@@ -93,6 +94,28 @@ void gic_irq_mask(unsigned int irq)
 {
 	writel_relaxed(1U << (irq % 32), dist(GIC_DIST_ENABLE_CLEAR + (irq / 32) * 4));
 }
+
+static void gic_mask_irq(struct irq_data *d)
+{
+	gic_irq_mask(d->hwirq);
+}
+
+static void gic_unmask_irq(struct irq_data *d)
+{
+	gic_irq_unmask(d->hwirq);
+}
+
+/*
+ * The chip of the requested lines. Linux 6.1 names only gic_chip_mode1
+ * ("GICv2": split EOI and deactivation, with a hypervisor's help); this
+ * driver, like Linux's when booted at EL1, EOIs in mode 0 with gic_chip,
+ * which has no name (/proc/interrupts says "GIC-0" through
+ * irq_print_chip), so /sys/kernel/irq/<irq>/chip_name is empty.
+ */
+const struct irq_chip gic_chip = {
+	.irq_mask	= gic_mask_irq,
+	.irq_unmask	= gic_unmask_irq,
+};
 
 /* gic_ipi_send_mask for one CPU: GICD_SGIR, TargetListFilter 0. */
 void gic_raise_softirq(unsigned int cpu, unsigned int irq)

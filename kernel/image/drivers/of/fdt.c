@@ -98,13 +98,23 @@ int of_find_compatible_device(const char *compat, struct of_device_res *res)
 
 		off += 4;
 		switch (tok) {
-		case FDT_BEGIN_NODE:
-			off += strnlen((const char *)blob + off, end - off) + 1;
+		case FDT_BEGIN_NODE: {
+			const char *name = (const char *)blob + off;
+			size_t n = strnlen(name, end - off);
+
+			off += n + 1;
 			off = ALIGN(off, 4);
 			depth++;
-			if (match_depth < 0)
+			if (match_depth < 0) {
+				size_t i;
+
 				memset(&r, 0, sizeof(r));
+				/* "pl031@9010000": the name is what precedes the '@' */
+				for (i = 0; i < n && i < sizeof(r.name) - 1 && name[i] != '@'; i++)
+					r.name[i] = name[i];
+			}
 			break;
+		}
 		case FDT_END_NODE:
 			if (depth == match_depth) {
 				*res = r;

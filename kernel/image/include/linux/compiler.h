@@ -8,7 +8,6 @@
 
 #ifndef __ASSEMBLY__
 
-#define __always_inline		inline __attribute__((__always_inline__))
 #define noinline		__attribute__((__noinline__))
 #define __noreturn		__attribute__((__noreturn__))
 #define __used			__attribute__((__used__))
@@ -18,8 +17,22 @@
 #define __section(s)		__attribute__((__section__(s)))
 #define __printf(a, b)		__attribute__((__format__(printf, a, b)))
 #define __weak			__attribute__((__weak__))
-#define notrace			__attribute__((__no_instrument_function__))
+/*
+ * notrace: no ftrace call site. The kernel is built with
+ * -fpatchable-function-entry=2 (the Makefile's CC_FLAGS_FTRACE, as Linux
+ * arm64 with DYNAMIC_FTRACE_WITH_REGS), and clang's
+ * no_instrument_function does not drop patchable entries, so notrace is
+ * what Linux's compiler_types.h makes it for that case.
+ */
+#define notrace			__attribute__((patchable_function_entry(0, 0)))
 #define asmlinkage
+
+/*
+ * As Linux's compiler_types.h: an inline function is never traced, even
+ * where the compiler emits it out of line.
+ */
+#define inline			inline notrace
+#define __always_inline		inline __attribute__((__always_inline__))
 
 /* Functions that kprobes must never probe (include/linux/compiler.h). */
 #define __kprobes	__attribute__((__section__(".kprobes.text")))

@@ -22,6 +22,7 @@
 #define ECHILD		10
 #define EACCES		13
 #define EEXIST		17
+#define ENODEV		19
 #define ENOTDIR		20
 #define EISDIR		21
 #define EMFILE		24

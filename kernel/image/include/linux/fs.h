@@ -178,6 +178,9 @@ int vfs_rmdir(struct user_namespace *mnt_userns, struct inode *dir,
 struct dentry *d_create(struct dentry *dir, const char *name, struct inode *inode);
 struct dentry *vfs_mkdir_p(const char *path);
 struct dentry *vfs_create_file(const char *path, struct inode *inode);
+struct dentry *vfs_create_symlink(const char *path, const char *target);
+void d_remove_tree(struct dentry *dentry);
+struct inode *ramfs_get_inode(umode_t mode, size_t capacity);
 void populate_rootfs(void);
 void proc_root_init(void);
 

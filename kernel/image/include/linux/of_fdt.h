@@ -18,6 +18,7 @@ struct of_device_res {
 	u64		base;	/* first "reg" entry (#address-cells = #size-cells = 2) */
 	u64		size;
 	unsigned int	irq;	/* INTID of the first "interrupts" specifier, 0 if none */
+	char		name[32];	/* the node's name without its unit address ("pl031") */
 };
 
 /* The blob (through the linear map), or NULL when there is none (QEMU passes none). */

@@ -27,6 +27,11 @@ __printf(1, 2) int printk(const char *fmt, ...);
 int vprintk(const char *fmt, va_list args);
 __printf(3, 4) int snprintf(char *buf, size_t size, const char *fmt, ...);
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list args);
+__printf(2, 3) int sprintf(char *buf, const char *fmt, ...);
+__printf(3, 4) int scnprintf(char *buf, size_t size, const char *fmt, ...);
+int vscnprintf(char *buf, size_t size, const char *fmt, va_list args);
+__printf(2, 3) char *kasprintf(gfp_t gfp, const char *fmt, ...);
+char *kvasprintf(gfp_t gfp, const char *fmt, va_list args);
 
 #define pr_emerg(fmt, ...)	printk(KERN_EMERG fmt, ##__VA_ARGS__)
 #define pr_alert(fmt, ...)	printk(KERN_ALERT fmt, ##__VA_ARGS__)

@@ -113,7 +113,6 @@ struct task_struct {
 	struct task_io_accounting	ioac;
 	struct mm_struct		*mm;		/* user address space; NULL for kernel threads */
 	struct files_struct		*files;		/* open files; NULL for kernel threads */
-	unsigned long			sleep_until;	/* nanosleep's wake-up, in jiffies */
 	char				comm[TASK_COMM_LEN];
 };
 

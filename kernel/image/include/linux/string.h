@@ -12,5 +12,6 @@ size_t strlen(const char *s);
 size_t strnlen(const char *s, size_t count);
 size_t strscpy(char *dest, const char *src, size_t count);
 int strcmp(const char *cs, const char *ct);
+char *strrchr(const char *s, int c);
 
 #endif /* _LINUX_STRING_H */

@@ -207,9 +207,9 @@ static struct task_struct *pick_next_task(struct rq *rq)
 /*
  * __schedule() is the main scheduler function; called with preemption
  * disabled. @preempt: involuntary (from the IRQ return), which never
- * takes the task off the run queue.
+ * takes the task off the run queue. notrace, as in Linux.
  */
-static void __sched __schedule(bool preempt)
+static void __sched notrace __schedule(bool preempt)
 {
 	unsigned int cpu = smp_processor_id();
 	struct rq *rq = cpu_rq(cpu);

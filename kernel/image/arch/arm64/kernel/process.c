@@ -9,7 +9,8 @@
 
 int taint_die;	/* TAINT_DIE: set once an oops has been printed */
 
-void dump_stack_print_info(const char *log_lvl)
+/* notrace: lib/dump_stack.c in Linux, built without call sites */
+notrace void dump_stack_print_info(const char *log_lvl)
 {
 	printk("%sCPU: %d PID: %d Comm: %.20s %s %s %.*s\n",
 	       log_lvl, smp_processor_id(), current->pid, current->comm,

@@ -8,6 +8,7 @@
  * interface and tick, marks itself online and enters the idle loop.
  */
 #include <linux/kernel.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/irqchip/arm-gic.h>
@@ -68,7 +69,7 @@ static void set_cpu_online(unsigned int cpu)
  * Called from __secondary_switched on the new CPU, at the kernel's VA with
  * its idle task current.
  */
-asmlinkage __noreturn void secondary_start_kernel(void)
+asmlinkage notrace __noreturn void secondary_start_kernel(void)
 {
 	unsigned int cpu = smp_processor_id();
 
@@ -134,6 +135,9 @@ void handle_IPI(int ipinr)
 	switch (ipinr) {
 	case IPI_RESCHEDULE:
 		/* the sender set TIF_NEED_RESCHED; the IRQ return preempts */
+		break;
+	case IPI_IRQ_WORK:
+		irq_work_run();
 		break;
 	default:
 		pr_crit("CPU%u: Unknown IPI message 0x%x\n", smp_processor_id(), ipinr);

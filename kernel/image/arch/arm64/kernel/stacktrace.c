@@ -66,7 +66,8 @@ void dump_backtrace(struct pt_regs *regs, const char *loglvl)
 	} while (++depth < 64 && unwind_next(&state) == 0);
 }
 
-void dump_stack(void)
+/* notrace: Linux's dump_stack() is lib/'s, built without call sites */
+notrace void dump_stack(void)
 {
 	extern void dump_stack_print_info(const char *log_lvl);
 

@@ -37,11 +37,15 @@
 /* Interrupt ids (SGIs 0..15, PPIs 16..31). */
 #define IPI_RESCHEDULE		0
 #define IPI_CALL_FUNC		1
+#define IPI_IRQ_WORK		5	/* as arm64's enum ipi_msg_type */
 #define ARCH_TIMER_VIRT_PPI	27
 #define ARCH_TIMER_PHYS_PPI	30
 
 #ifndef __ASSEMBLY__
 struct pt_regs;
+struct irq_chip;
+/* the chip of the SPIs that drivers request (kernel/irq/manage.c) */
+extern const struct irq_chip gic_chip;
 void gic_init(void);
 void gic_cpu_init(void);
 void gic_enable_ppi(unsigned int irq);
