@@ -175,6 +175,51 @@ echo +e1000ish > "$D/kpemu/modules"
 expect "reloaded, the event is registered again" 1 "$(grep -c "^$STATS  k  vnet_get_stats64+0x0  e1000ish \[DISABLED\]\$" "$D/kprobes/list")"
 echo -e1000ish > "$D/kpemu/modules"
 
+# The function tracer, as Linux 6.1 arm64 builds it: every traceable
+# function opens with MOV X9, LR and a NOP (-fpatchable-function-entry=2,
+# the first made MOV X9, LR at boot), and tracing a function turns the NOP
+# into BL ftrace_caller.
+CLONE=$(addr kernel_clone)
+CLONE4=$(printf '%016x' $((0x$CLONE + 4)))
+# bl FROM TO: the BL instruction at FROM that calls TO.
+bl() { printf '%08x' $((0x94000000 | (((0x$2 - 0x$1) >> 2) & 0x3ffffff))); }
+expect "kernel_clone starts with MOV X9, LR" aa1e03e9 "$(insn "$CLONE")"
+expect "its ftrace call site is a NOP" d503201f "$(insn "$CLONE4")"
+expect "available_tracers lists function" "function nop" "$(cat "$T/available_tracers")"
+expect "available_filter_functions lists kernel_clone once" 1 "$(grep -cx kernel_clone "$T/available_filter_functions")"
+expect "no notrace function in it" 0 "$(grep -cxE '__schedule|memcpy|el1h_64_sync_handler|ftrace_caller' "$T/available_filter_functions")"
+expect "set_ftrace_filter starts out empty" "#### all functions enabled ####" "$(cat "$T/set_ftrace_filter")"
+expect_err "an unknown function is EINVAL" "Invalid argument" "echo no_such_function_xyz > '$T/set_ftrace_filter'"
+echo 'kernel_clone do_fork' > "$T/set_ftrace_filter"
+echo '!do_fork' >> "$T/set_ftrace_filter"
+expect "set_ftrace_filter takes names, >> and !" "kernel_clone" "$(cat "$T/set_ftrace_filter")"
+expect_err "a kprobe on the call site is EINVAL (no KPROBES_ON_FTRACE)" "Invalid argument" "echo 'p:k4 kernel_clone+4' >> '$T/kprobe_events'"
+expect "error_log explains it" "  Command: p:k4 kernel_clone+4" "$(grep -A1 'Failed to register probe event' "$T/error_log" | tail -1)"
+echo 'p:testprobe kernel_clone' >> "$T/kprobe_events"
+echo 1 > "$T/events/kprobes/testprobe/enable"
+echo function > "$T/current_tracer"
+expect "current_tracer reads function" "function" "$(cat "$T/current_tracer")"
+expect "kernel_clone+4 is BL ftrace_caller" "$(bl "$CLONE4" "$(addr ftrace_caller)")" "$(insn "$CLONE4")"
+expect "enabled_functions shows it" "kernel_clone (1)      " "$(cat "$T/enabled_functions")"
+echo > "$T/trace"
+sleep 0.5
+expect "trace has the tracer's header" "# tracer: function" "$(head -1 "$T/trace")"
+expect "trace shows kernel_clone <-its caller" 1 "$(grep -m1 -cE '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] [d.][N.]\.\.\. +[0-9]+\.[0-9]{6}: kernel_clone <-(do_fork|__arm64_sys_clone)$' "$T/trace")"
+expect "and the kprobe on kernel_clone+0 at the same time" 1 "$(grep -m1 -c 'testprobe: (kernel_clone+0x0/' "$T/trace")"
+echo 0 > "$T/events/kprobes/testprobe/enable"
+echo nop > "$T/current_tracer"
+expect "nop puts the NOP back" d503201f "$(insn "$CLONE4")"
+expect "the tracer switch cleared the buffer" 0 "$(grep -c '<-' "$T/trace")"
+echo > "$T/set_ftrace_filter"
+echo kernel_clone > "$T/stack_trace_filter"
+echo 1 > "$D/kpemu/stack_tracer_enabled"
+sleep 0.5
+echo 0 > "$D/kpemu/stack_tracer_enabled"
+expect "the stack tracer starts at kernel_clone" 1 "$(sed -n 3p "$T/stack_trace" | grep -c '^  0) .* kernel_clone+0x8/')"
+if [ "$(cat "$T/stack_max_size")" -gt 0 ]; then ok "stack_max_size grew"; else bad "stack_max_size grew" "$(cat "$T/stack_max_size")"; fi
+echo > "$T/stack_trace_filter"
+echo -:testprobe >> "$T/kprobe_events"
+
 # Teardown.
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# kpemu-ns.sh: run a command in a private mount namespace that looks like a
+# Linux box running kpemu's guest, so that scripts written for one run
+# unchanged: kpemu's debugfs tree at /sys/kernel/debug, its tracing tree at
+# /sys/kernel/tracing (both found through /proc/mounts, as "debugfs" and
+# "tracefs"), the guest's kallsyms and version bound over /proc/kallsyms and
+# /proc/version, and on PATH an `uname` that answers the guest's -m and -r
+# and `modprobe`/`rmmod`/`insmod`/`lsmod` for the guest's modules
+# (scripts/ns-bin). Nothing changes outside the namespace. Needs root
+# (unshare -m).
+#
+#   scripts/kpemu-ns.sh [-k KPEMU] [-o "RUN FLAGS"] [CMD [ARG...]]
+#
+#   -k KPEMU   the kpemu binary (default: kpemu on PATH, else bin/kpemu)
+#   -o FLAGS   more `kpemu run` flags, e.g. -o "--cpus 4"
+#   CMD        what to run inside (default: $SHELL, or /bin/sh)
+#
+# The exit status is CMD's.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+kpemu=
+runflags=
+while getopts k:o:h opt; do
+	case $opt in
+	k) kpemu=$OPTARG ;;
+	o) runflags=$OPTARG ;;
+	*) sed -n '3,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+if [ -z "$kpemu" ]; then
+	kpemu=$(command -v kpemu || true)
+	[ -n "$kpemu" ] || kpemu=$here/../bin/kpemu
+fi
+[ -x "$kpemu" ] || { echo "kpemu-ns.sh: no kpemu binary at '$kpemu' (make build, or -k)" >&2; exit 2; }
+kpemu=$(cd "$(dirname "$kpemu")" && pwd)/$(basename "$kpemu")
+
+if [ "${KPEMU_NS_INNER:-}" != 1 ]; then
+	[ "$(id -u)" = 0 ] || { echo "kpemu-ns.sh: needs root for unshare -m" >&2; exit 2; }
+	KPEMU_NS_INNER=1 exec unshare -m --propagation private \
+		"$0" -k "$kpemu" -o "$runflags" "$@"
+fi
+
+# Inside the namespace.
+log=$(mktemp /tmp/kpemu-ns.XXXXXX.log)
+# shellcheck disable=SC2086 # runflags is a list of flags
+"$kpemu" run --mount /sys/kernel/debug --tracefs /sys/kernel/tracing $runflags >"$log" 2>&1 &
+pid=$!
+stop() {
+	# the binds hold the debugfs mount busy: release them first
+	umount /proc/kallsyms /proc/version 2>/dev/null || true
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+trap stop EXIT
+i=0
+until [ -e /sys/kernel/debug/kpemu/kallsyms ] && [ -e /sys/kernel/tracing/kprobe_events ]; do
+	i=$((i + 1))
+	if [ $i -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then
+		echo "kpemu-ns.sh: kpemu did not mount its trees; its log ($log):" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	sleep 0.1
+done
+mount --bind /sys/kernel/debug/kpemu/kallsyms /proc/kallsyms
+mount --bind /sys/kernel/debug/kpemu/version /proc/version
+PATH=$here/ns-bin:$PATH
+export PATH
+[ $# -gt 0 ] || set -- "${SHELL:-/bin/sh}"
+set +e
+"$@"
+status=$?
+set -e
+exit $status
