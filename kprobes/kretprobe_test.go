@@ -45,7 +45,10 @@ func TestKretprobe(t *testing.T) {
 	reads0 := counter(t, k, "nr_vfs_read")
 	runIterations(t, k, 30)
 	reads := counter(t, k, "nr_vfs_read") - reads0
-	if returns == 0 || entries-returns > 1 || int64(reads)-int64(returns) > 1 {
+	// A few reads may be in flight when the loop stops: each task that was
+	// preempted inside vfs_read (the workload's, sh's, cat's).
+	const inFlight = 4
+	if returns == 0 || entries-returns > inFlight || int64(reads)-int64(returns) > inFlight {
 		t.Fatalf("%d entries, %d returns, %d reads", entries, returns, reads)
 	}
 	t.Logf("%d entries, %d returns, %d reads; last return to %s", entries, returns, reads, k.Kallsyms().Format(retPC))

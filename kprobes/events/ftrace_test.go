@@ -173,15 +173,19 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 	if !strings.HasPrefix(tr, "# tracer: function\n") {
 		t.Errorf("trace header: %q", tr[:40])
 	}
-	var lr string
+	// Each task's call gives its probe line, then its function line; an
+	// interrupt between the two may let another task's pair in between,
+	// so the LR the probe saw is kept per task.
+	lrs := map[string]string{}
 	pairs := 0
 	for _, l := range strings.Split(tr, "\n") {
 		if strings.HasPrefix(l, "#") || l == "" {
 			continue
 		}
+		task := strings.Fields(l)[0]
 		if i := strings.Index(l, " lr="); strings.Contains(l, " testprobe: (kernel_clone+0x0/") && i > 0 {
-			lr = l[i+4:]
-			lr = lr[:strings.IndexByte(lr, '+')]
+			lr := l[i+4:]
+			lrs[task] = lr[:strings.IndexByte(lr, '+')]
 			continue
 		}
 		m := fnLine.FindStringSubmatch(l)
@@ -189,14 +193,15 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 			t.Errorf("not a kernel_clone entry: %q", l)
 			continue
 		}
-		if lr == "" && pairs == 0 {
+		lr, ok := lrs[task]
+		if !ok && pairs == 0 {
 			continue // its probe hit came before the trace was cleared
 		}
 		if m[7] != lr {
 			t.Errorf("%q: the probe saw the LR in %q", l, lr)
 		}
 		pairs++
-		lr = ""
+		delete(lrs, task)
 	}
 	if pairs == 0 {
 		t.Fatalf("no kernel_clone entries:\n%s", tr)

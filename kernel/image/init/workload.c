@@ -5,7 +5,7 @@
  * pid 1 ("init") runs the main loop for ever: each iteration reads a ramfs file with vfs_read()
  * (seeking back to 0 at EOF with vfs_llseek()), appends what it read to a
  * log file with vfs_write(), receives a generated TCP segment through
- * netif_receive_skb() -> ip_rcv() -> tcp_v4_rcv(), and every fourth
+ * netif_receive_skb() -> ip_rcv() -> tcp_v4_rcv(), and every second
  * iteration forks a child with do_fork() -> kernel_clone(); the child runs
  * on a CPU of its own turn and exits at once; once MAX_CHILDREN are alive,
  * pid 1 waits (wait_event) for the oldest to be a zombie off its CPU and
@@ -218,7 +218,7 @@ __noreturn void workload_run(void)
 	for (;;) {
 		workload_iterations++;
 		workload_fs();
-		if ((workload_iterations & 3) == 0)
+		if ((workload_iterations & 1) == 0)
 			workload_fork();
 		workload_net();
 		kmod_poll();	/* the host's module init/exit requests */
