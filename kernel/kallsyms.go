@@ -138,6 +138,12 @@ func newKallsyms(f *elf.File) (*Kallsyms, error) {
 }
 
 func rank(s Symbol) int {
+	if s.Module != "" {
+		// A module's aliases resolve to the first in its symbol table
+		// (find_kallsyms_symbol), where locals come first: init_module
+		// yields to the static function that module_init() aliases.
+		return 0
+	}
 	r := 0
 	if s.Type >= 'a' { // local
 		r++

@@ -220,6 +220,25 @@ if [ "$(cat "$T/stack_max_size")" -gt 0 ]; then ok "stack_max_size grew"; else b
 echo > "$T/stack_trace_filter"
 echo -:testprobe >> "$T/kprobe_events"
 
+# uprobe_events: PATH is the guest's (/bin/sh its shell, /sys a directory),
+# parsed as Linux 6.1 parses it; an event cannot be enabled (kpemu places
+# no uprobes), and a kprobe event beside it is listed in dynamic_events.
+echo > "$T/error_log"
+expect_err "a uprobe on a missing file is ENOENT" "No such file or directory" "printf %s 'p /non_exist_file:100' >> '$T/uprobe_events'"
+expect_err "a uprobe on a directory is EINVAL" "Invalid argument" "printf %s 'p /sys:100' >> '$T/uprobe_events'"
+expect "error_log places the caret as Linux" "$(printf '%s\n' 'trace_uprobe: error: Not a regular file' '  Command: p /sys:100' '             ^')" "$(tail -3 "$T/error_log" | sed 's/^\[ *[0-9.]*\] //')"
+echo 'p /bin/sh:10' >> "$T/uprobe_events"
+echo 'r:myup /bin/sh:0x20(0x40) sp=$stack' >> "$T/uprobe_events"
+echo 'p:kp vfs_read' >> "$T/kprobe_events"
+expect "uprobe_events reads back as Linux's" "$(printf '%s\n' 'p:uprobes/p_sh_0xa /bin/sh:0x000000000000000a' 'r:uprobes/myup /bin/sh:0x0000000000000020(0x40) sp=$stack')" "$(cat "$T/uprobe_events")"
+expect "dynamic_events lists both kinds" "$(cat "$T/uprobe_events")
+p:kprobes/kp vfs_read" "$(grep -e uprobes/ -e kprobes/kp "$T/dynamic_events")"
+expect "the event has its directory" "0" "$(cat "$T/events/uprobes/myup/enable")"
+expect_err "enabling a uprobe event is EOPNOTSUPP" "Operation not supported" "echo 1 > '$T/events/uprobes/myup/enable'"
+expect "and it stays disabled" "0" "$(cat "$T/events/uprobes/myup/enable")"
+echo > "$T/uprobe_events"
+expect "echo > uprobe_events clears the uprobes only" "p:kprobes/kp vfs_read" "$(grep -e uprobes/ -e kprobes/kp "$T/dynamic_events")"
+
 # Teardown.
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"
@@ -262,6 +281,29 @@ if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; 
 # kpemu explain walks through one hit.
 out=$("$KPEMU" explain vfs_read 2>&1)
 case $out in *"EC=0x3c (BRK64"*"Step out of line"*"regs->pc <- vfs_read+0x4/"*) ok "kpemu explain shows the mechanism" ;; *) bad "kpemu explain shows the mechanism" "$out" ;; esac
+
+# scripts/kpemu-ns.sh: a namespace that looks like the guest's box, for
+# scripts written for Linux; nothing of it shows outside.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" sh -c '
+		grep -c "^tracefs /sys/kernel/tracing " /proc/mounts
+		ls /sys/kernel/debug/kprobes/list /sys/kernel/tracing/kprobe_events
+		grep " T vfs_read$" /proc/kallsyms | cut -c1-8
+		uname -m
+		modprobe trace-printk && lsmod | grep -c "^trace_printk "
+		grep -c "trace_printk_init: This is a static string" /sys/kernel/tracing/trace
+		rmmod trace-printk && lsmod | grep -c "^trace_printk "
+		exit 7' 2>&1)
+	rc=$?
+	expect "kpemu-ns.sh: tracefs, debugfs, kallsyms, uname -m and modules as on the guest's box" \
+		"$(printf '1\n/sys/kernel/debug/kprobes/list\n/sys/kernel/tracing/kprobe_events\nffff8000\naarch64\n1\n3\n0')" "$out"
+	expect "kpemu-ns.sh exits with the command's status" 7 "$rc"
+	if grep -q " T vfs_read$" /proc/kallsyms 2>/dev/null && grep " T vfs_read$" /proc/kallsyms | grep -q "^ffff8000"; then
+		bad "kpemu-ns.sh changes nothing outside its namespace" "/proc/kallsyms is the guest's"
+	else
+		ok "kpemu-ns.sh changes nothing outside its namespace"
+	fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
