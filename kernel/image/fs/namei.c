@@ -599,7 +599,8 @@ long __arm64_sys_symlinkat(const struct pt_regs *regs)
 			    getname_at(regs->regs[1], (const char *)regs->regs[2]));
 }
 
-int do_unlinkat(int dfd, struct filename *name)
+/* unlink or rmdir @name: the removal both system calls share. */
+static int remove_name(struct filename *name, bool dir)
 {
 	struct dentry *parent, *dentry;
 	const char *last;
@@ -611,7 +612,12 @@ int do_unlinkat(int dfd, struct filename *name)
 	if (IS_ERR(dentry)) {
 		err = PTR_ERR(dentry);
 	} else {
-		err = parent ? vfs_unlink(&init_user_ns, parent->d_inode, dentry, NULL) : -EISDIR;
+		if (!parent)	/* "/" */
+			err = dir ? -EBUSY : -EISDIR;
+		else if (dir)
+			err = vfs_rmdir(&init_user_ns, parent->d_inode, dentry);
+		else
+			err = vfs_unlink(&init_user_ns, parent->d_inode, dentry, NULL);
 		dput(dentry);
 	}
 	dput(parent);
@@ -619,24 +625,14 @@ int do_unlinkat(int dfd, struct filename *name)
 	return err;
 }
 
+int do_unlinkat(int dfd, struct filename *name)
+{
+	return remove_name(name, false);
+}
+
 int do_rmdir(int dfd, struct filename *name)
 {
-	struct dentry *parent, *dentry;
-	const char *last;
-	int err;
-
-	if (IS_ERR(name))
-		return PTR_ERR(name);
-	dentry = path_lookup(name->name, 0, &parent, &last);
-	if (IS_ERR(dentry)) {
-		err = PTR_ERR(dentry);
-	} else {
-		err = parent ? vfs_rmdir(&init_user_ns, parent->d_inode, dentry) : -EBUSY;
-		dput(dentry);
-	}
-	dput(parent);
-	putname(name);
-	return err;
+	return remove_name(name, true);
 }
 
 long __arm64_sys_unlinkat(const struct pt_regs *regs)

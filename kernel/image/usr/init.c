@@ -57,34 +57,11 @@ static void show_sysfs(void)
 		"/sys/class/rtc/rtc0/name", "/sys/class/rtc/rtc0/date",
 		"/sys/class/rtc/rtc0/time", "/sys/class/rtc/rtc0/since_epoch",
 	};
-	char buf[512], path[80], *p;
-	long n, off;
 	unsigned int i;
-	int fd;
 
 	for (i = 0; i < sizeof(rtc) / sizeof(rtc[0]); i++)
 		grep_dot(rtc[i]);
-	fd = open("/sys/kernel/irq", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return;
-	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
-		for (off = 0; off < n; off += ((struct linux_dirent64 *)(buf + off))->d_reclen) {
-			const char *name = ((struct linux_dirent64 *)(buf + off))->d_name;
-
-			if (name[0] == '.')
-				continue;
-			for (i = 0; i < sizeof(irq_attrs) / sizeof(irq_attrs[0]); i++) {
-				p = path;
-				memcpy(p, "/sys/kernel/irq/", 16);
-				p += 16;
-				memcpy(p, name, strlen(name));
-				p += strlen(name);
-				*p++ = '/';
-				memcpy(p, irq_attrs[i], strlen(irq_attrs[i]) + 1);
-				grep_dot(path);
-			}
-		}
-	close(fd);
+	for_each_leaf("/sys/kernel/irq", irq_attrs, sizeof(irq_attrs) / sizeof(irq_attrs[0]), grep_dot);
 }
 
 static pid_t spawn(const char *path, const char *name)

@@ -58,34 +58,9 @@ static void read_sysfs(void)
 	static const char *const attrs[] = {
 		"per_cpu_count", "chip_name", "hwirq", "type", "wakeup", "name", "actions",
 	};
-	char buf[512], path[80], *p;
-	long n, off;
-	unsigned int i;
-	int fd;
-
 	read_file("/sys/class/rtc/rtc0/name");
 	read_file("/sys/class/rtc/rtc0/time");
-	fd = open("/sys/kernel/irq", O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return;
-	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
-		for (off = 0; off < n; off += ((struct linux_dirent64 *)(buf + off))->d_reclen) {
-			const char *name = ((struct linux_dirent64 *)(buf + off))->d_name;
-
-			if (name[0] == '.')
-				continue;
-			for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-				p = path;
-				memcpy(p, "/sys/kernel/irq/", 16);
-				p += 16;
-				memcpy(p, name, strlen(name));
-				p += strlen(name);
-				*p++ = '/';
-				memcpy(p, attrs[i], strlen(attrs[i]) + 1);
-				read_file(path);
-			}
-		}
-	close(fd);
+	for_each_leaf("/sys/kernel/irq", attrs, sizeof(attrs) / sizeof(attrs[0]), read_file);
 }
 
 static void touch_memory(unsigned long round)

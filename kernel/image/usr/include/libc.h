@@ -72,6 +72,8 @@ int close(int fd);
 int symlink(const char *target, const char *path);
 int unlink(const char *path);
 ssize_t readlink(const char *path, char *buf, size_t n);
+void for_each_leaf(const char *dir, const char *const *leaves, unsigned int n,
+		   void (*fn)(const char *path));
 off_t lseek(int fd, off_t off, int whence);
 long getdents64(int fd, void *buf, size_t n);
 pid_t fork(void);

@@ -166,3 +166,43 @@ int fputs(int fd, const char *s)
 {
 	return write(fd, s, strlen(s));
 }
+
+/*
+ * for_each_leaf - fn("<dir>/<entry>/<leaf>") for every entry of @dir (but
+ * "." and "..") and each of the @n @leaves, in the order a shell's glob
+ * DIR/<any>/LEAF would visit them.
+ */
+void for_each_leaf(const char *dir, const char *const *leaves, unsigned int n,
+		   void (*fn)(const char *path))
+{
+	char buf[512], path[128], *p;
+	size_t dlen = strlen(dir);
+	long got, off;
+	unsigned int i;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	while ((got = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < got; off += ((struct linux_dirent64 *)(buf + off))->d_reclen) {
+			const char *name = ((struct linux_dirent64 *)(buf + off))->d_name;
+			size_t nlen = strlen(name);
+
+			if (name[0] == '.')
+				continue;
+			for (i = 0; i < n; i++) {
+				if (dlen + nlen + strlen(leaves[i]) + 3 > sizeof(path))
+					continue;
+				p = path;
+				memcpy(p, dir, dlen);
+				p += dlen;
+				*p++ = '/';
+				memcpy(p, name, nlen);
+				p += nlen;
+				*p++ = '/';
+				memcpy(p, leaves[i], strlen(leaves[i]) + 1);
+				fn(path);
+			}
+		}
+	close(fd);
+}
