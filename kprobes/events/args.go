@@ -51,10 +51,12 @@ func findFetchType(t string) (fetchType, bool) {
 		return fetchType{}, false
 	}
 	switch t {
+	// Linux's string types are is_signed (probe_fetch_types), which
+	// format files show as "signed:1".
 	case "string":
-		return fetchType{name: t, size: 4, str: true}, true
+		return fetchType{name: t, size: 4, signed: true, str: true}, true
 	case "ustring":
-		return fetchType{name: t, size: 4, str: true, user: true}, true
+		return fetchType{name: t, size: 4, signed: true, str: true, user: true}, true
 	case "symbol":
 		return fetchType{name: t, size: 8, hex: true, symbol: true}, true
 	}
@@ -86,6 +88,7 @@ const (
 	opData
 	opDeref
 	opUDeref
+	opFileOffs // uprobes' @+OFFSET: the probed file's load address plus imm
 )
 
 type fetchInsn struct {
@@ -110,6 +113,7 @@ type probeArg struct {
 type argContext struct {
 	isReturn    bool
 	atFuncEntry bool
+	user        bool // a uprobe's argument: Linux parses without TPARG_FL_KERNEL
 }
 
 // reservedFieldNames cannot be argument names (traceprobe_conflict_field_name).
@@ -280,7 +284,18 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 			return []fetchInsn{{op: opImm, imm: a}, {op: opDeref}}, nil
 		}
 		if len(arg) > 1 && arg[1] == '+' {
-			return nil, parseError(pl, offs, errFileOnKprobe)
+			if !ctx.user {
+				return nil, parseError(pl, offs, errFileOnKprobe)
+			}
+			v, err := kstrtoll(arg[2:], 0)
+			if err != nil {
+				pl.logErr(offs, errBadFileOffs)
+				return nil, fmt.Errorf("%w: %s", err, errBadFileOffs)
+			}
+			return []fetchInsn{{op: opFileOffs, imm: uint64(v)}, {op: opDeref}}, nil
+		}
+		if ctx.user { // uprobes have no kernel symbols to resolve
+			return nil, parseError(pl, offs, errSymOnUprobe)
 		}
 		sym, soff := arg[1:], int64(0)
 		if i := strings.IndexAny(sym, "+-"); i >= 0 {
@@ -392,7 +407,7 @@ func parseVar(v string, ctx argContext, pl *probeLog, offs int) ([]fetchInsn, er
 		if err != nil {
 			return nil, parseError(pl, offs, errBadVar)
 		}
-		if p > paramMaxStack {
+		if !ctx.user && p > paramMaxStack { // a user stack has no such bound
 			return nil, parseError(pl, offs, errBadStackNum)
 		}
 		return []fetchInsn{{op: opStack, param: p}}, nil

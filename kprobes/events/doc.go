@@ -7,6 +7,13 @@
 // with the same errnos and the same error_log entries; each event owns one
 // or more kprobes.Kprobe, registered disabled until the event is enabled.
 //
+// uprobe_events and uprobe_profile are trace_uprobe.c's (uprobe.go): the
+// definitions are parsed as Linux 6.1 parses them, PATH resolved in the
+// guest's file system, and the events get their events/ directories, but
+// kpemu places no uprobes, so enabling one fails with EOPNOTSUPP. The two kinds
+// share one list, shown and edited whole through dynamic_events
+// (dynevent.go).
+//
 // The tracers are here too, on the kernel's ftrace core (kernel.FtraceOps):
 // current_tracer's "function" tracer (trace_functions.c), which writes a
 // TRACE_FN entry per call of every function set_ftrace_filter and

@@ -59,9 +59,19 @@ const (
 	errDiffProbeType
 	errDiffArgType
 	errSameProbe
+
+	// The uprobe parser's (uprobe.go) and its fetch arguments'.
+	errFileNotFound
+	errNoRegularFile
+	errBadRefcnt
+	errRefcntOpenBrace
+	errBadRefcntSuffix
+	errBadUprobeOffs
+	errBadFileOffs
+	errSymOnUprobe
 )
 
-// errText is the message of each code, verbatim from Linux 6.1.
+// String is the message of each code, verbatim as Linux 6.1 prints it.
 func (c errCode) String() string {
 	switch c {
 	case errMaxactNoKprobe:
@@ -99,7 +109,9 @@ func (c errCode) String() string {
 	case errBadArgNum:
 		return "Invalid argument number"
 	case errBadVar:
-		return "Invalid $-valiable specified"
+		// 6.1.158's source has "valiable"; the stable kernels after it
+		// (the oracle's 6.1.192) print the fixed spelling.
+		return "Invalid $-variable specified"
 	case errBadRegName:
 		return "Invalid register name"
 	case errBadMemAddr:
@@ -158,6 +170,22 @@ func (c errCode) String() string {
 		return "Argument type or name is different from existing probe"
 	case errSameProbe:
 		return "There is already the exact same probe event"
+	case errFileNotFound:
+		return "Failed to find the given file"
+	case errNoRegularFile:
+		return "Not a regular file"
+	case errBadRefcnt:
+		return "Invalid reference counter offset"
+	case errRefcntOpenBrace:
+		return "Reference counter brace is not closed"
+	case errBadRefcntSuffix:
+		return "Reference counter has wrong suffix"
+	case errBadUprobeOffs:
+		return "Invalid uprobe offset"
+	case errBadFileOffs:
+		return "Invalid file offset value"
+	case errSymOnUprobe:
+		return "Symbol is not available with uprobe"
 	}
 	return fmt.Sprintf("error %d", int(c))
 }
@@ -207,9 +235,11 @@ func (l *errorLog) show(w *bytes.Buffer) {
 	}
 }
 
-// probeLog is trace_probe_log: the argv of the command being parsed and
-// the index of the argument under scrutiny, to place the caret.
+// probeLog is trace_probe_log: the subsystem, the argv of the command
+// being parsed and the index of the argument under scrutiny, to place the
+// caret.
 type probeLog struct {
+	sys   string // trace_probe_log_init's subsystem; "" is "trace_kprobe"
 	argv  []string
 	index int
 	err   *errLogEntry // the error logged, if any
@@ -228,5 +258,9 @@ func (p *probeLog) logErr(offset int, code errCode) {
 	if p.index >= len(p.argv) {
 		pos, offset = n, 0
 	}
-	p.err = &errLogEntry{loc: "trace_kprobe", msg: code.String(), cmd: strings.Join(p.argv, " "), pos: pos + offset}
+	sys := p.sys
+	if sys == "" {
+		sys = "trace_kprobe"
+	}
+	p.err = &errLogEntry{loc: sys, msg: code.String(), cmd: strings.Join(p.argv, " "), pos: pos + offset}
 }

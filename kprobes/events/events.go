@@ -59,6 +59,7 @@ type event struct {
 	group, name string
 	isReturn    bool
 	isJprobe    bool           // kpemu's j: events
+	isUprobe    bool           // uprobe_events' events (uprobe.go)
 	params      []kernel.Param // j: events: the function's parameters, from DWARF
 	args        []*probeArg
 	probes      []*traceProbe
@@ -79,6 +80,7 @@ type traceProbe struct {
 	maxactive  int
 	rp         kprobes.Kretprobe // rp.Kp is the kprobe of p events too
 	jp         kprobes.Jprobe    // j events
+	up         *uprobeLoc        // uprobe events' place (uprobe.go); nil for the others
 	registered bool
 	nhit       atomic.Uint64
 }
@@ -137,7 +139,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 // runCommand is create_or_delete_trace_kprobe for one line.
 func (t *Tracing) runCommand(line string) error {
 	if strings.HasPrefix(line, "-") {
-		return t.release(line)
+		return t.release(line, dynKprobe)
 	}
 	argv := strings.Fields(line)
 	if len(argv) == 0 {
@@ -378,6 +380,11 @@ func sanitizeEventName(s string) string {
 func (t *Tracing) register(tp *traceProbe, pl *probeLog) error {
 	ev := tp.ev
 	if old := t.events[ev.key()]; old != nil {
+		if old.isUprobe { // register_kprobe_event's EEXIST
+			pl.index = 0
+			pl.logErr(0, errEventExist)
+			return fmt.Errorf("%w: %s is another event", syscall.EEXIST, ev.key())
+		}
 		if old.isReturn != ev.isReturn {
 			pl.index = 0
 			pl.logErr(0, errDiffProbeType)
@@ -607,13 +614,26 @@ func (tp *traceProbe) missed() uint64 {
 	return tp.kprobe().Missed() + tp.rp.Missed()
 }
 
-// release is dyn_event_release for "-:[GRP/]EVENT [LOC [ARGS]]".
-func (t *Tracing) release(line string) error {
+// release is dyn_event_release for "-:[GRP/]EVENT [LOC [ARGS]]" (and
+// dynamic_events' "!...:[GRP/]EVENT"), on the events of kind.
+func (t *Tracing) release(line string, kind dynKind) error {
 	argv := strings.Fields(line)
-	if len(argv) == 0 || len(argv[0]) < 2 || argv[0][1] != ':' {
+	var name string
+	switch {
+	case len(argv) == 0:
 		return fmt.Errorf("%w: bad removal %q", syscall.EINVAL, line)
+	case argv[0][0] == '-':
+		if len(argv[0]) < 2 || argv[0][1] != ':' {
+			return fmt.Errorf("%w: bad removal %q", syscall.EINVAL, line)
+		}
+		name = argv[0][2:]
+	default:
+		i := strings.IndexByte(argv[0], ':')
+		if i < 0 {
+			return fmt.Errorf("%w: bad removal %q", syscall.EINVAL, line)
+		}
+		name = argv[0][i+1:]
 	}
-	name := argv[0][2:]
 	group, hasGroup := "", false
 	if i := strings.IndexByte(name, '/'); i >= 0 {
 		group, name, hasGroup = name[:i], name[i+1:], true
@@ -626,7 +646,7 @@ func (t *Tracing) release(line string) error {
 	err := fmt.Errorf("%w: no event matches %q", syscall.ENOENT, line)
 	for _, tp := range append([]*traceProbe(nil), t.probes...) {
 		ev := tp.ev
-		if name != "" && ev.name != name || hasGroup && ev.group != group || !tp.matchHead(t, argv[1:]) {
+		if !kind.has(tp) || name != "" && ev.name != name || hasGroup && ev.group != group || !tp.matchHead(t, argv[1:]) {
 			continue
 		}
 		if err = t.unregisterProbe(tp); err != nil {
@@ -639,22 +659,13 @@ func (t *Tracing) release(line string) error {
 // matchHead is trace_kprobe_match_command_head: removal with a definition
 // matches its prefix.
 func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
+	if tp.up != nil {
+		return tp.matchUprobeHead(argv)
+	}
 	if len(argv) == 0 {
 		return true
 	}
-	if argv[0] != tp.location(t) {
-		return false
-	}
-	argv = argv[1:]
-	if len(tp.ev.args) < len(argv) {
-		return false
-	}
-	for i, a := range argv {
-		if a != tp.ev.args[i].name+"="+tp.ev.args[i].comm {
-			return false
-		}
-	}
-	return true
+	return argv[0] == tp.location(t) && matchArgs(tp.ev.args, argv[1:])
 }
 
 // unregisterKprobe is __unregister_trace_kprobe: the kprobe goes, the
@@ -698,18 +709,21 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 	return nil
 }
 
-// releaseAll is dyn_events_release_all: EBUSY if any event is enabled,
-// otherwise every event goes.
-func (t *Tracing) releaseAll() error {
+// releaseAll is dyn_events_release_all: EBUSY if any event of kind is
+// enabled, otherwise every event of kind goes.
+func (t *Tracing) releaseAll(kind dynKind) error {
 	defer t.syncMirror()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
-		if tp.ev.enabled.Load() {
+		if kind.has(tp) && tp.ev.enabled.Load() {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, tp.ev.key())
 		}
 	}
 	for _, tp := range append([]*traceProbe(nil), t.probes...) {
+		if !kind.has(tp) {
+			continue
+		}
 		if err := t.unregisterProbe(tp); err != nil {
 			return err
 		}
@@ -719,6 +733,9 @@ func (t *Tracing) releaseAll() error {
 
 // setEnabled enables or disables an event's probes; t.mu is held.
 func (t *Tracing) setEnabled(ev *event, on bool) error {
+	if on && ev.isUprobe {
+		return t.refuseUprobeEnable(ev)
+	}
 	if ev.enabled.Load() == on {
 		return nil
 	}

@@ -33,7 +33,7 @@ func (t *Tracing) createFiles() error {
 		mode fs.FileMode
 		ops  debugfs.FileOps
 	}{
-		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll() }}},
+		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynKprobe) }}},
 		{"kprobe_profile", modeRead, debugfs.FileOps{Show: t.showProfile}},
 		{"error_log", modeWrite, debugfs.FileOps{
 			Show:     func(_ context.Context, w *bytes.Buffer) error { t.errlog.show(w); return nil },
@@ -56,26 +56,33 @@ func (t *Tracing) createFiles() error {
 	return nil
 }
 
-// showKprobeEvents is trace_kprobe_show, one line per probe.
+// showKprobeEvents is kprobe_events' read: one line per kprobe.
 func (t *Tracing) showKprobeEvents(_ context.Context, w *bytes.Buffer) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
-		ev := tp.ev
-		kind := byte('p')
-		switch {
-		case ev.isReturn:
-			kind = 'r'
-		case ev.isJprobe:
-			kind = 'j'
+		if dynKprobe.has(tp) {
+			t.showKprobe(w, tp)
 		}
-		w.WriteByte(kind)
-		if ev.isReturn && tp.maxactive > 0 {
-			fmt.Fprintf(w, "%d", tp.maxactive)
-		}
-		fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(ev.args))
 	}
 	return nil
+}
+
+// showKprobe is trace_kprobe_show; t.mu is held.
+func (t *Tracing) showKprobe(w *bytes.Buffer, tp *traceProbe) {
+	ev := tp.ev
+	kind := byte('p')
+	switch {
+	case ev.isReturn:
+		kind = 'r'
+	case ev.isJprobe:
+		kind = 'j'
+	}
+	w.WriteByte(kind)
+	if ev.isReturn && tp.maxactive > 0 {
+		fmt.Fprintf(w, "%d", tp.maxactive)
+	}
+	fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(ev.args))
 }
 
 // writeKprobeEvents is trace_parse_run_command: one command per line,
@@ -114,7 +121,9 @@ func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
-		fmt.Fprintf(w, "  %-44s %15d %15d\n", tp.ev.name, tp.nhit.Load(), tp.missed())
+		if dynKprobe.has(tp) {
+			fmt.Fprintf(w, "  %-44s %15d %15d\n", tp.ev.name, tp.nhit.Load(), tp.missed())
+		}
 	}
 	return nil
 }
@@ -243,12 +252,19 @@ func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Cont
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		for _, tp := range t.probes {
-			if match(tp.ev) {
-				if err := t.setEnabled(tp.ev, on); err != nil {
-					return 0, err
-				}
+		// __ftrace_set_clr_event_nolock: every matching event, the
+		// first error returned (a uprobe event fails to enable).
+		var first error
+		for _, ev := range t.sortedEvents() {
+			if !match(ev) {
+				continue
 			}
+			if err := t.setEnabled(ev, on); err != nil && first == nil {
+				first = err
+			}
+		}
+		if first != nil {
+			return 0, first
 		}
 		return len(p), nil
 	}

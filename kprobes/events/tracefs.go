@@ -57,6 +57,8 @@ const readme = `tracing mini-HOWTO (kpemu):
 			  Write into this file to define/undefine new trace events.
   kprobe_events		- Create/append/remove/show the kernel dynamic events
 			  Write into this file to define/undefine new trace events.
+  uprobe_events		- Create/append/remove/show the userspace dynamic events
+			  Write into this file to define/undefine new trace events.
 	  accepts: event-definitions (one definition per line)
 	   Format: p[:[<group>/][<event>]] <place> [<args>]
 	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
@@ -64,6 +66,7 @@ const readme = `tracing mini-HOWTO (kpemu):
 	           -:[<group>/][<event>]
 	    place: [<module>:]<symbol>[+<offset>]|<memaddr>
 place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
+   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]
 	     args: <name>=fetcharg[:type]
 	 fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],
 	           $stack<index>, $stack, $retval, $comm, $arg<N>,
@@ -101,7 +104,9 @@ func (t *Tracing) createTracefsFiles() error {
 		{"available_tracers", ro(availableTracers), 0o440},
 		{"current_tracer", debugfs.FileOps{Show: t.showCurrentTracer, Write: t.writeCurrentTracer}, 0o640},
 		{"tracing_on", debugfs.FileOps{Show: t.showTracingOn, Write: t.writeTracingOn}, 0o640},
-		{"dynamic_events", debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll() }}, 0o640},
+		{"dynamic_events", debugfs.FileOps{Show: t.showDynamicEvents, Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
+		{"uprobe_events", debugfs.FileOps{Show: t.showUprobeEvents, Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
+		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
 		// Reading trace never races with recording here (a read serves a
@@ -208,13 +213,17 @@ func (t *Tracing) writeSetEvent(_ context.Context, p []byte, _ int64) (int, erro
 			group, name = line[:i], line[i+1:]
 		}
 		matched := false
+		var first error // __ftrace_set_clr_event_nolock goes on after an error
 		for _, ev := range t.sortedEvents() {
 			if (group == "" || group == "*" || group == ev.group) && (name == "" || name == "*" || name == ev.name) {
 				matched = true
-				if err := t.setEnabled(ev, on); err != nil {
-					return 0, err
+				if err := t.setEnabled(ev, on); err != nil && first == nil {
+					first = err
 				}
 			}
+		}
+		if first != nil {
+			return 0, first
 		}
 		if !matched {
 			return 0, syscall.EINVAL

@@ -23,8 +23,8 @@ format:
 	field:unsigned long __probe_ip;	offset:8;	size:8;	signed:0;
 	field:u64 fd;	offset:16;	size:8;	signed:0;
 	field:u32 n;	offset:24;	size:4;	signed:0;
-	field:__data_loc char[] s;	offset:28;	size:4;	signed:0;
-	field:__data_loc char[] c;	offset:32;	size:4;	signed:0;
+	field:__data_loc char[] s;	offset:28;	size:4;	signed:1;
+	field:__data_loc char[] c;	offset:32;	size:4;	signed:1;
 	field:u64 sym;	offset:36;	size:8;	signed:0;
 	field:s16 neg;	offset:44;	size:2;	signed:1;
 
