@@ -7,7 +7,8 @@
 #   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
 #   make image    rebuild the guest images with clang + ld.lld
 #   make check-image  fail if the committed images differ from their sources
-#   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit
+#   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit,
+#                 trace_pipe's events/s and hit-to-read latency
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
@@ -70,7 +71,7 @@ e2e: build
 test: deps lint unit e2e
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/
+	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
 
 clean:
 	rm -rf bin

@@ -665,3 +665,68 @@ func TestConcurrentAddRemove(t *testing.T) {
 		}
 	}
 }
+
+// A stream file with OpenRead gets a reader per open, which keeps its
+// own state (trace_pipe keeps the rest of a line per open); the open's
+// flags reach it, and its error is the open's.
+func TestOpenReadPerOpen(t *testing.T) {
+	tr := debugfs.NewTree()
+	var flagsSeen []int
+	_, err := tr.CreateFile("pipe", 0o440, debugfs.FileOps{
+		OpenRead: func(_ context.Context, flags int) (func(context.Context, []byte, int64) (int, error), error) {
+			if flags&syscall.O_NONBLOCK != 0 && flags&syscall.O_SYNC != 0 {
+				return nil, syscall.EINVAL
+			}
+			flagsSeen = append(flagsSeen, flags)
+			n := 0
+			return func(_ context.Context, p []byte, _ int64) (int, error) {
+				n++
+				return copy(p, fmt.Sprintf("read %d\n", n)), nil
+			}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := tr.Open(ctx, "pipe", os.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	b, err := tr.Open(ctx, "pipe", os.O_RDONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	if !a.Stream() {
+		t.Error("a file with OpenRead is not a stream")
+	}
+	buf := make([]byte, 16)
+	for _, tc := range []struct {
+		h    *debugfs.Handle
+		want string
+	}{{a, "read 1\n"}, {a, "read 2\n"}, {b, "read 1\n"}, {a, "read 3\n"}} {
+		n, err := tc.h.Read(ctx, buf, 0)
+		if err != nil || string(buf[:n]) != tc.want {
+			t.Errorf("read = %q, %v; want %q", buf[:n], err, tc.want)
+		}
+	}
+	if len(flagsSeen) != 2 || flagsSeen[0]&syscall.O_NONBLOCK == 0 || flagsSeen[1]&syscall.O_NONBLOCK != 0 {
+		t.Errorf("flags seen %#x", flagsSeen)
+	}
+	if _, err := tr.Open(ctx, "pipe", os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_SYNC); errnoOf(t, err) != syscall.EINVAL {
+		t.Errorf("open with a failing OpenRead = %v, want EINVAL", err)
+	}
+	w, err := tr.Open(ctx, "pipe", os.O_WRONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release()
+	if _, err := w.Read(ctx, buf, 0); errnoOf(t, err) != syscall.EBADF {
+		t.Errorf("read of a write-only open = %v, want EBADF", err)
+	}
+	if len(flagsSeen) != 2 {
+		t.Error("OpenRead ran for an open for writing")
+	}
+}

@@ -27,6 +27,10 @@
 //     open for writing, which takes that open's writes and applies what
 //     they built when the open is closed ([Handle.Flush], [Handle.Release]),
 //     as Linux's set_ftrace_filter builds a hash and installs it at release.
+//   - Streams: a file with [FileOps.Read] serves reads directly (a
+//     consuming reader, not a snapshot); with [FileOps.OpenRead] each open
+//     for reading gets its own read function, for a stream that keeps
+//     state per open (trace_pipe keeps the rest of a line per open).
 //   - Files report size 0, like every debugfs and tracefs file.
 //
 // # Errors

@@ -31,6 +31,14 @@ type FileOps struct {
 	// return when ctx is done (the FUSE request was interrupted).
 	Read func(ctx context.Context, p []byte, off int64) (int, error)
 
+	// OpenRead, if not nil, is called by every open for reading of a
+	// stream file, with the open(2) flags, and the function it returns
+	// serves that open's reads in place of Read. It is for streams that
+	// keep state per open: trace_pipe keeps the rest of a line that a
+	// short read did not take, for that open's next read, as Linux's
+	// per-open trace_iterator does. Its error is the error of open(2).
+	OpenRead func(ctx context.Context, flags int) (func(ctx context.Context, p []byte, off int64) (int, error), error)
+
 	// Seekable makes a file with Read a random-access file (offsets name
 	// positions, as in /dev/mem) rather than a nonseekable stream.
 	Seekable bool
@@ -83,6 +91,9 @@ type Handle struct {
 	released bool // guarded by mu
 
 	open OpenFile // FileOps.Open's result for this open, or nil; immutable
+
+	// read is FileOps.OpenRead's result for this open, or nil; immutable.
+	read func(ctx context.Context, p []byte, off int64) (int, error)
 }
 
 // Open opens f with the open(2) flags (os.O_RDONLY, os.O_WRONLY, os.O_RDWR,
@@ -108,6 +119,13 @@ func (f *File) Open(ctx context.Context, flags int) (*Handle, error) {
 			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 		}
 		h.open = of
+	}
+	if f.ops.OpenRead != nil && readable(flags) {
+		rf, err := f.ops.OpenRead(ctx, flags)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
+		h.read = rf
 	}
 	return h, nil
 }
@@ -152,9 +170,12 @@ func (h *Handle) File() *File { return h.file }
 // Flags returns the flags the handle was opened with.
 func (h *Handle) Flags() int { return h.flags }
 
-// Stream reports whether the file is a stream (FileOps.Read is set) rather
-// than a per-open snapshot.
-func (h *Handle) Stream() bool { return h.file.ops.Read != nil && !h.file.ops.Seekable }
+// Stream reports whether the file is a stream (FileOps.Read or OpenRead
+// is set, and it is not Seekable) rather than a per-open snapshot.
+func (h *Handle) Stream() bool {
+	ops := h.file.ops
+	return ops.OpenRead != nil || ops.Read != nil && !ops.Seekable
+}
 
 // check reports the errno that stops an I/O op on h before the file's ops
 // see it.
@@ -185,8 +206,12 @@ func (h *Handle) Read(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, &fs.PathError{Op: "read", Path: h.file.Path(), Err: syscall.EINVAL}
 	}
-	if ops.Read != nil {
-		n, err := ops.Read(ctx, p, off)
+	read := ops.Read
+	if h.read != nil {
+		read = h.read
+	}
+	if read != nil {
+		n, err := read(ctx, p, off)
 		if err != nil {
 			return 0, &fs.PathError{Op: "read", Path: h.file.Path(), Err: err}
 		}

@@ -164,3 +164,20 @@ func (r *pl031) write(_ int, off uint64, _ int, v uint64) {
 	}
 	r.update()
 }
+
+// RTCTime is the time of day the PL031 keeps, to the nanosecond: in
+// deterministic mode its epoch plus the system counter's time, in
+// parallel mode the host's clock, and either moved by what the guest
+// loaded into it. It is for a wall clock on the host's side of the
+// guest (the trace clock "tai" reads it).
+func (m *Machine) RTCTime() time.Time {
+	r := m.rtc
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m.parallel {
+		return time.Now().Add(time.Duration(r.offset) * time.Second)
+	}
+	now := m.systemCounter(0)
+	ns := now % cntFrequency * uint64(time.Second) / cntFrequency
+	return time.Unix(r.epoch+int64(now/cntFrequency)+r.offset, int64(ns))
+}

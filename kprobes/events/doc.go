@@ -7,6 +7,11 @@
 // with the same errnos and the same error_log entries; each event owns one
 // or more kprobes.Kprobe, registered disabled until the event is enabled.
 //
+// An event's trigger file is trace_events_trigger.c's (trigger.go):
+// traceon, traceoff, enable_event and disable_event run on the event's
+// hits, and an event with a trigger, or named by one, is armed in Linux's
+// soft mode, its records dropped until it is enabled.
+//
 // uprobe_events and uprobe_profile are trace_uprobe.c's (uprobe.go): the
 // definitions are parsed as Linux 6.1 parses them, PATH resolved in the
 // guest's file system, and the events get their events/ directories, but
@@ -21,4 +26,11 @@
 // stack_trace, stack_max_size, stack_trace_filter; on and off through
 // Tracing.StackTracerEnabledOps, Linux's /proc/sys/kernel/stack_tracer_enabled).
 // The regex files parse and match as Linux's ftrace.c (ftrace.go).
+//
+// Everything the tracers record goes into a per-CPU ring buffer after
+// ring_buffer.c (ringbuf.go): pages that events fill by their records'
+// sizes, overwritten or dropped when full, with Linux's counters. trace,
+// trace_pipe and per_cpu/cpuN/ print it as trace.c and trace_output.c do
+// (trace.go); trace_options, options/, trace_clock and the buffer sizes
+// are trace.c's settings (options.go).
 package events

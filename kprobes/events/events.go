@@ -41,10 +41,11 @@ type Tracing struct {
 	events map[string]*event // by group/name
 	nextID int
 	errlog errorLog
-	buf    *traceBuffer
+	buf    *ringBuffer // the per-CPU ring buffer; see ringbuf.go
 	on     atomic.Bool // tracing_on
 
-	pauseOnTrace atomic.Bool // options/pause-on-trace
+	ta       traceArray    // trace flags, clock, buffer size; see options.go
+	cmdlines savedCmdlines // the comms of the pids in the buffer
 
 	// mirrored is the last change queued to the guest's tracefs
 	// hierarchy (kernel.MirrorTracefs), which a writer waits for.
@@ -63,10 +64,21 @@ type event struct {
 	params      []kernel.Param // j: events: the function's parameters, from DWARF
 	args        []*probeArg
 	probes      []*traceProbe
-	enabled     atomic.Bool // read by the dispatcher on the vCPU
-	id          int
-	filter      atomic.Pointer[filterNode] // nil: every hit is recorded
-	filterText  string                     // as written; guarded by Tracing.mu
+	// enabled is EVENT_FILE_FL_ENABLED: the probes are armed, because
+	// the event is enabled or in soft mode. Read by the dispatcher.
+	enabled    atomic.Bool
+	id         int
+	filter     atomic.Pointer[filterNode] // nil: every hit is recorded
+	filterText string                     // as written; guarded by Tracing.mu
+
+	// Soft mode (trigger.go): smRef counts the triggers that keep the
+	// event armed (its own, as one, and each enable_event or
+	// disable_event aimed at it); guarded by Tracing.mu. softDisabled
+	// is EVENT_FILE_FL_SOFT_DISABLED: armed, but its records are
+	// dropped; triggers flip it on the vCPU.
+	smRef        int
+	softDisabled atomic.Bool
+	triggers     atomic.Pointer[triggerSet] // nil: none
 }
 
 func (e *event) key() string { return e.group + "/" + e.name }
@@ -120,13 +132,16 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), nextID: 2000, buf: newTraceBuffer(1 << 16)}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), nextID: 2000, buf: newRingBuffer(kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
 	t.on.Store(true)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {
 		return nil, err
 	}
 	if err := t.createTracefsFiles(); err != nil {
+		return nil, err
+	}
+	if err := t.initTraceArray(); err != nil {
 		return nil, err
 	}
 	if err := t.initFtrace(); err != nil {
@@ -579,23 +594,34 @@ func (t *Tracing) moduleCallback(ev kernel.ModuleEvent) {
 	}
 }
 
-// dispatcher is kprobe_dispatcher: count the hit and record the event.
+// dispatcher is kprobe_dispatcher: count the hit and, for an armed event,
+// run __kprobe_trace_func: the triggers (trigger.go), the record unless
+// the event is soft-disabled, then the triggers that wait for the record.
 func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs) bool {
 	return func(_ *kprobes.Kprobe, regs *kprobes.Regs) bool {
 		tp.nhit.Add(1)
-		if tp.ev.enabled.Load() {
-			t.record(tp, regs)
+		if ev := tp.ev; ev.enabled.Load() {
+			post, rec := t.callTriggers(ev, regs, traceFlagIrqsOff)
+			if rec {
+				t.record(tp, regs)
+			}
+			t.postTriggers(ev, post, regs, traceFlagIrqsOff)
 		}
 		return false
 	}
 }
 
-// retDispatcher is kretprobe_dispatcher: count the return and record it.
+// retDispatcher is kretprobe_dispatcher: count the return and handle it as
+// dispatcher does.
 func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance, *kprobes.Regs) {
 	return func(ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
 		tp.nhit.Add(1)
-		if tp.ev.enabled.Load() {
-			t.recordReturn(tp, ri, regs)
+		if ev := tp.ev; ev.enabled.Load() {
+			post, rec := t.callTriggers(ev, regs, 0)
+			if rec {
+				t.recordReturn(tp, ri, regs)
+			}
+			t.postTriggers(ev, post, regs, 0)
 		}
 	}
 }
@@ -731,14 +757,64 @@ func (t *Tracing) releaseAll(kind dynKind) error {
 	return nil
 }
 
-// setEnabled enables or disables an event's probes; t.mu is held.
+// setEnabled is ftrace_event_enable_disable: an enable file's 0 or 1. In
+// soft mode 0 only soft-disables the event, which stays armed for its
+// triggers; t.mu is held.
 func (t *Tracing) setEnabled(ev *event, on bool) error {
-	if on && ev.isUprobe {
+	t.updateBuffers() // event_enable_write's tracing_update_buffers
+	return t.enableDisable(ev, on, false)
+}
+
+// enableDisable is __ftrace_event_enable_disable; soft takes or drops a
+// soft-mode reference (a trigger's) instead. t.mu is held.
+func (t *Tracing) enableDisable(ev *event, enable, soft bool) error {
+	if enable && ev.isUprobe {
 		return t.refuseUprobeEnable(ev)
 	}
-	if ev.enabled.Load() == on {
+	if !enable {
+		var disarm bool
+		if soft {
+			if ev.smRef--; ev.smRef > 0 {
+				return nil
+			}
+			// Leaving soft mode: an event a trigger (or a write of 1)
+			// enabled meanwhile stays enabled.
+			disarm = ev.softDisabled.Load()
+		} else {
+			disarm = ev.smRef == 0
+		}
+		var err error
+		if disarm && ev.enabled.Load() {
+			err = t.armProbes(ev, false)
+		}
+		ev.softDisabled.Store(ev.smRef > 0)
+		return err
+	}
+	if soft {
+		if ev.smRef++; ev.smRef > 1 {
+			return nil
+		}
+	} else {
+		ev.softDisabled.Store(false)
+	}
+	if ev.enabled.Load() {
 		return nil
 	}
+	// Soft-disabled before the probes are armed, so that no record
+	// slips out.
+	ev.softDisabled.Store(soft)
+	if err := t.armProbes(ev, true); err != nil {
+		if soft {
+			ev.smRef--
+			ev.softDisabled.Store(false)
+		}
+		return err
+	}
+	return nil
+}
+
+// armProbes arms or disarms the event's probes.
+func (t *Tracing) armProbes(ev *event, on bool) error {
 	ev.enabled.Store(on)
 	for _, tp := range ev.probes {
 		// __enable_trace_kprobe: a probe whose module went is skipped.

@@ -20,6 +20,10 @@ const maxStringLen = 4096
 type fetcher struct {
 	t    *Tracing
 	regs *kprobes.Regs
+	// dyn counts the bytes the formatted strings take in the record's
+	// dynamic area (each with its NUL, as fetch_store_string stores
+	// them), for the ring buffer's accounting.
+	dyn int
 }
 
 func (f *fetcher) reg(i uint64) uint64 {
@@ -128,6 +132,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 		case pa.typ.str:
 			switch {
 			case isData:
+				f.dyn += len(data) + 1
 				fmt.Fprintf(w, "\"%s\"", data)
 			case !ok:
 				w.WriteString("(fault)")
@@ -148,6 +153,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 				if !good {
 					w.WriteString("(fault)")
 				} else {
+					f.dyn += len(s) + 1
 					fmt.Fprintf(w, "\"%s\"", s)
 				}
 			}
@@ -273,6 +279,12 @@ func (f *fetcher) passes(ev *event, comm string, pid, cpu int, flags uint64) boo
 	if fp == nil {
 		return true
 	}
+	return (*fp).eval(f.fields(ev, comm, pid, cpu, flags))
+}
+
+// fields are the values a filter reads from a hit's record: the event's
+// filters and its triggers' (trigger.go).
+func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map[string]filterValue {
 	fields := map[string]filterValue{
 		"common_pid": {num: uint64(int64(pid))}, "comm": {str: comm, isStr: true},
 		"common_type": {num: uint64(ev.id)}, "common_flags": {num: flags}, "common_preempt_count": {},
@@ -283,5 +295,5 @@ func (f *fetcher) passes(ev *event, comm string, pid, cpu int, flags uint64) boo
 			fields[a.name] = f.fieldValue(a)
 		}
 	}
-	return (*fp).eval(fields)
+	return fields
 }

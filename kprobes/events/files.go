@@ -45,7 +45,7 @@ func (t *Tracing) createFiles() error {
 			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
 			Truncate: func(context.Context) error { t.buf.reset(); return nil },
 		}},
-		{"trace_pipe", modeRead, debugfs.FileOps{Read: t.readTracePipe}},
+		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.openTracePipe(-1)}},
 		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},
 	}
 	for _, f := range files {
@@ -202,16 +202,22 @@ func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
 // t.mu: the guest's calls may hit probes, whose handlers take it.
 func (t *Tracing) syncMirror() { t.kp.Kernel().SyncTracefs(t.mirrored.Load()) }
 
+// showEnable is event_enable_read: 1 when enabled, 0 when not or only
+// armed for triggers (soft-disabled), with a '*' in soft mode.
 func (t *Tracing) showEnable(ev *event) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
 		t.mu.Lock()
-		on := ev.enabled.Load()
+		on, soft, softMode := ev.enabled.Load(), ev.softDisabled.Load(), ev.smRef > 0
 		t.mu.Unlock()
-		if on {
-			w.WriteString("1\n")
+		if on && !soft {
+			w.WriteByte('1')
 		} else {
-			w.WriteString("0\n")
+			w.WriteByte('0')
 		}
+		if soft || softMode {
+			w.WriteByte('*')
+		}
+		w.WriteByte('\n')
 		return nil
 	}
 }

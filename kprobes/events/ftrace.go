@@ -109,8 +109,10 @@ func (t *Tracing) writeCurrentTracer(_ context.Context, p []byte, _ int64) (int,
 	return len(p), nil
 }
 
-// setTracer is tracing_set_tracer.
+// setTracer is tracing_set_tracer, which first expands the buffer
+// (even for a name it then refuses).
 func (t *Tracing) setTracer(name string) error {
+	t.updateBuffers()
 	ft := &t.ft
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
@@ -149,59 +151,14 @@ func (t *Tracing) functionTraceCall(c kernel.FtraceCall) {
 	cpu := c.CPU.Index()
 	comm, pid := k.Current(cpu)
 	const pstateI = 1 << 7 // the I bit of DAIF
-	t.buf.add(traceEntry{
-		ts: t.now(), cpu: cpu, comm: comm, pid: pid,
-		fn: true, ip: c.IP, parent: c.ParentIP,
-		irqsOn:      c.CPU.PSTATE()&pstateI == 0,
-		needResched: k.NeedResched(k.CurrentTask(cpu)),
-	})
-}
-
-// fnFlags is the lat_fmt flags of a TRACE_FN entry: irqs-off ('d') and
-// need-resched ('N'), as tracing_gen_ctx() records them. The reference
-// kernel (Debian's 6.1, PREEMPT_VOLUNTARY) counts no preemption and
-// kpemu no hardirq or softirq context, so the rest are '.'.
-func (e *traceEntry) fnFlags() string {
-	f := []byte(".....")
-	if !e.irqsOn {
-		f[0] = 'd'
+	e := traceEntry{kind: entryFn, pid: int32(pid), ip: c.IP, parent: c.ParentIP}
+	if c.CPU.PSTATE()&pstateI != 0 {
+		e.flags |= traceFlagIrqsOff
 	}
-	if e.needResched {
-		f[1] = 'N'
+	if k.NeedResched(k.CurrentTask(cpu)) {
+		e.flags |= traceFlagNeedResched
 	}
-	return string(f)
-}
-
-// fnText is trace_fn_trace: "func <-parent" with bare symbol names
-// (seq_print_ip_sym without sym-offset), a return into the kretprobe
-// trampoline as "[unknown/kretprobe'd]", an address without a symbol as
-// 0x%08lx, and no parent when it is 0.
-func (t *Tracing) fnText(ip, parent uint64) string {
-	var b strings.Builder
-	t.printIPSym(&b, ip)
-	if parent != 0 {
-		b.WriteString(" <-")
-		t.printIPSym(&b, parent)
-	}
-	return b.String()
-}
-
-// printIPSym is seq_print_ip_sym with trace_seq_print_sym.
-func (t *Tracing) printIPSym(b *strings.Builder, addr uint64) {
-	if addr == 0 {
-		b.WriteByte('0')
-		return
-	}
-	syms := t.kp.Kernel().Kallsyms()
-	if tr, ok := syms.LookupName("__kretprobe_trampoline"); ok && tr.Addr == addr {
-		b.WriteString("[unknown/kretprobe'd]") // kretprobed()
-		return
-	}
-	if s, _, ok := syms.LookupAddr(addr); ok && s.Name != "" {
-		b.WriteString(s.Name)
-		return
-	}
-	fmt.Fprintf(b, "0x%08x", addr)
+	t.commit(cpu, comm, &e, ftraceEntrySize, nil)
 }
 
 // printRec is print_rec: %ps of a record's ip, "name [mod]" for a module's.

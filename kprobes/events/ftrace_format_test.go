@@ -40,26 +40,33 @@ func TestFunctionEntryFormat(t *testing.T) {
 		return s.Addr
 	}
 	clone, fork := sym("kernel_clone"), sym("do_fork")
-	ts := 67*time.Second + 181401*time.Microsecond
+	ts := uint64(67*time.Second + 181401*time.Microsecond)
+	for pid, comm := range map[int]string{1: "init", 388: "cat", 42: "sh"} {
+		tr.cmdlines.save(pid, comm)
+	}
 	tests := []struct {
 		name string
+		cpu  int
 		e    traceEntry
 		want string
 	}{
-		{"irqs on", traceEntry{comm: "init", pid: 1, cpu: 0, ts: ts, fn: true, ip: clone + 4, parent: fork + 0x60, irqsOn: true},
+		{"irqs on", 0, traceEntry{kind: entryFn, pid: 1, ts: ts, ip: clone + 4, parent: fork + 0x60},
 			"            init-1       [000] .....    67.181401: kernel_clone <-do_fork\n"},
-		{"irqs off, need-resched", traceEntry{comm: "cat", pid: 388, cpu: 1, ts: ts, fn: true, ip: clone + 4, parent: fork + 0x60, needResched: true},
+		{"irqs off, need-resched", 1, traceEntry{kind: entryFn, pid: 388, ts: ts, ip: clone + 4, parent: fork + 0x60, flags: traceFlagIrqsOff | traceFlagNeedResched},
 			"             cat-388     [001] dN...    67.181401: kernel_clone <-do_fork\n"},
-		{"the kretprobe trampoline", traceEntry{comm: "init", pid: 1, ts: ts, fn: true, ip: clone + 4, parent: sym("__kretprobe_trampoline"), irqsOn: true},
+		{"the kretprobe trampoline", 0, traceEntry{kind: entryFn, pid: 1, ts: ts, ip: clone + 4, parent: sym("__kretprobe_trampoline")},
 			"            init-1       [000] .....    67.181401: kernel_clone <-[unknown/kretprobe'd]\n"},
-		{"no parent", traceEntry{comm: "swapper/0", pid: 0, ts: ts, fn: true, ip: clone + 4, irqsOn: true},
+		{"no parent", 0, traceEntry{kind: entryFn, pid: 0, ts: ts, ip: clone + 4},
 			"          <idle>-0       [000] .....    67.181401: kernel_clone\n"},
-		{"an address in no symbol", traceEntry{comm: "sh", pid: 42, ts: ts, fn: true, ip: clone + 4, parent: 0x1234, irqsOn: true},
+		{"an address in no symbol", 0, traceEntry{kind: entryFn, pid: 42, ts: ts, ip: clone + 4, parent: 0x1234},
 			"              sh-42      [000] .....    67.181401: kernel_clone <-0x00001234\n"},
+		{"a pid never saved", 0, traceEntry{kind: entryFn, pid: 77, ts: ts, ip: clone + 4, parent: fork + 0x60},
+			"           <...>-77      [000] .....    67.181401: kernel_clone <-do_fork\n"},
 	}
+	lf := lineFormat{flags: optDefault, inNS: true}
 	for _, tt := range tests {
 		var w bytes.Buffer
-		tr.format(&w, &tt.e)
+		tr.printLine(&w, tt.cpu, &tt.e, lf)
 		if w.String() != tt.want {
 			t.Errorf("%s:\n%q\nwant\n%q", tt.name, w.String(), tt.want)
 		}

@@ -83,20 +83,28 @@ func (t *Tracing) createJprobeEvent(argv []string, pl *probeLog) error {
 	return nil
 }
 
-// jprobeDispatcher records a j: event: the arguments by name.
+// jprobeDispatcher records a j: event: the arguments by name, between its
+// triggers as dispatcher does.
 func (t *Tracing) jprobeDispatcher(tp *traceProbe) func([]kprobes.JprobeArg, *kprobes.Regs) {
 	return func(args []kprobes.JprobeArg, regs *kprobes.Regs) {
 		tp.nhit.Add(1)
-		if !tp.ev.enabled.Load() || !t.on.Load() {
+		ev := tp.ev
+		if !ev.enabled.Load() {
+			return
+		}
+		post, rec := t.callTriggers(ev, regs, traceFlagIrqsOff)
+		defer t.postTriggers(ev, post, regs, traceFlagIrqsOff)
+		if !rec || !t.on.Load() {
 			return
 		}
 		comm, pid := t.kp.Kernel().Current(regs.CPU)
 		var w bytes.Buffer
-		fmt.Fprintf(&w, "%s: (%s)", tp.ev.name, t.kp.Kernel().Kallsyms().Format(regs.PC))
+		w.WriteString(tp.ev.name)
 		for _, a := range args {
 			fmt.Fprintf(&w, " %s=%s", a.Name, formatParam(a))
 		}
-		t.buf.add(traceEntry{ts: t.now(), cpu: regs.CPU, comm: comm, pid: pid, text: w.String()})
+		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), text: w.String()}
+		t.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(ev), &stackFrom{regs.PC, regs.X[29]})
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
@@ -33,6 +32,19 @@ const readme = `tracing mini-HOWTO (kpemu):
   current_tracer	- function and latency tracers
   available_tracers	- list of configured tracers for current_tracer
   error_log	- error log for failed commands (that support it)
+  buffer_size_kb	- view and modify size of per cpu buffer
+  buffer_total_size_kb  - view total size of all cpu buffers
+
+  trace_clock		- change the clock used to order events
+       local:   Per cpu clock but may not be synced across CPUs
+      global:   Synced across CPUs but slows tracing down.
+     counter:   Not a clock, but just an increment
+      uptime:   Jiffy counter from time of boot
+        perf:   Same clock that perf events use
+
+  trace_options		- Set format or modify how tracing happens
+			  Disable an option by prefixing 'no' to the
+			  option name
   tracing_on		- Enable or disable writing to the ring buffer
   available_events	- list of all events in the kernel
   set_event		- enable or disable events by name ("group:event")
@@ -84,12 +96,28 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
       enable		- Write 0/1 to enable/disable tracing of <event>
       filter		- If set, only events passing filter are traced
       trigger		- If set, a command to perform when event is hit
+	    Format: <trigger>[:count][if <filter>]
+	   trigger: traceon, traceoff
+	            enable_event:<system>:<event>
+	            disable_event:<system>:<event>
+	   example: echo traceoff > events/block/block_unplug/trigger
+	            echo traceoff:3 > events/block/block_unplug/trigger
+	            echo 'enable_event:kmem:kmalloc:3 if nr_rq > 1' > \
+	                  events/block/block_unplug/trigger
+	   The first disables tracing every time block_unplug is hit.
+	   The second disables tracing the first 3 times block_unplug is hit.
+	   The third enables the kmalloc event the first 3 times block_unplug
+	     is hit and has value of greater than 1 for the 'nr_rq' event field.
+	   Like function triggers, the counter is only decremented if it
+	    enabled or disabled tracing.
+	   To remove a trigger without a count:
+	     echo '!<trigger> > <system>/<event>/trigger
+	   To remove a trigger with a count:
+	     echo '!<trigger>:0 > <system>/<event>/trigger
+	   Filters can be ignored when removing a trigger.
       format		- The layout of the event's record and its print fmt
       id		- The event's id
 `
-
-// availableTriggers is what an event's trigger file shows when empty.
-const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 func (t *Tracing) createTracefsFiles() error {
 	ro := func(text string) debugfs.FileOps {
@@ -109,12 +137,6 @@ func (t *Tracing) createTracefsFiles() error {
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
-		// Reading trace never races with recording here (a read serves a
-		// snapshot taken at open), so the option only keeps its value.
-		{"options/pause-on-trace", boolFile(&t.pauseOnTrace), 0o640},
-	}
-	if _, err := t.tree.MkdirAll(path.Join(t.dir, "options"), modeDir); err != nil {
-		return fmt.Errorf("creating %s/options: %w", t.dir, err)
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -122,29 +144,6 @@ func (t *Tracing) createTracefsFiles() error {
 		}
 	}
 	return nil
-}
-
-// boolFile is a 0/1 option file over b (trace_options_core_write takes
-// 0 or 1).
-func boolFile(b *atomic.Bool) debugfs.FileOps {
-	return debugfs.FileOps{
-		Show: func(_ context.Context, w *bytes.Buffer) error {
-			if b.Load() {
-				w.WriteString("1\n")
-			} else {
-				w.WriteString("0\n")
-			}
-			return nil
-		},
-		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
-			v, err := strconv.ParseUint(strings.TrimSuffix(string(p), "\n"), 10, 64)
-			if err != nil || v > 1 {
-				return 0, syscall.EINVAL
-			}
-			b.Store(v == 1)
-			return len(p), nil
-		},
-	}
 }
 
 func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {
@@ -257,18 +256,8 @@ func (t *Tracing) eventControlFiles(ev *event) []struct {
 	}{
 		{"format", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { t.showFormat(w, ev); return nil }}},
 		{"filter", 0o640, debugfs.FileOps{Show: t.showFilter(ev), Write: t.writeFilter(ev)}},
-		{"trigger", 0o640, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { w.WriteString(availableTriggers); return nil }, Write: writeTrigger}},
+		{"trigger", 0o640, debugfs.FileOps{Show: t.showTrigger(ev), Write: t.writeTrigger(ev)}},
 	}
-}
-
-// writeTrigger: kpemu has no event triggers yet; removing one ("!...")
-// of the none there are succeeds, as Linux's does for an unset trigger.
-func writeTrigger(_ context.Context, p []byte, _ int64) (int, error) {
-	s := strings.TrimSpace(string(p))
-	if s == "" || strings.HasPrefix(s, "!") {
-		return len(p), nil
-	}
-	return 0, syscall.EINVAL
 }
 
 // field is one field of an event record, as format shows it.
