@@ -67,6 +67,14 @@ until [ -e /sys/kernel/debug/kpemu/kallsyms ] && [ -e /sys/kernel/tracing/kprobe
 	fi
 	sleep 0.1
 done
+# The trees mount while the guest boots; give its user space (init, sh,
+# lockd, ...) a moment to start, as a box that a script logs in to has.
+until grep -q "Run /init as init process" /sys/kernel/debug/kpemu/dmesg 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -le 600 ] || break
+	sleep 0.1
+done
+sleep 0.5
 mount --bind /sys/kernel/debug/kpemu/kallsyms /proc/kallsyms
 mount --bind /sys/kernel/debug/kpemu/version /proc/version
 PATH=$here/ns-bin:$PATH
