@@ -103,6 +103,45 @@ expect_err "garbage is EINVAL" "Invalid argument" "echo garbage >> '$T/kprobe_ev
 expect "bad writes registered nothing" "" "$(cat "$T/kprobe_events")"
 expect "error_log explains the unknown symbol" "  Command: p:nx no_such_function_xyz" "$(grep -A1 'Invalid probed address or symbol' "$T/error_log" | tail -1)"
 
+# Every bad line of scripts/testdata/kprobe_events_errors.tsv (Linux's
+# answers, from the oracle), as a shell meets it: the errno of the write,
+# the error_log entry (message, command, caret), kprobe_events untouched.
+errtext() {
+	case $1 in
+	EINVAL) echo "Invalid argument" ;;
+	ENOENT) echo "No such file or directory" ;;
+	EEXIST) echo "File exists" ;;
+	esac
+}
+echo 'p:myprobe vfs_read' >> "$T/kprobe_events"
+before=$(cat "$T/kprobe_events")
+ncase=0
+nbad=0
+firstbad=
+while IFS=$'\t' read -r line errno msg caret; do
+	case $line in '#'* | '') continue ;; esac
+	ncase=$((ncase + 1))
+	echo > "$T/error_log"
+	err=$({ printf '%s\n' "$line" >> "$T/kprobe_events"; } 2>&1)
+	want=
+	if [ "$msg" != - ]; then
+		want=$(printf 'trace_kprobe: error: %s\n  Command: %s\n%*s^' "$msg" "$line" "$caret" "")
+	fi
+	got=$(sed 's/^\[ *[0-9.]*\] //' "$T/error_log")
+	case $err in *"$(errtext "$errno")") ;; *) got="errno: $err" ;; esac
+	if [ "$got" != "$want" ] || [ "$(cat "$T/kprobe_events")" != "$before" ]; then
+		nbad=$((nbad + 1))
+		[ -n "$firstbad" ] || firstbad="$line: want $errno $(printf %q "$want"), got $(printf %q "$got")"
+	fi
+done < "$(dirname "$0")/testdata/kprobe_events_errors.tsv"
+if [ "$nbad" -eq 0 ] && [ "$ncase" -gt 30 ]; then
+	ok "all $ncase bad kprobe_events lines of the table fail with Linux's errno and error_log"
+else
+	bad "bad kprobe_events lines fail as on Linux ($nbad of $ncase differ)" "$firstbad"
+fi
+echo '-:myprobe' >> "$T/kprobe_events"
+echo > "$T/error_log"
+
 # A trace event on vfs_write.
 ORIG_WRITE=$(insn "$WRITE")
 echo 'p:myprobe vfs_write' >> "$T/kprobe_events"

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,49 +113,52 @@ p:kprobes/typed vfs_read a=$arg1 s=$stack0:u32 c=$comm n=+8(%x0):s16 st=$stack
 	}
 }
 
+// errorCase is a bad kprobe_events line and Linux's answer to it.
+type errorCase struct {
+	line  string
+	errno syscall.Errno
+	msg   string // "" when Linux logs nothing
+	caret int    // column of ^ in the caret line
+}
+
+// readErrorCases reads the table that scripts/e2e.sh replays through the
+// real mount too (tab-separated: line, errno, message or "-", caret).
+func readErrorCases(t *testing.T, file string) []errorCase {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errnos := map[string]syscall.Errno{"EINVAL": syscall.EINVAL, "ENOENT": syscall.ENOENT, "EEXIST": syscall.EEXIST}
+	var cases []errorCase
+	for _, l := range strings.Split(string(data), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		if len(f) != 4 {
+			t.Fatalf("%s: bad row %q", file, l)
+		}
+		errno, ok := errnos[f[1]]
+		caret, err := strconv.Atoi(f[3])
+		if !ok || err != nil {
+			t.Fatalf("%s: bad row %q", file, l)
+		}
+		msg := f[2]
+		if msg == "-" {
+			msg = ""
+		}
+		cases = append(cases, errorCase{f[0], errno, msg, caret})
+	}
+	return cases
+}
+
 func TestErrorsAndErrorLog(t *testing.T) {
 	f := setup(t)
 	if err := f.write("tracing/kprobe_events", "p:myprobe vfs_read\n", false); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		line  string
-		errno syscall.Errno
-		msg   string // "" when Linux logs nothing
-		caret int    // column of ^ in the caret line
-	}{
-		{"p:nx no_such_function_xyz", syscall.ENOENT, "Invalid probed address or symbol", 16},
-		{"p:mis vfs_read+2", syscall.EINVAL, "Failed to register probe event", 17},
-		{"p:bl notify_page_fault", syscall.EINVAL, "Failed to register probe event", 16},
-		{"garbage", syscall.EINVAL, "", 0},
-		{"x:g1 vfs_read", syscall.EINVAL, "", 0},
-		{"p:", syscall.EINVAL, "", 0},
-		{"p:g2", syscall.EINVAL, "", 0},
-		{"p", syscall.EINVAL, "", 0},
-		{"-:", syscall.EINVAL, "", 0},
-		{"-", syscall.EINVAL, "", 0},
-		{"p:g3 vfs_read fd=%r0", syscall.EINVAL, "Invalid register name", 28},
-		{"p:g4 vfs_read fd=%x31", syscall.EINVAL, "Invalid register name", 28},
-		{"p:g5 vfs_read fd=%x0:u7", syscall.EINVAL, "Unknown type is specified", 32},
-		{"p:g6 vfs_read fd=$retval", syscall.EINVAL, "$retval is not available on probe", 28},
-		{"p:g7 vfs_read =%x0", syscall.EINVAL, "Argument name is not specified", 25},
-		{"p:g8 vfs_read fd=%x0 fd=%x1", syscall.EINVAL, "This argument name is already used", 32},
-		{"p10:g9 vfs_read", syscall.EINVAL, "Maxactive is not for kprobe", 12},
-		{"r0:g10 vfs_read", syscall.EINVAL, "Invalid maxactive number", 12},
-		{"r5000:g11 vfs_read", syscall.EINVAL, "Maxactive is too big", 12},
-		{"p:9foo vfs_read", syscall.EINVAL, "Event name must follow the same rules as C identifiers", 13},
-		{"p:g13-bar vfs_read", syscall.EINVAL, "Event name must follow the same rules as C identifiers", 13},
-		{"p:/foo vfs_read", syscall.EINVAL, "Group name is not specified", 13},
-		{"p:" + strings.Repeat("a", 70) + " vfs_read", syscall.EINVAL, "Event name is too long", 13},
-		{"p:g14 vfs_read+", syscall.EINVAL, "Invalid probed address or symbol", 17},
-		{"p:g15 vfs_read-4", syscall.EINVAL, "Invalid probed address or symbol", 17},
-		{"r:roff vfs_read+8", syscall.EINVAL, "Retprobe address must be an function entry", 18},
-		{"p:myprobe vfs_read", syscall.EEXIST, "There is already the exact same probe event", 11},
-		{"p:myprobe vfs_read x=%x0", syscall.EEXIST, "Argument type or name is different from existing probe", 30},
-		{"p vfs_read +0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(@0))))))))))))))", syscall.EINVAL, "Dereference is too much nested", 25},
-		{"-:nosuch", syscall.ENOENT, "", 0},
-		{"-:kprobes/myprobe vfs_write", syscall.ENOENT, "", 0},
-	}
+	tests := readErrorCases(t, "../../scripts/testdata/kprobe_events_errors.tsv")
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
 			before := f.read(t, "tracing/kprobe_events")
