@@ -186,13 +186,16 @@ func (t *Tracing) showAvailableEvents(_ context.Context, w *bytes.Buffer) error 
 	return nil
 }
 
-// sortedEvents is the events by id (creation order); t.mu is held.
+// sortedEvents is the events in the order of Linux's ftrace_events and
+// tr->events lists, which available_events, set_event and every "enable
+// all matching" walk: newest first (list_add), as the oracle showed;
+// t.mu is held.
 func (t *Tracing) sortedEvents() []*event {
 	evs := make([]*event, 0, len(t.events))
 	for _, ev := range t.events {
 		evs = append(evs, ev)
 	}
-	sort.Slice(evs, func(i, j int) bool { return evs[i].id < evs[j].id })
+	sort.Slice(evs, func(i, j int) bool { return evs[i].id > evs[j].id })
 	return evs
 }
 

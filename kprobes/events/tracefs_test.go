@@ -246,7 +246,8 @@ func TestTracingOnSetEventAndFriends(t *testing.T) {
 	if got := f.read(t, "tracing/dynamic_events"); got != "p:kprobes/a vfs_read\np:g/b vfs_write\n" {
 		t.Errorf("dynamic_events = %q", got)
 	}
-	if got := f.read(t, "tracing/available_events"); got != "kprobes:a\ng:b\n" {
+	// newest first, as Linux's ftrace_events list (oracle)
+	if got := f.read(t, "tracing/available_events"); got != "g:b\nkprobes:a\n" {
 		t.Errorf("available_events = %q", got)
 	}
 	write("tracing/set_event", "g:b", false)
