@@ -95,17 +95,23 @@ func (t *Tracing) createDynEvent(line string) error {
 	return err
 }
 
-// showDynamicEvents is dyn_event_seq_show: every dynamic event, in the
-// order they were made, each as its own file shows it.
-func (t *Tracing) showDynamicEvents(_ context.Context, w *bytes.Buffer) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, tp := range t.probes {
-		if tp.up != nil {
-			tp.showUprobe(w)
-		} else {
-			t.showKprobe(w, tp)
+// showDynEvents is the read of kprobe_events, uprobe_events and
+// dynamic_events (probes_seq_show, dyn_event_seq_show): the dynamic
+// events of kind, in the order they were made, each as its own file
+// shows it.
+func (t *Tracing) showDynEvents(kind dynKind) func(context.Context, *bytes.Buffer) error {
+	return func(_ context.Context, w *bytes.Buffer) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for _, tp := range t.probes {
+			switch {
+			case !kind.has(tp):
+			case tp.up != nil:
+				tp.showUprobe(w)
+			default:
+				t.showKprobe(w, tp)
+			}
 		}
+		return nil
 	}
-	return nil
 }

@@ -151,18 +151,21 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 	return t, nil
 }
 
-// runCommand is create_or_delete_trace_kprobe for one line.
-func (t *Tracing) runCommand(line string) error {
+// runDynCommand is create_or_delete_trace_kprobe and
+// create_or_delete_trace_uprobe for one line: "-" removes events of kind,
+// anything else goes to create (t.create, t.createUprobe), whose
+// errCanceled ("not a definition of mine") is EINVAL here.
+func (t *Tracing) runDynCommand(line string, kind dynKind, create func([]string) error, what string) error {
 	if strings.HasPrefix(line, "-") {
-		return t.release(line, dynKprobe)
+		return t.release(line, kind)
 	}
 	argv := strings.Fields(line)
 	if len(argv) == 0 {
 		return nil
 	}
-	err := t.create(argv)
+	err := create(argv)
 	if errors.Is(err, errCanceled) {
-		return fmt.Errorf("%w: %q is not a kprobe event command", syscall.EINVAL, line)
+		return fmt.Errorf("%w: %q is not a %s event command", syscall.EINVAL, line, what)
 	}
 	return err
 }

@@ -33,7 +33,7 @@ func (t *Tracing) createFiles() error {
 		mode fs.FileMode
 		ops  debugfs.FileOps
 	}{
-		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showKprobeEvents, Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynKprobe) }}},
+		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showDynEvents(dynKprobe), Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynKprobe) }}},
 		{"kprobe_profile", modeRead, debugfs.FileOps{Show: t.showProfile}},
 		{"error_log", modeWrite, debugfs.FileOps{
 			Show:     func(_ context.Context, w *bytes.Buffer) error { t.errlog.show(w); return nil },
@@ -56,18 +56,6 @@ func (t *Tracing) createFiles() error {
 	return nil
 }
 
-// showKprobeEvents is kprobe_events' read: one line per kprobe.
-func (t *Tracing) showKprobeEvents(_ context.Context, w *bytes.Buffer) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, tp := range t.probes {
-		if dynKprobe.has(tp) {
-			t.showKprobe(w, tp)
-		}
-	}
-	return nil
-}
-
 // showKprobe is trace_kprobe_show; t.mu is held.
 func (t *Tracing) showKprobe(w *bytes.Buffer, tp *traceProbe) {
 	ev := tp.ev
@@ -85,35 +73,11 @@ func (t *Tracing) showKprobe(w *bytes.Buffer, tp *traceProbe) {
 	fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(ev.args))
 }
 
-// writeKprobeEvents is trace_parse_run_command: one command per line,
-// comments after '#' dropped, stopping at the first failing line.
+// writeKprobeEvents is kprobe_events' write (probes_write).
 func (t *Tracing) writeKprobeEvents(_ context.Context, p []byte, _ int64) (int, error) {
-	defer t.syncMirror()
-	data := string(p)
-	done := 0
-	for done < len(data) {
-		line := data[done:]
-		size := len(line)
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line, size = line[:i], i+1
-		}
-		if len(line) > writeBufSize-2 {
-			t.log.Warn(fmt.Sprintf("trace_kprobe: Line length is too long: Should be less than %d", writeBufSize-2))
-			return 0, syscall.EINVAL
-		}
-		if i := strings.IndexByte(line, 0); i >= 0 {
-			line = line[:i]
-		}
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		if err := t.runCommand(line); err != nil {
-			t.log.Debug("kprobe_events: command failed", "command", line, "err", err)
-			return 0, err
-		}
-		done += size
-	}
-	return len(p), nil
+	return t.parseRunCommand(p, "kprobe_events", func(line string) error {
+		return t.runDynCommand(line, dynKprobe, t.create, "kprobe")
+	})
 }
 
 // showProfile is probes_profile_seq_show.

@@ -3,7 +3,6 @@ package events
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"syscall"
@@ -40,23 +39,9 @@ type uprobeLoc struct {
 
 // writeUprobeEvents is uprobe_events' write (probes_write).
 func (t *Tracing) writeUprobeEvents(_ context.Context, p []byte, _ int64) (int, error) {
-	return t.parseRunCommand(p, "uprobe_events", t.runUprobeCommand)
-}
-
-// runUprobeCommand is create_or_delete_trace_uprobe for one line.
-func (t *Tracing) runUprobeCommand(line string) error {
-	if strings.HasPrefix(line, "-") {
-		return t.release(line, dynUprobe)
-	}
-	argv := strings.Fields(line)
-	if len(argv) == 0 {
-		return nil
-	}
-	err := t.createUprobe(argv)
-	if errors.Is(err, errCanceled) {
-		return fmt.Errorf("%w: %q is not a uprobe event command", syscall.EINVAL, line)
-	}
-	return err
+	return t.parseRunCommand(p, "uprobe_events", func(line string) error {
+		return t.runDynCommand(line, dynUprobe, t.createUprobe, "uprobe")
+	})
 }
 
 // createUprobe is __trace_uprobe_create: errCanceled when argv is not a
@@ -300,18 +285,6 @@ func matchArgs(args []*probeArg, argv []string) bool {
 		}
 	}
 	return true
-}
-
-// showUprobeEvents is uprobe_events' read.
-func (t *Tracing) showUprobeEvents(_ context.Context, w *bytes.Buffer) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, tp := range t.probes {
-		if tp.up != nil {
-			tp.showUprobe(w)
-		}
-	}
-	return nil
 }
 
 // showUprobeProfile is uprobe_profile (probes_profile_seq_show): the
