@@ -409,35 +409,33 @@ func (t *Tracing) setNopOption(name string, mask uint32, on bool) error {
 	return nil
 }
 
-// optionFile is options/NAME of a trace flag (trace_options_core_fops):
-// "0" or "1"; a write takes kstrtoul's 0 or 1 (EINVAL otherwise).
+// optionFile is options/NAME of a trace flag (trace_options_core_fops).
 func (t *Tracing) optionFile(mask uint32) debugfs.FileOps {
-	return debugfs.FileOps{
-		Show: func(_ context.Context, w *bytes.Buffer) error {
-			showBool(w, t.flag(mask))
-			return nil
-		},
-		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
-			v, err := kstrtoulFromUser(p)
-			if err != nil {
-				return 0, err
-			}
-			if v > 1 {
-				return 0, syscall.EINVAL
-			}
-			t.setTraceFlag(mask, v == 1)
-			return len(p), nil
-		},
-	}
+	return boolOptionFile(func() bool { return t.flag(mask) }, func(on bool) error {
+		t.setTraceFlag(mask, on)
+		return nil
+	})
 }
 
 // nopOptionFile is options/NAME of a nop tracer option
 // (trace_options_fops): a write that changes the value asks the nop
 // tracer, whichever tracer is current.
 func (t *Tracing) nopOptionFile(name string, mask uint32) debugfs.FileOps {
+	get := func() bool { return t.ta.nopFlags.Load()&mask != 0 }
+	return boolOptionFile(get, func(on bool) error {
+		if get() == on {
+			return nil
+		}
+		return t.setNopOption(name, mask, on)
+	})
+}
+
+// boolOptionFile is the file of an option: "0" or "1"; a write takes
+// kstrtoul's 0 or 1 (EINVAL otherwise) and hands it to set.
+func boolOptionFile(get func() bool, set func(bool) error) debugfs.FileOps {
 	return debugfs.FileOps{
 		Show: func(_ context.Context, w *bytes.Buffer) error {
-			showBool(w, t.ta.nopFlags.Load()&mask != 0)
+			showBool(w, get())
 			return nil
 		},
 		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
@@ -448,10 +446,8 @@ func (t *Tracing) nopOptionFile(name string, mask uint32) debugfs.FileOps {
 			if v > 1 {
 				return 0, syscall.EINVAL
 			}
-			if (t.ta.nopFlags.Load()&mask != 0) != (v == 1) {
-				if err := t.setNopOption(name, mask, v == 1); err != nil {
-					return 0, err
-				}
+			if err := set(v == 1); err != nil {
+				return 0, err
 			}
 			return len(p), nil
 		},
