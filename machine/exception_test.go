@@ -262,3 +262,31 @@ func TestPSCI(t *testing.T) {
 		t.Fatalf("version %#x features %#x cpu_on %#x x13 %d", c.X(10), c.X(11), c.X(12), c.X(13))
 	}
 }
+
+// A hostcall handler reads the counter as the guest reads it at the HVC,
+// not as of the start of the CPU's slice: trace timestamps taken in a
+// handler are then as fine as the guest's own clock.
+func TestHostcallSeesCounterAtHVC(t *testing.T) {
+	code := []string{"mrs x8, cntvct_el0"}
+	for i := 0; i < 100; i++ {
+		code = append(code, "nop")
+	}
+	code = append(code, "hvc #0x4b01", "mrs x2, cntvct_el0", "hvc #0x4b02")
+	m, c, _ := newTestMachine(t, prog(code...))
+	var seen uint64
+	m.SetHostcall(0x4b01, func(cpu *CPU) error {
+		seen = cpu.SysReg(CNTVCT_EL0)
+		return nil
+	})
+	boom := errors.New("boom")
+	m.SetHostcall(0x4b02, func(*CPU) error { return boom })
+	if err := m.Step(1000); !errors.Is(err, boom) {
+		t.Fatalf("Step = %v, want boom", err)
+	}
+	// The counter counts retired instructions: the MRS into x8 and the
+	// 100 NOPs and the HVC retire before the handler and the next MRS.
+	before, after := c.X(8), c.X(2)
+	if seen != before+102 || after != seen {
+		t.Errorf("counter: guest %d before, host %d in the hostcall, guest %d after; want %d, %d", before, seen, after, before+102, before+102)
+	}
+}

@@ -665,7 +665,9 @@ loop:
 			}
 			m.hostcallCount.Add(1)
 			c.retired += n // let the handler see an up-to-date count
+			m.hostcallInSlice.Store(n)
 			err := m.callHostcall(c, fn)
+			m.hostcallInSlice.Store(0)
 			c.retired -= n
 			if err != nil {
 				c.err = fmt.Errorf("machine: hostcall %#x at pc %#x on cpu %d: %w", in.imm, pc, c.index, err)

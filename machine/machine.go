@@ -130,10 +130,15 @@ type Machine struct {
 	instructions  atomic.Uint64
 	exceptions    atomic.Uint64
 	hostcallCount atomic.Uint64
-	decodedPages  atomic.Int64
-	invalidations atomic.Uint64
-	undefined     atomic.Uint64
-	undefs        undefStats // per mnemonic (undefstats.go)
+	// hostcallInSlice is, while a hostcall handler runs in deterministic
+	// mode, the instructions its CPU retired in the current slice and not
+	// yet added to instructions: the host then reads the counter as the
+	// guest would at that instruction, not as of the slice's start.
+	hostcallInSlice atomic.Uint64
+	decodedPages    atomic.Int64
+	invalidations   atomic.Uint64
+	undefined       atomic.Uint64
+	undefs          undefStats // per mnemonic (undefstats.go)
 }
 
 // New builds a machine with its CPUs reset and powered off; call Boot to

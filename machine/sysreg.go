@@ -32,7 +32,8 @@ func (c *CPU) counter(inSlice uint64) uint64 {
 }
 
 // SysReg returns system register r as the host sees it (no access checks).
-func (c *CPU) SysReg(r SysReg) uint64 { return c.readSys(r, 0) }
+// The counters read as of the instruction a running hostcall stopped at.
+func (c *CPU) SysReg(r SysReg) uint64 { return c.readSys(r, c.m.hostcallInSlice.Load()) }
 
 // SetSysReg sets system register r as the host sees it (no access checks;
 // writes to read-only identification registers are ignored).
