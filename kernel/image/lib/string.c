@@ -1,61 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * String and memory routines, as lib/string.c. The compiler also calls
- * memcpy/memset/memmove for structure copies and clears.
+ * String and memory routines, as lib/string.c. memcpy, memmove and memset
+ * are in arch/arm64/lib/, as Linux's are (the compiler also calls them for
+ * structure copies and clears).
  */
 #include <linux/kernel.h>
-
-void *memset(void *s, int c, size_t count)
-{
-	char *xs = s;
-
-	while (count--)
-		*xs++ = c;
-	return s;
-}
-
-void *memcpy(void *dest, const void *src, size_t count)
-{
-	char *tmp = dest;
-	const char *s = src;
-
-	/* word at a time when both ends are aligned */
-	if ((((unsigned long)dest | (unsigned long)src) & 7) == 0) {
-		u64 *d8 = dest;
-		const u64 *s8 = src;
-
-		while (count >= 8) {
-			*d8++ = *s8++;
-			count -= 8;
-		}
-		tmp = (char *)d8;
-		s = (const char *)s8;
-	}
-	while (count--)
-		*tmp++ = *s++;
-	return dest;
-}
-
-void *memmove(void *dest, const void *src, size_t count)
-{
-	char *tmp;
-	const char *s;
-
-	if (dest <= src) {
-		tmp = dest;
-		s = src;
-		while (count--)
-			*tmp++ = *s++;
-	} else {
-		tmp = dest;
-		tmp += count;
-		s = src;
-		s += count;
-		while (count--)
-			*--tmp = *--s;
-	}
-	return dest;
-}
 
 int memcmp(const void *cs, const void *ct, size_t count)
 {
