@@ -39,7 +39,7 @@ struct sk_buff *pktgen_fill_skb(struct pktgen_dev *pkt_dev, struct net_device *d
 	unsigned int plen = (r >> 8) % 96;
 	unsigned int off = (r >> 16) % (sizeof(pktgen_text) - 1);
 	unsigned int tcplen = sizeof(*th) + plen;
-	unsigned int i;
+	unsigned int i, n;
 	u16 flags;
 
 	skb = alloc_skb(sizeof(*iph) + tcplen, GFP_ATOMIC);
@@ -76,8 +76,11 @@ struct sk_buff *pktgen_fill_skb(struct pktgen_dev *pkt_dev, struct net_device *d
 	th->ack = !!(flags & TCPHDR_ACK);
 	th->psh = !!(flags & TCPHDR_PSH);
 	th->window = htons(64240);
-	for (i = 0; i < plen; i++)
-		((u8 *)(th + 1))[i] = pktgen_text[(off + i) % (sizeof(pktgen_text) - 1)];
+	/* the text from off, wrapping round to its start */
+	for (i = 0; i < plen; i += n, off = 0) {
+		n = min(plen - i, (unsigned int)(sizeof(pktgen_text) - 1) - off);
+		memcpy((u8 *)(th + 1) + i, pktgen_text + off, n);
+	}
 	th->check = csum_tcpudp_magic(iph->saddr, iph->daddr, tcplen, IPPROTO_TCP,
 				      csum_partial(th, tcplen, 0));
 
