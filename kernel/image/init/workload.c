@@ -2,25 +2,27 @@
 /*
  * The workload, so that probes on the kernel's functions are hit.
  *
- * pid 1 ("init") runs the main loop for ever: each iteration reads a ramfs file with vfs_read()
- * (seeking back to 0 at EOF with vfs_llseek()), appends what it read to a
- * log file with vfs_write(), receives a generated TCP segment through
- * netif_receive_skb() -> ip_rcv() -> tcp_v4_rcv(), and every second
- * iteration forks a child with do_fork() -> kernel_clone(); the child runs
- * on a CPU of its own turn and exits at once; once MAX_CHILDREN are alive,
- * pid 1 waits (wait_event) for the oldest to be a zombie off its CPU and
- * reaps it with release_task(). The
- * sockets' queues are drained with tcp_recvmsg(), and eth0's statistics
- * read with dev_get_stats(). Each iteration ends with kmod_poll(), which
- * runs a loading or unloading module's init or exit function.
+ * The kernel thread kworkload, bound to CPU 0, runs the main loop for
+ * ever: each iteration reads a ramfs file with vfs_read() (seeking back to
+ * 0 at EOF with vfs_llseek()), appends what it read to a log file with
+ * vfs_write(), receives a generated TCP segment through netif_receive_skb()
+ * -> ip_rcv() -> tcp_v4_rcv(), and forks two children with do_fork() ->
+ * kernel_clone() (kernel_clone is what most probe examples and Linux's own
+ * tracing selftests probe, so it is hit often); a child runs on the least
+ * loaded CPU and exits at once. Once MAX_CHILDREN are alive, kworkload
+ * waits (wait_event) for one to be a zombie off its CPU and reaps those
+ * that are with release_task(). The sockets' queues are drained with
+ * tcp_recvmsg(), and eth0's statistics read with dev_get_stats(). Each
+ * iteration ends with kmod_poll(), which runs a loading or unloading
+ * module's init or exit function, and trace_mirror_poll().
  *
- * NR_CRON "cron/N" kernel threads, started on the CPUs in turn, sleep in
+ * NR_CRON "cron/N" kernel threads, spread over the CPUs, sleep in
  * msleep() -> schedule_timeout() (4 * (N + 1) ms) and count their wakeups
  * in cron_wakeups[N]: several tasks are asleep inside schedule_timeout()
  * at any time.
  *
- * Everything pid 1 computes depends on its own iterations only, never on
- * where the tick falls: the other tasks share none of its data.
+ * Everything kworkload computes depends on its own iterations only, never
+ * on where the tick falls: the other tasks share none of its data.
  *
  * It prints nothing. The host reads the counters by symbol:
  * workload_iterations, nr_vfs_read, nr_vfs_write, nr_forks, nr_tcp_rcv,
@@ -68,7 +70,7 @@ static void digest(const void *p, size_t n)
 	workload_digest = h;
 }
 u64 cron_wakeups[NR_CRON];
-static int nr_children;		/* pid 1's children, zombies included */
+static int nr_children;		/* kworkload's children, zombies included */
 
 static struct file *motd_file;		/* read side: "/etc/motd" */
 static struct file *log_file;		/* write side: "/var/log/messages" */
@@ -157,9 +159,25 @@ static void workload_fs(void)
 	}
 }
 
+/* The first of kworkload's children that has exited and is off its CPU. */
+static struct task_struct *reapable_child(void)
+{
+	struct task_struct *p, *found = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	list_for_each_entry(p, &current->children, sibling)
+		if (task_reapable(p)) {
+			found = p;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+	return found;
+}
+
 static void workload_fork(void)
 {
-	struct task_struct *p, *oldest = NULL;
+	struct task_struct *p;
 	unsigned long flags;
 	long pid;
 
@@ -177,19 +195,21 @@ static void workload_fork(void)
 
 	if (nr_children <= MAX_CHILDREN)
 		return;
-	/* wait(): for the oldest child to exit, then reap it */
-	if (!list_empty(&current->children))
-		oldest = list_first_entry(&current->children, struct task_struct, sibling);
-	if (oldest) {
-		wait_event(current->wait_chldexit, task_reapable(oldest));
-		release_task(oldest);
+	/*
+	 * wait(): for any child to exit, then reap every one that has. Not
+	 * the oldest: it may wait behind a busy CPU's timeslice while the
+	 * children on this CPU are done.
+	 */
+	wait_event(current->wait_chldexit, reapable_child());
+	while ((p = reapable_child())) {
+		release_task(p);
 		nr_children--;
 	}
 }
 
 /*
  * With a NIC driver holding eth0's link (modules/virtnet), segments arrive
- * by its interrupt; without one (QEMU, or no driver loaded) pid 1 makes
+ * by its interrupt; without one (QEMU, or no driver loaded) kworkload makes
  * them itself with the packet generator. Either way it drains the kernel's
  * own listeners (80, 443, 8080); port 22 is /bin/sshd's, which accepts
  * its connections.
@@ -223,8 +243,8 @@ __noreturn void workload_run(void)
 	for (;;) {
 		workload_iterations++;
 		workload_fs();
-		if ((workload_iterations & 1) == 0)
-			workload_fork();
+		workload_fork();
+		workload_fork();
 		workload_net();
 		kmod_poll();	/* the host's module init/exit requests */
 		trace_mirror_poll();	/* and its tracefs changes */

@@ -2,7 +2,7 @@
 /*
  * The scheduler, after kernel/sched/core.c: a run queue per CPU, round
  * robin with a timeslice of one tick, no migration (new tasks are placed
- * on the online CPUs in turn by wake_up_new_task).
+ * by wake_up_new_task on the least loaded online CPU).
  *
  * Locking as Linux: rq->lock with IRQs off guards a run queue; __schedule()
  * holds this CPU's across cpu_switch_to() and the next task drops it in
@@ -89,19 +89,28 @@ int sched_fork(unsigned long clone_flags, struct task_struct *p)
 	return 0;
 }
 
-/* select_task_rq(): the next online CPU after the last one chosen. */
+/*
+ * select_task_rq(): for a new task, as find_idlest_cpu() does for a fork,
+ * the online CPU with the fewest runnable tasks; among equals the first
+ * after the last one chosen, so that new tasks take idle CPUs in turn.
+ * Run queues are read without their locks: it is only a placement.
+ */
 static int select_task_rq(void)
 {
-	unsigned int i, cpu;
+	unsigned int i, cpu, nr, best = 0, best_nr = ~0U;
 
 	for (i = 0; i < NR_CPUS; i++) {
 		cpu = (next_new_cpu + i) % NR_CPUS;
-		if (cpu_online(cpu)) {
-			next_new_cpu = cpu + 1;
-			return cpu;
+		if (!cpu_online(cpu))
+			continue;
+		nr = READ_ONCE(cpu_rq(cpu)->nr_running);
+		if (nr < best_nr) {
+			best = cpu;
+			best_nr = nr;
 		}
 	}
-	return 0;
+	next_new_cpu = best + 1;
+	return best;
 }
 
 /*
