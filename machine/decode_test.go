@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -79,4 +80,37 @@ func isFPSIMD(in arm64asm.Inst) bool {
 		}
 	}
 	return false
+}
+
+// TestDecodeSIMDAgainstArm64asm decodes random words of the FP and
+// Advanced SIMD data-processing groups with the machine and with
+// arm64asm, which knows exactly Armv8.0's: each must accept what the
+// other does, except the cryptographic extension (excludedOp), which the
+// machine leaves undefined.
+func TestDecodeSIMDAgainstArm64asm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 400000
+	if testing.Short() {
+		n = 40000
+	}
+	classes := [][2]uint32{{0x9e000000, 0x0e000000}, {0xdf000000, 0x5e000000}, {0x5e000000, 0x1e000000}}
+	failures := 0
+	for i := 0; i < n; i++ {
+		c := classes[rng.IntN(len(classes))]
+		w := c[1] | rng.Uint32()&^c[0]
+		ref, ok := armDecode(w)
+		undef := Decode(w).Undefined
+		var msg string
+		switch {
+		case ok && undef && !excludedOp(ref):
+			msg = fmt.Sprintf("%08x %v: machine says undefined", w, ref)
+		case !ok && !undef:
+			msg = fmt.Sprintf("%08x: unallocated, but the machine implements it", w)
+		default:
+			continue
+		}
+		if failures++; failures <= 20 {
+			t.Error(msg)
+		}
+	}
 }

@@ -116,7 +116,7 @@ func TestUndefined(t *testing.T) {
 	}{
 		{"udf", 0x00000000},
 		{"fadd-h", 0x1ee22820},           // fadd h0, h1, h2: no FEAT_FP16 arithmetic
-		{"frecpe", 0x4ea1d820},           // frecpe v0.4s, v1.4s: estimates not implemented
+		{"aese", 0x4e284820},             // aese v0.16b, v1.16b: no cryptographic extension
 		{"atomic-unalloc", 0xf8209020},   // the LD<op> space with o3=1, opc=001
 		{"casp-odd", 0x48217c40},         // casp x1, x2, x0, x1, [x2]: odd register pair
 		{"smc", 0xd4000003},              // smc #0: no EL3

@@ -35,13 +35,16 @@ const (
 	fpsrMask = fpsrQC | 0x9f
 )
 
-// Rounding modes: FPCR.RMode values, then ties-away (FCVTA*, FRINTA).
+// Rounding modes: FPCR.RMode values, then ties-away (FCVTA*, FRINTA) and
+// round-to-odd (FCVTXN: truncate, and set the lowest bit if inexact, so
+// that a second rounding to a narrower format cannot round twice).
 const (
 	rmNearest = 0
 	rmPlusInf = 1
 	rmMinInf  = 2
 	rmZero    = 3
 	rmAway    = 4
+	rmOdd     = 5
 )
 
 // FP value classes from unpack.
@@ -238,6 +241,9 @@ func (s *fpState) round(x *big.Float, sz uint, rm int, fz bool) uint64 {
 	m.Abs(m)
 	ni, inexact := roundInt(m, neg, rm)
 	n := ni.Uint64()
+	if rm == rmOdd && inexact {
+		n |= 1
+	}
 	if e < emin && inexact {
 		s.sr |= fpsrUFC // tininess is detected before rounding
 	}
@@ -631,10 +637,15 @@ func (s *fpState) fromFixed(x uint64, ibits, fbits uint, unsigned bool, sz uint,
 	return s.round(z, sz, rm, s.cr&fpcrFZ != 0 && sz != 1)
 }
 
-// convert is FPConvert between formats (FCVT): NaNs keep their sign and
-// top payload bits. Half precision is IEEE (FPCR.AHP is not modelled) and
-// never flushed.
+// convert is FPConvert between formats (FCVT) with the FPCR's rounding
+// mode: NaNs keep their sign and top payload bits. Half precision is IEEE
+// (FPCR.AHP is not modelled) and never flushed.
 func (s *fpState) convert(a uint64, from, to uint) uint64 {
+	return s.convertRM(a, from, to, s.rmode())
+}
+
+// convertRM is FPConvert with rounding mode rm.
+func (s *fpState) convertRM(a uint64, from, to uint, rm int) uint64 {
 	var va fpVal
 	if from == 1 {
 		saved := s.cr
@@ -665,7 +676,7 @@ func (s *fpState) convert(a uint64, from, to uint) uint64 {
 	case fkZero:
 		return fpZero(to, va.neg)
 	}
-	return s.round(va.big(), to, s.rmode(), s.cr&fpcrFZ != 0 && to != 1)
+	return s.round(va.big(), to, rm, s.cr&fpcrFZ != 0 && to != 1)
 }
 
 // vfpExpandImm is VFPExpandImm: the 8-bit FMOV immediate for format sz.

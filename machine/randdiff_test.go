@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,6 +47,7 @@ var randGroups = []struct {
 	{"lse", (*randGen).genLSE},
 	{"fp", (*randGen).genFP},
 	{"simd", (*randGen).genSIMD},
+	{"simdsat", (*randGen).genSIMDSat},
 }
 
 type randGen struct {
@@ -81,33 +83,10 @@ func writesReserved(in arm64asm.Inst) bool {
 // excludedOp reports instructions outside the machine's architecture
 // (Armv8.0 + LSE + LDAPR) that QEMU's -cpu max implements: the
 // cryptographic extension (AES, SHA, 64-bit PMULL).
-//
-// It also excludes the Advanced SIMD instructions the machine does not
-// implement yet (it raises undefined-instruction for them, QEMU executes
-// them), found by this test: randNotImplemented. Remove entries as they
-// are implemented.
 func excludedOp(in arm64asm.Inst) bool {
 	op := in.Op.String()
-	if randNotImplemented[strings.TrimSuffix(op, "2")] ||
-		(op == "SQSHL" || op == "UQSHL") && strings.Contains(in.String(), "#") ||
-		(op == "SQDMULH" || op == "SQRDMULH") && (strings.Contains(in.String(), "]") || !strings.Contains(in.String(), ".")) {
-		return true
-	}
 	return strings.HasPrefix(op, "AES") || strings.HasPrefix(op, "SHA") ||
 		strings.HasPrefix(op, "PMULL") && strings.Contains(in.String(), ".1Q")
-}
-
-// randNotImplemented: the Advanced SIMD instructions the machine does not
-// implement, in every vector and scalar form: saturating doubling
-// multiplies (but SQDMULH and SQRDMULH, vector, are: excludedOp),
-// saturating shifts by immediate (SQSHL and UQSHL by immediate:
-// excludedOp), saturating narrowing shifts, FRECPX, FCVTXN, and the
-// reciprocal (square root) estimates, of which only some forms are.
-var randNotImplemented = map[string]bool{
-	"SQDMULL": true, "SQDMLAL": true, "SQDMLSL": true, "SQSHLU": true,
-	"SQSHRN": true, "SQRSHRN": true, "SQSHRUN": true, "SQRSHRUN": true, "UQSHRN": true, "UQRSHRN": true,
-	"FRECPX": true, "FCVTXN": true,
-	"FRECPE": true, "FRSQRTE": true, "URECPE": true, "URSQRTE": true,
 }
 
 // fromClass emits a random word with the fixed bits of one of the
@@ -146,6 +125,35 @@ func (g *randGen) genFP() {
 func (g *randGen) genSIMD() {
 	g.fromClass([2]uint32{0x9e000000, 0x0e000000}, [2]uint32{0xdf000000, 0x5e000000},
 		[2]uint32{0x9e000000, 0x0e000000}, [2]uint32{0x5e000000, 0x1e000000})
+}
+
+// genSIMDSat: the saturating doubling multiplies, the saturating shifts
+// by immediate, FCVTXN, FRECPX and the estimates, each in every vector
+// and scalar form. Each is a sliver of genSIMD's encoding space, so they
+// get their own group, with a class (fixed bits) per form.
+func (g *randGen) genSIMDSat() {
+	var classes [][2]uint32
+	for _, opc := range []uint32{9, 11, 13} { // SQDMLAL, SQDMLSL, SQDMULL
+		classes = append(classes, [2]uint32{0xbf20fc00, 0x0e200000 | opc<<12}, [2]uint32{0xff20fc00, 0x5e200000 | opc<<12})
+	}
+	for _, opc := range []uint32{3, 7, 11, 12, 13} { // the same, SQDMULH, SQRDMULH, by element
+		classes = append(classes, [2]uint32{0xbf00f400, 0x0f000000 | opc<<12}, [2]uint32{0xff00f400, 0x5f000000 | opc<<12})
+	}
+	// SQDMULH, SQRDMULH (vector and scalar)
+	classes = append(classes, [2]uint32{0x9f20fc00, 0x0e20b400}, [2]uint32{0xdf20fc00, 0x5e20b400})
+	// SQSHL, UQSHL, SQSHLU (immediate); SQ[R]SHRN, SQ[R]SHRUN, UQ[R]SHRN
+	for _, uo := range []uint32{0x0e, 0x2e, 0x2c, 0x12, 0x13, 0x30, 0x31, 0x32, 0x33} {
+		u, opc := uo>>5, uo&31
+		classes = append(classes, [2]uint32{0xbf80fc00, 0x0f000400 | u<<29 | opc<<11}, [2]uint32{0xff80fc00, 0x5f000400 | u<<29 | opc<<11})
+	}
+	classes = append(classes,
+		[2]uint32{0xbfbffc00, 0x0ea1d800}, [2]uint32{0xffbffc00, 0x5ea1d800}, // FRECPE
+		[2]uint32{0xbfbffc00, 0x2ea1d800}, [2]uint32{0xffbffc00, 0x7ea1d800}, // FRSQRTE
+		[2]uint32{0xbffffc00, 0x0ea1c800}, [2]uint32{0xbffffc00, 0x2ea1c800}, // URECPE, URSQRTE
+		[2]uint32{0xffbffc00, 0x5ea1f800},                                    // FRECPX
+		[2]uint32{0xbffffc00, 0x2e616800}, [2]uint32{0xfffffc00, 0x7e616800}, // FCVTXN
+	)
+	g.fromClass(classes...)
 }
 
 // reg picks a general register other than x28 and, unless it is in
@@ -418,9 +426,10 @@ func (s *randSlot) disasm() string {
 	return b.String()
 }
 
-// genSlots generates the sequences of one group.
-func genSlots(gi int, gen func(*randGen)) []randSlot {
-	r := rand.New(rand.NewPCG(0x72616e64, uint64(gi)))
+// genSlots generates the sequences of one group; each round draws
+// different ones.
+func genSlots(gi, round int, gen func(*randGen)) []randSlot {
+	r := rand.New(rand.NewPCG(0x72616e64+uint64(round)<<32, uint64(gi)))
 	slots := make([]randSlot, randSlots)
 	for i := range slots {
 		g := &randGen{r: r}
@@ -495,54 +504,75 @@ func splitSlots(out []byte) [][]string {
 
 // TestRandomDifferential runs randSlots random sequences of randInsns
 // instructions of each group on the machine and on QEMU (-cpu max) and
-// requires the same register file and memory afterwards.
+// requires the same register file and memory afterwards. The environment
+// variable KPEMU_RANDROUNDS=n runs n rounds of different sequences
+// instead of one, to search further after a change.
 func TestRandomDifferential(t *testing.T) {
-	for gi, grp := range randGroups {
-		t.Run(grp.name, func(t *testing.T) {
-			t.Parallel()
-			slots := genSlots(gi, grp.gen)
-			path := filepath.Join(t.TempDir(), "rand-"+grp.name+".elf")
-			patchRandProg(t, slots, path)
-			got := runOnMachine(t, path)
-			want := runOnQEMU(t, path, "max")
-			if !bytes.HasSuffix(want, []byte("done\n")) {
-				t.Fatalf("qemu output incomplete:\n%s", want)
+	rounds := 1
+	if v := os.Getenv("KPEMU_RANDROUNDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("KPEMU_RANDROUNDS=%q: want a positive count", v)
+		}
+		rounds = n
+	}
+	for round := range rounds {
+		for gi, grp := range randGroups {
+			name := grp.name
+			if round > 0 {
+				name = fmt.Sprintf("%s-%d", grp.name, round)
 			}
-			if bytes.Equal(got, want) {
-				return
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				diffRandGroup(t, name, genSlots(gi, round, grp.gen))
+			})
+		}
+	}
+}
+
+// diffRandGroup runs the slots of one group on the machine and on QEMU
+// and reports the slots whose results differ.
+func diffRandGroup(t *testing.T, group string, slots []randSlot) {
+	path := filepath.Join(t.TempDir(), "rand-"+group+".elf")
+	patchRandProg(t, slots, path)
+	got := runOnMachine(t, path)
+	want := runOnQEMU(t, path, "max")
+	if !bytes.HasSuffix(want, []byte("done\n")) {
+		t.Fatalf("qemu output incomplete:\n%s", want)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gs, ws := splitSlots(got), splitSlots(want)
+	if len(gs) != len(ws) {
+		t.Errorf("machine printed %d slots, qemu %d", len(gs), len(ws))
+	}
+	bad := 0
+	for i := range min(len(gs), len(ws), len(slots)) {
+		var diffs []string
+		for j := range max(len(gs[i]), len(ws[i])) {
+			var g, w string
+			if j < len(gs[i]) {
+				g = gs[i][j]
 			}
-			gs, ws := splitSlots(got), splitSlots(want)
-			if len(gs) != len(ws) {
-				t.Errorf("machine printed %d slots, qemu %d", len(gs), len(ws))
+			if j < len(ws[i]) {
+				w = ws[i][j]
 			}
-			bad := 0
-			for i := range min(len(gs), len(ws), len(slots)) {
-				var diffs []string
-				for j := range max(len(gs[i]), len(ws[i])) {
-					var g, w string
-					if j < len(gs[i]) {
-						g = gs[i][j]
-					}
-					if j < len(ws[i]) {
-						w = ws[i][j]
-					}
-					if g != w {
-						diffs = append(diffs, fmt.Sprintf("  machine %-28q qemu %q", g, w))
-					}
-				}
-				if len(diffs) == 0 {
-					continue
-				}
-				if bad++; bad > 3 {
-					continue
-				}
-				s := slots[i]
-				t.Errorf("group %s slot %d (seed %#x, fpcr %#x): %d lines differ:\n%s\nsequence:\n%s",
-					grp.name, i, s.seed, s.fpcr, len(diffs), strings.Join(diffs[:min(len(diffs), 12)], "\n"), s.disasm())
+			if g != w {
+				diffs = append(diffs, fmt.Sprintf("  machine %-28q qemu %q", g, w))
 			}
-			if bad > 3 {
-				t.Errorf("group %s: %d of %d slots differ", grp.name, bad, len(slots))
-			}
-		})
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		if bad++; bad > 3 {
+			continue
+		}
+		s := slots[i]
+		t.Errorf("group %s slot %d (seed %#x, fpcr %#x): %d lines differ:\n%s\nsequence:\n%s",
+			group, i, s.seed, s.fpcr, len(diffs), strings.Join(diffs[:min(len(diffs), 12)], "\n"), s.disasm())
+	}
+	if bad > 3 {
+		t.Errorf("group %s: %d of %d slots differ", group, bad, len(slots))
 	}
 }

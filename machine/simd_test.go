@@ -53,10 +53,10 @@ func TestFPAccessTrap(t *testing.T) {
 
 // TestUndefinedStats counts undefined instructions by arm64asm's mnemonic.
 func TestUndefinedStats(t *testing.T) {
-	m, c, _ := newTestMachine(t, []uint32{0x4ea1d820}) // frecpe v0.4s, v1.4s
+	m, c, _ := newTestMachine(t, []uint32{0x4e284820}) // aese v0.16b, v1.16b
 	// Every vector parks in WFI; point ELR past each undefined word and
-	// re-run three more words: frecpe again, udf, and eret at EL0.
-	mustWrite32(t, m, testCode+4, 0x4ea1d820)
+	// re-run three more words: aese again, udf, and eret at EL0.
+	mustWrite32(t, m, testCode+4, 0x4e284820)
 	mustWrite32(t, m, testCode+8, 0x00000000)
 	mustWrite32(t, m, testCode+12, 0xd69f03e0) // eret: undefined at EL0
 	c.SetSysReg(CPACR_EL1, 3<<20)
@@ -72,7 +72,7 @@ func TestUndefinedStats(t *testing.T) {
 		}
 	}
 	got := m.UndefinedStats()
-	want := []UndefinedCount{{"FRECPE", 2}, {"ERET", 1}, {"unallocated", 1}}
+	want := []UndefinedCount{{"AESE", 2}, {"ERET", 1}, {"unallocated", 1}}
 	if len(got) != len(want) {
 		t.Fatalf("UndefinedStats = %v, want %v", got, want)
 	}
@@ -229,6 +229,151 @@ func TestAccSat(t *testing.T) {
 		if got != c.want || sat != c.sat {
 			t.Errorf("accSat(%#x, %#x, %d, signed=%v) = %#x, %v; want %#x, %v",
 				c.d, c.x, c.n, c.signed, got, sat, c.want, c.sat)
+		}
+	}
+}
+
+// TestSaturatingSIMD checks the saturating doubling multiplies and
+// shifts at the boundaries, worked out from the Arm ARM's pseudocode:
+// INT_MIN*INT_MIN doubled, the rounding constant carrying out of 64 bits,
+// a negative SQSHLU input.
+func TestSaturatingSIMD(t *testing.T) {
+	const min32, min16 = -1 << 31, -1 << 15
+	for _, tc := range []struct {
+		name    string
+		got     func() (uint64, bool)
+		want    uint64
+		wantSat bool
+	}{
+		{"sqdmulh-min32", func() (uint64, bool) { return sqdmulh(min32, min32, 32, false) }, 0x7fffffff, true},
+		{"sqrdmulh-min16", func() (uint64, bool) { return sqdmulh(min16, min16, 16, true) }, 0x7fff, true},
+		{"sqrdmulh-rounds", func() (uint64, bool) { return sqdmulh(1, 0x4000, 16, true) }, 1, false},
+		{"sqdmulh-truncates", func() (uint64, bool) { return sqdmulh(1, 0x4000, 16, false) }, 0, false},
+		{"sqdmulh-neg", func() (uint64, bool) { return sqdmulh(min32, 1<<30, 32, false) }, 0xc0000000, false},
+		{"sqdmull-min32", func() (uint64, bool) { return sqdmull(min32, min32, 32) }, 1<<63 - 1, true},
+		{"sqdmull-min16", func() (uint64, bool) { return sqdmull(min16, min16, 16) }, 0x7fffffff, true},
+		{"sqdmull-min-max16", func() (uint64, bool) { return sqdmull(min16, 1<<15-1, 16) }, 0x80010000, false},
+		{"sqdmlsl-sat-product", func() (uint64, bool) { return sqdmlal(0, min32, min32, 32, true) }, 1<<63 + 1, true},
+		{"sqdmlal-sat-acc", func() (uint64, bool) { return sqdmlal(1<<63-1, 1, 1, 32, false) }, 1<<63 - 1, true},
+		{"sqdmlal-sat-both", func() (uint64, bool) { return sqdmlal(0x7fffffff, min16, min16, 16, false) }, 0x7fffffff, true},
+		{"sqdmlal", func() (uint64, bool) { return sqdmlal(1, 1, 1, 32, false) }, 3, false},
+		{"uqrshrn-carry", func() (uint64, bool) { return shiftRightNarrowSat(^uint64(0), 32, 32, true, true, true) }, 0xffffffff, true},
+		{"uqshrn-no-carry", func() (uint64, bool) { return shiftRightNarrowSat(^uint64(0), 32, 32, false, true, true) }, 0xffffffff, false},
+		{"sqrshrn-carry", func() (uint64, bool) { return shiftRightNarrowSat(1<<63-1, 32, 32, true, false, false) }, 0x7fffffff, true},
+		{"sqrshrun-rounds-to-zero", func() (uint64, bool) { return shiftRightNarrowSat(^uint64(0), 1, 32, true, false, true) }, 0, false},
+		{"sqshrun-negative", func() (uint64, bool) { return shiftRightNarrowSat(^uint64(0), 1, 32, false, false, true) }, 0, true},
+		{"sqshrn-8", func() (uint64, bool) { return shiftRightNarrowSat(0x8000, 8, 8, false, false, false) }, 0x80, false},
+		{"sqshlu-negative", func() (uint64, bool) { return shiftLeftSat(0x80, 0, 8, false, true) }, 0, true},
+		{"sqshlu", func() (uint64, bool) { return shiftLeftSat(0x7f, 1, 8, false, true) }, 0xfe, false},
+		{"sqshlu-sat", func() (uint64, bool) { return shiftLeftSat(0x7f, 2, 8, false, true) }, 0xff, true},
+		{"sqshl-sat", func() (uint64, bool) { return shiftLeftSat(0x40, 1, 8, false, false) }, 0x7f, true},
+		{"sqshl-neg", func() (uint64, bool) { return shiftLeftSat(0xc0, 1, 8, false, false) }, 0x80, false},
+		{"uqshl-64", func() (uint64, bool) { return shiftLeftSat(1<<62, 1, 64, true, true) }, 1 << 63, false},
+		{"uqshl-64-sat", func() (uint64, bool) { return shiftLeftSat(1<<63, 1, 64, true, true) }, ^uint64(0), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, sat := tc.got()
+			if got != tc.want || sat != tc.wantSat {
+				t.Errorf("got %#x sat %v, want %#x sat %v", got, sat, tc.want, tc.wantSat)
+			}
+		})
+	}
+}
+
+// TestFPEstimates checks FRECPE, FRSQRTE, FRECPX, URECPE, URSQRTE and
+// FCVTXN's round-to-odd on values worked out from the Arm ARM's
+// pseudocode: the estimates of 1.0 and 2.0, the special values, the
+// overflow and flush-to-zero boundaries, and the flags each raises.
+func TestFPEstimates(t *testing.T) {
+	const (
+		rz = 3 << 22
+		fz = 1 << 24
+		dn = 1 << 25
+	)
+	recpe := func(x uint64) func(s *fpState) uint64 {
+		return func(s *fpState) uint64 { return s.recipEstimateFP(x, 2) }
+	}
+	rsqrte := func(x uint64) func(s *fpState) uint64 {
+		return func(s *fpState) uint64 { return s.rsqrtEstimateFP(x, 2) }
+	}
+	recpx := func(x uint64) func(s *fpState) uint64 {
+		return func(s *fpState) uint64 { return s.recpX(x, 2) }
+	}
+	fcvtxn := func(x uint64) func(s *fpState) uint64 {
+		return func(s *fpState) uint64 { return s.convertRM(x, 3, 2, rmOdd) }
+	}
+	for _, tc := range []struct {
+		name      string
+		cr        uint32
+		op        func(s *fpState) uint64
+		want      uint64
+		wantFlags uint32
+	}{
+		{"frecpe-1", 0, recpe(0x3f800000), 0x3f7f8000, 0},
+		{"frecpe-neg-2", 0, recpe(0xc0000000), 0xbeff8000, 0},
+		{"frecpe-d-1", 0, func(s *fpState) uint64 { return s.recipEstimateFP(0x3ff0000000000000, 3) }, 0x3feff00000000000, 0},
+		{"frecpe-zero", 0, recpe(0x80000000), 0xff800000, fpsrDZC},
+		{"frecpe-inf", 0, recpe(0xff800000), 0x80000000, 0},
+		{"frecpe-snan", 0, recpe(0x7f800005), 0x7fc00005, fpsrIOC},
+		{"frecpe-snan-dn", dn, recpe(0x7f800005), 0x7fc00000, fpsrIOC},
+		{"frecpe-tiny", 0, recpe(0x00000001), 0x7f800000, fpsrOFC | fpsrIXC},
+		{"frecpe-tiny-rz", rz, recpe(0x00000001), 0x7f7fffff, fpsrOFC | fpsrIXC},
+		{"frecpe-tiny-fz", fz, recpe(0x00000001), 0x7f800000, fpsrDZC | fpsrIDC},
+		{"frecpe-2^-128", 0, recpe(0x00200000), 0x7f7f8000, 0},
+		{"frecpe-2^126", 0, recpe(0x7e800000), 0x007fc000, 0},
+		{"frecpe-2^126-fz", fz, recpe(0x7e800000), 0, fpsrUFC},
+		{"frsqrte-1", 0, rsqrte(0x3f800000), 0x3f7f8000, 0},
+		{"frsqrte-2", 0, rsqrte(0x40000000), 0x3f348000, 0},
+		{"frsqrte-4", 0, rsqrte(0x40800000), 0x3eff8000, 0},
+		{"frsqrte-neg", 0, rsqrte(0xbf800000), 0x7fc00000, fpsrIOC},
+		{"frsqrte-neg-zero", 0, rsqrte(0x80000000), 0xff800000, fpsrDZC},
+		{"frsqrte-inf", 0, rsqrte(0x7f800000), 0, 0},
+		{"frsqrte-denormal-fz", fz, rsqrte(0x00000001), 0x7f800000, fpsrDZC | fpsrIDC},
+		{"frecpx-1", 0, recpx(0x3f800000), 0x40000000, 0},
+		{"frecpx-denormal", 0, recpx(0x80000001), 0xff000000, 0},
+		{"frecpx-denormal-fz", fz, recpx(0x00000001), 0x7f000000, fpsrIDC},
+		{"frecpx-inf", 0, recpx(0xff800000), 0x80000000, 0},
+		{"frecpx-qnan", 0, recpx(0x7fc00001), 0x7fc00001, 0},
+		{"urecpe-small", 0, func(*fpState) uint64 { return uRecipEstimate(0x7fffffff) }, 0xffffffff, 0},
+		{"urecpe-half", 0, func(*fpState) uint64 { return uRecipEstimate(0x80000000) }, 0xff800000, 0},
+		{"ursqrte-small", 0, func(*fpState) uint64 { return uRsqrtEstimate(0x3fffffff) }, 0xffffffff, 0},
+		{"ursqrte-quarter", 0, func(*fpState) uint64 { return uRsqrtEstimate(0x40000000) }, 0xff800000, 0},
+		{"fcvtxn-tie-odd", 0, fcvtxn(0x3ff0000010000000), 0x3f800001, fpsrIXC},
+		{"fcvtxn-exact", 0, fcvtxn(0x3ff0000000000000), 0x3f800000, 0},
+		{"fcvtxn-overflow", 0, fcvtxn(0x7fefffffffffffff), 0x7f7fffff, fpsrOFC | fpsrIXC},
+		{"fcvtxn-tiny", 0, fcvtxn(0x0000000000000001), 0x00000001, fpsrUFC | fpsrIXC},
+		{"fcvtxn-tiny-fz", fz, fcvtxn(0x3690000000000000), 0, fpsrUFC},
+		{"fcvtxn-denormal", 0, fcvtxn(0x36a0000000000000), 0x00000001, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &fpState{cr: tc.cr}
+			if got := tc.op(s); got != tc.want || s.sr != tc.wantFlags {
+				t.Errorf("got %#x flags %#x, want %#x flags %#x", got, s.sr, tc.want, tc.wantFlags)
+			}
+		})
+	}
+}
+
+// TestRsqrtEstimateTable checks rsqrtEstimate's square root against the
+// Arm ARM's RecipSqrtEstimate as written (counting b up from 512) for
+// every input, and that both estimates stay in [256, 512).
+func TestRsqrtEstimateTable(t *testing.T) {
+	for a := uint64(128); a < 512; a++ {
+		x := a*2 + 1
+		if a >= 256 {
+			x = (a>>1<<1 + 1) * 2
+		}
+		b := uint64(512)
+		for x*(b+1)*(b+1) < 1<<28 {
+			b++
+		}
+		if got, want := rsqrtEstimate(a), (b+1)/2; got != want || got < 256 || got >= 512 {
+			t.Errorf("rsqrtEstimate(%d) = %d, want %d", a, got, want)
+		}
+		if a >= 256 {
+			if r := recipEstimate(a); r < 256 || r >= 512 {
+				t.Errorf("recipEstimate(%d) = %d, out of range", a, r)
+			}
 		}
 	}
 }

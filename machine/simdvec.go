@@ -20,8 +20,8 @@ func (c *CPU) advSIMD(w uint32, scalar bool) bool {
 			return c.simdPairwiseScalar(w)
 		}
 		return c.simdAcross(w)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 0 && !scalar:
-		return c.simdThreeDiff(w)
+	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 0:
+		return c.simdThreeDiff(w, scalar)
 	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 1:
 		return c.simdCopy(w, scalar)
 	case w>>24&15 == 0xe && w>>21&1 == 0 && w>>15&1 == 0 && w>>10&3 == 2 && w>>29&1 == 0 && !scalar:
@@ -36,6 +36,9 @@ func (c *CPU) advSIMD(w uint32, scalar bool) bool {
 		}
 		return c.simdModImm(w)
 	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 != 0:
+		if w>>23&1 != 0 { // unallocated, not part of immh
+			return false
+		}
 		return c.simdShiftImm(w, scalar)
 	case w>>24&15 == 0xf && w>>10&1 == 0:
 		return c.simdByElem(w, scalar)
@@ -151,6 +154,10 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 	if scalar {
 		switch opc {
 		case 0x01, 0x05, 0x09, 0x0b: // SQADD/UQADD, SQSUB/UQSUB, [SU]Q[R]SHL
+		case 0x16: // SQDMULH, SQRDMULH
+			if size == 0 || size == 3 {
+				return false
+			}
 		case 0x06, 0x07, 0x08, 0x0a, 0x10, 0x11: // CMGT.., SSHL, SRSHL, ADD/SUB, CMTST/CMEQ
 			if size != 3 {
 				return false
@@ -293,12 +300,8 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 				v = x * y
 			}
 		case 0x16: // SQDMULH, SQRDMULH
-			p := 2 * sx * sy
-			if u {
-				p += 1 << (nb - 1)
-			}
 			var qc bool
-			v, qc = satS(p>>nb, nb)
+			v, qc = sqdmulh(sx, sy, nb, u)
 			sat = sat || qc
 		case 0x17: // ADDP
 			v = 0 // pairwise: computed below
@@ -500,6 +503,10 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			if size == 3 {
 				return false
 			}
+		case 0x36: // FCVTXN
+			if size != 1 {
+				return false
+			}
 		default:
 			return false
 		}
@@ -533,7 +540,14 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			if size == 3 {
 				return false
 			}
-		case 0x16, 0x17: // FCVTN, FCVTL
+		case 0x16, 0x17: // FCVTN, FCVTL (size<1> set: BFCVTN, not Armv8.0)
+			if size > 1 {
+				return false
+			}
+		case 0x36: // FCVTXN
+			if size != 1 {
+				return false
+			}
 		default:
 			return false
 		}
@@ -690,6 +704,20 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 		}
 		c.writeNarrow(rd, r, q)
 		return true
+	case 0x36: // FCVTXN: double to single, rounding to odd
+		m := uint(2)
+		if scalar {
+			m = 1
+		}
+		for i := uint(0); i < m; i++ {
+			setElem(&r, i, 2, c.fp.convertRM(elem(a, i, 3), 3, 2, rmOdd))
+		}
+		if scalar {
+			c.setScalar(rd, r[0], 2)
+		} else {
+			c.writeNarrow(rd, r, q)
+		}
+		return true
 	case 0x17: // FCVTL
 		to := uint(2 + size&1)
 		from := to - 1
@@ -732,14 +760,20 @@ func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) bool {
 	if scalar {
 		switch key {
 		case 0x1a, 0x1b, 0x1c, 0x1d, 0x3a, 0x3b, 0x2c, 0x2d, 0x2e, 0x6c, 0x6d,
-			0x5a, 0x5b, 0x5c, 0x5d, 0x7a, 0x7b:
+			0x5a, 0x5b, 0x5c, 0x5d, 0x7a, 0x7b,
+			0x3d, 0x7d, 0x3f: // FRECPE, FRSQRTE, FRECPX
 		default:
 			return false
 		}
 	} else {
 		switch key {
 		case 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x2c, 0x2d, 0x2e, 0x2f, 0x38, 0x39, 0x3a, 0x3b,
-			0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x6c, 0x6d, 0x6f, 0x79, 0x7a, 0x7b, 0x7f:
+			0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x6c, 0x6d, 0x6f, 0x79, 0x7a, 0x7b, 0x7f,
+			0x3d, 0x7d: // FRECPE, FRSQRTE
+		case 0x3c, 0x7c: // URECPE, URSQRTE
+			if sz != 0 {
+				return false
+			}
 		default:
 			return false
 		}
@@ -787,6 +821,16 @@ func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) bool {
 			v = x ^ fpSignBit(esz)
 		case 0x7f:
 			v = s.sqrt(x, esz)
+		case 0x3d:
+			v = s.recipEstimateFP(x, esz)
+		case 0x7d:
+			v = s.rsqrtEstimateFP(x, esz)
+		case 0x3f:
+			v = s.recpX(x, esz)
+		case 0x3c:
+			v = uRecipEstimate(x)
+		case 0x7c:
+			v = uRsqrtEstimate(x)
 		}
 		setElem(&r, i, esz, v)
 	}
@@ -902,18 +946,23 @@ func (c *CPU) simdPairwiseScalar(w uint32) bool {
 	return true
 }
 
-// simdThreeDiff is the three-different group (widening and narrowing).
-func (c *CPU) simdThreeDiff(w uint32) bool {
+// simdThreeDiff is the three-different group (widening and narrowing),
+// whose scalar forms are SQDMLAL, SQDMLSL and SQDMULL.
+func (c *CPU) simdThreeDiff(w uint32, scalar bool) bool {
 	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&15
 	rd, rn, rm := w&31, w>>5&31, w>>16&31
 	esz := uint(size)
 	switch opc {
+	case 9, 11, 13: // SQDMLAL, SQDMLSL, SQDMULL
+		if u != 0 || size == 0 || size == 3 {
+			return false
+		}
 	case 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12:
-		if size == 3 {
+		if size == 3 || scalar {
 			return false
 		}
 	case 14: // PMULL (8-bit only here)
-		if u != 0 || size != 0 {
+		if u != 0 || size != 0 || scalar {
 			return false
 		}
 	default:
@@ -924,6 +973,13 @@ func (c *CPU) simdThreeDiff(w uint32) bool {
 	}
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	nb := uint(8 << esz)
+	if opc == 9 || opc == 11 || opc == 13 {
+		if q && !scalar { // the "2" forms
+			a, b = [2]uint64{a[1]}, [2]uint64{b[1]}
+		}
+		c.satDoublingLong(rd, a, b, -1, opc, esz, scalar)
+		return true
+	}
 	half := func(v [2]uint64) [2]uint64 {
 		if q {
 			return [2]uint64{v[1]}
@@ -994,6 +1050,46 @@ func (c *CPU) simdThreeDiff(w uint32) bool {
 	return true
 }
 
+// satDoublingLong writes SQDMULL (opc 13), SQDMLAL (9) or SQDMLSL (11)
+// of the elements of esz in the low halves of a and b, or, for idx >= 0
+// (by element), of a's elements and element idx of b, to the wide
+// elements of rd.
+func (c *CPU) satDoublingLong(rd uint32, a, b [2]uint64, idx int, opc uint32, esz uint, scalar bool) {
+	nb := uint(8 << esz)
+	n := uint(8 >> esz)
+	if scalar {
+		n = 1
+	}
+	d := c.vr[rd]
+	var r [2]uint64
+	sat := false
+	for i := uint(0); i < n; i++ {
+		j := i
+		if idx >= 0 {
+			j = uint(idx)
+		}
+		x, y := int64(sext(elem(a, i, esz), nb)), int64(sext(elem(b, j, esz), nb))
+		var v uint64
+		var qc bool
+		switch opc {
+		case 13:
+			v, qc = sqdmull(x, y, nb)
+		default:
+			v, qc = sqdmlal(elem(d, i, esz+1), x, y, nb, opc == 11)
+		}
+		sat = sat || qc
+		setElem(&r, i, esz+1, v)
+	}
+	if sat {
+		c.fp.sr |= fpsrQC
+	}
+	if scalar {
+		c.setScalar(rd, r[0], esz+1)
+		return
+	}
+	c.vr[rd] = r
+}
+
 // simdCopy is DUP (element, general), INS, SMOV, UMOV, and DUP (scalar).
 func (c *CPU) simdCopy(w uint32, scalar bool) bool {
 	q, op, imm5, imm4 := w>>30&1 == 1, w>>29&1, w>>16&31, w>>11&15
@@ -1015,6 +1111,9 @@ func (c *CPU) simdCopy(w uint32, scalar bool) bool {
 	}
 	switch {
 	case op == 1: // INS (element)
+		if !q {
+			return false
+		}
 		if c == nil {
 			return true
 		}
@@ -1248,6 +1347,14 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 		if scalar && esz != 3 || !scalar && esz == 3 && !q {
 			return false
 		}
+	case 0x0e, 0x2e, 0x2c: // SQSHL, UQSHL (immediate), SQSHLU
+		if !scalar && esz == 3 && !q {
+			return false
+		}
+	case 0x12, 0x13, 0x30, 0x31, 0x32, 0x33: // SQ[R]SHRN, SQ[R]SHRUN, UQ[R]SHRN
+		if esz == 3 {
+			return false
+		}
 	case 0x14, 0x34, 0x10, 0x11: // [SU]SHLL, SHRN, RSHRN
 		if scalar || esz == 3 {
 			return false
@@ -1289,12 +1396,37 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 		}
 		c.writeNarrow(rd, r, q)
 		return true
+	case 0x12, 0x13, 0x30, 0x31, 0x32, 0x33:
+		m := uint(8 >> esz)
+		if scalar {
+			m = 1
+		}
+		sat := false
+		for i := uint(0); i < m; i++ {
+			v, qc := shiftRightNarrowSat(elem(a, i, esz+1), rshift, nb, opc&1 != 0, key >= 0x32, u == 1)
+			sat = sat || qc
+			setElem(&r, i, esz, v)
+		}
+		if sat {
+			c.fp.sr |= fpsrQC
+		}
+		if scalar {
+			c.setScalar(rd, r[0], esz)
+		} else {
+			c.writeNarrow(rd, r, q)
+		}
+		return true
 	}
 	n := vecShape(q, esz, scalar)
+	sat := false
 	for i := uint(0); i < n; i++ {
 		x, z := elem(a, i, esz), elem(d, i, esz)
 		var v uint64
 		switch key {
+		case 0x0e, 0x2e, 0x2c:
+			var qc bool
+			v, qc = shiftLeftSat(x, lshift, nb, key == 0x2e, u == 1)
+			sat = sat || qc
 		case 0x00, 0x20, 0x02, 0x22, 0x04, 0x24, 0x06, 0x26: // [SU][R]SHR, [SU][R]SRA
 			v = shiftBy(x, uint64(-int64(rshift)), nb, u == 0, opc&4 != 0)
 			if opc&2 != 0 {
@@ -1316,12 +1448,16 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 		}
 		setElem(&r, i, esz, v&ones(nb))
 	}
+	if sat {
+		c.fp.sr |= fpsrQC
+	}
 	c.finish(rd, r, q, scalar, esz)
 	return true
 }
 
 // simdByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
-// [SU]MULL, [SU]MLAL, [SU]MLSL, FMUL, FMLA, FMLS, FMULX.
+// [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL, SQDMLAL, SQDMLSL, SQDMULH,
+// SQRDMULH, FMUL, FMLA, FMLS, FMULX.
 func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 	q, u, size, l, m, opc, h := w>>30&1 == 1, w>>29&1, w>>22&3, w>>21&1, w>>20&1, w>>12&15, w>>11&1
 	rd, rn := w&31, w>>5&31
@@ -1349,10 +1485,11 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 	} else {
 		switch key {
 		case 0x08, 0x10, 0x14, 0x0a, 0x1a, 0x02, 0x12, 0x06, 0x16:
+			if scalar {
+				return false
+			}
+		case 0x03, 0x07, 0x0b, 0x0c, 0x0d: // SQDMLAL, SQDMLSL, SQDMULL, SQDMULH, SQRDMULH
 		default:
-			return false
-		}
-		if scalar {
 			return false
 		}
 		switch size {
@@ -1393,6 +1530,25 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 		return true
 	}
 	switch key {
+	case 0x0c, 0x0d: // SQDMULH, SQRDMULH
+		sy := int64(sext(y, nb))
+		sat := false
+		for i := uint(0); i < vecShape(q, esz, scalar); i++ {
+			v, qc := sqdmulh(int64(sext(elem(a, i, esz), nb)), sy, nb, key == 0x0d)
+			sat = sat || qc
+			setElem(&r, i, esz, v)
+		}
+		if sat {
+			c.fp.sr |= fpsrQC
+		}
+		c.finish(rd, r, q, scalar, esz)
+		return true
+	case 0x03, 0x07, 0x0b: // SQDMLAL, SQDMLSL, SQDMULL: opc 9, 11, 13 of three-different
+		if q && !scalar {
+			a = [2]uint64{a[1]}
+		}
+		c.satDoublingLong(rd, a, c.vr[rm], int(idx), [...]uint32{3: 9, 7: 11, 11: 13}[opc], esz, scalar)
+		return true
 	case 0x08, 0x10, 0x14: // MUL, MLA, MLS
 		for i := uint(0); i < vecShape(q, esz, false); i++ {
 			x, z := elem(a, i, esz), elem(d, i, esz)

@@ -53,6 +53,8 @@ static const u32 sv[] = {
 	0x3eaaaaab, 0x4b000001, 0x33800000, 0x3f800001, 0x5f000000, 0xdf000000,
 	0x4f800000, 0x7effffff, 0x3f000000, 0xbfc00000, 0x40a00000, 0x4effffff,
 	0xcf000000, 0x3f7fffff,
+	/* the estimates' boundaries: 2^-128 and just below, 2^126, 2^-127 */
+	0x00200000, 0x001fffff, 0x7e800000, 0x80400000,
 };
 static const u64 dv[] = {
 	0x0000000000000000, 0x8000000000000000, 0x3ff0000000000000, 0xbff0000000000000,
@@ -64,6 +66,9 @@ static const u64 dv[] = {
 	0x41f0000000000000, 0x7fdfffffffffffff, 0x3fe0000000000000, 0xbff8000000000000,
 	0x4014000000000000, 0x41dfffffffc00000, 0xc1e0000000000000, 0x3fefffffffffffff,
 	0x36a0000000000000, 0x47efffffe0000000, 0x3810000000000000, 0x380fffffffffffff,
+	/* the estimates' boundaries: 2^-1024 and just below, 2^1022; a
+	 * double exactly halfway between two singles, for FCVTXN */
+	0x0004000000000000, 0x0003ffffffffffff, 0x7fd0000000000000, 0x3ff0000010000000,
 };
 #define NS (sizeof(sv) / sizeof(sv[0]))
 #define ND (sizeof(dv) / sizeof(dv[0]))
@@ -174,6 +179,12 @@ UBOTH(fcvtzs_v, "fcvtzs")
 UBOTH(fcvtnu_v, "fcvtnu")
 UBOTH(scvtf_v, "scvtf")
 UBOTH(ucvtf_v, "ucvtf")
+/* The estimates, FRECPX and FCVTXN (round to odd; its single inputs are
+ * tiny doubles, denormal ones included). */
+UBOTH(frecpe, "frecpe")
+UBOTH(frsqrte, "frsqrte")
+UBOTH(frecpx, "frecpx")
+UN(fcvtxn_sd, "fcvtxn", "s", "d", "w", "x")
 
 typedef u64 (*unfn)(u64);
 static const struct { const char *name; unfn s, d; } uns[] = {
@@ -184,7 +195,9 @@ static const struct { const char *name; unfn s, d; } uns[] = {
 	{"frinti", frinti_s, frinti_d}, {"fcvt-sd/ds", fcvt_sd, fcvt_ds},
 	{"fcvt-sh/dh", fcvt_sh, fcvt_dh}, {"fcvtzs-v", fcvtzs_v_s, fcvtzs_v_d},
 	{"fcvtnu-v", fcvtnu_v_s, fcvtnu_v_d}, {"scvtf-v", scvtf_v_s, scvtf_v_d},
-	{"ucvtf-v", ucvtf_v_s, ucvtf_v_d},
+	{"ucvtf-v", ucvtf_v_s, ucvtf_v_d}, {"frecpe", frecpe_s, frecpe_d},
+	{"frsqrte", frsqrte_s, frsqrte_d}, {"frecpx", frecpx_s, frecpx_d},
+	{"fcvtxn", fcvtxn_sd, fcvtxn_sd},
 };
 
 #define CV(n, i)                                                             \
@@ -437,6 +450,14 @@ static const struct { const char *name; vfn f; } vops[] = {
 #include "vops.h"
 };
 
+/* Integer lanes at the saturation boundaries (INT_MIN, INT_MAX, -1, 1
+ * in every element size), for the saturating instructions. */
+static const u64 edge[] = {
+	0x8000000000000000, 0x7fffffffffffffff, 0xffffffffffffffff, 0x0000000000000001,
+	0x8000000080000000, 0x7fffffff7fffffff, 0x800000007fffffff, 0x8000800080008000,
+	0x7fff7fff7fff7fff, 0x80007fff8000ffff, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f,
+	0x00000000ffffffff, 0xffff0000ffff8000, 0x0000800000008000, 0x4000000040000000,
+};
 static u64 lcg = 0x853c49e6748fea9bUL;
 static u64 rnd(void)
 {
@@ -449,6 +470,7 @@ static u64 rnd(void)
 	case 2: return x & 0x8080808080808080UL;
 	case 3: return (x >> 4) & 0x00ff00ff00ff00ffUL;
 	case 4: return (u64)(u32)(x >> 9) * 0x100000001UL;
+	case 5: case 6: case 7: return edge[(x >> 8) % (sizeof(edge) / sizeof(edge[0]))];
 	}
 	return x * 0x9e3779b97f4a7c15UL;
 }
@@ -463,6 +485,9 @@ static void simd_tests(void)
 					vin[i].lo = rnd();
 					vin[i].hi = rnd();
 				}
+				/* every fourth time, squares: INT_MIN * INT_MIN */
+				if (n % 4 == 3)
+					vin[1] = vin[0];
 				clr_fpsr();
 				vops[o].f();
 				mix(vres.lo);
