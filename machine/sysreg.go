@@ -3,11 +3,11 @@ package machine
 import "strconv"
 
 // Identification register values: a Cortex-A57-like core implementing
-// AArch64 at EL0 and EL1 only, without FP/SIMD, with the CRC32 extension,
-// the Armv8.1 atomics (LSE) and LDAPR (FEAT_LRCPC).
+// AArch64 at EL0 and EL1 only, with FP and Advanced SIMD, the CRC32
+// extension, the Armv8.1 atomics (LSE) and LDAPR (FEAT_LRCPC).
 const (
 	midrValue      = 0x411fd070 // Arm Cortex-A57 r1p0
-	idAA64PFR0     = 0x00ff0011 // EL0, EL1 AArch64 only; FP and AdvSIMD not implemented; no EL2/EL3
+	idAA64PFR0     = 0x00000011 // EL0, EL1 AArch64 only; FP and AdvSIMD implemented (no FP16 arithmetic); no EL2/EL3
 	idAA64DFR0     = 0x00305006 // Armv8 debug architecture, 6 breakpoints, 4 watchpoints, no PMU
 	idAA64ISAR0    = 0x00210000 // CRC32 instructions; Atomic = 0b0010 (LSE)
 	idAA64ISAR1    = 0x00100000 // LRCPC = 1: LDAPR, LDAPRB, LDAPRH
