@@ -265,6 +265,9 @@ func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.
 // one WRITE per write(2) (split only above the mount's max_write), so
 // FileOps.Write sees each write(2)'s bytes exactly once.
 func (fh *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	if c, ok := gofuse.FromContext(ctx); ok {
+		ctx = debugfs.WithCaller(ctx, debugfs.Caller{Pid: int(c.Pid)}) // trace_marker records its writer
+	}
 	n, err := fh.h.Write(ctx, data, off)
 	if err != nil {
 		return 0, toErrno(fh.log, "write", err)

@@ -16,6 +16,7 @@ type taskLayout struct {
 	pidOff  int64
 	commOff int64
 	commLen int64
+	tgidOff int64 // -1 when the image's DWARF lacks it (tasktgid.go)
 
 	// thread_info.flags and the kernel stack (Linux's task->stack),
 	// for the tracers; -1 when the image's DWARF lacks them.
@@ -26,7 +27,7 @@ type taskLayout struct {
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF.
 // An image without them still boots; Current then reports the idle task.
 func readTaskLayout(f *elf.File) taskLayout {
-	tl := taskLayout{tiFlagsOff: -1, stackOff: -1}
+	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1}
 	d, err := f.DWARF()
 	if err != nil {
 		return tl
@@ -53,6 +54,8 @@ func readTaskLayout(f *elf.File) taskLayout {
 			switch fld.Name {
 			case "pid":
 				tl.pidOff, havePid = fld.ByteOffset, true
+			case "tgid":
+				tl.tgidOff = fld.ByteOffset
 			case "comm":
 				tl.commOff, haveComm = fld.ByteOffset, true
 				tl.commLen = fld.Type.Size()

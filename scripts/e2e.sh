@@ -266,7 +266,7 @@ echo -:testprobe >> "$T/kprobe_events"
 echo 'p:trig kernel_clone' >> "$T/kprobe_events"
 echo 'p:trig2 wake_up_new_task' >> "$T/kprobe_events"
 E=$T/events/kprobes
-expect "an empty trigger file lists the commands" "$(printf '# Available triggers:\n# traceon traceoff stacktrace enable_event disable_event')" "$(cat "$E/trig/trigger")"
+expect "an empty trigger file lists the commands" "$(printf '# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event')" "$(cat "$E/trig/trigger")"
 echo traceoff > "$E/trig/trigger"
 expect "the trigger reads back as Linux's" "traceoff:unlimited" "$(cat "$E/trig/trigger")"
 expect "its event is armed, not enabled" "0*" "$(cat "$E/trig/enable")"
@@ -289,6 +289,140 @@ echo '!enable_event:kprobes:trig2' > "$E/trig/trigger"
 echo 0 > "$E/trig2/enable"
 echo -:trig >> "$T/kprobe_events"
 echo -:trig2 >> "$T/kprobe_events"
+
+# The snapshot buffer (CONFIG_TRACER_SNAPSHOT): freed at boot, its help in
+# place of the column headers; `echo 1 > snapshot` allocates it and swaps
+# it with the live buffer, a second one swaps back; other numbers clear
+# it, 0 frees it; a per-CPU file can neither free nor take one (the
+# reference kernel has no CONFIG_RING_BUFFER_ALLOW_SWAP). The snapshot
+# trigger swaps at an event's hit, and without a snapshot writes Linux's
+# two warnings and turns tracing off.
+E=$T/events/kprobes
+expect "snapshot is freed at boot" "# * Snapshot is freed *" "$(sed -n 4p "$T/snapshot")"
+expect "with Linux's help" "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)" "$(sed -n 10p "$T/snapshot")"
+expect "per_cpu/cpu0/snapshot has the per-CPU help" "$(printf '%s\n' '# echo 0 > snapshot : Invalid for per_cpu snapshot file.' '# echo 1 > snapshot : Not supported with this kernel.')" "$(sed -n 7,8p "$T/per_cpu/cpu0/snapshot")"
+expect "snapshot files are -rw-r-----" "-rw-r----- -rw-r-----" "$(stat -c %A "$T/snapshot" "$T/per_cpu/cpu0/snapshot" | tr '\n' ' ' | sed 's/ $//')"
+expect_err "echo abc > snapshot is EINVAL" "Invalid argument" "echo abc > '$T/snapshot'"
+expect_err "a number past unsigned long is ERANGE" "Numerical result out of range" "echo 18446744073709551616 > '$T/snapshot'"
+expect_err "a per-CPU snapshot cannot be freed" "Invalid argument" "echo 0 > '$T/per_cpu/cpu0/snapshot'"
+expect_err "nor taken" "Invalid argument" "echo 1 > '$T/per_cpu/cpu0/snapshot'"
+echo 'p:snap kernel_clone' >> "$T/kprobe_events"
+echo > "$T/trace"
+echo 1 > "$E/snap/enable"
+for _ in $(seq 1 100); do grep -q ' snap: (kernel_clone+' "$T/trace" && break; sleep 0.1; done
+echo 0 > "$E/snap/enable"
+n=$(grep -c ' snap: (kernel_clone+' "$T/trace")
+if [ "$n" -gt 0 ]; then ok "the guest's forks were recorded for the snapshot"; else bad "the guest's forks were recorded for the snapshot" "$(cat "$T/trace")"; fi
+echo 1 > "$T/snapshot"
+expect "echo 1 > snapshot takes the live buffer's records" "$n" "$(grep -c ' snap: (kernel_clone+' "$T/snapshot")"
+expect "and leaves an empty live buffer" "# entries-in-buffer/entries-written: 0/0   #P:$(ls -d "$T"/per_cpu/cpu* | wc -l)" "$(sed -n 3p "$T/trace")"
+echo 1 > "$T/snapshot"
+expect "a second snapshot swaps them back" "$n 0" "$(grep -c ' snap: (kernel_clone+' "$T/trace") $(grep -c ' snap: ' "$T/snapshot")"
+expect "the snapshot is allocated" "# * Snapshot is allocated *" "$(sed -n 4p "$T/snapshot")"
+echo 1 > "$T/snapshot"
+echo 2 > "$T/snapshot"
+expect "echo 2 clears it" "# * Snapshot is allocated *" "$(sed -n 4p "$T/snapshot")"
+echo 0 > "$T/snapshot"
+expect "echo 0 frees it" "# * Snapshot is freed *" "$(sed -n 4p "$T/snapshot")"
+expect "the trigger file lists snapshot" "# traceon traceoff snapshot stacktrace enable_event disable_event" "$(sed -n 2p "$E/snap/trigger")"
+echo 'snapshot:1 if common_pid > 0' > "$E/snap/trigger"
+expect "the snapshot trigger allocates the snapshot" "# * Snapshot is allocated *" "$(sed -n 4p "$T/snapshot")"
+expect_err "a second snapshot trigger is EEXIST" "File exists" "echo snapshot >> '$E/snap/trigger'"
+for _ in $(seq 1 100); do [ "$(cat "$E/snap/trigger")" = 'snapshot:count=0 if common_pid > 0' ] && break; sleep 0.1; done
+expect "a fork spent it" "snapshot:count=0 if common_pid > 0" "$(cat "$E/snap/trigger")"
+echo '!snapshot' > "$E/snap/trigger"
+echo > "$T/trace"
+echo snapshot > "$E/snap/trigger"
+echo 0 > "$T/snapshot"
+for _ in $(seq 1 100); do [ "$(cat "$T/tracing_on")" = 0 ] && break; sleep 0.1; done
+expect "a snapshot trigger without a snapshot turns tracing off" 0 "$(cat "$T/tracing_on")"
+expect "after Linux's two warnings" "$(printf '%s\n' 'tracing_snapshot_instance_cond: *** SNAPSHOT NOT ALLOCATED ***' 'tracing_snapshot_instance_cond: *** stopping trace here!   ***')" "$(grep -v '^#' "$T/trace" | sed 's/^.*: tracing_snap/tracing_snap/')"
+echo '!snapshot' > "$E/snap/trigger"
+echo 1 > "$T/tracing_on"
+echo -:snap >> "$T/kprobe_events"
+expect "README lists the snapshot file" "  snapshot		- Like 'trace' but shows the content of the static" "$(grep '^  snapshot' "$T/README")"
+
+# Pid filters (kprobes/events/pidfilter.go): set_event_pid,
+# set_event_notrace_pid, set_ftrace_pid, set_ftrace_notrace_pid and the
+# event-fork and function-fork options, as Linux 6.1's trace_events.c,
+# ftrace.c and trace.c (trace_pid_write) take them; the expected values are
+# the oracle's (shared/oracle, Debian's 6.1).
+expect "pid files and -fork options are -rw-r-----" "$(printf -- '-rw-r-----\n%.0s' 1 2 3 4 5 6)" \
+	"$(cd "$T" && stat -c %A set_event_pid set_event_notrace_pid set_ftrace_pid set_ftrace_notrace_pid options/event-fork options/function-fork)"
+expect "event pid files read empty, ftrace pid files \"no pid\"" "$(printf 'no pid\nno pid')" \
+	"$(cat "$T/set_event_pid" "$T/set_event_notrace_pid" "$T/set_ftrace_pid" "$T/set_ftrace_notrace_pid")"
+expect "trace_options lists noevent-fork and nofunction-fork" "$(printf 'noevent-fork\nnofunction-fork')" "$(grep fork "$T/trace_options")"
+echo "30 1 2" > "$T/set_event_pid"
+echo 5 >> "$T/set_event_pid"
+expect "set_event_pid lists pids ascending; >> appends" "$(printf '1\n2\n5\n30')" "$(cat "$T/set_event_pid")"
+expect_err "a bad word in a pid write is EINVAL" "Invalid argument" "echo '8 abc 9' >> '$T/set_event_pid'"
+expect_err "a pid from 1<<30 on is EPERM" "Operation not permitted" "echo 1073741824 >> '$T/set_event_pid'"
+expect "a failed pid write changes nothing" "1 2 5 30" "$(echo $(cat "$T/set_event_pid"))"
+printf '0x10 010 +9 4294967301\t21\n' >> "$T/set_event_pid"
+expect "pids are kstrtoul(word, 0) truncated to a pid_t" "1 2 5 8 9 16 21 30" "$(echo $(cat "$T/set_event_pid"))"
+truncate -s 0 "$T/set_event_pid"
+expect "truncate(2) leaves set_event_pid alone" "1 2 5 8 9 16 21 30" "$(echo $(cat "$T/set_event_pid"))"
+echo 7 > "$T/set_event_pid"
+expect "> replaces set_event_pid" "7" "$(cat "$T/set_event_pid")"
+expect_err "> with a bad pid is EINVAL" "Invalid argument" "echo abc > '$T/set_event_pid'"
+expect "... and the open had cleared the list" "" "$(cat "$T/set_event_pid")"
+echo "3 1" > "$T/set_ftrace_pid"
+expect "set_ftrace_pid lists its pids" "$(printf '1\n3')" "$(cat "$T/set_ftrace_pid")"
+echo > "$T/set_ftrace_pid"
+expect "an empty write to set_ftrace_pid makes it \"no pid\"" "no pid" "$(cat "$T/set_ftrace_pid")"
+
+# Filtering: kworkload forks children that exit at once and reaps them.
+echo 'p:pidf/clone kernel_clone' >> "$T/kprobe_events"
+echo 'p:pidf/exit do_exit' >> "$T/kprobe_events"
+echo 1 > "$T/events/pidf/enable"
+sleep 0.5
+KW=$(grep -o 'kworkload-[0-9]*' "$T/trace" | head -1 | cut -d- -f2)
+expect "kworkload forks" 1 "$([ -n "$KW" ] && echo 1)"
+# pidsin WHAT: the pids of the trace's lines that contain WHAT.
+pidsin() { grep -v '^#' "$T/trace" | grep -- "$1" | awk '{ n = split($1, a, "-"); print a[n] }' | sort -un | tr '\n' ' '; }
+echo "$KW" > "$T/set_event_pid"
+: > "$T/trace"
+sleep 0.5
+expect "set_event_pid keeps only its tasks' events" "$KW " "$(pidsin ': (')"
+: > "$T/set_event_pid"
+echo "$KW" > "$T/set_event_notrace_pid"
+: > "$T/trace"
+sleep 0.5
+expect "set_event_notrace_pid drops its tasks' events" 0 "$(grep -v '^#' "$T/trace" | grep -c -- "-$KW \+\[")"
+: > "$T/set_event_notrace_pid"
+
+# event-fork: a listed task's children are listed while they live, and
+# their events recorded; the hook is an ftrace ops while it is needed.
+echo "$KW" > "$T/set_event_pid"
+echo 1 > "$T/options/event-fork"
+: > "$T/trace"
+most=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	n=$(wc -l < "$T/set_event_pid")
+	[ "$n" -gt "$most" ] && most=$n
+	sleep 0.1
+done
+expect "event-fork lists kworkload's children" 1 "$([ "$most" -gt 1 ] && echo 1)"
+expect "event-fork records the children's exits" 1 "$(pidsin 'exit: (do_exit' | awk -v kw="$KW" '{ for (i = 1; i <= NF; i++) if ($i != kw) { print 1; exit } }')"
+expect "the fork hook shows in enabled_functions while needed" 2 "$(grep -c -e '^wake_up_new_task ' -e '^release_task ' "$T/enabled_functions")"
+expect "reaped children leave set_event_pid" 1 "$([ "$(wc -l < "$T/set_event_pid")" -lt 40 ] && echo 1)"
+echo noevent-fork > "$T/trace_options"
+expect "... and the hook goes with event-fork" 0 "$(grep -c -e '^wake_up_new_task ' -e '^release_task ' "$T/enabled_functions")"
+: > "$T/set_event_pid"
+echo 0 > "$T/events/pidf/enable"
+echo '-:pidf/clone' >> "$T/kprobe_events"
+echo '-:pidf/exit' >> "$T/kprobe_events"
+
+# The function tracer's lists.
+echo kernel_clone > "$T/set_ftrace_filter"
+echo function > "$T/current_tracer"
+echo "$KW" > "$T/set_ftrace_pid"
+: > "$T/trace"
+sleep 0.5
+expect "set_ftrace_pid keeps only its tasks' functions" "$KW " "$(pidsin 'kernel_clone <-')"
+echo nop > "$T/current_tracer"
+echo > "$T/set_ftrace_pid"
+echo > "$T/set_ftrace_filter"
 
 # uprobe_events: PATH is the guest's (/bin/sh its shell, /sys a directory),
 # parsed as Linux 6.1 parses it; an event cannot be enabled (kpemu places
@@ -356,6 +490,82 @@ echo 1 > "$T/options/irq-info"
 expect "and trace_options follows options/" "irq-info" "$(grep -x -e irq-info -e noirq-info "$T/trace_options")"
 expect_err "an option kpemu lacks is EINVAL" "Invalid argument" "echo latency-format > '$T/trace_options'"
 echo -:rb >> "$T/kprobe_events"
+
+# The files around the trace array (kprobes/events/infofiles.go), as
+# Linux 6.1's: trace_marker and trace_marker_raw, the saved comms and
+# tgids, the settings, with the oracle's answers and errnos.
+expect "info files have Linux's modes" "--w--w---- --w--w---- --w------- -r--r----- -rw-r----- -r--r----- -r--r----- -r--r----- -r--r----- -rw-r----- -rw-r----- -rw-r----- -rw-r-----" \
+	"$(cd "$T" && echo $(stat -c %A trace_marker trace_marker_raw free_buffer saved_cmdlines saved_cmdlines_size saved_tgids printk_formats dyn_ftrace_total_info timestamp_mode buffer_percent tracing_thresh tracing_max_latency tracing_cpumask))"
+expect "fresh saved_cmdlines_size timestamp_mode buffer_percent tracing_thresh tracing_max_latency tracing_cpumask" "6552 [delta] absolute 50 0 0 3" \
+	"$(echo $(cat "$T/saved_cmdlines_size" "$T/timestamp_mode" "$T/buffer_percent" "$T/tracing_thresh" "$T/tracing_max_latency" "$T/tracing_cpumask"))"
+expect "printk_formats is empty: the guest keeps no trace_printk formats" "" "$(cat "$T/printk_formats")"
+expect "dyn_ftrace_total_info counts available_filter_functions" "$(wc -l < "$T/available_filter_functions")" "$(sed -n 's/^\([0-9]*\) pages:[0-9]* groups: [0-9]*$/\1/p' "$T/dyn_ftrace_total_info")"
+expect_err "a read-only info file refuses writes" "Invalid argument" "echo 1 > '$T/timestamp_mode'"
+expect_err "trace_marker cannot be read" "Invalid argument" "cat '$T/trace_marker'"
+# marks: each marker line as "pid cpu flags: text"
+marks() { sed -n 's/^ *.*-\([0-9]*\) *\[\([0-9]*\)\] \(.....\) *[0-9.]*: tracing_mark_write: /\1 \2 \3: /p' "$T/trace"; }
+echo > "$T/trace"
+echo hello > "$T/trace_marker"
+printf 'no newline' > "$T/trace_marker"
+printf '%1030s' '' | tr ' ' a > "$T/trace_marker"
+expect "markers are the writer's, on CPU 0, a write(2) taking 1024 bytes" "$$ 000 .....: hello
+$$ 000 .....: no newline
+1024 6" "$(marks | head -2; echo $(marks | sed -n '3,4s/.*: //p' | awk '{ print length($0) }'))"
+echo 0 > "$T/tracing_on"
+expect_err "a marker with tracing_on 0 is EBADF" "Bad file descriptor" "echo off > '$T/trace_marker'"
+echo 1 > "$T/tracing_on"
+echo 0 > "$T/options/markers"
+expect_err "a marker with the markers option off is EINVAL" "Invalid argument" "echo nomark > '$T/trace_marker'"
+echo 1 > "$T/options/markers"
+printf '\001\000\000\000abc' > "$T/trace_marker_raw"
+expect "trace_marker_raw shows its id and the record's bytes" "# 1 buf: 61 62 63 00 00 00 00 00 00 00 00 00 00 00 00 00" "$(grep -o '# 1 buf: .*' "$T/trace")"
+expect_err "a raw marker under 4 bytes is EINVAL" "Invalid argument" "printf abc > '$T/trace_marker_raw'"
+expect_err "a raw marker over 3072 bytes is EINVAL" "Invalid argument" "head -c 3073 /dev/zero > '$T/trace_marker_raw'"
+expect_err "saved_cmdlines_size 0 is EINVAL" "Invalid argument" "echo 0 > '$T/saved_cmdlines_size'"
+expect_err "saved_cmdlines_size over PID_MAX_DEFAULT is EINVAL" "Invalid argument" "echo 32769 > '$T/saved_cmdlines_size'"
+echo 32768 > "$T/saved_cmdlines_size"
+expect "saved_cmdlines_size takes what the pages hold" "45874" "$(cat "$T/saved_cmdlines_size")"
+echo 128 > "$T/saved_cmdlines_size"
+expect "and 128 is 6552" "6552" "$(cat "$T/saved_cmdlines_size")"
+expect_err "buffer_percent 101 is EINVAL" "Invalid argument" "echo 101 > '$T/buffer_percent'"
+echo 100 > "$T/buffer_percent"
+expect "buffer_percent takes 0..100" "100" "$(cat "$T/buffer_percent")"
+echo 50 > "$T/buffer_percent"
+expect_err "tracing_thresh takes a number" "Invalid argument" "echo abc > '$T/tracing_thresh'"
+echo 100 > "$T/tracing_thresh"
+echo 250 > "$T/tracing_max_latency"
+expect "tracing_thresh and tracing_max_latency read back in usecs" "100 250" "$(echo $(cat "$T/tracing_thresh" "$T/tracing_max_latency"))"
+echo 0 > "$T/tracing_thresh"
+echo 0 > "$T/tracing_max_latency"
+expect_err "a cpumask past the CPUs is EOVERFLOW" "Value too large for defined data type" "echo 4 > '$T/tracing_cpumask'"
+expect_err "a cpumask of garbage is EINVAL" "Invalid argument" "echo xyz > '$T/tracing_cpumask'"
+echo 2 > "$T/tracing_cpumask"
+expect "tracing_cpumask reads back" "2" "$(cat "$T/tracing_cpumask")"
+expect_err "a marker goes to CPU 0, which the mask leaves out: EBADF" "Bad file descriptor" "echo m > '$T/trace_marker'"
+echo > "$T/trace"
+echo 1 > "$T/options/record-tgid"
+echo 'p:tg vfs_read' >> "$T/kprobe_events"
+echo 1 > "$T/events/kprobes/tg/enable"
+sleep 0.3
+echo 0 > "$T/events/kprobes/tg/enable"
+expect "events recorded on CPU 1 alone" "001" "$(grep ' tg: (' "$T/trace" | sed 's/.*\[\([0-9]*\)\].*/\1/' | sort -u)"
+expect "record-tgid adds the TGID column" "#           TASK-PID       TGID    CPU#  |||||  TIMESTAMP  FUNCTION" "$(grep -m1 'TASK-PID' "$T/trace")"
+line=$(grep -m1 ' tg: (' "$T/trace")
+tpid=$(echo "$line" | sed 's/^ *.*-\([0-9]*\) *(.*/\1/')
+expect "saved_tgids has the tgid the line shows" "$tpid $(echo "$line" | sed 's/^[^(]*( *\([0-9]*\)).*/\1/')" "$(grep "^$tpid " "$T/saved_tgids")"
+expect "saved_cmdlines has the comm the line shows" "$tpid $(echo "$line" | sed 's/^ *\(.*\)-[0-9]* *(.*/\1/')" "$(grep "^$tpid " "$T/saved_cmdlines")"
+echo 0 > "$T/options/record-tgid"
+echo 3 > "$T/tracing_cpumask"
+echo -:tg >> "$T/kprobe_events"
+echo 1408 > "$T/buffer_size_kb"
+echo > "$T/free_buffer"
+expect "free_buffer's close shrinks the buffer to two pages a CPU" "7 1" "$(echo $(cat "$T/buffer_size_kb" "$T/tracing_on"))"
+echo 1 > "$T/options/disable_on_free"
+echo > "$T/free_buffer"
+expect "with disable_on_free it turns tracing off" "0" "$(cat "$T/tracing_on")"
+echo 0 > "$T/options/disable_on_free"
+echo 1 > "$T/tracing_on"
+echo 1410 > "$T/buffer_size_kb"
 
 # Teardown.
 echo > "$T/kprobe_events"

@@ -216,7 +216,7 @@ func countEntries(lines []string) int {
 // Linux's parsing and errnos.
 func TestTraceOptionsFile(t *testing.T) {
 	f := setupCPUs(t, 1)
-	want := "print-parent\nnosym-offset\nnosym-addr\ntrace_printk\nannotate\nnoprintk-msg-only\ncontext-info\nrecord-cmd\noverwrite\nirq-info\nnopause-on-trace\nnostacktrace\nnotest_nop_accept\nnotest_nop_refuse\n"
+	want := "print-parent\nnosym-offset\nnosym-addr\ntrace_printk\nannotate\nnoprintk-msg-only\ncontext-info\nrecord-cmd\nnorecord-tgid\noverwrite\nnodisable_on_free\nirq-info\nmarkers\nnoevent-fork\nnopause-on-trace\nnofunction-fork\nnostacktrace\nnotest_nop_accept\nnotest_nop_refuse\n"
 	if got := f.read(t, "tracing/trace_options"); got != want {
 		t.Fatalf("trace_options:\n%s\nwant\n%s", got, want)
 	}

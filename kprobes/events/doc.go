@@ -8,9 +8,10 @@
 // or more kprobes.Kprobe, registered disabled until the event is enabled.
 //
 // An event's trigger file is trace_events_trigger.c's (trigger.go):
-// traceon, traceoff, enable_event and disable_event run on the event's
-// hits, and an event with a trigger, or named by one, is armed in Linux's
-// soft mode, its records dropped until it is enabled.
+// traceon, traceoff, snapshot, stacktrace, enable_event and
+// disable_event run on the event's hits, and an event with a trigger, or
+// named by one, is armed in Linux's soft mode, its records dropped until
+// it is enabled.
 //
 // uprobe_events and uprobe_profile are trace_uprobe.c's (uprobe.go): the
 // definitions are parsed as Linux 6.1 parses them, PATH resolved in the
@@ -32,5 +33,18 @@
 // sizes, overwritten or dropped when full, with Linux's counters. trace,
 // trace_pipe and per_cpu/cpuN/ print it as trace.c and trace_output.c do
 // (trace.go); trace_options, options/, trace_clock and the buffer sizes
-// are trace.c's settings (options.go).
+// are trace.c's settings (options.go). The other files at the tracing
+// root, trace_marker, trace_marker_raw, saved_cmdlines and its size,
+// saved_tgids, printk_formats, dyn_ftrace_total_info, timestamp_mode,
+// buffer_percent, free_buffer, tracing_thresh, tracing_max_latency and
+// tracing_cpumask, are trace.c's too (infofiles.go). snapshot and
+// per_cpu/cpuN/snapshot show a second buffer that `echo 1 > snapshot` or
+// the snapshot trigger swaps with the live one (snapshot.go).
+//
+// set_event_pid, set_event_notrace_pid, set_ftrace_pid and
+// set_ftrace_notrace_pid filter the events' and the function tracer's
+// records by the task that makes them, as trace_events.c and ftrace.c
+// do, and the event-fork and function-fork options make them follow
+// forks and exits, through an ftrace hook on the guest's
+// wake_up_new_task and release_task (pidfilter.go).
 package events

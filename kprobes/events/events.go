@@ -45,7 +45,9 @@ type Tracing struct {
 	on     atomic.Bool // tracing_on
 
 	ta       traceArray    // trace flags, clock, buffer size; see options.go
+	snap     snapshotState // the snapshot buffer; see snapshot.go
 	cmdlines savedCmdlines // the comms of the pids in the buffer
+	info     infoState     // trace_marker, tracing_cpumask, saved_tgids & co; see infofiles.go
 
 	// mirrored is the last change queued to the guest's tracefs
 	// hierarchy (kernel.MirrorTracefs), which a writer waits for.
@@ -53,6 +55,8 @@ type Tracing struct {
 
 	ft    functionTracer // current_tracer, the function tracer; see ftrace.go
 	stack stackTracer    // the stack tracer; see stack.go
+
+	pids pidFilters // set_event_pid, set_ftrace_pid and the -fork options; see pidfilter.go
 }
 
 // event is a trace_probe_event: a named event with one or more probes.
@@ -142,6 +146,9 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		return nil, err
 	}
 	if err := t.initTraceArray(); err != nil {
+		return nil, err
+	}
+	if err := t.initSnapshot(); err != nil {
 		return nil, err
 	}
 	if err := t.initFtrace(); err != nil {

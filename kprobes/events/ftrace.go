@@ -149,6 +149,9 @@ func (t *Tracing) functionTraceCall(c kernel.FtraceCall) {
 	}
 	k := t.kp.Kernel()
 	cpu := c.CPU.Index()
+	if t.pids.fn.ignoresCurrent(k, cpu) {
+		return // ftrace_pid_func: set_ftrace_pid, set_ftrace_notrace_pid (pidfilter.go)
+	}
 	comm, pid := k.Current(cpu)
 	const pstateI = 1 << 7 // the I bit of DAIF
 	e := traceEntry{kind: entryFn, pid: int32(pid), ip: c.IP, parent: c.ParentIP}

@@ -29,9 +29,14 @@ const (
 	optPrintkMsgOnly = 1 << 12
 	optContextInfo   = 1 << 13
 	optRecordCmd     = 1 << 15
+	optRecordTgid    = 1 << 16 // infofiles.go
 	optOverwrite     = 1 << 17
+	optStopOnFree    = 1 << 18 // disable_on_free: infofiles.go
 	optIrqInfo       = 1 << 19
+	optMarkers       = 1 << 20 // infofiles.go
+	optEventFork     = 1 << 21
 	optPauseOnTrace  = 1 << 22
+	optFuncFork      = 1 << 25
 	optStacktrace    = 1 << 27
 
 	// optSymMask is TRACE_ITER_SYM_MASK: the flags an entry prints
@@ -40,7 +45,7 @@ const (
 
 	// optDefault is TRACE_DEFAULT_FLAGS, less what kpemu does not
 	// implement.
-	optDefault = optPrintParent | optTracePrintk | optAnnotate | optContextInfo | optRecordCmd | optOverwrite | optIrqInfo
+	optDefault = optPrintParent | optTracePrintk | optAnnotate | optContextInfo | optRecordCmd | optOverwrite | optIrqInfo | optMarkers
 )
 
 type traceOption struct {
@@ -61,12 +66,17 @@ func traceOptions() []traceOption {
 		{"printk-msg-only", optPrintkMsgOnly},
 		{"context-info", optContextInfo},
 		{"record-cmd", optRecordCmd},
+		{"record-tgid", optRecordTgid},
 		{"overwrite", optOverwrite},
+		{"disable_on_free", optStopOnFree},
 		{"irq-info", optIrqInfo},
+		{"markers", optMarkers},
+		{"event-fork", optEventFork}, // pidfilter.go
 		// Linux stops recording while trace is open; a read of trace
 		// here is a snapshot taken at its first read, which never
 		// races with the writers, so the option only keeps its value.
 		{"pause-on-trace", optPauseOnTrace},
+		{"function-fork", optFuncFork}, // pidfilter.go
 		{"stacktrace", optStacktrace},
 	}
 }
@@ -156,20 +166,21 @@ func (t *Tracing) recordsCmdline(kind entryKind) bool {
 	return f&optRecordCmd != 0
 }
 
-// Saved command lines: trace.c's savedcmd, SAVED_CMDLINES_DEFAULT of
-// them, indexed by the pid's low bits.
+// Saved command lines: trace.c's savedcmd, room for
+// SAVED_CMDLINES_DEFAULT of them and what the rest of its pages hold
+// (savedCmdlinesNum; saved_cmdlines_size changes it), indexed by the
+// pid's low bits.
 const (
 	savedCmdlinesDefault = 128
 	pidMaxDefault        = 0x8000
 )
 
 type savedCmdlines struct {
-	mu     sync.Mutex
-	byPid  map[int]int // map_pid_to_cmdline, by pid & (PID_MAX_DEFAULT-1)
-	pids   [savedCmdlinesDefault]int
-	comms  [savedCmdlinesDefault]string
-	idx    int // cmdline_idx
-	inited bool
+	mu    sync.Mutex
+	byPid map[int]int // map_pid_to_cmdline, by pid & (PID_MAX_DEFAULT-1)
+	pids  []int       // map_cmdline_to_pid, 0 for a free slot; nil until the first save
+	comms []string
+	idx   int // cmdline_idx
 }
 
 // save is trace_save_cmdline: the idle task is never saved; a pid
@@ -181,14 +192,13 @@ func (s *savedCmdlines) save(pid int, comm string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.inited {
-		s.byPid = make(map[int]int)
-		s.inited = true
+	if s.pids == nil {
+		s.reset(savedCmdlinesNum(savedCmdlinesDefault))
 	}
 	tpid := pid & (pidMaxDefault - 1)
 	i, ok := s.byPid[tpid]
 	if !ok {
-		i = (s.idx + 1) % savedCmdlinesDefault
+		i = (s.idx + 1) % len(s.pids)
 		s.byPid[tpid] = i
 		s.idx = i
 	}
@@ -303,6 +313,7 @@ func (t *Tracing) writeTraceClock(_ context.Context, p []byte, _ int64) (int, er
 			t.ta.optMu.Lock()
 			t.ta.clockID.Store(int32(i))
 			t.buf.reset()
+			t.snap.buf.reset() // tracing_set_clock empties the max buffer too
 			t.ta.optMu.Unlock()
 			return len(p), nil
 		}
@@ -382,6 +393,9 @@ func (t *Tracing) setTraceFlag(mask uint32, on bool) {
 		t.ta.flags.Or(mask)
 	} else {
 		t.ta.flags.And(^mask)
+	}
+	if mask&(optEventFork|optFuncFork) != 0 {
+		t.updateForkHook() // trace_event_follow_fork, ftrace_pid_follow_fork
 	}
 	if mask == optOverwrite {
 		t.buf.overwrite.Store(on)

@@ -104,10 +104,21 @@ func (p *rbPage) unread() int { return len(p.entries) - p.read }
 
 // cpuBuffer is a ring_buffer_per_cpu.
 type cpuBuffer struct {
-	mu    sync.Mutex // the reader_lock and the writer's exclusion in one
-	pages []*rbPage  // the ring; its length is the buffer's page count
-	head  int        // the oldest page
-	tail  int        // the page being written
+	mu sync.Mutex // the reader_lock and the writer's exclusion in one
+	// recordOff is ring_buffer_record_disable_cpu: tracing_cpumask
+	// leaves the CPU out (infofiles.go). It stays with the live buffer
+	// through snapshot swaps.
+	recordOff atomic.Bool
+	rbState
+}
+
+// rbState is everything of a cpuBuffer but its lock: what a snapshot
+// swaps between the live buffer and the snapshot buffer (snapshot.go),
+// as Linux swaps the buffers whole.
+type rbState struct {
+	pages []*rbPage // the ring; its length is the buffer's page count
+	head  int       // the oldest page
+	tail  int       // the page being written
 
 	writeStamp uint64 // the last event's time stamp, for time extends
 
@@ -330,7 +341,7 @@ func newRingBuffer(ncpu int, size uint64) *ringBuffer {
 // write records e on cpu; false if it was dropped. A waiting reader is
 // woken (rb_wakeups).
 func (rb *ringBuffer) write(cpu int, e *traceEntry, payload int) bool {
-	if cpu < 0 || cpu >= len(rb.cpus) {
+	if cpu < 0 || cpu >= len(rb.cpus) || rb.cpus[cpu].recordOff.Load() {
 		return false
 	}
 	if !rb.cpus[cpu].write(e, payload, rb.overwrite.Load()) {

@@ -408,7 +408,7 @@ func TestSavedCmdlines(t *testing.T) {
 	if got := s.find(5 + pidMaxDefault); got != "<...>" {
 		t.Errorf("a pid sharing the low bits: %q", got)
 	}
-	for pid := 100; pid < 100+savedCmdlinesDefault; pid++ {
+	for pid := 100; pid < 100+savedCmdlinesNum(savedCmdlinesDefault); pid++ { // 6552 slots
 		s.save(pid, "x")
 	}
 	if got := s.find(5); got != "<...>" {

@@ -26,6 +26,9 @@ const (
 	entryFn                         // TRACE_FN: ip and parent
 	entryPrint                      // TRACE_PRINT, a trace_printk: ip and text
 	entryStack                      // TRACE_STACK: the stack the stacktrace option records
+	entryMarker                     // TRACE_PRINT from trace_marker: text (infofiles.go)
+	entryRawData                    // TRACE_RAW_DATA from trace_marker_raw: ip is the id, text the data (infofiles.go)
+	entrySnapPuts                   // TRACE_PRINT from tracing_snapshot_instance_cond's trace_array_puts: text (snapshot.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -132,6 +135,9 @@ func (t *Tracing) commit(cpu int, comm string, e *traceEntry, payload int, from 
 	if t.recordsCmdline(e.kind) {
 		t.cmdlines.save(int(e.pid), comm)
 	}
+	if t.flag(optRecordTgid) {
+		t.saveTgid(cpu, int(e.pid))
+	}
 	if from != nil && t.flag(optStacktrace) {
 		t.commitStack(cpu, e.pid, e.flags, *from)
 	}
@@ -183,10 +189,11 @@ func (t *Tracing) lineFormat() lineFormat {
 
 // printLine is print_trace_line in the default format: the context
 // (trace_print_context, when context-info is on), then the entry as its
-// kind prints itself. A trace_printk with printk-msg-only (and
-// trace_printk) on is its message alone.
+// kind prints itself. A trace_printk or a trace_marker write (both
+// TRACE_PRINT) with printk-msg-only (and trace_printk) on is its message
+// alone.
 func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat) {
-	if e.kind == entryPrint && lf.flags&optTracePrintk != 0 && lf.flags&optPrintkMsgOnly != 0 {
+	if (e.kind == entryPrint || e.kind == entryMarker || e.kind == entrySnapPuts) && lf.flags&optTracePrintk != 0 && lf.flags&optPrintkMsgOnly != 0 {
 		w.WriteString(e.text)
 		w.WriteByte('\n')
 		return
@@ -199,6 +206,9 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 		out := padLeft(b[:0], t.cmdlines.find(int(e.pid)), 16)
 		out = append(out, '-')
 		out = padRight(out, strconv.AppendInt(nil, int64(e.pid), 10), 7)
+		if lf.flags&optRecordTgid != 0 {
+			out = t.appendTgid(out, int(e.pid))
+		}
 		out = append(out, " ["...)
 		out = appendZeroPad(out, uint64(cpu), 3)
 		out = append(out, "] "...)
@@ -255,6 +265,10 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 			w.WriteString("\n => ")
 			t.printIPSym(w, pc, sym)
 		}
+	case entryMarker, entryRawData:
+		printMarker(w, e)
+	case entrySnapPuts:
+		printSnapshotPuts(w, e, sym)
 	}
 	w.WriteByte('\n')
 }
@@ -340,32 +354,48 @@ func (t *Tracing) printIPSym(w *bytes.Buffer, addr uint64, sym uint32) {
 	}
 }
 
-// writeHeader is s_show's header: the tracer, then with context-info
-// print_func_help_header_irq (irq-info) or print_func_help_header, each
-// after print_event_info's counts, which are every CPU's even in a
-// per_cpu file, as Linux's.
-func (t *Tracing) writeHeader(w *bytes.Buffer, lf lineFormat) {
+// writeHeader is s_show's header for rb: the tracer, then with
+// context-info print_func_help_header_irq (irq-info) or
+// print_func_help_header, each after print_event_info's counts, which are
+// every CPU's even in a per_cpu file, as Linux's. help, when not nil, is
+// what s_show prints instead of the column headers when the file shows
+// nothing (print_snapshot_help: the snapshot files' help).
+func (t *Tracing) writeHeader(w *bytes.Buffer, lf lineFormat, rb *ringBuffer, cpu int, help func(*bytes.Buffer)) {
 	fmt.Fprintf(w, "# tracer: %s\n#\n", t.currentTracer())
+	if help != nil && rb.empty(cpu) {
+		help(w)
+		return
+	}
 	if lf.flags&optContextInfo == 0 {
 		return
 	}
-	entries, written := t.buf.totals()
-	fmt.Fprintf(w, "# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", entries, written, len(t.buf.cpus))
+	entries, written := rb.totals()
+	fmt.Fprintf(w, "# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", entries, written, len(rb.cpus))
+	// record-tgid adds the TGID column, and moves the flags' legend
+	// right of it.
+	tgid := lf.flags&optRecordTgid != 0
 	if lf.flags&optIrqInfo == 0 {
-		w.WriteString(`#           TASK-PID     CPU#     TIMESTAMP  FUNCTION
-#              | |         |         |         |
-`)
+		tg, bar := "", ""
+		if tgid {
+			tg, bar = "   TGID   ", "     |    "
+		}
+		fmt.Fprintf(w, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n", tg)
+		fmt.Fprintf(w, "#              | |      %s   |         |         |\n", bar)
 		return
 	}
-	w.WriteString(`#                                _-----=> irqs-off/BH-disabled
-#                               / _----=> need-resched
-#                              | / _---=> hardirq/softirq
-#                              || / _--=> preempt-depth
-#                              ||| / _-=> migrate-disable
-#                              |||| /     delay
-#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
-#              | |         |   |||||     |         |
-`)
+	prec := 2
+	if tgid {
+		prec = 12
+	}
+	sp := strings.Repeat(" ", prec)
+	fmt.Fprintf(w, "#                            %s  _-----=> irqs-off/BH-disabled\n", sp)
+	fmt.Fprintf(w, "#                            %s / _----=> need-resched\n", sp)
+	fmt.Fprintf(w, "#                            %s| / _---=> hardirq/softirq\n", sp)
+	fmt.Fprintf(w, "#                            %s|| / _--=> preempt-depth\n", sp)
+	fmt.Fprintf(w, "#                            %s||| / _-=> migrate-disable\n", sp)
+	fmt.Fprintf(w, "#                            %s|||| /     delay\n", sp)
+	fmt.Fprintf(w, "#           TASK-PID  %s CPU#  |||||  TIMESTAMP  FUNCTION\n", "     TGID   "[:prec])
+	fmt.Fprintf(w, "#              | |    %s   |   |||||     |         |\n", "       |    "[:prec])
 }
 
 // showTrace is the trace file.
@@ -380,11 +410,17 @@ func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
 // announced, as test_cpu_buff_start does (never for the first two
 // entries: s_next counts the first one as 0).
 func (t *Tracing) showTraceCPU(w *bytes.Buffer, cpu int) {
+	t.showBuffer(w, t.buf, cpu, nil)
+}
+
+// showBuffer is s_show over rb, the live buffer or the snapshot's
+// (snapshot.go), with help as writeHeader takes it.
+func (t *Tracing) showBuffer(w *bytes.Buffer, rb *ringBuffer, cpu int, help func(*bytes.Buffer)) {
 	lf := t.lineFormat()
-	annotate := lf.flags&optAnnotate != 0 && t.buf.overruns() > 0
-	t.writeHeader(w, lf)
-	entries, cpus := t.buf.snapshot(cpu)
-	started := make([]bool, len(t.buf.cpus))
+	annotate := lf.flags&optAnnotate != 0 && rb.overruns() > 0
+	t.writeHeader(w, lf, rb, cpu, help)
+	entries, cpus := rb.snapshot(cpu)
+	started := make([]bool, len(rb.cpus))
 	for i := range entries {
 		c := cpus[i]
 		if annotate && !started[c] {
@@ -600,11 +636,16 @@ func (t *Tracing) resizeBuffer(size uint64, cpu int) error {
 	if n > t.kp.Kernel().Machine().RAMSize()/pageSize {
 		return syscall.ENOMEM
 	}
+	// The snapshot, when allocated, takes the same size, with no swap
+	// between the two resizes.
+	t.snap.mu.Lock()
+	defer t.snap.mu.Unlock()
 	for i, b := range t.buf.cpus {
 		if cpu < 0 || i == cpu {
 			b.resize(int(n))
 		}
 	}
+	t.resizeSnapshot(int(n), cpu)
 	return nil
 }
 

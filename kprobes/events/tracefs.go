@@ -42,9 +42,18 @@ const readme = `tracing mini-HOWTO (kpemu):
       uptime:   Jiffy counter from time of boot
         perf:   Same clock that perf events use
 
+  timestamp_mode	- view the mode used to timestamp events
+       delta:   Delta difference against a buffer-wide timestamp
+    absolute:   Absolute (standalone) timestamp
+
+  trace_marker		- Writes into this file writes into the kernel buffer
+
+  trace_marker_raw		- Writes into this file writes binary data into the kernel buffer
+  tracing_cpumask	- Limit which CPUs to trace
   trace_options		- Set format or modify how tracing happens
 			  Disable an option by prefixing 'no' to the
 			  option name
+  saved_cmdlines_size	- echo command number in here to store comm-pid list
   tracing_on		- Enable or disable writing to the ring buffer
   available_events	- list of all events in the kernel
   set_event		- enable or disable events by name ("group:event")
@@ -59,6 +68,10 @@ const readme = `tracing mini-HOWTO (kpemu):
 	    accepts: func_full_name, *func_end, func_begin*, *func_middle*
 	    modules: Can select a group via module command :mod:
 	    Does not accept triggers
+
+  snapshot		- Like 'trace' but shows the content of the static
+			  snapshot buffer. Read the contents for more
+			  information
   stack_trace		- Shows the max stack trace when active
   stack_max_size	- Shows current max stack size that was traced
 			  Write into this file to reset the max size (trigger a
@@ -100,6 +113,8 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	   trigger: traceon, traceoff
 	            enable_event:<system>:<event>
 	            disable_event:<system>:<event>
+		    stacktrace
+		    snapshot
 	   example: echo traceoff > events/block/block_unplug/trigger
 	            echo traceoff:3 > events/block/block_unplug/trigger
 	            echo 'enable_event:kmem:kmalloc:3 if nr_rq > 1' > \
@@ -137,13 +152,17 @@ func (t *Tracing) createTracefsFiles() error {
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
+		{"set_event_pid", t.pidFileOps(&t.pids.event, false, true), 0o640},
+		{"set_event_notrace_pid", t.pidFileOps(&t.pids.event, true, true), 0o640},
+		{"set_ftrace_pid", t.pidFileOps(&t.pids.fn, false, false), 0o640},
+		{"set_ftrace_notrace_pid", t.pidFileOps(&t.pids.fn, true, false), 0o640},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
 		}
 	}
-	return nil
+	return t.createInfoFiles() // trace_marker, tracing_cpumask & co: infofiles.go
 }
 
 func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {

@@ -12,8 +12,8 @@ import (
 )
 
 // Event triggers (events/<group>/<event>/trigger), after Linux 6.1's
-// kernel/trace/trace_events_trigger.c: traceon, traceoff, stacktrace,
-// enable_event and disable_event, each with an optional ":N" count and "if <filter>"
+// kernel/trace/trace_events_trigger.c: traceon, traceoff, snapshot,
+// stacktrace, enable_event and disable_event, each with an optional ":N" count and "if <filter>"
 // over the triggering event's fields; "!cmd" removes.
 //
 // An event with a trigger is armed even while it is not enabled: Linux's
@@ -40,6 +40,7 @@ type triggerType uint8
 
 const (
 	ettTraceOnOff  triggerType = 1 << 0 // ETT_TRACE_ONOFF
+	ettSnapshot    triggerType = 1 << 1 // ETT_SNAPSHOT
 	ettStacktrace  triggerType = 1 << 2 // ETT_STACKTRACE
 	ettEventEnable triggerType = 1 << 3 // ETT_EVENT_ENABLE
 )
@@ -49,10 +50,9 @@ const triggerWriteMax = 4096
 
 // availableTriggers is what an event's trigger file shows when it holds no
 // trigger: Linux lists its registered commands in registration order;
-// these are the ones kpemu implements (Linux 6.1 also has snapshot,
-// enable_hist, disable_hist and hist, which kpemu refuses as unknown
-// commands).
-const availableTriggers = "# Available triggers:\n# traceon traceoff stacktrace enable_event disable_event\n"
+// these are the ones kpemu implements (Linux 6.1 also has enable_hist,
+// disable_hist and hist, which kpemu refuses as unknown commands).
+const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event\n"
 
 // triggerCmd is a struct event_command.
 type triggerCmd struct {
@@ -72,6 +72,8 @@ func lookupTriggerCmd(name string) (triggerCmd, bool) {
 		return triggerCmd{name: name, typ: ettTraceOnOff, on: true}, true
 	case "traceoff":
 		return triggerCmd{name: name, typ: ettTraceOnOff, post: true}, true
+	case "snapshot":
+		return triggerCmd{name: name, typ: ettSnapshot}, true
 	case "stacktrace":
 		return triggerCmd{name: name, typ: ettStacktrace, post: true}, true
 	case "enable_event":
@@ -290,7 +292,8 @@ func setTriggerFilter(tr *trigger, ev *event, s string) error {
 	return nil
 }
 
-// parseTrigger is event_trigger_parse: traceon, traceoff.
+// parseTrigger is event_trigger_parse: traceon, traceoff, snapshot,
+// stacktrace.
 func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next string, hasNext bool) error {
 	param, hasParam, filter, hasFilter, err := separateFilter(next, hasNext, false)
 	if err != nil {
@@ -311,6 +314,13 @@ func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next stri
 		if err := setTriggerFilter(tr, ev, filter); err != nil {
 			return err
 		}
+	}
+	if cmd.typ == ettSnapshot {
+		// register_snapshot_trigger: the snapshot is allocated first,
+		// and stays so if the registration then fails.
+		t.ta.sizeMu.Lock()
+		t.allocSnapshot()
+		t.ta.sizeMu.Unlock()
 	}
 	return t.registerTrigger(ev, tr)
 }
@@ -441,7 +451,7 @@ func (t *Tracing) unregisterTrigger(ev *event, typ triggerType, target *event) {
 func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
 	set := ev.triggers.Load()
 	if set == nil {
-		return 0, !ev.softDisabled.Load()
+		return 0, !ev.softDisabled.Load() && !t.eventPidIgnored(regs.CPU)
 	}
 	if !set.cond {
 		// __trace_trigger_soft_disabled reads the flags before the
@@ -451,7 +461,12 @@ func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (pos
 		for _, tr := range set.list {
 			t.fire(tr, regs, flags)
 		}
-		return 0, !soft
+		return 0, !soft && !t.eventPidIgnored(regs.CPU) // then EVENT_FILE_FL_PID_FILTER's test
+	}
+	// trace_event_buffer_reserve reserves no record for a task the pid
+	// filters ignore (pidfilter.go), so no conditional trigger sees it.
+	if t.eventPidIgnored(regs.CPU) {
+		return 0, false
 	}
 	reserved := t.on.Load()
 	var fields map[string]filterValue
@@ -466,7 +481,10 @@ func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (pos
 				continue
 			}
 		}
-		if tr.cmd.post {
+		// A snapshot swaps the buffers between the record's reserve
+		// and its commit on Linux, so the event goes to the snapshot:
+		// here the swap waits for the record.
+		if tr.cmd.post || tr.cmd.typ == ettSnapshot {
 			post |= tr.cmd.typ
 			continue
 		}
@@ -476,7 +494,8 @@ func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (pos
 }
 
 // postTriggers is event_triggers_post_call: after the record, every
-// trigger of the types callTriggers deferred.
+// trigger of the types callTriggers deferred; a deferred snapshot first,
+// as Linux swaps before the commit that the post triggers follow.
 func (t *Tracing) postTriggers(ev *event, post triggerType, regs *kprobes.Regs, flags uint64) {
 	if post == 0 {
 		return
@@ -485,9 +504,11 @@ func (t *Tracing) postTriggers(ev *event, post triggerType, regs *kprobes.Regs, 
 	if set == nil {
 		return
 	}
-	for _, tr := range set.list {
-		if tr.cmd.typ&post != 0 {
-			t.fire(tr, regs, flags)
+	for _, first := range []bool{true, false} {
+		for _, tr := range set.list {
+			if tr.cmd.typ&post != 0 && (tr.cmd.typ == ettSnapshot) == first {
+				t.fire(tr, regs, flags)
+			}
 		}
 	}
 }
@@ -498,9 +519,15 @@ func (t *Tracing) postTriggers(ev *event, post triggerType, regs *kprobes.Regs, 
 // soft-disabled, disable_event when it is not; stacktrace spends one per
 // firing and records the guest stack at the hit (from the probe's pt_regs,
 // as the stacktrace option does, where Linux unwinds its own frames and
-// skips the tracing ones) when tracing is on.
+// skips the tracing ones) when tracing is on; snapshot spends one per
+// firing and swaps the buffers (snapshot.go).
 func (t *Tracing) fire(tr *trigger, regs *kprobes.Regs, flags uint64) {
 	switch tr.cmd.typ {
+	case ettSnapshot:
+		// snapshot_count_trigger: every firing spends one.
+		if tr.take() && !t.takeSnapshot() {
+			t.snapshotNotAllocated(regs.CPU, uint8(flags))
+		}
 	case ettStacktrace:
 		if !tr.take() || !t.on.Load() {
 			return

@@ -232,7 +232,7 @@ print fmt: "\(%lx <- %lx\) rv=0x%Lx", REC->__probe_func, REC->__probe_ret_ip, RE
 `},
 		// Linux lists its registered commands; kpemu the ones it has.
 		{"myup/trigger", `# Available triggers:
-# traceon traceoff stacktrace enable_event disable_event
+# traceon traceoff snapshot stacktrace enable_event disable_event
 `},
 		{"myup/filter", "none\n"},
 		{"myup/enable", "0\n"},
