@@ -207,6 +207,7 @@ type inst struct {
 type codePage struct {
 	insts [PageSize / 4]inst
 	gen   uint32 // parallel mode: Machine.codeGen of the page when decoded
+	live  uint16 // deterministic mode: entries decoded (op != opNone)
 }
 
 // Decoded describes a decoded instruction for tests and tools; it exposes

@@ -122,6 +122,7 @@ loop:
 			off := c.pagePA - RAMBase + pc&(PageSize-1)
 			w := uint32(m.ram[off]) | uint32(m.ram[off+1])<<8 | uint32(m.ram[off+2])<<16 | uint32(m.ram[off+3])<<24
 			decode(in, w)
+			c.page.live++
 		}
 		n++
 		c.pc = pc + 4

@@ -71,7 +71,7 @@ type Stats struct {
 	Exceptions    uint64 // exceptions taken to EL1
 	Hostcalls     uint64 // hostcall handlers invoked
 	DecodedPages  int    // pages currently holding a decode cache
-	Invalidations uint64 // decode-cache pages dropped by stores
+	Invalidations uint64 // stores that overwrote decoded instructions (or, in parallel mode, a decoded page)
 	Undefined     uint64 // undefined-instruction exceptions taken
 }
 

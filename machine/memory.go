@@ -146,13 +146,44 @@ func (m *Machine) stored(by *CPU, off, n uint64) {
 		return
 	}
 	for p := off / PageSize; p <= (off+n-1)/PageSize; p++ {
-		if m.code[p].Load() != nil {
-			m.invalidate(p)
+		if cp := m.code[p].Load(); cp != nil {
+			m.invalidateSlots(p, cp, off, n)
 		}
 	}
 	if m.reservations != 0 {
 		m.snoop(by, off+RAMBase, n)
 	}
+}
+
+// invalidateSlots forgets the decoded instructions of RAM page p (decode
+// cache cp) that the store to [off, off+n) overwrote: they decode afresh
+// when next executed. Only those: data that shares a page with code (a
+// small program's .data, a stack, a module's sections) would otherwise
+// throw away the page's decoded code at every store. A page left with no
+// decoded instruction is dropped, so the cache holds only live code.
+// Deterministic mode only: parallel mode's CPUs read the entries
+// concurrently, and it drops whole pages (storedPar).
+func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
+	base := p * PageSize
+	lo, hi := max(off, base)-base, min(off+n, base+PageSize)-base
+	hit := false
+	for i := lo / 4; i < (hi+3)/4; i++ {
+		if cp.insts[i].op != opNone {
+			// Only op: an instruction that overwrote itself still reads
+			// its other fields after the store.
+			cp.insts[i].op = opNone
+			cp.live--
+			hit = true
+		}
+	}
+	if !hit {
+		return
+	}
+	if cp.live == 0 {
+		m.invalidate(p)
+		return
+	}
+	m.invalidations.Add(1)
 }
 
 // invalidate drops the decode cache of RAM page p and makes every CPU that

@@ -148,6 +148,37 @@ func TestDecodeCacheInvalidation(t *testing.T) {
 	}
 }
 
+// Stores to data that shares a page with running code (a small program's
+// .data, a stack) leave the code's decoded instructions alone; a page
+// whose decoded instructions are all overwritten leaves the cache.
+func TestDecodeCacheDataOnCodePage(t *testing.T) {
+	m, c, _ := newTestMachine(t, prog("add x1, x1, #1", "str x1, [x2]", "stp x1, x1, [x2, #16]", "b #-12"))
+	c.SetX(2, testCode+0x800) // the same page, past the code
+	if err := m.Step(4000); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Stats()
+	if c.X(1) != 1000 || st.DecodedPages != 1 || st.Invalidations != 0 {
+		t.Fatalf("x1 = %d, decoded pages %d, invalidations %d; want 1000, 1, 0", c.X(1), st.DecodedPages, st.Invalidations)
+	}
+	// Overwrite the four decoded instructions from the host (with code
+	// that parks the CPU): the page goes, and decodes afresh when run.
+	wfi := I("wfi")
+	for i := uint64(0); i < 4; i++ {
+		mustWrite32(t, m, testCode+4*i, wfi)
+	}
+	if st := m.Stats(); st.DecodedPages != 0 || st.Invalidations != 4 {
+		t.Fatalf("after overwriting the code: decoded pages %d, invalidations %d; want 0, 4", st.DecodedPages, st.Invalidations)
+	}
+	c.SetPC(testCode)
+	if err := m.Step(1); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Waiting() || m.Stats().DecodedPages != 1 {
+		t.Fatalf("waiting %v, decoded pages %d", c.Waiting(), m.Stats().DecodedPages)
+	}
+}
+
 func TestRunPowerOff(t *testing.T) {
 	m, _, console := newTestMachine(t, prog(
 		"mov x1, #0x9000000", "mov w0, #0x21", "strb w0, [x1]",
