@@ -290,6 +290,43 @@ echo 0 > "$E/trig2/enable"
 echo -:trig >> "$T/kprobe_events"
 echo -:trig2 >> "$T/kprobe_events"
 
+# Subsystem filters (kprobes/events/subsysfilter.go) and the events/
+# root's header_page and header_event, with Linux 6.1's answers: a
+# group's filter goes to each of its events, set where it parses and in
+# error where it does not (the write succeeds all the same, one
+# error_log entry per event), "0" clears them all, and the group's file
+# always reads Linux's fixed message.
+echo 'p:sfa vfs_read count=%x2' >> "$T/kprobe_events"
+echo 'p:sfb vfs_write cnt=%x2' >> "$T/kprobe_events"
+echo 'p:sfgrp/sfc vfs_write' >> "$T/kprobe_events"
+E=$T/events/kprobes
+expect "a group has enable and filter, with Linux's modes" "-rw-r----- -rw-r-----" "$(cd "$E" && echo $(stat -c %A enable filter))"
+expect "a group's filter reads the global filter message" "$(printf '%s\n' '### global filter ###' '# Use this to set filters for multiple events.' '# Only events with the given fields will be affected.' '# If no events are modified, an error message will be displayed here')" "$(cat "$E/filter")"
+: > "$T/error_log"
+echo 'count > 0' > "$E/filter"
+expect "the event with the field gets the filter" "count > 0" "$(cat "$E/sfa/filter")"
+expect "the event without it gets the error" "$(printf 'count > 0\n^\nparse_error: Couldn'"'"'t find or set field in one of a subsystem'"'"'s events\n')" "$(cat "$E/sfb/filter")"
+expect "another group's event is untouched" "none" "$(cat "$T/events/sfgrp/sfc/filter")"
+expect "error_log has the event's entry" "$(printf '%s\n' "  Command: count > 0" "           ^")" "$(grep -A2 "event filter parse error: error: Couldn't find or set field in one of a subsystem's events" "$T/error_log" | tail -2)"
+expect "the group's file still reads the message" "### global filter ###" "$(head -1 "$E/filter")"
+echo 'common_pid != 0' > "$E/filter"
+expect "a common field goes to every event" "common_pid != 0 common_pid != 0" "$(echo $(cat "$E/sfa/filter" "$E/sfb/filter"))"
+echo '(count > 0' > "$E/filter"
+expect "a syntax error is each event's error, not the write's" "(count > 0" "$(head -1 "$E/sfa/filter")"
+expect_err "a page-long group filter is EINVAL" "Invalid argument" "head -c 4096 /dev/zero | tr '\\0' ' ' > '$E/filter'"
+expect "and changes nothing" "^" "$(sed -n 2p "$E/sfa/filter")"
+echo 0 > "$E/filter"
+expect "0 clears every event's filter" "none none" "$(echo $(cat "$E/sfa/filter" "$E/sfb/filter"))"
+: > "$T/error_log"
+expect "events/ has header_page and header_event, read-only" "-r--r----- -r--r-----" "$(cd "$T/events" && echo $(stat -c %A header_page header_event))"
+expect "header_page is Linux's" "$(printf '\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;')" "$(cat "$T/events/header_page")"
+expect "header_event is Linux's" "$(printf '# compressed entry header\n\ttype_len    :    5 bits\n\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n\tpadding     : type == 29\n\ttime_extend : type == 30\n\ttime_stamp : type == 31\n\tdata max type_len  == 28')" "$(cat "$T/events/header_event")"
+expect "both are 205 bytes" "205 205" "$(echo $(wc -c < "$T/events/header_page") $(wc -c < "$T/events/header_event"))"
+expect_err "writing header_page is EINVAL" "Invalid argument" "echo x > '$T/events/header_page'"
+echo -:sfa >> "$T/kprobe_events"
+echo -:sfb >> "$T/kprobe_events"
+echo -:sfgrp/sfc >> "$T/kprobe_events"
+
 # The snapshot buffer (CONFIG_TRACER_SNAPSHOT): freed at boot, its help in
 # place of the column headers; `echo 1 > snapshot` allocates it and swaps
 # it with the live buffer, a second one swaps back; other numbers clear
@@ -482,13 +519,47 @@ sleep 0.3
 echo 0 > "$T/events/kprobes/rb/enable"
 expect "the counter clock prints a count" 1 "$(grep -m1 -cE '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] d\.\.\.\. +[0-9]+: rb: \(vfs_read\+0x0/0x[0-9a-f]+\)$' "$T/trace")"
 echo local > "$T/trace_clock"
-expect "trace_options starts with Linux's defaults" "print-parent nosym-offset nosym-addr trace_printk" "$(echo $(head -4 "$T/trace_options"))"
+expect "trace_options starts with Linux's defaults" "print-parent nosym-offset nosym-addr noraw nohex nobin trace_printk" "$(echo $(head -7 "$T/trace_options"))"
 echo noirq-info > "$T/trace_options"
 expect "options/irq-info follows trace_options" "0" "$(cat "$T/options/irq-info")"
 expect "without irq-info the header has no flags" "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION" "$(sed -n 5p "$T/trace")"
 echo 1 > "$T/options/irq-info"
 expect "and trace_options follows options/" "irq-info" "$(grep -x -e irq-info -e noirq-info "$T/trace_options")"
 expect_err "an option kpemu lacks is EINVAL" "Invalid argument" "echo latency-format > '$T/trace_options'"
+# raw, hex and bin (kprobes/events/rawoutput.go): print_raw_fmt,
+# print_hex_fmt and print_bin_fmt; a probe event prints only its type
+# (its id), as Linux's kprobe events have no raw printers.
+echo 'r:rbr vfs_read' >> "$T/kprobe_events"
+ID=$(cat "$T/events/kprobes/rb/id") RID=$(cat "$T/events/kprobes/rbr/id")
+echo > "$T/trace"
+echo 1 > "$T/events/kprobes/rb/enable"
+echo 1 > "$T/events/kprobes/rbr/enable"
+sleep 0.3
+echo 0 > "$T/events/kprobes/rb/enable"
+echo 0 > "$T/events/kprobes/rbr/enable"
+echo hello > "$T/trace_marker"
+echo raw > "$T/trace_options"
+expect "options/raw follows trace_options" "1" "$(cat "$T/options/raw")"
+expect "raw keeps the header" "# tracer: nop" "$(head -1 "$T/trace")"
+expect "raw prints a kprobe event as pid cpu ts type: ID" 1 "$(grep -m1 -cE "^[0-9]+ [01] [0-9]+ type: $ID\$" "$T/trace")"
+expect "and a kretprobe event by its own id" 1 "$(grep -m1 -cE "^[0-9]+ [01] [0-9]+ type: $RID\$" "$T/trace")"
+expect "raw prints a marker as # ip text" 1 "$(grep -cE '^[0-9]+ 0 [0-9]+ # 0 hello$' "$T/trace")"
+expect "trace_pipe prints raw too" 1 "$(dd if="$T/trace_pipe" bs=4096 count=1 iflag=nonblock 2>/dev/null | head -1 | grep -cE "^[0-9]+ [01] [0-9]+ type: ($ID|$RID)\$")"
+echo 0 > "$T/options/context-info"
+expect "without context-info raw prints the type alone" "type: $ID" "$(grep -m1 -x "type: $ID" "$T/trace")"
+echo 1 > "$T/options/context-info"
+echo 1 > "$T/options/hex"
+expect "hex prints the context as hex fields, then an empty line" "$(printf 'type\n')" "$(grep -m1 -A1 -E "^[0-9a-f]{8} 0000000[01] [0-9a-f]{16} type: ($ID|$RID)\$" "$T/trace" | sed 's/.* \(type\): .*/\1/')"
+expect "hex prints a marker as TRACE_PRINT's type" 1 "$(grep -cE '^[0-9a-f]{8} 00000000 [0-9a-f]{16} type: 5$' "$T/trace")"
+echo bin > "$T/trace_options"
+expect "bin prints pid, cpu (0) and ts as their bytes before type: N" " 00 00 00 00 74 79 70 65 3a 20 35 0a" "$(tail -c 24 "$T/trace" | od -An -tx1 -j4 | tr -d '\n' | sed 's/^\(.\{12\}\).\{24\}/\1/')"
+expect "bin's marker record: 16 bytes then type: 5" "type: 5" "$(tail -c 8 "$T/trace" | head -1)"
+expect_err "options/bin takes only 0 and 1" "Invalid argument" "echo 2 > '$T/options/bin'"
+echo nobin > "$T/trace_options"
+echo nohex > "$T/trace_options"
+echo noraw > "$T/trace_options"
+expect "noraw brings back the default format" 1 "$(grep -c 'tracing_mark_write: hello$' "$T/trace")"
+echo -:rbr >> "$T/kprobe_events"
 echo -:rb >> "$T/kprobe_events"
 
 # The files around the trace array (kprobes/events/infofiles.go), as

@@ -216,7 +216,7 @@ func countEntries(lines []string) int {
 // Linux's parsing and errnos.
 func TestTraceOptionsFile(t *testing.T) {
 	f := setupCPUs(t, 1)
-	want := "print-parent\nnosym-offset\nnosym-addr\ntrace_printk\nannotate\nnoprintk-msg-only\ncontext-info\nrecord-cmd\nnorecord-tgid\noverwrite\nnodisable_on_free\nirq-info\nmarkers\nnoevent-fork\nnopause-on-trace\nnofunction-fork\nnostacktrace\nnotest_nop_accept\nnotest_nop_refuse\n"
+	want := "print-parent\nnosym-offset\nnosym-addr\nnoraw\nnohex\nnobin\ntrace_printk\nannotate\nnoprintk-msg-only\ncontext-info\nrecord-cmd\nnorecord-tgid\noverwrite\nnodisable_on_free\nirq-info\nmarkers\nnoevent-fork\nnopause-on-trace\nnofunction-fork\nnostacktrace\nnotest_nop_accept\nnotest_nop_refuse\n"
 	if got := f.read(t, "tracing/trace_options"); got != want {
 		t.Fatalf("trace_options:\n%s\nwant\n%s", got, want)
 	}
@@ -260,7 +260,15 @@ func TestTraceOptionsFile(t *testing.T) {
 		{"options/test_nop_accept", "0\n", 0, "notest_nop_accept", "0\n"},
 		// Options Linux has and kpemu does not act on are refused.
 		{"trace_options", "latency-format\n", syscall.EINVAL, "(missing)", ""},
-		{"trace_options", "noraw\n", syscall.EINVAL, "(missing)", ""},
+		{"trace_options", "verbose\n", syscall.EINVAL, "(missing)", ""},
+		// raw, hex and bin (rawoutput.go).
+		{"trace_options", "raw\n", 0, "raw", "1\n"},
+		{"options/hex", "1\n", 0, "hex", "1\n"},
+		{"options/bin", "2\n", syscall.EINVAL, "nobin", "0\n"},
+		{"trace_options", "bin", 0, "bin", "1\n"},
+		{"trace_options", "nobin", 0, "nobin", "0\n"},
+		{"options/hex", "0", 0, "nohex", "0\n"},
+		{"trace_options", "noraw\n", 0, "noraw", "0\n"},
 	}
 	for _, s := range steps {
 		err := f.write("tracing/"+s.file, s.data, true)

@@ -7,6 +7,12 @@
 // with the same errnos and the same error_log entries; each event owns one
 // or more kprobes.Kprobe, registered disabled until the event is enabled.
 //
+// A group's filter file (events/GROUP/filter) is trace_events_filter.c's
+// subsystem filter (subsysfilter.go): it sets its string on every event
+// of the group, in error on those it does not fit. events/header_page
+// and events/header_event are ring_buffer.c's header descriptions
+// (headers.go).
+//
 // An event's trigger file is trace_events_trigger.c's (trigger.go):
 // traceon, traceoff, snapshot, stacktrace, enable_event and
 // disable_event run on the event's hits, and an event with a trigger, or
@@ -33,7 +39,9 @@
 // sizes, overwritten or dropped when full, with Linux's counters. trace,
 // trace_pipe and per_cpu/cpuN/ print it as trace.c and trace_output.c do
 // (trace.go); trace_options, options/, trace_clock and the buffer sizes
-// are trace.c's settings (options.go). The other files at the tracing
+// are trace.c's settings (options.go); the raw, hex and bin options print
+// the records through trace_output.c's raw, hex and binary printers
+// (rawoutput.go). The other files at the tracing
 // root, trace_marker, trace_marker_raw, saved_cmdlines and its size,
 // saved_tgids, printk_formats, dyn_ftrace_total_info, timestamp_mode,
 // buffer_percent, free_buffer, tracing_thresh, tracing_max_latency and

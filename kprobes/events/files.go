@@ -28,6 +28,7 @@ func (t *Tracing) createFiles() error {
 	if _, err := t.tree.MkdirAll(path.Join(t.dir, "events"), modeDir); err != nil {
 		return fmt.Errorf("creating %s/events: %w", t.dir, err)
 	}
+	hdrPage, hdrEvent := headerFileOps() // headers.go
 	files := []struct {
 		name string
 		mode fs.FileMode
@@ -47,6 +48,8 @@ func (t *Tracing) createFiles() error {
 		}},
 		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.openTracePipe(-1)}},
 		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},
+		{"events/header_page", modeRead, hdrPage},
+		{"events/header_event", modeRead, hdrEvent},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), f.mode, f.ops); err != nil {
@@ -103,6 +106,9 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group))
 		if _, err := t.tree.CreateFile(path.Join(gdir, "enable"), modeWrite, debugfs.FileOps{Show: t.showGroupEnable(ev.group), Write: t.writeGroupEnable(ev.group)}); err != nil {
 			return fmt.Errorf("creating %s/enable: %w", gdir, err)
+		}
+		if _, err := t.tree.CreateFile(path.Join(gdir, "filter"), modeWrite, t.subsysFilterOps(ev.group)); err != nil {
+			return fmt.Errorf("creating %s/filter: %w", gdir, err)
 		}
 	}
 	edir := path.Join(gdir, ev.name)

@@ -287,6 +287,9 @@ func (t *Tracing) showFilter(ev *event) func(context.Context, *bytes.Buffer) err
 // with a caret and the parse error, and error_log gets an entry.
 func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
+		if len(p) >= maxFilterWrite { // event_filter_write: a page or more
+			return 0, syscall.EINVAL
+		}
 		// strstrip() trims the buffer's end in place; the leading blanks
 		// stay in the filter string (and count in caret positions).
 		s := strings.TrimRightFunc(string(p), unicode.IsSpace)

@@ -103,7 +103,7 @@ func (t *Tracing) jprobeDispatcher(tp *traceProbe) func([]kprobes.JprobeArg, *kp
 		for _, a := range args {
 			fmt.Fprintf(&w, " %s=%s", a.Name, formatParam(a))
 		}
-		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), text: w.String()}
+		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
 		t.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(ev), &stackFrom{regs.PC, regs.X[29]})
 	}
 }

@@ -24,6 +24,9 @@ const (
 	optPrintParent   = 1 << 0
 	optSymOffset     = 1 << 1
 	optSymAddr       = 1 << 2
+	optRaw           = 1 << 4 // rawoutput.go
+	optHex           = 1 << 5
+	optBin           = 1 << 6
 	optTracePrintk   = 1 << 8
 	optAnnotate      = 1 << 9
 	optPrintkMsgOnly = 1 << 12
@@ -61,6 +64,9 @@ func traceOptions() []traceOption {
 		{"print-parent", optPrintParent},
 		{"sym-offset", optSymOffset},
 		{"sym-addr", optSymAddr},
+		{"raw", optRaw},
+		{"hex", optHex},
+		{"bin", optBin},
 		{"trace_printk", optTracePrintk},
 		{"annotate", optAnnotate},
 		{"printk-msg-only", optPrintkMsgOnly},

@@ -43,6 +43,7 @@ type traceEntry struct {
 	kind   entryKind
 	length uint16 // the bytes it takes in its page (ringbuf.go)
 	nlen   uint16 // probe events: the length of the event's name at the start of text
+	typ    uint16 // probe events: the event's id, common_type (the raw, hex and bin options print it: rawoutput.go)
 	text   string // probe events: "myprobe fd=0x1", the arguments formatted at the hit; entryPrint: the message
 	ip     uint64
 	parent uint64
@@ -94,7 +95,7 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
-	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), text: w.String()}
+	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
 	t.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{regs.PC, regs.X[29]})
 }
 
@@ -117,7 +118,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
-	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), text: w.String()}
+	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
 	t.commit(regs.CPU, comm, &e, kretprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{ri.RetAddr, regs.X[29]})
 }
 
@@ -196,6 +197,10 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 	if (e.kind == entryPrint || e.kind == entryMarker || e.kind == entrySnapPuts) && lf.flags&optTracePrintk != 0 && lf.flags&optPrintkMsgOnly != 0 {
 		w.WriteString(e.text)
 		w.WriteByte('\n')
+		return
+	}
+	if lf.flags&(optRaw|optHex|optBin) != 0 {
+		printRawLine(w, cpu, e, lf) // rawoutput.go
 		return
 	}
 	if lf.flags&optContextInfo != 0 {
@@ -417,7 +422,9 @@ func (t *Tracing) showTraceCPU(w *bytes.Buffer, cpu int) {
 // (snapshot.go), with help as writeHeader takes it.
 func (t *Tracing) showBuffer(w *bytes.Buffer, rb *ringBuffer, cpu int, help func(*bytes.Buffer)) {
 	lf := t.lineFormat()
-	annotate := lf.flags&optAnnotate != 0 && rb.overruns() > 0
+	// test_cpu_buff_start is print_trace_fmt's: raw, hex and bin
+	// announce nothing.
+	annotate := lf.flags&optAnnotate != 0 && lf.flags&(optRaw|optHex|optBin) == 0 && rb.overruns() > 0
 	t.writeHeader(w, lf, rb, cpu, help)
 	entries, cpus := rb.snapshot(cpu)
 	started := make([]bool, len(rb.cpus))
