@@ -232,3 +232,40 @@ func TestPCRelative(t *testing.T) {
 		{name: "adrp-neg", code: []string{"adrp x1, #-8192"}, want: regs{1: testCode&^0xfff - 8192}},
 	})
 }
+
+// condTable against the Arm ARM's ConditionHolds, for every condition code
+// and every NZCV.
+func TestCondTable(t *testing.T) {
+	for cc := uint8(0); cc < 16; cc++ {
+		for f := uint8(0); f < 16; f++ {
+			n, z, c, v := f&8 != 0, f&4 != 0, f&2 != 0, f&1 != 0
+			var want bool
+			switch cc >> 1 {
+			case 0:
+				want = z // EQ
+			case 1:
+				want = c // CS
+			case 2:
+				want = n // MI
+			case 3:
+				want = v // VS
+			case 4:
+				want = c && !z // HI
+			case 5:
+				want = n == v // GE
+			case 6:
+				want = n == v && !z // GT
+			case 7:
+				want = true // AL
+			}
+			if cc&1 != 0 && cc != 15 {
+				want = !want
+			}
+			cpu := &CPU{}
+			cpu.setNZCV(uint64(f) << 28)
+			if got := cpu.cond(cc); got != want {
+				t.Errorf("cond %#x with NZCV %04b = %v, want %v", cc, f, got, want)
+			}
+		}
+	}
+}

@@ -53,7 +53,7 @@ type cpuState struct {
 	page   *codePage // decode cache of that page
 	pagePA uint64    // physical base of that page
 
-	n, z, cf, v bool // PSTATE.NZCV
+	nzcvBits uint8 // PSTATE.NZCV as N<<3 | Z<<2 | C<<1 | V, so cond is a table lookup
 
 	retired uint64
 
@@ -210,29 +210,12 @@ func (c *CPU) SetPSTATE(v uint64) {
 	}
 }
 
-func (c *CPU) nzcv() uint64 {
-	var v uint64
-	if c.n {
-		v |= spsrN
-	}
-	if c.z {
-		v |= spsrZ
-	}
-	if c.cf {
-		v |= spsrC
-	}
-	if c.v {
-		v |= spsrV
-	}
-	return v
-}
+func (c *CPU) nzcv() uint64 { return uint64(c.nzcvBits) << 28 }
 
-func (c *CPU) setNZCV(v uint64) {
-	c.n = v&spsrN != 0
-	c.z = v&spsrZ != 0
-	c.cf = v&spsrC != 0
-	c.v = v&spsrV != 0
-}
+func (c *CPU) setNZCV(v uint64) { c.nzcvBits = uint8(v >> 28 & 15) }
+
+// carry is PSTATE.C as 0 or 1.
+func (c *CPU) carry() uint64 { return uint64(c.nzcvBits >> 1 & 1) }
 
 // setMode changes PSTATE.EL and PSTATE.SP, swapping the banked stack
 // pointer in and out of the live slot.
@@ -251,30 +234,16 @@ func (c *CPU) setMode(el, spsel uint8) {
 }
 
 // cond evaluates an A64 condition code against NZCV.
-func (c *CPU) cond(cc uint8) bool {
-	var r bool
-	switch cc >> 1 {
-	case 0:
-		r = c.z
-	case 1:
-		r = c.cf
-	case 2:
-		r = c.n
-	case 3:
-		r = c.v
-	case 4:
-		r = c.cf && !c.z
-	case 5:
-		r = c.n == c.v
-	case 6:
-		r = c.n == c.v && !c.z
-	default:
-		return true // AL and NV both mean always
-	}
-	if cc&1 != 0 {
-		r = !r
-	}
-	return r
+func (c *CPU) cond(cc uint8) bool { return condTable[cc&15]>>c.nzcvBits&1 != 0 }
+
+// condTable holds, for each condition code, the NZCV values (as bit
+// indexes N<<3|Z<<2|C<<1|V) for which it holds: EQ is Z, CS is C, MI is
+// N, VS is V, HI is C && !Z, GE is N == V, GT is N == V && !Z, AL and NV
+// always; an odd code is the even one's negation (TestCondTable checks it
+// against those definitions). Read only.
+var condTable = [16]uint16{
+	0xf0f0, 0x0f0f, 0xcccc, 0x3333, 0xff00, 0x00ff, 0xaaaa, 0x5555,
+	0x0c0c, 0xf3f3, 0xaa55, 0x55aa, 0x0a05, 0xf5fa, 0xffff, 0xffff,
 }
 
 // clearExclusive and setExclusive keep m.reservations, the count that lets

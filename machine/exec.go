@@ -138,9 +138,17 @@ loop:
 		case opSUBi:
 			r[in.rd] = wr(in.sf, r[in.rn]-in.imm)
 		case opADDSi:
-			r[in.rd] = c.addFlags(r[in.rn], in.imm, 0, in.sf)
+			if in.sf {
+				r[in.rd] = c.addFlags64(r[in.rn], in.imm, 0)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), uint32(in.imm), 0)
+			}
 		case opSUBSi:
-			r[in.rd] = c.addFlags(r[in.rn], ^in.imm, 1, in.sf)
+			if in.sf { // CMP (immediate) mostly: the hottest flag setter
+				r[in.rd] = c.addFlags64(r[in.rn], ^in.imm, 1)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(in.imm), 1)
+			}
 		case opANDi:
 			r[in.rd] = r[in.rn] & in.imm
 		case opORRi:
@@ -199,7 +207,11 @@ loop:
 		case opADDSr:
 			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
 		case opSUBSr:
-			r[in.rd] = c.addFlags(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, in.sf), 1, in.sf)
+			if in.sf {
+				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
+			}
 		case opADDx:
 			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
 		case opSUBx:
@@ -209,13 +221,13 @@ loop:
 		case opSUBSx:
 			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
 		case opADC:
-			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+b2u(c.cf))
+			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
 		case opSBC:
-			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+b2u(c.cf))
+			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+c.carry())
 		case opADCS:
-			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], b2u(c.cf), in.sf)
+			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], c.carry(), in.sf)
 		case opSBCS:
-			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], b2u(c.cf), in.sf)
+			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
 		case opCCMN, opCCMP:
 			if c.cond(in.cc) {
 				y := in.imm
@@ -748,28 +760,34 @@ func b2u(b bool) uint64 {
 // returns the (zero-extended) result. Subtraction passes ^y and carry 1.
 func (c *CPU) addFlags(x, y, carry uint64, sf bool) uint64 {
 	if sf {
-		s, co := bits.Add64(x, y, carry)
-		c.n, c.z, c.cf = int64(s) < 0, s == 0, co != 0
-		c.v = int64((x^s)&(y^s)) < 0
-		return s
+		return c.addFlags64(x, y, carry)
 	}
-	x32, y32 := uint32(x), uint32(y)
-	s, co := bits.Add32(x32, y32, uint32(carry))
-	c.n, c.z, c.cf = int32(s) < 0, s == 0, co != 0
-	c.v = int32((x32^s)&(y32^s)) < 0
+	return c.addFlags32(uint32(x), uint32(y), uint32(carry))
+}
+
+// addFlags64 and addFlags32 are addFlags' two widths, small enough for
+// the compiler to inline into the interpreter loop.
+func (c *CPU) addFlags64(x, y, carry uint64) uint64 {
+	s, co := bits.Add64(x, y, carry)
+	c.nzcvBits = uint8(s>>63<<3 | b2u(s == 0)<<2 | co<<1 | ((x^s)&(y^s))>>63)
+	return s
+}
+
+func (c *CPU) addFlags32(x, y, carry uint32) uint64 {
+	s, co := bits.Add32(x, y, carry)
+	c.nzcvBits = uint8(s>>31<<3 | uint32(b2u(s == 0))<<2 | co<<1 | ((x^s)&(y^s))>>31)
 	return uint64(s)
 }
 
 // logicFlags sets NZCV for ANDS/BICS (C and V cleared) and returns the
 // result truncated to the operation's width.
 func (c *CPU) logicFlags(v uint64, sf bool) uint64 {
-	if sf {
-		c.n, c.z = int64(v) < 0, v == 0
-	} else {
+	if !sf {
 		v = uint64(uint32(v))
-		c.n, c.z = int32(v) < 0, v == 0
+		c.nzcvBits = uint8(v>>31<<3 | b2u(v == 0)<<2)
+		return v
 	}
-	c.cf, c.v = false, false
+	c.nzcvBits = uint8(v>>63<<3 | b2u(v == 0)<<2)
 	return v
 }
 
