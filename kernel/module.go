@@ -58,6 +58,10 @@ type Module struct {
 	InitText    []Range // .init.text*: probes there go when init is done
 	KprobesText Range   // .kprobes.text, empty if none
 	Blacklist   Range   // _kprobe_blacklist: NOKPROBE_SYMBOL addresses
+	// TraceBprintkFmt is __trace_printk_fmt (mod->trace_bprintk_fmt_start):
+	// a pointer to the format of each trace_printk() call, 0 for one whose
+	// format is not a constant. Empty if none.
+	TraceBprintkFmt Range
 
 	init, exit uint64 // init_module, cleanup_module; 0 if none
 }
@@ -529,6 +533,8 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 			}
 		case s.Name == "_kprobe_blacklist":
 			m.Blacklist = r
+		case s.Name == "__trace_printk_fmt":
+			m.TraceBprintkFmt = r
 		}
 	}
 

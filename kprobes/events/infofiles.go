@@ -33,6 +33,7 @@ type infoState struct {
 	cpumask   []uint32   // tr->tracing_cpumask, 32 CPUs a word
 
 	tgids savedTgids
+	fmts  printkFormats // the modules' trace_printk formats; see printkfmt.go
 }
 
 // Limits from trace.c and trace.h.
@@ -56,6 +57,7 @@ const markerCPU = 0
 // createInfoFiles creates the files of this file.
 func (t *Tracing) createInfoFiles() error {
 	t.info.bufferPercent.Store(bufferPercentDefault)
+	t.kp.Kernel().RegisterModuleNotifier(t.printkFormatsModuleCallback)
 	ncpu := len(t.buf.cpus)
 	t.info.cpumask = make([]uint32, (ncpu+31)/32)
 	for cpu := 0; cpu < ncpu; cpu++ {
@@ -74,13 +76,7 @@ func (t *Tracing) createInfoFiles() error {
 		{"saved_cmdlines", 0o440, ro(t.cmdlines.show)},
 		{"saved_cmdlines_size", 0o640, debugfs.FileOps{Show: t.showSavedCmdlinesSize, Write: t.writeSavedCmdlinesSize}},
 		{"saved_tgids", 0o440, ro(t.info.tgids.show)},
-		// printk_formats lists the formats of the trace_printk()
-		// calls the kernel and its modules were built with (their
-		// __trace_printk_fmt sections) and its tracepoint_str
-		// strings. kpemu's guest formats its trace_printk text itself
-		// and keeps neither section, so there is nothing to list,
-		// as on a Linux without either.
-		{"printk_formats", 0o440, ro(func(*bytes.Buffer) {})},
+		{"printk_formats", 0o440, ro(t.showPrintkFormats)},
 		{"dyn_ftrace_total_info", 0o440, ro(t.showDynFtraceTotalInfo)},
 		// kpemu stamps events by deltas only: absolute time stamps
 		// come with hist triggers, which it does not implement.

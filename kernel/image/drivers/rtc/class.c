@@ -24,6 +24,7 @@ static struct rtc_device *rtc_allocate_device(void)
 	if (!rtc)
 		return NULL;
 	device_initialize(&rtc->dev);
+	mutex_init(&rtc->ops_lock);
 	rtc->max_user_freq = 64;
 	rtc->dev.class = rtc_class;
 	rtc->dev.groups = rtc_get_dev_attribute_groups();

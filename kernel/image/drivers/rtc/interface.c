@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading an RTC, as drivers/rtc/interface.c: the driver's read_time, whose
- * result must be a valid time. Linux serialises the ops with a mutex;
- * kpemu's one driver reads one register, so there is nothing to guard.
+ * result must be a valid time, the ops serialised by the device's
+ * ops_lock mutex.
  */
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/rtc.h>
 
 static int __rtc_read_time(struct rtc_device *rtc, struct rtc_time *tm)
@@ -24,5 +25,10 @@ static int __rtc_read_time(struct rtc_device *rtc, struct rtc_time *tm)
 
 int rtc_read_time(struct rtc_device *rtc, struct rtc_time *tm)
 {
-	return __rtc_read_time(rtc, tm);
+	int err;
+
+	mutex_lock(&rtc->ops_lock);
+	err = __rtc_read_time(rtc, tm);
+	mutex_unlock(&rtc->ops_lock);
+	return err;
 }

@@ -11,6 +11,7 @@
 
 #include <linux/types.h>
 #include <linux/device.h>
+#include <linux/mutex.h>
 
 typedef s64 time64_t;		/* linux/time64.h */
 typedef u64 timeu64_t;
@@ -37,6 +38,7 @@ struct rtc_device {
 	struct device dev;
 	int id;
 	const struct rtc_class_ops *ops;
+	struct mutex ops_lock;		/* serialises the ops */
 	int max_user_freq;
 	time64_t range_min;
 	timeu64_t range_max;

@@ -164,6 +164,39 @@ struct rq {
 	struct list_head queue;
 };
 
+/*
+ * The run queue lock, as kernel/sched/sched.h: out of line in core.c
+ * (raw_spin_rq_lock_nested, raw_spin_rq_unlock), IRQs masked around it
+ * by the inline _irqsave forms.
+ */
+void raw_spin_rq_lock_nested(struct rq *rq, int subclass);
+void raw_spin_rq_unlock(struct rq *rq);
+
+static inline void raw_spin_rq_lock(struct rq *rq)
+{
+	raw_spin_rq_lock_nested(rq, 0);
+}
+
+static inline unsigned long _raw_spin_rq_lock_irqsave(struct rq *rq)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	raw_spin_rq_lock(rq);
+	return flags;
+}
+
+static inline void raw_spin_rq_unlock_irqrestore(struct rq *rq, unsigned long flags)
+{
+	raw_spin_rq_unlock(rq);
+	local_irq_restore(flags);
+}
+
+#define raw_spin_rq_lock_irqsave(rq, flags)	\
+	do {					\
+		flags = _raw_spin_rq_lock_irqsave(rq);	\
+	} while (0)
+
 extern struct rq runqueues[NR_CPUS];
 #define cpu_rq(cpu)		(&runqueues[(cpu)])
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * printk(), as kernel/printk/printk.c: each line goes to the console with a
- * "[    s.uuuuuu] " timestamp (CNTVCT_EL0 / CNTFRQ_EL0) and into __log_buf.
+ * printk(), as kernel/printk/printk.c: each line goes into __log_buf with a
+ * "[    s.uuuuuu] " timestamp (CNTVCT_EL0 / CNTFRQ_EL0), and from there to
+ * the console, printed by whoever holds the console lock.
  *
  * __log_buf is a plain-text ring of LOG_BUF_LEN bytes (Linux keeps
  * structured records there; kpemu keeps the console text). log_next_idx
@@ -29,7 +30,42 @@ static void log_output(const char *s, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		log_store_char(s[i]);
-	pl011_early_write(s, n);
+}
+
+/*
+ * console_sem, as a flag: whoever holds it prints the log to the console,
+ * from console_seq on. A printk that finds it held leaves its text to the
+ * holder, whose console_unlock() looks again before it goes.
+ */
+static int console_sem;
+static u64 console_seq;
+
+int console_trylock(void)
+{
+	return !__atomic_exchange_n(&console_sem, 1, __ATOMIC_ACQUIRE);
+}
+
+void console_unlock(void)
+{
+	for (;;) {
+		u64 next = READ_ONCE(log_next_idx);
+
+		while (console_seq < next) {
+			u64 off, n;
+
+			if (next - console_seq > LOG_BUF_LEN)	/* overwritten */
+				console_seq = next - LOG_BUF_LEN;
+			off = console_seq % LOG_BUF_LEN;
+			n = next - console_seq;
+			if (n > LOG_BUF_LEN - off)
+				n = LOG_BUF_LEN - off;
+			pl011_early_write(__log_buf + off, n);
+			console_seq += n;
+		}
+		__atomic_store_n(&console_sem, 0, __ATOMIC_RELEASE);
+		if (console_seq == READ_ONCE(log_next_idx) || !console_trylock())
+			break;
+	}
 }
 
 /* local_clock(): nanoseconds from the generic timer's virtual counter. */
@@ -85,6 +121,8 @@ int vprintk(const char *fmt, va_list args)
 	}
 	if (start < len)
 		log_output(s + start, len - start);
+	if (console_trylock())
+		console_unlock();
 	return len;
 }
 

@@ -22,6 +22,16 @@
 
 struct rq runqueues[NR_CPUS];
 
+void raw_spin_rq_lock_nested(struct rq *rq, int subclass)
+{
+	raw_spin_lock(&rq->lock);
+}
+
+void raw_spin_rq_unlock(struct rq *rq)
+{
+	raw_spin_unlock(&rq->lock);
+}
+
 /* current per CPU, for kernel_entry from EL0 (entry.S) and the host */
 struct task_struct *__entry_task[NR_CPUS];
 
@@ -128,12 +138,12 @@ void wake_up_new_task(struct task_struct *p)
 	if (!(p->flags & PF_NO_SETAFFINITY))
 		p->thread_info.cpu = select_task_rq();
 	rq = cpu_rq(task_cpu(p));
-	raw_spin_lock_irqsave(&rq->lock, flags);
+	raw_spin_rq_lock_irqsave(rq, flags);
 	WRITE_ONCE(p->__state, TASK_RUNNING);
 	enqueue_task(rq, p);
 	if (rq->curr == rq->idle)
 		resched_curr(rq);
-	raw_spin_unlock_irqrestore(&rq->lock, flags);
+	raw_spin_rq_unlock_irqrestore(rq, flags);
 }
 
 /*
@@ -149,7 +159,7 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	unsigned long flags;
 	int success = 0;
 
-	raw_spin_lock_irqsave(&rq->lock, flags);
+	raw_spin_rq_lock_irqsave(rq, flags);
 	if (!(READ_ONCE(p->__state) & state))
 		goto out;
 	WRITE_ONCE(p->__state, TASK_RUNNING);
@@ -160,7 +170,7 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	if (rq->curr == rq->idle)
 		resched_curr(rq);
 out:
-	raw_spin_unlock_irqrestore(&rq->lock, flags);
+	raw_spin_rq_unlock_irqrestore(rq, flags);
 	return success;
 }
 

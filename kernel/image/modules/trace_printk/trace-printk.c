@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * trace_printk: the module behind Linux's samples/trace_printk (the one
- * the kselftest kprobe_module loads as "trace-printk"): at init it writes
- * to the trace buffer with trace_printk(), from process context and, via
- * an irq_work, from hard interrupt context (trace_printk_irq_work, which
- * the selftest probes), and waits for the latter before returning.
+ * the kselftests kprobe_module and trace_printk load as "trace-printk"):
+ * at init it writes to the trace buffer with trace_printk(), from process
+ * context and, via an irq_work, from hard interrupt context
+ * (trace_printk_irq_work, which the selftest probes), and waits for the
+ * latter before returning. Each context writes the four forms: a constant
+ * string (trace_bputs), a string that is not one (trace_puts), a constant
+ * format (trace_bprintk) and a format that is not one (trace_printk); the
+ * constants' pointers go into the module's __trace_printk_fmt section.
  */
 #include <linux/kernel.h>
 #include <linux/irq_work.h>
@@ -13,16 +17,20 @@
 
 static struct irq_work irqwork;
 
-static const char *trace_printk_test_global_str =
-	"This is a static string that will use trace_bputs\n";
-static const char *trace_printk_test_global_str_irq =
-	"(irq) This is a static string that will use trace_bputs\n";
-static const char *trace_printk_test_global_str_fmt = "%sThis is a %s that will use trace_bprintk()\n";
+/* Not static, so that the compiler cannot take them for constants. */
+char *trace_printk_test_global_str =
+	"This is a dynamic string that will use trace_puts\n";
+
+char *trace_printk_test_global_str_irq =
+	"(irq) This is a dynamic string that will use trace_puts\n";
+
+char *trace_printk_test_global_str_fmt =
+	"%sThis is a %s that will use trace_printk\n";
 
 static noinline void trace_printk_irq_work(struct irq_work *work)
 {
 	trace_printk("(irq) This is a static string that will use trace_bputs\n");
-	trace_printk("%s", trace_printk_test_global_str_irq);
+	trace_printk(trace_printk_test_global_str_irq);
 	trace_printk("(irq) This is a %s that will use trace_bprintk()\n", "static string");
 	trace_printk(trace_printk_test_global_str_fmt, "(irq) ", "dynamic string");
 }
@@ -32,7 +40,7 @@ static int __init trace_printk_init(void)
 	init_irq_work(&irqwork, trace_printk_irq_work);
 
 	trace_printk("This is a static string that will use trace_bputs\n");
-	trace_printk("%s", trace_printk_test_global_str);
+	trace_printk(trace_printk_test_global_str);
 
 	/* Kick off printing in irq context */
 	irq_work_queue(&irqwork);

@@ -20,9 +20,15 @@ typedef long (*syscall_fn_t)(const struct pt_regs *regs);
 #include <asm/syscall_table.h>
 #undef __SYSCALL
 
-long __arm64_sys_ni_syscall(const struct pt_regs *regs)
+/* kernel/sys_ni.c: what a system call that is not there does */
+long sys_ni_syscall(void)
 {
 	return -ENOSYS;
+}
+
+long __arm64_sys_ni_syscall(const struct pt_regs *regs)
+{
+	return sys_ni_syscall();
 }
 
 #define __SYSCALL(nr, sym)	[nr] = sym,
