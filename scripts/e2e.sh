@@ -259,6 +259,28 @@ if [ "$(cat "$T/stack_max_size")" -gt 0 ]; then ok "stack_max_size grew"; else b
 echo > "$T/stack_trace_filter"
 echo -:testprobe >> "$T/kprobe_events"
 
+# set_ftrace_filter's function commands (ftrace.c's function probes): each
+# lists after the functions with what is left of its count, traces its
+# functions whatever the tracer, and goes with "!" (by its command and
+# whether it was written with a count, not by the count).
+echo > "$T/trace"
+echo 'kernel_clone:stacktrace' > "$T/set_ftrace_filter"
+echo 'kernel_clone:traceoff:1' >> "$T/set_ftrace_filter"
+expect "their function is traced once per command" "kernel_clone (2)" "$(grep '^kernel_clone ' "$T/enabled_functions" | sed 's/ *$//')"
+for _ in $(seq 1 100); do [ "$(cat "$T/tracing_on")" = 0 ] && break; sleep 0.1; done
+expect "traceoff:1 turns tracing off; commands list newest first, with their counts" \
+	"$(printf '0\n#### all functions enabled ####\nkernel_clone:traceoff:count=0\nkernel_clone:stacktrace:unlimited')" "$(cat "$T/tracing_on" "$T/set_ftrace_filter")"
+expect "stacktrace records the stack from kernel_clone" 1 "$(grep -m1 -c '<stack trace>' "$T/trace")"
+expect "the stack starts at kernel_clone" " => kernel_clone" "$(grep -m1 -A1 '<stack trace>' "$T/trace" | tail -1)"
+echo 1 > "$T/tracing_on"
+expect_err "a command a function has already is EINVAL" "Invalid argument" "echo kernel_clone:traceoff:5 >> '$T/set_ftrace_filter'"
+expect_err "an unknown command is EINVAL" "Invalid argument" "echo kernel_clone:nosuch >> '$T/set_ftrace_filter'"
+expect_err "a command in set_ftrace_notrace is EINVAL" "Invalid argument" "echo kernel_clone:traceon >> '$T/set_ftrace_notrace'"
+expect_err "removing a command no function has is ENODEV" "No such device" "echo '!*:traceon' >> '$T/set_ftrace_filter'"
+echo '!kernel_clone:traceoff:0' >> "$T/set_ftrace_filter"
+echo '!*:stacktrace' >> "$T/set_ftrace_filter"
+expect "! removes them, and their functions are no longer traced" "#### all functions enabled #### 0" "$(cat "$T/set_ftrace_filter") $(grep -c '^kernel_clone ' "$T/enabled_functions")"
+
 # Event triggers: traceoff on kernel_clone turns tracing off by itself at
 # the guest's next fork; the event is armed for its trigger while not
 # enabled (0*); enable_event turns another event on (1*); an event with a
@@ -569,7 +591,7 @@ expect "info files have Linux's modes" "--w--w---- --w--w---- --w------- -r--r--
 	"$(cd "$T" && echo $(stat -c %A trace_marker trace_marker_raw free_buffer saved_cmdlines saved_cmdlines_size saved_tgids printk_formats dyn_ftrace_total_info timestamp_mode buffer_percent tracing_thresh tracing_max_latency tracing_cpumask))"
 expect "fresh saved_cmdlines_size timestamp_mode buffer_percent tracing_thresh tracing_max_latency tracing_cpumask" "6552 [delta] absolute 50 0 0 3" \
 	"$(echo $(cat "$T/saved_cmdlines_size" "$T/timestamp_mode" "$T/buffer_percent" "$T/tracing_thresh" "$T/tracing_max_latency" "$T/tracing_cpumask"))"
-expect "printk_formats is empty: the guest keeps no trace_printk formats" "" "$(cat "$T/printk_formats")"
+expect "printk_formats is empty: no trace_printk in the kernel, no module loaded" "" "$(cat "$T/printk_formats")"
 expect "dyn_ftrace_total_info counts available_filter_functions" "$(wc -l < "$T/available_filter_functions")" "$(sed -n 's/^\([0-9]*\) pages:[0-9]* groups: [0-9]*$/\1/p' "$T/dyn_ftrace_total_info")"
 expect_err "a read-only info file refuses writes" "Invalid argument" "echo 1 > '$T/timestamp_mode'"
 expect_err "trace_marker cannot be read" "Invalid argument" "cat '$T/trace_marker'"
@@ -684,7 +706,8 @@ case $out in *"EC=0x3c (BRK64"*"Step out of line"*"regs->pc <- vfs_read+0x4/"*) 
 # scripts/kpemu-ns.sh: a namespace that looks like the guest's box, for
 # scripts written for Linux; nothing of it shows outside. (trace prints a
 # trace_printk's caller when it is read, as Linux does: the module's
-# __init function has no symbol by then, so its address shows.)
+# __init function has no symbol by then, so its address shows;
+# printk_formats keeps the module's formats after it goes, as Linux's.)
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" sh -c '
 		grep -c "^tracefs /sys/kernel/tracing " /proc/mounts
@@ -693,11 +716,15 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		uname -m
 		modprobe trace-printk && lsmod | grep -c "^trace_printk "
 		grep -cE ": 0x[0-9a-f]+: This is a static string" /sys/kernel/tracing/trace
+		grep -c "^0x[0-9a-f]* : \".*trace_b" /sys/kernel/tracing/printk_formats
 		rmmod trace-printk && lsmod | grep -c "^trace_printk "
+		grep -c "^0x[0-9a-f]* : \".*trace_b" /sys/kernel/tracing/printk_formats
+		echo 1 > /proc/sys/kernel/stack_tracer_enabled && cat /sys/kernel/debug/kpemu/stack_tracer_enabled
+		echo 0 > /proc/sys/kernel/stack_tracer_enabled && cat /sys/kernel/debug/kpemu/stack_tracer_enabled
 		exit 7' 2>&1)
 	rc=$?
-	expect "kpemu-ns.sh: tracefs, debugfs, kallsyms, uname -m and modules as on the guest's box" \
-		"$(printf '1\n/sys/kernel/debug/kprobes/list\n/sys/kernel/tracing/kprobe_events\nffff8000\naarch64\n1\n3\n0')" "$out"
+	expect "kpemu-ns.sh: tracefs, debugfs, kallsyms, uname -m, modules, printk_formats and stack_tracer_enabled as on the guest's box" \
+		"$(printf '1\n/sys/kernel/debug/kprobes/list\n/sys/kernel/tracing/kprobe_events\nffff8000\naarch64\n1\n2\n4\n0\n4\n1\n0')" "$out"
 	expect "kpemu-ns.sh exits with the command's status" 7 "$rc"
 	if grep -q " T vfs_read$" /proc/kallsyms 2>/dev/null && grep " T vfs_read$" /proc/kallsyms | grep -q "^ffff8000"; then
 		bad "kpemu-ns.sh changes nothing outside its namespace" "/proc/kallsyms is the guest's"

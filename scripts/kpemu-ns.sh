@@ -6,7 +6,8 @@
 # unchanged: kpemu's debugfs tree at /sys/kernel/debug, its tracing tree at
 # /sys/kernel/tracing (both found through /proc/mounts, as "debugfs" and
 # "tracefs"), the guest's kallsyms and version bound over /proc/kallsyms and
-# /proc/version, and on PATH an `uname` that answers the guest's -m and -r
+# /proc/version, its stack tracer switch over
+# /proc/sys/kernel/stack_tracer_enabled, and on PATH an `uname` that answers the guest's -m and -r
 # and `modprobe`/`rmmod`/`insmod`/`lsmod` for the guest's modules
 # (scripts/ns-bin). Nothing changes outside the namespace. Needs root
 # (unshare -m).
@@ -50,9 +51,14 @@ log=$(mktemp /tmp/kpemu-ns.XXXXXX.log)
 # shellcheck disable=SC2086 # runflags is a list of flags
 "$kpemu" run --mount /sys/kernel/debug --tracefs /sys/kernel/tracing $runflags >"$log" 2>&1 &
 pid=$!
+shadow=
 stop() {
 	# the binds hold the debugfs mount busy: release them first
-	umount /proc/kallsyms /proc/version 2>/dev/null || true
+	umount /proc/kallsyms /proc/version /proc/sys/kernel/stack_tracer_enabled 2>/dev/null || true
+	if [ -n "$shadow" ]; then
+		umount -l /proc/sys/kernel "$shadow" 2>/dev/null || true
+		rmdir "$shadow" 2>/dev/null || true
+	fi
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 }
@@ -77,6 +83,23 @@ done
 sleep 0.5
 mount --bind /sys/kernel/debug/kpemu/kallsyms /proc/kallsyms
 mount --bind /sys/kernel/debug/kpemu/version /proc/version
+# /proc/sys/kernel/stack_tracer_enabled: over the host's, or, on a host
+# whose kernel has no stack tracer (no such file to bind over), over a
+# file of a tmpfs that stands in for /proc/sys/kernel, each of whose
+# other entries is the host's, bound.
+sysk=/proc/sys/kernel
+if [ ! -e $sysk/stack_tracer_enabled ]; then
+	shadow=$(mktemp -d /tmp/kpemu-ns.XXXXXX)
+	mount -t tmpfs -o mode=0555 kpemu-sysctl "$shadow"
+	for e in "$sysk"/*; do
+		n=${e##*/}
+		if [ -d "$e" ]; then mkdir "$shadow/$n"; else : >"$shadow/$n"; fi
+		mount --bind "$e" "$shadow/$n"
+	done
+	: >"$shadow/stack_tracer_enabled"
+	mount --rbind "$shadow" $sysk
+fi
+mount --bind /sys/kernel/debug/kpemu/stack_tracer_enabled $sysk/stack_tracer_enabled
 PATH=$here/ns-bin:$PATH
 export PATH
 [ $# -gt 0 ] || set -- "${SHELL:-/bin/sh}"

@@ -32,7 +32,12 @@
 // set_ftrace_notrace let through, and the stack tracer (trace_stack.c:
 // stack_trace, stack_max_size, stack_trace_filter; on and off through
 // Tracing.StackTracerEnabledOps, Linux's /proc/sys/kernel/stack_tracer_enabled).
-// The regex files parse and match as Linux's ftrace.c (ftrace.go).
+// The regex files parse and match as Linux's ftrace.c (ftrace.go), and
+// set_ftrace_filter takes ftrace.c's function commands (funcprobe.go):
+// traceon, traceoff, stacktrace, snapshot, dump, cpudump, enable_event
+// and disable_event, each an ftrace ops of its own on its functions.
+// printk_formats lists the kernel's and the modules' trace_printk
+// formats (printkfmt.go).
 //
 // Everything the tracers record goes into a per-CPU ring buffer after
 // ring_buffer.c (ringbuf.go): pages that events fill by their records'

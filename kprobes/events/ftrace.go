@@ -48,6 +48,12 @@ type functionTracer struct {
 	modMu      sync.Mutex      // ftrace_lock, for the lists below
 	modTrace   []ftraceModLoad // tr->mod_trace: "func:mod:module" for modules not loaded yet, newest first
 	modNotrace []ftraceModLoad // tr->mod_notrace
+
+	// probeMu guards probes, tr->func_probes: set_ftrace_filter's
+	// function commands, newest first (funcprobe.go). Taken after
+	// Tracing.mu.
+	probeMu sync.Mutex
+	probes  []*funcProbe
 }
 
 // ftraceModLoad is a struct ftrace_mod_load: a :mod: command cached until
@@ -240,7 +246,7 @@ func (t *Tracing) regexFileOps(ops *kernel.FtraceOps, filter bool, mods *[]ftrac
 // showRegex is t_show over the hash: "#### all functions enabled ####"
 // (or "#### no functions disabled ####" for a notrace hash) when it is
 // empty, else its functions in record order; then the cached :mod:
-// commands.
+// commands; then, in set_ftrace_filter, the function commands.
 func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool, mods *[]ftraceModLoad) {
 	h := ops.Notrace()
 	if filter {
@@ -267,6 +273,9 @@ func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool,
 			fmt.Fprintf(w, "%s:mod:%s\n", m.fn, m.module)
 		}
 		t.ft.modMu.Unlock()
+	}
+	if filter && mods != nil { // FTRACE_ITER_DO_PROBES: a trace array's set_ftrace_filter
+		t.showFuncProbes(w)
 	}
 }
 
@@ -389,8 +398,10 @@ func (p *traceParser) get(u []byte) (int, error) {
 
 // processRegex is ftrace_process_regex: "func" matches records into the
 // hash (EINVAL when none matches), "func:mod:module" is the mod command,
-// and any other command is EINVAL: kpemu has none of the function probe
-// commands (traceon, traceoff, ...). enable is true for a filter hash.
+// the function commands (traceon, traceoff, stacktrace, snapshot, dump,
+// cpudump, enable_event, disable_event) are funcprobe.go's, and any
+// other command is EINVAL. enable is true for a filter hash; mods is nil
+// for an ops of no trace array.
 func (t *Tracing) processRegex(hash *kernel.FtraceHash, buff string, enable bool, mods *[]ftraceModLoad) error {
 	fn, next, found := strings.Cut(buff, ":")
 	if !found {
@@ -399,11 +410,11 @@ func (t *Tracing) processRegex(hash *kernel.FtraceHash, buff string, enable bool
 		}
 		return nil
 	}
-	command, module, _ := strings.Cut(next, ":")
-	if command != "mod" {
-		return syscall.EINVAL
+	command, param, hasParam := strings.Cut(next, ":")
+	if command == "mod" {
+		return t.ftraceModCallback(hash, fn, param, enable, mods)
 	}
-	return t.ftraceModCallback(hash, fn, module, enable, mods)
+	return t.funcCommand(fn, command, param, hasParam, enable, mods != nil)
 }
 
 // ftraceModCallback is ftrace_mod_callback: the functions matching fn in
