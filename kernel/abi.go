@@ -25,7 +25,13 @@ const (
 	HCTracePrintk = 0x4b31 // x0 = ip, x1 = trace_printk()'s formatted text
 
 	HCFtraceCall = 0x4b30 // x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call (ftrace.go)
+	HCTracepoint = 0x4b32 // x0 = struct tracepoint, x1 = its record (struct trace_entry first), x2 = the record's size (jumplabel.go)
 )
+
+// TracepointKeyOff is offsetof(struct tracepoint, key) (the guest's
+// linux/tracepoint.h): the static key a tracepoint's __jump_table
+// entries name.
+const TracepointKeyOff = 8
 
 // HCCallRequest is a gate's answer "call x1(x2, x3, x4) on this CPU, then
 // make HC_KPROBE_CALL_DONE with its return value" (HC_CALL_REQUEST): how

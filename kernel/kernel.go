@@ -77,6 +77,7 @@ type Kernel struct {
 	tracefs tracefsMirror // see tracefs.go
 	running atomic.Bool   // inside Run: the guest makes progress by itself
 	ftrace  ftrace        // see ftrace.go
+	tps     tracepoints   // see jumplabel.go
 	paths   guestPaths    // guest path lookup; see path.go
 }
 
@@ -136,6 +137,9 @@ func Boot(cfg Config) (*Kernel, error) {
 	k.paths.img = img
 	// ftrace_init: the call sites get MOV X9, LR before the guest runs.
 	if err := k.initFtrace(); err != nil {
+		return nil, err
+	}
+	if err := k.initTracepoints(); err != nil {
 		return nil, err
 	}
 	k.params = newFuncParams(f)

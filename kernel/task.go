@@ -119,18 +119,22 @@ func (k *Kernel) CurrentTask(cpu int) uint64 {
 	if !c.PoweredOn() {
 		return 0
 	}
-	if c.EL() == 0 {
-		s, ok := k.syms.LookupName("__entry_task")
-		if !ok {
-			return 0
-		}
-		task, err := k.Read64(s.Addr + 8*uint64(cpu))
-		if err != nil {
-			return 0
-		}
-		return task
+	// At EL0, and at EL1 in kernel_entry before it loads current into
+	// SP_EL0 (which still holds the user's stack pointer), current is
+	// __entry_task[cpu], as entry.S itself finds it.
+	sp0 := c.SysReg(machine.SP_EL0)
+	if c.EL() == 1 && sp0>>48 == 0xffff {
+		return sp0
 	}
-	return c.SysReg(machine.SP_EL0)
+	s, ok := k.syms.LookupName("__entry_task")
+	if !ok {
+		return 0
+	}
+	task, err := k.Read64(s.Addr + 8*uint64(cpu))
+	if err != nil {
+		return 0
+	}
+	return task
 }
 
 // tifNeedResched is TIF_NEED_RESCHED, the bit of thread_info.flags that

@@ -77,6 +77,13 @@ func (k *Kernel) MirrorTracefs(op TracefsOp, path string) uint64 {
 	if tm.ring == 0 || len(path) >= tracefsPathMax {
 		return 0
 	}
+	select {
+	case <-k.ready:
+	default:
+		// Not booted: head.S has still to clear the ring (.bss), and
+		// would drop the request that SyncTracefs then waits for.
+		return 0
+	}
 	var seq uint64
 	k.StopMachine(func() {
 		tail, err := k.Read64(tm.ring + tracefsRingTail)

@@ -660,6 +660,40 @@ echo 0 > "$T/options/disable_on_free"
 echo 1 > "$T/tracing_on"
 echo 1410 > "$T/buffer_size_kb"
 
+# Static events (kprobes/events/tracepoint.go): the sched and signal
+# TRACE_EVENTs on the guest's tracepoints, with the reference kernel's
+# ids and formats, enable, filter and trigger, and TP_printk's lines.
+expect "events/sched/sched_switch/id is the reference kernel's" "264" "$(cat "$T/events/sched/sched_switch/id")"
+expect "sched_process_exit's format is the reference kernel's" \
+	"$(printf 'name: sched_process_exit\nID: 261\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\nprint fmt: "comm=%%s pid=%%d prio=%%d", REC->comm, REC->pid, REC->prio')" \
+	"$(cat "$T/events/sched/sched_process_exit/format")"
+expect "available_events lists signal's, then sched's" "signal:signal_deliver signal:signal_generate sched:sched_process_fork" \
+	"$(grep -E '^(sched|signal):' "$T/available_events" | head -3 | tr '\n' ' ' | sed 's/ $//')"
+expect_err "a string field takes no >" "Invalid argument" "echo 'prev_comm > 3' > '$T/events/sched/sched_switch/filter'"
+expect "the bad filter shows its error" "parse_error: Expecting string field" "$(sed -n 3p "$T/events/sched/sched_switch/filter")"
+echo 'next_comm ~ "swapper*"' > "$T/events/sched/sched_switch/filter"
+: > "$T/trace"
+echo 1 > "$T/events/sched/enable"
+expect "events/sched/enable and set_event" "1 sched:sched_process_fork" "$(echo $(cat "$T/events/sched/enable"; grep -m1 sched "$T/set_event"))"
+sleep 0.5
+echo 0 > "$T/events/sched/enable"
+tr=$(cat "$T/trace")
+for re in 'sched_switch: prev_comm=[^ ]+ prev_pid=[0-9]+ prev_prio=120 prev_state=[RSDZ]\+? ==> next_comm=swapper/[01] next_pid=0 next_prio=120$' \
+	'sched_waking: comm=[^ ]+ pid=[0-9]+ prio=120 target_cpu=00[01]$' 'sched_wakeup: comm=' 'sched_wakeup_new: comm=' \
+	'sched_process_fork: comm=sh pid=[0-9]+ child_comm=sh child_pid=[0-9]+$' 'sched_process_exit: comm=' 'sched_process_free: comm='; do
+	if echo "$tr" | grep -Eq "$re"; then ok "trace has $re"; else bad "trace has $re" "$(echo "$tr" | tail -3)"; fi
+done
+if echo "$tr" | grep "sched_switch:" | grep -vq "next_comm=swapper/"; then bad "the next_comm filter holds"; else ok "the next_comm filter holds"; fi
+echo 0 > "$T/events/sched/sched_switch/filter"
+echo traceoff > "$T/events/sched/sched_process_exit/trigger"
+expect "a trigger arms sched_process_exit in soft mode" "0*" "$(cat "$T/events/sched/sched_process_exit/enable")"
+sleep 0.3
+expect "its traceoff fires on the guest's exits" "0" "$(cat "$T/tracing_on")"
+echo '!traceoff' > "$T/events/sched/sched_process_exit/trigger"
+expect "without it the event is off again" "0" "$(cat "$T/events/sched/sched_process_exit/enable")"
+echo 1 > "$T/tracing_on"
+: > "$T/trace"
+
 # Teardown.
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"

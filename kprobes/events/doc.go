@@ -54,6 +54,14 @@
 // per_cpu/cpuN/snapshot show a second buffer that `echo 1 > snapshot` or
 // the snapshot trigger swaps with the live one (snapshot.go).
 //
+// Static events (tracepoint.go) are Linux's TRACE_EVENTs
+// sched:sched_process_fork, sched_process_exit, sched_process_free,
+// sched_switch, sched_waking, sched_wakeup, sched_wakeup_new and
+// signal:signal_generate, signal_deliver on the guest's tracepoints
+// (kernel.Tracepoint): Linux 6.1's formats and ids, enable, filter and
+// trigger; enabling one turns its static key on (the guest's NOPs become
+// branches), and the guest's iterator hands the filled record over.
+//
 // set_event_pid, set_event_notrace_pid, set_ftrace_pid and
 // set_ftrace_notrace_pid filter the events' and the function tracer's
 // records by the task that makes them, as trace_events.c and ftrace.c

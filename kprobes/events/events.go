@@ -57,6 +57,10 @@ type Tracing struct {
 	stack stackTracer    // the stack tracer; see stack.go
 
 	pids pidFilters // set_event_pid, set_ftrace_pid and the -fork options; see pidfilter.go
+
+	// static is the static events by their tracepoints; made by New
+	// and never changed after (tracepoint.go).
+	static map[*kernel.Tracepoint]*event
 }
 
 // event is a trace_probe_event: a named event with one or more probes.
@@ -66,6 +70,7 @@ type event struct {
 	isJprobe    bool           // kpemu's j: events
 	isUprobe    bool           // uprobe_events' events (uprobe.go)
 	params      []kernel.Param // j: events: the function's parameters, from DWARF
+	static      *staticEvent   // a TRACE_EVENT on a guest tracepoint (tracepoint.go); nil for the dynamic events
 	args        []*probeArg
 	probes      []*traceProbe
 	// enabled is EVENT_FILE_FL_ENABLED: the probes are armed, because
@@ -152,6 +157,9 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		return nil, err
 	}
 	if err := t.initFtrace(); err != nil {
+		return nil, err
+	}
+	if err := t.initStaticEvents(); err != nil {
 		return nil, err
 	}
 	kp.Kernel().SetHostcall(kernel.HCTracePrintk, t.hcTracePrintk)
@@ -405,7 +413,7 @@ func sanitizeEventName(s string) string {
 func (t *Tracing) register(tp *traceProbe, pl *probeLog) error {
 	ev := tp.ev
 	if old := t.events[ev.key()]; old != nil {
-		if old.isUprobe { // register_kprobe_event's EEXIST
+		if old.isUprobe || old.static != nil { // register_kprobe_event's EEXIST
 			pl.index = 0
 			pl.logErr(0, errEventExist)
 			return fmt.Errorf("%w: %s is another event", syscall.EEXIST, ev.key())
@@ -826,6 +834,10 @@ func (t *Tracing) enableDisable(ev *event, enable, soft bool) error {
 // armProbes arms or disarms the event's probes.
 func (t *Tracing) armProbes(ev *event, on bool) error {
 	ev.enabled.Store(on)
+	if ev.static != nil {
+		// trace_event_reg: the tracepoint's static key.
+		return t.kp.Kernel().SetTracepointEnabled(ev.static.tp, on)
+	}
 	for _, tp := range ev.probes {
 		// __enable_trace_kprobe: a probe whose module went is skipped.
 		if !tp.registered || t.kp.Gone(tp.kprobe()) {

@@ -224,8 +224,9 @@ func TestEnableHitsBusyAndClear(t *testing.T) {
 		t.Fatalf("disabled event counted hits: %s", f.read(t, "tracing/kprobe_profile"))
 	}
 	write("tracing/events/kprobes/myprobe/enable", "1\n", true)
-	if f.read(t, "tracing/events/kprobes/enable") != "1\n" || f.read(t, "tracing/events/enable") != "1\n" {
-		t.Error("group enable does not read 1")
+	// events/enable is X: the static events (sched, signal) stay off.
+	if f.read(t, "tracing/events/kprobes/enable") != "1\n" || f.read(t, "tracing/events/enable") != "X\n" {
+		t.Error("group enable does not read 1, or events/enable X")
 	}
 	f.step(t, 2_000_000)
 	prof := strings.Fields(f.read(t, "tracing/kprobe_profile"))
@@ -383,7 +384,10 @@ r20:mygrp/r20 do_fork arg1=$retval:s32
 	prof := f.read(t, "tracing/kprobe_profile")
 	for _, l := range strings.Split(strings.TrimSpace(prof), "\n") {
 		fs := strings.Fields(l)
-		if len(fs) != 3 || fs[1] == "0" || fs[2] != "0" {
+		// one has maxactive 1: a task preempted inside vfs_write
+		// while another enters it is a real miss (events/enable also
+		// turned on the sched events, which move the ticks around).
+		if len(fs) != 3 || fs[1] == "0" || fs[2] != "0" && fs[0] != "one" {
 			t.Errorf("profile line %q: want hits and no misses", l)
 		}
 	}

@@ -20,6 +20,7 @@ const maxStringLen = 4096
 type fetcher struct {
 	t    *Tracing
 	regs *kprobes.Regs
+	hit  *tpHit // a static event's record (tracepoint.go); nil for the probe events
 	// dyn counts the bytes the formatted strings take in the record's
 	// dynamic area (each with its NUL, as fetch_store_string stores
 	// them), for the ring buffer's accounting.
@@ -293,6 +294,11 @@ func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map
 	for _, a := range ev.args {
 		if a.count == 0 {
 			fields[a.name] = f.fieldValue(a)
+		}
+	}
+	if ev.static != nil && f.hit != nil {
+		for _, sf := range ev.static.fields {
+			fields[sf.name] = f.hit.rec.value(sf)
 		}
 	}
 	return fields

@@ -103,7 +103,9 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		if _, err := t.tree.Mkdir(gdir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", gdir, err)
 		}
-		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group))
+		if ev.static == nil { // the guest made the static ones at boot (event_trace_init)
+			t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group))
+		}
 		if _, err := t.tree.CreateFile(path.Join(gdir, "enable"), modeWrite, debugfs.FileOps{Show: t.showGroupEnable(ev.group), Write: t.writeGroupEnable(ev.group)}); err != nil {
 			return fmt.Errorf("creating %s/enable: %w", gdir, err)
 		}
@@ -115,7 +117,9 @@ func (t *Tracing) createEventFiles(ev *event) error {
 	if _, err := t.tree.Mkdir(edir, modeDir); err != nil {
 		return fmt.Errorf("%w: creating %s: %w", syscall.EEXIST, edir, err)
 	}
-	t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group, ev.name))
+	if ev.static == nil {
+		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group, ev.name))
+	}
 	files := []struct {
 		name string
 		mode fs.FileMode

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,8 +58,7 @@ func (p predNode) eval(f map[string]filterValue) bool {
 		case "!=":
 			return v.str != p.str
 		case "~":
-			m, _ := path.Match(p.str, v.str)
-			return m
+			return globMatch(p.str, v.str)
 		}
 		return false
 	}
@@ -330,6 +328,11 @@ func filterFields(ev *event) map[string]filterField {
 	for _, a := range ev.args {
 		if a.count == 0 {
 			m[a.name] = filterField{str: a.typ.str, signed: a.typ.signed}
+		}
+	}
+	if ev.static != nil {
+		for _, f := range ev.static.fields {
+			m[f.name] = filterField{str: f.str, signed: f.signed}
 		}
 	}
 	return m

@@ -21,14 +21,15 @@ import (
 type entryKind uint8
 
 const (
-	entryKprobe    entryKind = iota // a kprobe (or j:) event: ip, and text is the name then the arguments
-	entryKretprobe                  // a kretprobe event: ip is the return address, parent the function
-	entryFn                         // TRACE_FN: ip and parent
-	entryPrint                      // TRACE_PRINT, a trace_printk: ip and text
-	entryStack                      // TRACE_STACK: the stack the stacktrace option records
-	entryMarker                     // TRACE_PRINT from trace_marker: text (infofiles.go)
-	entryRawData                    // TRACE_RAW_DATA from trace_marker_raw: ip is the id, text the data (infofiles.go)
-	entrySnapPuts                   // TRACE_PRINT from tracing_snapshot_instance_cond's trace_array_puts: text (snapshot.go)
+	entryKprobe     entryKind = iota // a kprobe (or j:) event: ip, and text is the name then the arguments
+	entryKretprobe                   // a kretprobe event: ip is the return address, parent the function
+	entryFn                          // TRACE_FN: ip and parent
+	entryPrint                       // TRACE_PRINT, a trace_printk: ip and text
+	entryStack                       // TRACE_STACK: the stack the stacktrace option records
+	entryMarker                      // TRACE_PRINT from trace_marker: text (infofiles.go)
+	entryRawData                     // TRACE_RAW_DATA from trace_marker_raw: ip is the id, text the data (infofiles.go)
+	entrySnapPuts                    // TRACE_PRINT from tracing_snapshot_instance_cond's trace_array_puts: text (snapshot.go)
+	entryTracepoint                  // a static event: text is "name: " and what its TP_printk printed (tracepoint.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -274,6 +275,8 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 		printMarker(w, e)
 	case entrySnapPuts:
 		printSnapshotPuts(w, e, sym)
+	case entryTracepoint:
+		w.WriteString(e.text)
 	}
 	w.WriteByte('\n')
 }

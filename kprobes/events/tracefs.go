@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -214,7 +213,7 @@ func (t *Tracing) sortedEvents() []*event {
 	for _, ev := range t.events {
 		evs = append(evs, ev)
 	}
-	sort.Slice(evs, func(i, j int) bool { return evs[i].id > evs[j].id })
+	sortEvents(evs) // tracepoint.go
 	return evs
 }
 
@@ -362,6 +361,10 @@ func (ft fetchType) printFmt() string {
 
 // showFormat is the event's format file.
 func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
+	if ev.static != nil {
+		showStaticFormat(w, ev)
+		return
+	}
 	common, probe := recordFields(ev)
 	fmt.Fprintf(w, "name: %s\nID: %d\nformat:\n", ev.name, ev.id)
 	line := func(f field) {

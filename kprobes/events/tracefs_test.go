@@ -246,8 +246,12 @@ func TestTracingOnSetEventAndFriends(t *testing.T) {
 	if got := f.read(t, "tracing/dynamic_events"); got != "p:kprobes/a vfs_read\np:g/b vfs_write\n" {
 		t.Errorf("dynamic_events = %q", got)
 	}
-	// newest first, as Linux's ftrace_events list (oracle)
-	if got := f.read(t, "tracing/available_events"); got != "g:b\nkprobes:a\n" {
+	// newest first, as Linux's ftrace_events list, then the static
+	// events in id order (oracle)
+	if got := f.read(t, "tracing/available_events"); got != "g:b\nkprobes:a\n"+
+		"signal:signal_deliver\nsignal:signal_generate\n"+
+		"sched:sched_process_fork\nsched:sched_process_exit\nsched:sched_process_free\n"+
+		"sched:sched_switch\nsched:sched_wakeup_new\nsched:sched_wakeup\nsched:sched_waking\n" {
 		t.Errorf("available_events = %q", got)
 	}
 	write("tracing/set_event", "g:b", false)

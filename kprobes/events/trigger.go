@@ -449,9 +449,24 @@ func (t *Tracing) unregisterTrigger(ev *event, typ triggerType, target *event) {
 // own filter is applied after them (by the record), so it hides nothing
 // from the triggers. Either way a soft-disabled event is not recorded.
 func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
+	return t.callTriggersHit(ev, regs, flags, nil)
+}
+
+// pidIgnored is trace_event_ignore_this_pid for a hit: a static event's
+// as its tracepoint's pid probes left it (tracepoint.go).
+func (t *Tracing) pidIgnored(cpu int, hit *tpHit) bool {
+	if hit != nil {
+		return hit.ignored
+	}
+	return t.eventPidIgnored(cpu)
+}
+
+// callTriggersHit is callTriggers for a hit that may be a static
+// event's (hit non-nil), whose record the filters read.
+func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, hit *tpHit) (post triggerType, record bool) {
 	set := ev.triggers.Load()
 	if set == nil {
-		return 0, !ev.softDisabled.Load() && !t.eventPidIgnored(regs.CPU)
+		return 0, !ev.softDisabled.Load() && !t.pidIgnored(regs.CPU, hit)
 	}
 	if !set.cond {
 		// __trace_trigger_soft_disabled reads the flags before the
@@ -461,11 +476,11 @@ func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (pos
 		for _, tr := range set.list {
 			t.fire(tr, regs, flags)
 		}
-		return 0, !soft && !t.eventPidIgnored(regs.CPU) // then EVENT_FILE_FL_PID_FILTER's test
+		return 0, !soft && !t.pidIgnored(regs.CPU, hit) // then EVENT_FILE_FL_PID_FILTER's test
 	}
 	// trace_event_buffer_reserve reserves no record for a task the pid
 	// filters ignore (pidfilter.go), so no conditional trigger sees it.
-	if t.eventPidIgnored(regs.CPU) {
+	if t.pidIgnored(regs.CPU, hit) {
 		return 0, false
 	}
 	reserved := t.on.Load()
@@ -474,7 +489,7 @@ func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (pos
 		if tr.filter != nil {
 			if fields == nil {
 				comm, pid := t.kp.Kernel().Current(regs.CPU)
-				f := fetcher{t: t, regs: regs}
+				f := fetcher{t: t, regs: regs, hit: hit}
 				fields = f.fields(ev, comm, pid, regs.CPU, flags)
 			}
 			if !tr.filter.eval(fields) {

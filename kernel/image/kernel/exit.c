@@ -13,6 +13,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <trace/events/sched.h>
 #include <asm/bug.h>
 #include <asm/ptrace.h>
 
@@ -96,6 +97,7 @@ __noreturn void do_exit(long code)
 	preempt_disable();
 	__atomic_add_fetch(&nr_exits, 1, __ATOMIC_RELAXED);
 	exit_mm(tsk);
+	trace_sched_process_exit(tsk);
 	exit_files(tsk);
 	forget_original_parent(tsk);
 	exit_notify(tsk, code);
@@ -115,6 +117,8 @@ void release_task(struct task_struct *p)
 	unsigned long flags;
 
 	p->exit_state = EXIT_DEAD;
+	/* Linux: delayed_put_task_struct(), the RCU callback after release_task() */
+	trace_sched_process_free(p);
 	/* Linux does this in finish_task_switch() once a dead task is off the CPU. */
 	kprobe_flush_task(p);
 	raw_spin_lock_irqsave(&tasklist_lock, flags);

@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <trace/events/sched.h>
 #include <linux/slab.h>
 #include <asm/asm-offsets.h>
 #include <asm/ptrace.h>
@@ -233,6 +234,12 @@ noinline pid_t kernel_clone(struct kernel_clone_args *args)
 	p = copy_process(-1, args);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
+
+	/*
+	 * Do this prior waking up the new thread - the thread pointer
+	 * might get invalid after that point, if the thread exits quickly.
+	 */
+	trace_sched_process_fork(current, p);
 
 	nr = p->pid;
 

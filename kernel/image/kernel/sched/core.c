@@ -17,6 +17,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <trace/events/sched.h>
 #include <asm/smp.h>
 #include <asm/sysreg.h>
 
@@ -141,6 +142,7 @@ void wake_up_new_task(struct task_struct *p)
 	raw_spin_rq_lock_irqsave(rq, flags);
 	WRITE_ONCE(p->__state, TASK_RUNNING);
 	enqueue_task(rq, p);
+	trace_sched_wakeup_new(p);
 	if (rq->curr == rq->idle)
 		resched_curr(rq);
 	raw_spin_rq_unlock_irqrestore(rq, flags);
@@ -162,11 +164,16 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	raw_spin_rq_lock_irqsave(rq, flags);
 	if (!(READ_ONCE(p->__state) & state))
 		goto out;
+	trace_sched_waking(p);
 	WRITE_ONCE(p->__state, TASK_RUNNING);
 	success = 1;
-	if (p->on_rq)
-		goto out;	/* still current on its CPU: schedule() keeps it */
+	if (p->on_rq) {
+		/* still current on its CPU: schedule() keeps it (ttwu_runnable) */
+		trace_sched_wakeup(p);
+		goto out;
+	}
 	enqueue_task(rq, p);
+	trace_sched_wakeup(p);	/* ttwu_do_wakeup() */
 	if (rq->curr == rq->idle)
 		resched_curr(rq);
 out:
@@ -233,12 +240,14 @@ static void __sched notrace __schedule(bool preempt)
 	unsigned int cpu = smp_processor_id();
 	struct rq *rq = cpu_rq(cpu);
 	struct task_struct *prev, *next;
+	unsigned int prev_state;
 
 	local_irq_disable();
 	arch_spin_lock(&rq->lock.raw_lock);
 	prev = rq->curr;
+	prev_state = READ_ONCE(prev->__state);
 
-	if (!preempt && READ_ONCE(prev->__state) != TASK_RUNNING) {
+	if (!preempt && prev_state != TASK_RUNNING) {
 		dequeue_task(rq, prev);		/* deactivate_task() */
 		prev->nvcsw++;
 	} else if (prev != rq->idle) {
@@ -254,6 +263,7 @@ static void __sched notrace __schedule(bool preempt)
 		rq->nr_switches++;
 		nr_context_switches[cpu]++;
 		next->on_cpu = 1;
+		trace_sched_switch(preempt, prev, next, prev_state);
 		/* switch_mm_irqs_off() and entry_task_switch() */
 		switch_mm(next->mm);
 		WRITE_ONCE(__entry_task[cpu], next);

@@ -64,9 +64,40 @@ void trace_mirror_poll(void)
 	HOSTCALL2(HC_TRACEFS_DONE, tail, 0);
 }
 
+/* The static events (TRACE_EVENT), by system: kernel/trace/tracepoints.c. */
+extern const struct trace_event_name {
+	const char *system, *name;
+} trace_event_names[];
+extern const unsigned int nr_trace_event_names;
+
+/*
+ * event_trace_init: events/, and events/SYSTEM/EVENT/ for every static
+ * event, as Linux makes them at boot; the host serves their files and
+ * queues only the dynamic events' directories.
+ */
 void event_trace_init(void)
 {
+	struct dentry *events, *sys, *d;
+	char path[TRACEFS_PATH_MAX];
+	unsigned int i;
+
 	tracefs_init();
-	if (!tracefs_create_dir("events", NULL))
+	events = tracefs_create_dir("events", NULL);
+	if (!events)
 		panic("tracefs: cannot make events/");
+	for (i = 0; i < nr_trace_event_names; i++) {
+		const struct trace_event_name *e = &trace_event_names[i];
+
+		/* a lookup's dentry is referenced; tracefs_create_dir's is not */
+		snprintf(path, sizeof(path), "events/%s", e->system);
+		sys = tracefs_lookup(path);
+		d = sys ? tracefs_create_dir(e->name, sys) : NULL;
+		dput(sys);
+		if (!sys) {
+			sys = tracefs_create_dir(e->system, events);
+			d = sys ? tracefs_create_dir(e->name, sys) : NULL;
+		}
+		if (!d)
+			panic("tracefs: cannot make events/%s/%s", e->system, e->name);
+	}
 }

@@ -3,6 +3,7 @@
  * die(), undefined instructions and BUG(), as arch/arm64/kernel/traps.c.
  */
 #include <linux/kernel.h>
+#include <trace/events/signal.h>
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <asm/bug.h>
@@ -126,9 +127,21 @@ void arm64_force_sig_fault(int signo, int code, unsigned long far,
 			   const char *str, unsigned long esr)
 {
 	struct task_struct *tsk = current;
+	struct kernel_siginfo info = { .si_signo = signo, .si_code = code };
+	struct k_sigaction ka = { .sa_handler = 0 };	/* SIG_DFL */
+	unsigned long flags;
 
 	pr_info("%s[%d]: unhandled %s (%d) at 0x%016lx, esr 0x%08lx\n",
 		tsk->comm, tsk->pid, str, signo, far, esr);
+	/*
+	 * Linux: force_sig_fault() -> __send_signal_locked() generates it
+	 * under the siglock, and get_signal() delivers it on the way back
+	 * to user space, then do_group_exit(); here both at once.
+	 */
+	local_irq_save(flags);
+	trace_signal_generate(signo, &info, tsk, 0, TRACE_SIGNAL_DELIVERED);
+	trace_signal_deliver(signo, &info, &ka);
+	local_irq_restore(flags);
 	if (signo == SIGSEGV)
 		__atomic_add_fetch(&nr_segv_kills, 1, __ATOMIC_RELAXED);
 	do_exit(signo);
