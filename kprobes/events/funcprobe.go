@@ -168,10 +168,7 @@ func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, tra
 		}
 	}
 	if kind == probeSnapshot || kind == probeSnapshotCount {
-		// tracing_alloc_snapshot_instance
-		t.ta.sizeMu.Lock()
-		t.allocSnapshot()
-		t.ta.sizeMu.Unlock()
+		t.allocSnapshotInstance()
 	}
 	return t.registerFuncProbe(glob, kind, func() *probeData {
 		d := &probeData{}
@@ -217,15 +214,11 @@ func (t *Tracing) eventEnableFunc(glob string, enable bool, param string) error 
 	ed := &eventProbeData{enable: enable, target: target}
 	ed.count.Store(-1)
 	if hasCount {
-		number, _, _ = strings.Cut(number, ":")
-		if number == "" {
-			return fmt.Errorf("%w: empty count", syscall.EINVAL)
-		}
-		v, err := kstrtoull(number, 0)
+		v, err := parseCount(number)
 		if err != nil {
-			return fmt.Errorf("%w: count %q", err, number)
+			return err
 		}
-		ed.count.Store(int64(v))
+		ed.count.Store(v)
 	}
 	if err := t.enableDisable(target, true, true); err != nil {
 		return err

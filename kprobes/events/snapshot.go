@@ -149,6 +149,15 @@ func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (i
 	}
 }
 
+// allocSnapshotInstance is tracing_alloc_snapshot_instance, for callers
+// that do not hold t.ta.sizeMu (a trigger's or function command's
+// registration).
+func (t *Tracing) allocSnapshotInstance() {
+	t.ta.sizeMu.Lock()
+	defer t.ta.sizeMu.Unlock()
+	t.allocSnapshot()
+}
+
 // allocSnapshot is tracing_alloc_snapshot_instance and, when allocated
 // already, resize_buffer_duplicate_size: the snapshot takes the live
 // buffer's size CPU by CPU. t.ta.sizeMu is held, so no resize races.

@@ -260,16 +260,27 @@ func separateFilter(pf string, has, paramRequired bool) (param string, hasParam 
 // parseTriggerNum is event_trigger_parse_num: the count before any
 // further ':', in kstrtoul's bases.
 func parseTriggerNum(tr *trigger, param string) error {
+	v, err := parseCount(param)
+	if err != nil {
+		return err
+	}
+	tr.count.Store(v)
+	return nil
+}
+
+// parseCount is the count of a trigger or an enable_event/disable_event
+// function command: the text before any further ':', in kstrtoul's
+// bases; empty is EINVAL.
+func parseCount(param string) (int64, error) {
 	number, _, _ := strsep(param, ":")
 	if number == "" {
-		return fmt.Errorf("%w: an empty trigger count", syscall.EINVAL)
+		return 0, fmt.Errorf("%w: an empty count", syscall.EINVAL)
 	}
 	v, err := kstrtoull(number, 0)
 	if err != nil {
-		return fmt.Errorf("trigger count %q: %w", number, err)
+		return 0, fmt.Errorf("count %q: %w", number, err)
 	}
-	tr.count.Store(int64(v))
-	return nil
+	return int64(v), nil
 }
 
 // setTriggerFilter is set_trigger_filter: "if <filter>", the filter over
@@ -318,9 +329,7 @@ func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next stri
 	if cmd.typ == ettSnapshot {
 		// register_snapshot_trigger: the snapshot is allocated first,
 		// and stays so if the registration then fails.
-		t.ta.sizeMu.Lock()
-		t.allocSnapshot()
-		t.ta.sizeMu.Unlock()
+		t.allocSnapshotInstance()
 	}
 	return t.registerTrigger(ev, tr)
 }
