@@ -13,7 +13,7 @@
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
-DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch
+DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch time
 RUN_PACKAGES = fuse3
 MOUNT    ?= /tmp/dbg
 PROBES   ?= vfs_read do_fork
@@ -71,7 +71,7 @@ e2e: build
 
 test: deps lint unit e2e
 
-bench:
+bench: deps
 	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
 	GO=$(GO) bash scripts/bench-vs-qemu.sh
 
