@@ -226,6 +226,13 @@ func (m *Machine) DeviceTree() []byte {
 	b.strs("compatible", "kpemu,virtnet")
 	b.end()
 
+	// kpemu's host-to-guest doorbell (doorbell.go), likewise.
+	b.begin(fmt.Sprintf("doorbell@%x", DoorbellBase))
+	b.cells("interrupts", fdtIRQSPI, IRQDoorbell-gicInternal, fdtIRQLevelHi)
+	b.cells("reg", reg64(DoorbellBase, PageSize)...)
+	b.strs("compatible", "kpemu,doorbell")
+	b.end()
+
 	b.begin("chosen")
 	b.strs("stdout-path", "/"+uartNode)
 	b.end()

@@ -126,6 +126,7 @@ type Machine struct {
 	parallel bool
 	epoch    time.Time // parallel mode: counter zero on the host clock
 	par      *parallelState
+	doorbell *doorbell
 
 	instructions  atomic.Uint64
 	exceptions    atomic.Uint64
@@ -194,6 +195,7 @@ func New(cfg Config) (*Machine, error) {
 	m.addDevice("pl011", UARTBase, PageSize, m.uart.read, m.uart.write)
 	m.addDevice("pl031", RTCBase, PageSize, m.rtc.read, m.rtc.write)
 	m.addVirtnet()
+	m.addDoorbell()
 	if cfg.Parallel {
 		m.par = newParallelState(m)
 		m.codeGen = make([]atomic.Uint32, cfg.RAMSize/PageSize)
