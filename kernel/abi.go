@@ -22,6 +22,7 @@ const (
 
 	HCModuleDone  = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
 	HCTracefsDone = 0x4b21 // x0 = tracefs_requests.tail after applying requests
+	HCShadowDone  = 0x4b22 // x0 = a shadow request's seq: replayed (shadow.go)
 	HCTracePrintk = 0x4b31 // x0 = ip, x1 = trace_printk()'s formatted text
 
 	HCFtraceCall = 0x4b30 // x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call (ftrace.go)

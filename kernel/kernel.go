@@ -73,12 +73,13 @@ type Kernel struct {
 	mu      sync.Mutex
 	panicky string // panic message, once the guest panicked
 
-	mods    modules       // see module.go
-	tracefs tracefsMirror // see tracefs.go
-	running atomic.Bool   // inside Run: the guest makes progress by itself
-	ftrace  ftrace        // see ftrace.go
-	tps     tracepoints   // see jumplabel.go
-	paths   guestPaths    // guest path lookup; see path.go
+	mods    modules        // see module.go
+	tracefs tracefsMirror  // see tracefs.go
+	shadow  shadowReplayer // see shadow.go
+	running atomic.Bool    // inside Run: the guest makes progress by itself
+	ftrace  ftrace         // see ftrace.go
+	tps     tracepoints    // see jumplabel.go
+	paths   guestPaths     // guest path lookup; see path.go
 }
 
 // ErrBadImage is wrapped by every error about a malformed guest image.
@@ -157,6 +158,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	}
 	k.initModules(dtb)
 	k.initTracefsMirror()
+	k.initShadow()
 	// The entry is a PA: the CPU starts with the MMU off, as on Linux.
 	m.Boot(f.Entry, dtb)
 	return k, nil

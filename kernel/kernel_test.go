@@ -16,7 +16,7 @@ import (
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func boot(t *testing.T) *kernel.Kernel {
+func boot(t testing.TB) *kernel.Kernel {
 	t.Helper()
 	k, err := kernel.Boot(kernel.Config{Logger: quiet()})
 	if err != nil {

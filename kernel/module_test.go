@@ -18,7 +18,7 @@ import (
 
 // running boots the kernel and runs it on another goroutine until the
 // test ends; module loads need the guest running.
-func running(t *testing.T) *kernel.Kernel {
+func running(t testing.TB) *kernel.Kernel {
 	t.Helper()
 	k := boot(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -49,7 +49,8 @@ var sysfsLine = regexp.MustCompile(`(?m)^(/sys/[^:\r\n]+):([^\r\n]*)\r?$`)
 // attribute of /sys/kernel/irq/<irq>/ as "grep ." would (16-byte reads,
 // through the /sys/class/rtc/rtc0 symlink): the PL031's driver found the
 // device in the device tree, registered rtc0 and requested its interrupt
-// (34, SPI 2), and the files read what Linux 6.1's print. sh then reads
+// (34, SPI 2), and so did kpemu's shadow device for the doorbell's (41,
+// SPI 9); the files read what Linux 6.1's print. sh then reads
 // them every 8th round without a failed read.
 func TestSysfsRTCAndIRQ(t *testing.T) {
 	for _, ncpu := range []int{1, 2} {
@@ -73,7 +74,7 @@ func TestSysfsRTCAndIRQ(t *testing.T) {
 					}
 				}
 			}
-			step(func() bool { return strings.Contains(con.String(), "/sys/kernel/irq/34/actions:") },
+			step(func() bool { return strings.Contains(con.String(), "/sys/kernel/irq/41/actions:") },
 				"sysfs lines from /init")
 			uptime := k.Uptime()
 			out := con.String()
@@ -97,6 +98,11 @@ func TestSysfsRTCAndIRQ(t *testing.T) {
 				{"/sys/kernel/irq/34/type", "level"},
 				{"/sys/kernel/irq/34/wakeup", "disabled"},
 				{"/sys/kernel/irq/34/actions", "rtc-pl031"},
+				{"/sys/kernel/irq/41/per_cpu_count", ""},
+				{"/sys/kernel/irq/41/hwirq", "41"},
+				{"/sys/kernel/irq/41/type", "level"},
+				{"/sys/kernel/irq/41/wakeup", "disabled"},
+				{"/sys/kernel/irq/41/actions", "kpemu-doorbell"},
 			}
 			var wantOrder []string
 			for _, w := range want {

@@ -43,6 +43,7 @@ void tcp_v4_init(void);
 void skb_init(void);
 int ksysfs_init(void);
 void pl031_driver_init(void);
+void kpemu_shadow_init(void);
 
 /* The kernel's own workload (init/workload.c) runs in a kernel thread. */
 static int kworkload(void *unused)
@@ -69,7 +70,8 @@ static void console_on_rootfs(void)
 /*
  * do_basic_setup(): the device model, then what Linux runs as initcalls,
  * in the order of their levels: /sys/kernel/irq (postcore), the RTC
- * class (subsys), the PL031's driver (device). /sys/kernel (a core
+ * class (subsys), the PL031's driver and kpemu's shadow device (device).
+ * /sys/kernel (a core
  * initcall) is made in start_kernel, before tracefs makes its directory
  * there.
  */
@@ -79,6 +81,7 @@ static void do_basic_setup(void)
 	irq_sysfs_init();
 	rtc_init();
 	pl031_driver_init();
+	kpemu_shadow_init();
 }
 
 /*

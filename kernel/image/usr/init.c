@@ -8,7 +8,8 @@
  * tree). Then it runs /bin/segv once (it must die of SIGSEGV, after read(2)
  * into its unmapped buffer failed with EFAULT: wait status
  * 11, "exit code 139" to a shell), then starts /bin/sh, /bin/cron,
- * /bin/sshd and /bin/lockd and reaps children for ever, restarting them if they exit. Its
+ * /bin/sshd and /bin/lockd and reaps children for ever, restarting them if they exit,
+ * and /bin/shadowd, once (it exits where it has nothing to do). Its
  * stdio is /dev/console (kernel_init opened it); after the sysfs lines it
  * writes there only if something is wrong.
  */
@@ -95,6 +96,7 @@ int main(int argc, char **argv)
 	cron = spawn("/bin/cron", "cron");
 	sshd = spawn("/bin/sshd", "sshd");
 	lockd = spawn("/bin/lockd", "lockd");
+	spawn("/bin/shadowd", "shadowd");
 	for (;;) {
 		pid = wait4(-1, &status, 0, NULL);
 		if (pid == sh)

@@ -156,7 +156,7 @@ static const struct file_operations version_proc_fops = {
 	.read		= version_proc_read,
 };
 
-static void make_special(const char *path, umode_t mode, const struct file_operations *fops)
+void make_special(const char *path, umode_t mode, const struct file_operations *fops)
 {
 	struct inode *inode = ramfs_get_inode(mode, 0);
 

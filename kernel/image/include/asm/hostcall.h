@@ -28,6 +28,7 @@
 
 #define HC_MODULE_DONE		0x4b20	/* x0 = mailbox cookie, x1 = what the called function returned */
 #define HC_TRACEFS_DONE		0x4b21	/* x0 = tracefs_requests.tail after applying requests */
+#define HC_SHADOW_DONE		0x4b22	/* x0 = a shadow request's seq: replayed */
 
 #define HC_TRACE_PRINTK		0x4b31	/* x0 = ip, x1 = the formatted text (NUL-terminated) */
 #define HC_FTRACE_CALL		0x4b30	/* x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call */

@@ -16,7 +16,9 @@
 #define __NR_exit		93
 #define __NR_exit_group		94
 #define __NR_nanosleep		101
+#define __NR_sched_setscheduler	119
 #define __NR_sched_yield	124
+#define __NR_prctl		167
 #define __NR_getpid		172
 #define __NR_getppid		173
 #define __NR_socket		198

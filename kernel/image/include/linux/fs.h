@@ -183,6 +183,8 @@ void d_remove_tree(struct dentry *dentry);
 struct inode *ramfs_get_inode(umode_t mode, size_t capacity);
 void populate_rootfs(void);
 void proc_root_init(void);
+/* a device or proc file at @path whose operations are @fops; panics if it cannot */
+void make_special(const char *path, umode_t mode, const struct file_operations *fops);
 
 /* struct file (fs/open.c, fs/file_table.c) */
 struct file *alloc_file(struct dentry *dentry, fmode_t mode, unsigned int flags);

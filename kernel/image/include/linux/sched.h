@@ -11,6 +11,19 @@
 
 #define TASK_COMM_LEN		16
 
+/*
+ * Scheduling policies (include/uapi/linux/sched.h) and priorities
+ * (include/linux/sched/prio.h): prio below MAX_RT_PRIO is a real-time
+ * task's, which runs before every other and is not time-sliced.
+ */
+#define SCHED_NORMAL		0
+#define SCHED_FIFO		1
+#define SCHED_RR		2
+#define MAX_RT_PRIO		100
+#define DEFAULT_PRIO		120
+#define rt_prio(prio)		((prio) < MAX_RT_PRIO)
+#define rt_task(p)		rt_prio((p)->prio)
+
 /* Used in tsk->__state: */
 #define TASK_RUNNING		0x00000000
 #define TASK_INTERRUPTIBLE	0x00000001

@@ -55,9 +55,28 @@ void preempt_count_sub(int val)
 	current_thread_info()->preempt_count -= val;
 }
 
+/*
+ * Puts p at the end of its class on rq's queue: after the real-time tasks
+ * already there if it is one (before every other), else at the tail.
+ */
+static void queue_task(struct rq *rq, struct task_struct *p)
+{
+	struct task_struct *q;
+
+	if (rt_task(p)) {
+		list_for_each_entry(q, &rq->queue, run_list) {
+			if (!rt_task(q)) {
+				list_add_tail(&p->run_list, &q->run_list);
+				return;
+			}
+		}
+	}
+	list_add_tail(&p->run_list, &rq->queue);
+}
+
 static void enqueue_task(struct rq *rq, struct task_struct *p)
 {
-	list_add_tail(&p->run_list, &rq->queue);
+	queue_task(rq, p);
 	p->on_rq = 1;
 	rq->nr_running++;
 }
@@ -174,8 +193,8 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	}
 	enqueue_task(rq, p);
 	trace_sched_wakeup(p);	/* ttwu_do_wakeup() */
-	if (rq->curr == rq->idle)
-		resched_curr(rq);
+	if (rq->curr == rq->idle || (rt_task(p) && !rt_task(rq->curr)))
+		resched_curr(rq);	/* check_preempt_curr() */
 out:
 	raw_spin_rq_unlock_irqrestore(rq, flags);
 	return success;
@@ -251,7 +270,7 @@ static void __sched notrace __schedule(bool preempt)
 		dequeue_task(rq, prev);		/* deactivate_task() */
 		prev->nvcsw++;
 	} else if (prev != rq->idle) {
-		list_add_tail(&prev->run_list, &rq->queue);
+		queue_task(rq, prev);
 		if (preempt)
 			prev->nivcsw++;
 	}
@@ -310,8 +329,8 @@ void scheduler_tick(void)
 	sched_ticks[cpu]++;
 	if (rq->curr != rq->idle)
 		sched_busy_ticks[cpu]++;
-	if (!list_empty(&rq->queue))
-		resched_curr(rq);
+	if (!list_empty(&rq->queue) && !rt_task(rq->curr))
+		resched_curr(rq);	/* real-time tasks are not time-sliced */
 	arch_spin_unlock(&rq->lock.raw_lock);
 }
 

@@ -10,7 +10,9 @@
  * an unknown number returns -ENOSYS and counts nowhere.
  */
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <asm/ptrace.h>
 #include <asm/unistd.h>
 
@@ -76,6 +78,63 @@ long __arm64_sys_getpid(const struct pt_regs *regs)
 long __arm64_sys_getppid(const struct pt_regs *regs)
 {
 	return current->real_parent->tgid;
+}
+
+/* kernel/sys.c: prctl(), PR_SET_NAME and PR_GET_NAME only */
+#define PR_SET_NAME	15
+#define PR_GET_NAME	16
+
+long __arm64_sys_prctl(const struct pt_regs *regs)
+{
+	char comm[TASK_COMM_LEN];
+
+	switch (regs->regs[0]) {
+	case PR_SET_NAME:
+		comm[sizeof(comm) - 1] = 0;
+		if (strncpy_from_user(comm, (const char *)regs->regs[1], sizeof(comm) - 1) < 0)
+			return -EFAULT;
+		__set_task_comm(current, comm, false);
+		return 0;
+	case PR_GET_NAME:
+		memcpy(comm, current->comm, sizeof(comm));
+		if (copy_to_user((char *)regs->regs[1], comm, sizeof(comm)))
+			return -EFAULT;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * kernel/sched/core.c: sched_setscheduler(pid, policy, param), which sets
+ * the priority only: SCHED_FIFO and SCHED_RR (priority 1..99) make a
+ * real-time task, SCHED_NORMAL (priority 0) an ordinary one.
+ */
+long __arm64_sys_sched_setscheduler(const struct pt_regs *regs)
+{
+	pid_t pid = regs->regs[0];
+	int policy = regs->regs[1], prio;
+	struct task_struct *p = pid ? find_task_by_pid_ns(pid) : current;
+
+	if (pid < 0 || !regs->regs[2])
+		return -EINVAL;
+	if (!p)
+		return -ESRCH;
+	if (copy_from_user(&prio, (const void *)regs->regs[2], sizeof(prio)))
+		return -EFAULT;
+	switch (policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		if (prio < 1 || prio > MAX_RT_PRIO - 1)
+			return -EINVAL;
+		WRITE_ONCE(p->prio, MAX_RT_PRIO - 1 - prio);
+		return 0;
+	case SCHED_NORMAL:
+		if (prio)
+			return -EINVAL;
+		WRITE_ONCE(p->prio, DEFAULT_PRIO);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 /* kernel/sched/core.c: do_sched_yield() */
