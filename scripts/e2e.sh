@@ -767,5 +767,49 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	fi
 fi
 
+# kpemu-ns.sh shadows its command: each fork, open, symlink, mkdir and
+# unlink of the shell is made by the guest kernel first, under the shell's
+# name, so a probe enabled around `( : )` sees that fork, every time, as on
+# a Linux box; and a path's argument is the shell's.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
+		cd /sys/kernel/tracing
+		echo "p:sfork kernel_clone comm=\$comm" > kprobe_events
+		echo "p:sopen do_sys_openat2 path=+0(\$arg2):ustring comm=\$comm" >> kprobe_events
+		echo "p:ssym vfs_symlink comm=\$comm" >> kprobe_events
+		echo "p:sunlink vfs_unlink comm=\$comm" >> kprobe_events
+		seen=0
+		for i in $(seq 20); do
+			echo > trace
+			echo 1 > events/kprobes/sfork/enable
+			( : )
+			echo 0 > events/kprobes/sfork/enable
+			grep -q "^ *bash-[0-9]* .* sfork: (kernel_clone+0x0/0x[0-9a-f]*) comm=\"bash\"$" trace && seen=$((seen + 1))
+		done
+		echo "forks seen: $seen of 20"
+		d=$(mktemp -d /tmp/kpemu-e2e-shadow.XXXXXX)
+		echo > trace
+		echo 1 > events/kprobes/enable
+		echo > "$d/f"
+		ln -s f "$d/l"
+		rm "$d/l" "$d/f"
+		echo 0 > events/kprobes/enable
+		rmdir "$d"
+		grep -c " sopen: (do_sys_openat2+0x0/0x[0-9a-f]*) path=\"$d/f\" comm=\"bash\"$" trace
+		grep -c " ssym: (vfs_symlink+0x0/0x[0-9a-f]*) comm=\"ln\"$" trace
+		grep -c " sunlink: (vfs_unlink+0x0/0x[0-9a-f]*) comm=\"rm\"$" trace
+		echo > kprobe_events' 2>&1)
+	expect "kpemu-ns.sh: the guest replays the shell's forks, opens, symlinks and unlinks, under its name" \
+		"$(printf 'forks seen: 20 of 20\n1\n1\n2')" "$out"
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
+		cd /sys/kernel/tracing
+		echo "p:sfork kernel_clone" > kprobe_events
+		echo 1 > events/kprobes/sfork/enable
+		( : ); ( : ); ( : )
+		echo 0 > events/kprobes/sfork/enable
+		grep -c "^ *bash-" trace' 2>&1)
+	expect "kpemu-ns.sh -S: the guest does not see the shell" 0 "$out"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -12,10 +12,18 @@
 # (scripts/ns-bin). Nothing changes outside the namespace. Needs root
 # (unshare -m).
 #
-#   scripts/kpemu-ns.sh [-k KPEMU] [-o "RUN FLAGS"] [CMD [ARG...]]
+# CMD and every process it starts are shadowed (kpemu shadow-exec): each
+# fork, open, symlink, mkdir, unlink and rmdir they make is first made by
+# the guest kernel too (by its /bin/shadowd, under the caller's name), so
+# that a probe on kernel_clone or do_sys_openat2 sees what the script did,
+# as on the box. The guest's file system is not the host's: the guest's
+# call may fail (a host path it lacks) where the host's succeeds.
+#
+#   scripts/kpemu-ns.sh [-k KPEMU] [-o "RUN FLAGS"] [-S] [CMD [ARG...]]
 #
 #   -k KPEMU   the kpemu binary (default: kpemu on PATH, else bin/kpemu)
 #   -o FLAGS   more `kpemu run` flags, e.g. -o "--cpus 4"
+#   -S         do not shadow CMD's system calls in the guest
 #   CMD        what to run inside (default: $SHELL, or /bin/sh)
 #
 # The exit status is CMD's.
@@ -24,10 +32,12 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 kpemu=
 runflags=
-while getopts k:o:h opt; do
+shadowing=1
+while getopts k:o:Sh opt; do
 	case $opt in
 	k) kpemu=$OPTARG ;;
 	o) runflags=$OPTARG ;;
+	S) shadowing= ;;
 	*) sed -n '3,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -42,22 +52,27 @@ kpemu=$(cd "$(dirname "$kpemu")" && pwd)/$(basename "$kpemu")
 
 if [ "${KPEMU_NS_INNER:-}" != 1 ]; then
 	[ "$(id -u)" = 0 ] || { echo "kpemu-ns.sh: needs root for unshare -m" >&2; exit 2; }
-	KPEMU_NS_INNER=1 exec unshare -m --propagation private \
+	KPEMU_NS_INNER=1 KPEMU_NS_SHADOW=$shadowing exec unshare -m --propagation private \
 		"$0" -k "$kpemu" -o "$runflags" "$@"
 fi
 
 # Inside the namespace.
 log=$(mktemp /tmp/kpemu-ns.XXXXXX.log)
+sock=
+if [ -n "${KPEMU_NS_SHADOW:-}" ]; then
+	sock=$(mktemp -u /tmp/kpemu-ns.XXXXXX.sock)
+	runflags="$runflags --shadow-socket $sock"
+fi
 # shellcheck disable=SC2086 # runflags is a list of flags
 "$kpemu" run --mount /sys/kernel/debug --tracefs /sys/kernel/tracing $runflags >"$log" 2>&1 &
 pid=$!
-shadow=
+sysctl_dir=
 stop() {
 	# the binds hold the debugfs mount busy: release them first
 	umount /proc/kallsyms /proc/version /proc/sys/kernel/stack_tracer_enabled 2>/dev/null || true
-	if [ -n "$shadow" ]; then
-		umount -l /proc/sys/kernel "$shadow" 2>/dev/null || true
-		rmdir "$shadow" 2>/dev/null || true
+	if [ -n "$sysctl_dir" ]; then
+		umount -l /proc/sys/kernel "$sysctl_dir" 2>/dev/null || true
+		rmdir "$sysctl_dir" 2>/dev/null || true
 	fi
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
@@ -89,20 +104,32 @@ mount --bind /sys/kernel/debug/kpemu/version /proc/version
 # other entries is the host's, bound.
 sysk=/proc/sys/kernel
 if [ ! -e $sysk/stack_tracer_enabled ]; then
-	shadow=$(mktemp -d /tmp/kpemu-ns.XXXXXX)
-	mount -t tmpfs -o mode=0555 kpemu-sysctl "$shadow"
+	sysctl_dir=$(mktemp -d /tmp/kpemu-ns.XXXXXX)
+	mount -t tmpfs -o mode=0555 kpemu-sysctl "$sysctl_dir"
 	for e in "$sysk"/*; do
 		n=${e##*/}
-		if [ -d "$e" ]; then mkdir "$shadow/$n"; else : >"$shadow/$n"; fi
-		mount --bind "$e" "$shadow/$n"
+		if [ -d "$e" ]; then mkdir "$sysctl_dir/$n"; else : >"$sysctl_dir/$n"; fi
+		mount --bind "$e" "$sysctl_dir/$n"
 	done
-	: >"$shadow/stack_tracer_enabled"
-	mount --rbind "$shadow" $sysk
+	: >"$sysctl_dir/stack_tracer_enabled"
+	mount --rbind "$sysctl_dir" $sysk
 fi
 mount --bind /sys/kernel/debug/kpemu/stack_tracer_enabled $sysk/stack_tracer_enabled
 PATH=$here/ns-bin:$PATH
 export PATH
 [ $# -gt 0 ] || set -- "${SHELL:-/bin/sh}"
+if [ -n "$sock" ]; then
+	until [ -S "$sock" ]; do
+		i=$((i + 1))
+		if [ $i -gt 900 ] || ! kill -0 "$pid" 2>/dev/null; then
+			echo "kpemu-ns.sh: kpemu did not open its shadow socket; its log ($log):" >&2
+			cat "$log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	set -- "$kpemu" shadow-exec --socket "$sock" -- "$@"
+fi
 set +e
 "$@"
 status=$?

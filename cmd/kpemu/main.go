@@ -44,7 +44,7 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd(), newExplainCmd(), newUndefStatsCmd())
+	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd(), newExplainCmd(), newUndefStatsCmd(), newShadowExecCmd())
 	return root
 }
 

@@ -39,6 +39,7 @@ type runOptions struct {
 	par     bool
 	gdb     string
 	modules []string
+	shadow  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -63,6 +64,7 @@ SIGTERM, which unmount cleanly.`,
 	f.BoolVar(&o.debug, "fuse-debug", false, "log every FUSE request")
 	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
 	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules); --probe MOD:SYM probes are registered after")
+	f.StringVar(&o.shadow, "shadow-socket", "", "once the guest is ready, listen on this unix socket for kpemu shadow-exec processes and have the guest replay their forks, opens, symlinks, mkdirs and unlinks")
 	f.BoolVar(&o.par, "parallel", false, "run one host thread per vCPU (faster on several host cores, not deterministic)")
 	f.StringVar(&o.step, "step", "brk", "how probed instructions are stepped out of line: brk (BRK #0x006 after the slot, Linux >= 5.10) or hw (the software step exception, Linux <= 5.9)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
@@ -173,6 +175,10 @@ func run(ctx context.Context, o runOptions) error {
 			}
 		}()
 	}
+	var shadowDone <-chan struct{}
+	if o.shadow != "" {
+		shadowDone = startShadow(ctx, k, o.shadow, log)
+	}
 	select {
 	case <-ctx.Done():
 		<-runErr
@@ -189,6 +195,9 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	for _, p := range probes.all() {
 		log.Info("probe summary", "probe", p.Spec.String(), "hits", p.Hits(), "missed", p.Missed())
+	}
+	if shadowDone != nil {
+		<-shadowDone // the supervisor logs its totals
 	}
 	st := k.Machine().Stats()
 	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls)

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/shadow"
+)
+
+func newShadowExecCmd() *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:   "shadow-exec --socket PATH -- CMD [ARG...]",
+		Short: "Run CMD with its forks, opens, symlinks, mkdirs and unlinks replayed by the guest",
+		Long: `Have "kpemu run --shadow-socket PATH" trace this process (ptrace), install
+a seccomp filter that stops every fork, open, symlink, mkdir, unlink and
+rmdir of CMD and its descendants for that tracer, and exec CMD. The guest
+replays each of those calls before the host makes it, so its probes see
+what the host's processes do. If kpemu goes away, those calls fail with
+ENOSYS. CMD and its descendants cannot be traced by strace or gdb.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if socket == "" {
+				return errors.New("--socket is required")
+			}
+			// Before Install, which makes this thread's filtered syscalls
+			// wait for the supervisor.
+			path, err := exec.LookPath(args[0])
+			if err != nil {
+				return err
+			}
+			env := os.Environ()
+			if err := shadow.Attach(socket); err != nil {
+				return err
+			}
+			if err := shadow.Install(); err != nil {
+				return err
+			}
+			// From the goroutine Install locked to the filtered thread.
+			return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, args, env))
+		},
+	}
+	cmd.Flags().StringVar(&socket, "socket", "", "the unix socket of kpemu run --shadow-socket")
+	// CMD's own flags are its arguments, with or without "--".
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+// startShadow serves --shadow-socket once the guest is ready to replay,
+// until ctx ends; done is closed when the socket is gone.
+func startShadow(ctx context.Context, k *kernel.Kernel, socket string, log *slog.Logger) (done <-chan struct{}) {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		select {
+		case <-k.Ready():
+		case <-ctx.Done():
+			return
+		}
+		err := shadow.Listen(ctx, socket, func(ctx context.Context, r shadow.Request) error {
+			return k.Shadow(ctx, shadowRequest(r))
+		}, log)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("--shadow-socket", "err", err)
+		}
+	}()
+	return ch
+}
+
+// shadowRequest is r as the guest's replayer takes it.
+func shadowRequest(r shadow.Request) kernel.ShadowRequest {
+	kr := kernel.ShadowRequest{Comm: r.Comm, Path: r.Path, Target: r.Target, Mode: r.Mode}
+	switch r.Op {
+	case shadow.Fork:
+		kr.Op = kernel.ShadowFork
+	case shadow.Open:
+		kr.Op, kr.Flags = kernel.ShadowOpen, r.Flags
+	case shadow.Symlink:
+		kr.Op = kernel.ShadowSymlink
+	case shadow.Mkdir:
+		kr.Op = kernel.ShadowMkdir
+	case shadow.Unlink:
+		kr.Op, kr.Flags = kernel.ShadowUnlink, r.Flags
+	}
+	return kr
+}

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/shadow"
+)
+
+func TestShadowRequest(t *testing.T) {
+	tests := []struct {
+		in   shadow.Request
+		want kernel.ShadowRequest
+	}{
+		{shadow.Request{Op: shadow.Fork, PID: 7, Comm: "sh", Flags: 0x4111}, kernel.ShadowRequest{Op: kernel.ShadowFork, Comm: "sh"}},
+		{shadow.Request{Op: shadow.Open, Comm: "sh", Path: "/dev/null", Flags: 0o1101, Mode: 0o666}, kernel.ShadowRequest{Op: kernel.ShadowOpen, Comm: "sh", Path: "/dev/null", Flags: 0o1101, Mode: 0o666}},
+		{shadow.Request{Op: shadow.Symlink, Comm: "ln", Path: "/t/bar", Target: "foo"}, kernel.ShadowRequest{Op: kernel.ShadowSymlink, Comm: "ln", Path: "/t/bar", Target: "foo"}},
+		{shadow.Request{Op: shadow.Mkdir, Comm: "mkdir", Path: "/t/d", Mode: 0o777}, kernel.ShadowRequest{Op: kernel.ShadowMkdir, Comm: "mkdir", Path: "/t/d", Mode: 0o777}},
+		{shadow.Request{Op: shadow.Unlink, Comm: "rmdir", Path: "/t/d", Flags: 0x200}, kernel.ShadowRequest{Op: kernel.ShadowUnlink, Comm: "rmdir", Path: "/t/d", Flags: 0x200}},
+	}
+	for _, tt := range tests {
+		if got := shadowRequest(tt.in); got != tt.want {
+			t.Errorf("shadowRequest(%+v) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}

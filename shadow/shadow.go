@@ -1,0 +1,120 @@
+package shadow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+)
+
+// ErrUnsupported is returned where shadowing cannot work: hosts other
+// than Linux on amd64 or arm64.
+var ErrUnsupported = errors.New("shadow: needs Linux on amd64 or arm64 (seccomp and ptrace)")
+
+// Op is the kind of syscall a Request mirrors.
+type Op int
+
+const (
+	Fork    Op = iota + 1 // clone without CLONE_THREAD, clone3, fork, vfork
+	Open                  // open, openat, openat2, creat
+	Symlink               // symlink, symlinkat
+	Mkdir                 // mkdir, mkdirat
+	Unlink                // unlink, unlinkat, rmdir
+)
+
+func (o Op) String() string {
+	switch o {
+	case Fork:
+		return "fork"
+	case Open:
+		return "open"
+	case Symlink:
+		return "symlink"
+	case Mkdir:
+		return "mkdir"
+	case Unlink:
+		return "unlink"
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// Request is one host syscall for the guest to replay.
+type Request struct {
+	Op   Op
+	PID  int    // the calling thread's ID, in the supervisor's PID namespace
+	Comm string // the caller's comm at the time of the call
+	// Path is absolute: a relative path is joined to the directory of its
+	// dirfd, or to the caller's working directory. Empty for Fork.
+	Path string
+	// Target is a symlink's target exactly as given (not resolved).
+	Target string
+	// Flags: for Open, the O_* flags in the arm64 (asm-generic) encoding,
+	// whatever the host's; for Unlink, AT_REMOVEDIR (0x200) for rmdir and
+	// unlinkat(AT_REMOVEDIR), else 0; for Fork, the low 32 bits of the
+	// clone flags (fork: SIGCHLD; vfork: CLONE_VM|CLONE_VFORK|SIGCHLD).
+	Flags uint32
+	// Mode is the creation mode of Open (with O_CREAT or O_TMPFILE) and
+	// Mkdir, before the umask.
+	Mode uint32
+}
+
+// ReplayFunc has the guest replay r; it returns once the guest has, and
+// the host syscall waits until it does. A Supervisor calls it in order for
+// each traced process tree, concurrently for different ones.
+type ReplayFunc func(ctx context.Context, r Request) error
+
+// Stats counts what a Supervisor did.
+type Stats struct {
+	Forks, Opens, Symlinks, Mkdirs, Unlinks uint64 // requests replayed (including failed replays)
+	ReplayErrors                            uint64 // replays that returned an error
+	Threads                                 uint64 // clone3 thread creations let through without replay
+	Skipped                                 uint64 // notifications not replayed: the caller died, or its arguments were unreadable
+}
+
+// Supervisor traces process trees: it replays the syscalls at which their
+// seccomp filter stops them and lets the host syscalls continue.
+type Supervisor struct {
+	Replay ReplayFunc
+	Log    *slog.Logger // nil: slog.Default()
+
+	forks, opens, symlinks, mkdirs, unlinks atomic.Uint64
+	replayErrors, threads, skipped          atomic.Uint64
+}
+
+// Stats returns the counts so far, over all the processes traced.
+func (s *Supervisor) Stats() Stats {
+	return Stats{
+		Forks: s.forks.Load(), Opens: s.opens.Load(), Symlinks: s.symlinks.Load(),
+		Mkdirs: s.mkdirs.Load(), Unlinks: s.unlinks.Load(),
+		ReplayErrors: s.replayErrors.Load(), Threads: s.threads.Load(), Skipped: s.skipped.Load(),
+	}
+}
+
+func (s *Supervisor) count(op Op) {
+	switch op {
+	case Fork:
+		s.forks.Add(1)
+	case Open:
+		s.opens.Add(1)
+	case Symlink:
+		s.symlinks.Add(1)
+	case Mkdir:
+		s.mkdirs.Add(1)
+	case Unlink:
+		s.unlinks.Add(1)
+	}
+}
+
+func (s *Supervisor) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// Listen traces the processes that Attach at socketPath with a new
+// Supervisor; see Supervisor.Listen.
+func Listen(ctx context.Context, socketPath string, replay func(context.Context, Request) error, log *slog.Logger) error {
+	return (&Supervisor{Replay: replay, Log: log}).Listen(ctx, socketPath)
+}

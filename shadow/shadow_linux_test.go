@@ -1,0 +1,379 @@
+//go:build linux && (amd64 || arm64)
+
+package shadow
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The test binary doubles as the supervised process: with SHADOW_HELPER
+// set, TestMain runs a helper instead of the tests.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("SHADOW_HELPER"); mode != "" {
+		os.Exit(helper(mode, os.Getenv("SHADOW_SOCKET"), os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// exitNoNotif tells the test that the kernel lacks what Install needs.
+const exitNoNotif = 42
+
+// helper runs helper mode:
+//   - exec: Attach to SHADOW_SOCKET, Install, exec args with SHADOW_HELPER
+//     set to SHADOW_THEN, as kpemu shadow-exec does;
+//   - threads: threadsHelper, in a process exec'd by exec mode;
+//   - bench: Attach, Install, then openLoop on the filtered thread.
+func helper(mode, sock string, args []string) int {
+	err := func() error {
+		var path string
+		var env []string
+		switch mode {
+		case "threads":
+			return threadsHelper(args[0])
+		case "exec":
+			// Before Attach and Install, for the error's sake.
+			var err error
+			if path, err = exec.LookPath(args[0]); err != nil {
+				return err
+			}
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "SHADOW_HELPER=") {
+					env = append(env, kv)
+				}
+			}
+			if then := os.Getenv("SHADOW_THEN"); then != "" {
+				env = append(env, "SHADOW_HELPER="+then)
+			}
+		case "bench":
+		default:
+			return fmt.Errorf("unknown helper mode %q", mode)
+		}
+		if err := Attach(sock); err != nil {
+			return err
+		}
+		if err := Install(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(exitNoNotif)
+		}
+		if mode == "bench" {
+			return benchHelper(args[0])
+		}
+		return syscall.Exec(path, args, env)
+	}()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// threadsHelper creates threads, which must not be mirrored, and does
+// dirfd-relative syscalls, which must.
+func threadsHelper(dir string) error {
+	// New OS threads: clone(CLONE_THREAD), let through in BPF.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			time.Sleep(20 * time.Millisecond)
+		}()
+	}
+	wg.Wait()
+	// clone3 of a thread: notified, recognised, not replayed. CLONE_THREAD
+	// without CLONE_SIGHAND makes the kernel refuse it after the filter.
+	args := make([]uint64, 11) // struct clone_args, CLONE_ARGS_SIZE_VER2
+	args[0] = cloneThread
+	if _, _, errno := unix.Syscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args[0])), 88, 0); errno != unix.EINVAL {
+		return fmt.Errorf("clone3(CLONE_THREAD): %v, want EINVAL", errno)
+	}
+	// clone3 of a process with a bad exit signal: mirrored, then refused.
+	args[0], args[4] = 0, 1000 // flags, exit_signal
+	if _, _, errno := unix.Syscall(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args[0])), 88, 0); errno != unix.EINVAL {
+		return fmt.Errorf("clone3(exit_signal 1000): %v, want EINVAL", errno)
+	}
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Mkdirat(dfd, "sub", 0o750); err != nil {
+		return err
+	}
+	if err := unix.Symlinkat("x/y", dfd, "sub/lnk"); err != nil {
+		return err
+	}
+	fd, err := unix.Openat2(dfd, "sub/f", &unix.OpenHow{Flags: unix.O_CREAT | unix.O_WRONLY | unix.O_CLOEXEC, Mode: 0o640})
+	if err != nil {
+		return err
+	}
+	unix.Close(fd)
+	for _, name := range []string{"sub/lnk", "sub/f"} {
+		if err := unix.Unlinkat(dfd, name, 0); err != nil {
+			return err
+		}
+	}
+	return unix.Unlinkat(dfd, "sub", unix.AT_REMOVEDIR)
+}
+
+// benchHelper opens /dev/null N times and prints how long that took.
+func benchHelper(count string) error {
+	n, err := strconv.Atoi(count)
+	if err != nil {
+		return err
+	}
+	d, err := openLoop(n)
+	if err != nil {
+		return err
+	}
+	fmt.Println(d.Nanoseconds())
+	return nil
+}
+
+func openLoop(n int) (time.Duration, error) {
+	start := time.Now()
+	for range n {
+		fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, err
+		}
+		unix.Close(fd)
+	}
+	return time.Since(start), nil
+}
+
+// recorder is a replay function that records.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []Request
+}
+
+func (r *recorder) replay(_ context.Context, req Request) error {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) all() []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Request(nil), r.reqs...)
+}
+
+// supervise runs the test binary in helper mode under a Supervisor whose
+// replay is replay, and returns its stdout.
+func supervise(tb testing.TB, sup *Supervisor, env []string, mode string, args ...string) []byte {
+	tb.Helper()
+	avail, err := os.ReadFile("/proc/sys/kernel/seccomp/actions_avail")
+	if err != nil || !strings.Contains(string(avail), "trace") {
+		tb.Skip("seccomp SECCOMP_RET_TRACE unavailable")
+	}
+	sock := filepath.Join(tb.TempDir(), "shadow.sock")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lctx, stop := context.WithCancel(ctx)
+	listened := make(chan error, 1)
+	go func() { listened <- sup.Listen(lctx, sock) }()
+	for range 500 {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	// The helper runs as a grandchild, as kpemu shadow-exec runs beside
+	// kpemu and not below it: a tracer in the thread group of its
+	// tracee's real parent reaps the tracee's exit itself, and the
+	// parent's wait would never see it.
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `"$0" "$@" & wait $!`, os.Args[0]}, args...)...)
+	cmd.Env = append(append(os.Environ(), env...), "SHADOW_HELPER="+mode, "SHADOW_SOCKET="+sock)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	stop()
+	if lerr := <-listened; lerr != context.Canceled {
+		tb.Errorf("Listen = %v, want context.Canceled", lerr)
+	}
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == exitNoNotif {
+		tb.Skipf("Install: %s", stderr.String())
+	}
+	if err != nil {
+		tb.Fatalf("helper %s: %v; stderr:\n%s", mode, err, stderr.String())
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		tb.Errorf("socket left behind: %v", err)
+	}
+	return out
+}
+
+func testLogger(tb testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// want is an expected request: empty comm and path match any; flags,
+// mode and target are checked where exact is set.
+type want struct {
+	op     Op
+	comm   string
+	path   string
+	target string
+	flags  uint32
+	mode   uint32
+	exact  bool // check flags, mode and target
+}
+
+func (w want) matches(r Request) bool {
+	if r.Op != w.op || (w.comm != "" && r.Comm != w.comm) || (w.path != "" && r.Path != w.path) {
+		return false
+	}
+	return !w.exact || (r.Flags == w.flags && r.Mode == w.mode && r.Target == w.target)
+}
+
+// checkInOrder checks that reqs holds ws in order, other requests between.
+func checkInOrder(t *testing.T, reqs []Request, ws []want) {
+	t.Helper()
+	i := 0
+	for _, r := range reqs {
+		if i < len(ws) && ws[i].matches(r) {
+			i++
+		}
+	}
+	if i < len(ws) {
+		var b strings.Builder
+		for _, r := range reqs {
+			fmt.Fprintf(&b, "\t%v pid=%d comm=%q path=%q target=%q flags=%#o mode=%#o\n", r.Op, r.PID, r.Comm, r.Path, r.Target, r.Flags, r.Mode)
+		}
+		t.Fatalf("missing in order: %+v (and %d more after it); requests:\n%s", ws[i], len(ws)-i-1, b.String())
+	}
+}
+
+func TestShellMirrored(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	sup := &Supervisor{Replay: rec.replay, Log: testLogger(t)}
+	script := `( : ); echo > /dev/null; mkdir $D/d; ln -s foo $D/d/bar; readlink $D/d/bar; rm $D/d/bar; rmdir $D/d; cd $D && : > rel && echo done`
+	t.Setenv("D", dir)
+	out := supervise(t, sup, nil, "exec", "/bin/sh", "-c", script)
+	if got := string(out); got != "foo\ndone\n" {
+		t.Errorf("shell output %q, want %q", got, "foo\ndone\n")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rel")); err != nil {
+		t.Errorf("the shell's file: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "d")); !os.IsNotExist(err) {
+		t.Errorf("the shell's directory is still there: %v", err)
+	}
+	const wrCreatTrunc = 0o1101
+	checkInOrder(t, rec.all(), []want{
+		{op: Fork, comm: "sh"}, // ( : )
+		{op: Open, comm: "sh", path: "/dev/null", flags: wrCreatTrunc, mode: 0o666, exact: true},
+		{op: Fork, comm: "sh"},
+		{op: Mkdir, comm: "mkdir", path: dir + "/d", mode: 0o777, exact: true},
+		{op: Fork, comm: "sh"},
+		{op: Symlink, comm: "ln", path: dir + "/d/bar", target: "foo", exact: true},
+		{op: Fork, comm: "sh"},
+		{op: Unlink, comm: "rm", path: dir + "/d/bar", flags: 0, exact: true},
+		{op: Fork, comm: "sh"},
+		{op: Unlink, comm: "rmdir", path: dir + "/d", flags: atRemoveDir, exact: true},
+		{op: Open, comm: "sh", path: dir + "/rel", flags: wrCreatTrunc, mode: 0o666, exact: true},
+	})
+	st := sup.Stats()
+	if st.Forks != 6 {
+		t.Errorf("Stats.Forks = %d, want 6 (the subshell and 5 commands)", st.Forks)
+	}
+	t.Logf("stats: %+v", st)
+}
+
+func TestThreadsNotMirrored(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	sup := &Supervisor{Replay: rec.replay, Log: testLogger(t)}
+	supervise(t, sup, []string{"SHADOW_THEN=threads"}, "exec", os.Args[0], dir)
+	reqs := rec.all()
+	var forks []Request
+	for _, r := range reqs {
+		if r.Op == Fork {
+			forks = append(forks, r)
+		}
+	}
+	comm := filepath.Base(os.Args[0])
+	comm = comm[:min(len(comm), 15)]
+	if len(forks) != 1 || forks[0].Flags != 0 || forks[0].Comm != comm {
+		t.Errorf("forks %+v, want one, the clone3 of a process, flags 0, comm %q", forks, comm)
+	}
+	// At least: a cgo binary's runtime threads come from pthread_create,
+	// clone3 in glibc >= 2.34, notified and let through too.
+	if st := sup.Stats(); st.Threads < 1 {
+		t.Errorf("Stats.Threads = %d, want at least 1 (the clone3 of a thread)", st.Threads)
+	}
+	const (
+		armDirectory, armNoFollow = 0o40000, 0o100000
+		cloexec, creat, wronly    = 0o2000000, 0o100, 0o1
+	)
+	checkInOrder(t, reqs, []want{
+		{op: Fork, comm: comm},
+		{op: Open, path: dir, flags: armDirectory | armNoFollow | cloexec, exact: true},
+		{op: Mkdir, path: dir + "/sub", mode: 0o750, exact: true},
+		{op: Symlink, path: dir + "/sub/lnk", target: "x/y", exact: true},
+		{op: Open, path: dir + "/sub/f", flags: creat | wronly | cloexec, mode: 0o640, exact: true},
+		{op: Unlink, path: dir + "/sub/lnk", exact: true},
+		{op: Unlink, path: dir + "/sub/f", exact: true},
+		{op: Unlink, path: dir + "/sub", flags: atRemoveDir, exact: true},
+	})
+}
+
+// BenchmarkMirroredOpen measures opens of /dev/null by a supervised child
+// through Trace with a no-op replay, against the same loop unsupervised.
+func BenchmarkMirroredOpen(b *testing.B) {
+	base, err := openLoop(b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sup := &Supervisor{Replay: func(context.Context, Request) error { return nil }, Log: testLogger(b)}
+	b.ResetTimer()
+	out := supervise(b, sup, nil, "bench", strconv.Itoa(b.N))
+	b.StopTimer()
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		b.Fatalf("helper output %q: %v", out, err)
+	}
+	if st := sup.Stats(); st.Opens < uint64(b.N) {
+		b.Fatalf("%d opens mirrored, want at least %d", st.Opens, b.N)
+	}
+	mirrored := float64(b.N) / (float64(ns) / 1e9)
+	baseline := float64(b.N) / base.Seconds()
+	b.ReportMetric(float64(ns)/float64(b.N), "ns/op")
+	b.ReportMetric(mirrored, "mirrored/s")
+	b.ReportMetric(baseline, "baseline/s")
+	b.ReportMetric(baseline/mirrored, "slowdown")
+}
+
+// Attach without a supervisor fails, before the caller installs a filter
+// that would make its syscalls fail with ENOSYS.
+func TestAttachWithoutSupervisor(t *testing.T) {
+	if err := Attach(filepath.Join(t.TempDir(), "none.sock")); err == nil {
+		t.Error("Attach to no supervisor succeeded")
+	}
+}

@@ -1,0 +1,259 @@
+//go:build linux && (amd64 || arm64)
+
+package shadow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Why ptrace and not seccomp user notification: a process that waits for
+// a user-notification supervisor waits interruptibly until the supervisor
+// has received the notification, and a signal then (SIGCHLD to a shell
+// that forks a pipeline) fails the syscall with EINTR, which no shell
+// expects of fork ("Cannot fork"). However fast the supervisor, that window
+// exists. A seccomp stop (SECCOMP_RET_TRACE) is a ptrace stop: signals wait
+// until the tracer lets the tracee go on.
+
+// traceOptions: stop at the filter's syscalls, and trace every process and
+// thread the tracees make, as they inherit the filter.
+const traceOptions = unix.PTRACE_O_TRACESECCOMP | unix.PTRACE_O_TRACEFORK |
+	unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE
+
+// wNoThread is __WNOTHREAD: wait for this thread's tracees only, so that
+// several tracers (one per Attach) keep apart.
+const wNoThread = 0x20000000
+
+// ptraceSyscallInfo is struct ptrace_syscall_info as PTRACE_GET_SYSCALL_INFO
+// fills it at a seccomp stop (op PTRACE_SYSCALL_INFO_SECCOMP).
+type ptraceSyscallInfo struct {
+	Op   uint8
+	_    [3]uint8
+	Arch uint32
+	IP   uint64
+	SP   uint64
+	Nr   uint64
+	Args [6]uint64
+	Ret  uint32
+	_    uint32
+}
+
+const ptraceSyscallInfoSeccomp = 3
+
+// Trace supervises process pid, which has not yet installed the filter:
+// it seizes each of its threads, calls attached, then serves the seccomp
+// stops of pid and of every process and thread descended from it until
+// none is left: for each, in order, it decodes the syscall, has s.Replay
+// replay it, and lets it go on. It runs on a goroutine locked to its
+// thread, as ptrace wants; signals and job control pass through. When ctx
+// is done, the tracees are let go at their next stop (they then get ENOSYS
+// for the filter's syscalls, which want a tracer).
+func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error {
+	runtime.LockOSThread()
+	// The thread ends with the goroutine (not unlocked): its tracees are
+	// then detached by the kernel.
+	if err := seizeAll(pid); err != nil {
+		return err
+	}
+	attached()
+
+	rp, err := s.startReplayer(ctx)
+	if err != nil {
+		return err
+	}
+	defer rp.close()
+	kinds := make(map[int32]sysKind)
+	for _, c := range hostSyscalls() {
+		kinds[int32(c.nr)] = c.kind
+	}
+	caller := &procCaller{pageSize: os.Getpagesize()}
+	for {
+		var ws unix.WaitStatus
+		tid, err := unix.Wait4(-1, &ws, unix.WALL|wNoThread, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.ECHILD:
+			return nil // every tracee is gone
+		case err != nil:
+			return fmt.Errorf("shadow: wait4: %w", err)
+		}
+		if !ws.Stopped() {
+			continue // exited or killed
+		}
+		if ctx.Err() != nil {
+			_ = unix.PtraceDetach(tid)
+			continue
+		}
+		sig, event := ws.StopSignal(), ws.TrapCause()
+		switch {
+		case event == unix.PTRACE_EVENT_SECCOMP:
+			s.stopped(tid, kinds, caller, rp)
+			err = unix.PtraceCont(tid, 0)
+		case event == unix.PTRACE_EVENT_STOP:
+			switch sig {
+			case unix.SIGSTOP, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU:
+				// A group stop: stay stopped, as without a tracer.
+				_, _, e := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_LISTEN, uintptr(tid), 0, 0, 0, 0)
+				if e != 0 {
+					err = e
+				}
+			default:
+				err = unix.PtraceCont(tid, 0) // a new tracee's first stop
+			}
+		case event != 0:
+			err = unix.PtraceCont(tid, 0) // fork, vfork, clone: the child is traced
+		default:
+			err = unix.PtraceCont(tid, int(sig)) // a signal: deliver it
+		}
+		if err != nil && err != unix.ESRCH {
+			// ESRCH: killed meanwhile.
+			return fmt.Errorf("shadow: letting %d go on: %w", tid, err)
+		}
+	}
+}
+
+// seizeAll seizes every thread of pid, again until no new one appears.
+func seizeAll(pid int) error {
+	seized := map[int]bool{}
+	for {
+		ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+		if err != nil {
+			return fmt.Errorf("shadow: the threads of %d: %w", pid, err)
+		}
+		fresh := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil || seized[tid] {
+				continue
+			}
+			_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(tid), 0, traceOptions, 0, 0)
+			if errno != 0 && errno != unix.ESRCH {
+				if len(seized) == 0 {
+					return fmt.Errorf("shadow: PTRACE_SEIZE %d: %w", tid, errno)
+				}
+				continue
+			}
+			seized[tid], fresh = true, true
+		}
+		if !fresh {
+			if len(seized) == 0 {
+				return fmt.Errorf("shadow: process %d has no threads to seize", pid)
+			}
+			return nil
+		}
+	}
+}
+
+// stopped replays the syscall at which tid is stopped, if it is one to.
+func (s *Supervisor) stopped(tid int, kinds map[int32]sysKind, c *procCaller, rp *replayer) {
+	log := s.log()
+	var info ptraceSyscallInfo
+	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GET_SYSCALL_INFO, uintptr(tid),
+		unsafe.Sizeof(info), uintptr(unsafe.Pointer(&info)), 0, 0)
+	if errno != 0 || info.Op != ptraceSyscallInfoSeccomp {
+		log.Debug("shadow: no syscall info", "tid", tid, "err", errno, "op", info.Op)
+		s.skipped.Add(1)
+		return
+	}
+	d := seccompData{Nr: int32(info.Nr), Arch: info.Arch, IP: info.IP, Args: info.Args}
+	kind, ok := kinds[d.Nr]
+	if !ok || d.Arch != nativeAuditArch {
+		log.Debug("shadow: unexpected syscall", "nr", d.Nr, "arch", d.Arch)
+		s.skipped.Add(1)
+		return
+	}
+	c.pid = tid
+	r, replay, err := decode(kind, &d, c)
+	c.close()
+	switch {
+	case err != nil:
+		log.Debug("shadow: not replayed", "tid", tid, "nr", d.Nr, "err", err)
+		s.skipped.Add(1)
+		return
+	case !replay:
+		s.threads.Add(1)
+		return
+	}
+	r.PID = tid
+	r.Comm = readComm(tid)
+	s.count(r.Op)
+	log.Debug("shadow: replaying", "op", r.Op, "pid", r.PID, "comm", r.Comm, "path", r.Path, "target", r.Target, "flags", r.Flags, "mode", r.Mode)
+	rp.replay(r)
+}
+
+// replayer runs Replay on another thread for the tracer's locked one.
+// Both wait in reads of eventfds, not on channels: a goroutine locked to
+// its thread and woken through a channel waits for the Go scheduler to
+// hand that thread a processor, which took a millisecond per replay (fifty
+// thousand guest instructions) while the emulator kept the others busy,
+// and a goroutine woken by a locked one first waits for that one to give
+// up its processor; a blocked system call wakes the thread itself.
+type replayer struct {
+	next      atomic.Pointer[Request] // the request to replay
+	ask, done int                     // eventfds: a request is in next; it was replayed
+	quit      atomic.Bool
+}
+
+func (s *Supervisor) startReplayer(ctx context.Context) (*replayer, error) {
+	ask, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("shadow: eventfd: %w", err)
+	}
+	done, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(ask)
+		return nil, fmt.Errorf("shadow: eventfd: %w", err)
+	}
+	rp := &replayer{ask: ask, done: done}
+	go func() {
+		defer unix.Close(ask)
+		defer unix.Close(done)
+		for {
+			eventfdWait(ask)
+			if rp.quit.Load() {
+				return
+			}
+			r := rp.next.Swap(nil)
+			if err := s.Replay(ctx, *r); err != nil {
+				s.replayErrors.Add(1)
+				s.log().Debug("shadow: replay failed", "op", r.Op, "path", r.Path, "err", err)
+			}
+			eventfdPost(done)
+		}
+	}()
+	return rp, nil
+}
+
+// replay has r replayed and returns when it has been.
+func (rp *replayer) replay(r Request) {
+	rp.next.Store(&r)
+	eventfdPost(rp.ask)
+	eventfdWait(rp.done)
+}
+
+func (rp *replayer) close() {
+	rp.quit.Store(true)
+	eventfdPost(rp.ask)
+}
+
+func eventfdPost(fd int) {
+	one := [8]byte{1}
+	_, _ = unix.Write(fd, one[:])
+}
+
+func eventfdWait(fd int) {
+	var b [8]byte
+	for {
+		if _, err := unix.Read(fd, b[:]); err != unix.EINTR {
+			return
+		}
+	}
+}
