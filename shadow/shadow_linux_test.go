@@ -270,11 +270,13 @@ func TestShellMirrored(t *testing.T) {
 	}
 	rec := &recorder{}
 	sup := &Supervisor{Replay: rec.replay, Log: testLogger(t)}
-	script := `( : ); echo > /dev/null; mkdir $D/d; ln -s foo $D/d/bar; readlink $D/d/bar; rm $D/d/bar; rmdir $D/d; cd $D && : > rel && echo done`
+	// The signal must reach the shell through its tracer (a lost signal
+	// once made every ftracetest test pass).
+	script := `trap "echo usr1" USR1; kill -USR1 $$; ( : ); echo > /dev/null; mkdir $D/d; ln -s foo $D/d/bar; readlink $D/d/bar; rm $D/d/bar; rmdir $D/d; cd $D && : > rel && echo done`
 	t.Setenv("D", dir)
 	out := supervise(t, sup, nil, "exec", "/bin/sh", "-c", script)
-	if got := string(out); got != "foo\ndone\n" {
-		t.Errorf("shell output %q, want %q", got, "foo\ndone\n")
+	if got := string(out); got != "usr1\nfoo\ndone\n" {
+		t.Errorf("shell output %q, want %q", got, "usr1\nfoo\ndone\n")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "rel")); err != nil {
 		t.Errorf("the shell's file: %v", err)

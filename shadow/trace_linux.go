@@ -92,7 +92,10 @@ func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error 
 			_ = unix.PtraceDetach(tid)
 			continue
 		}
-		sig, event := ws.StopSignal(), ws.TrapCause()
+		// The event is in bits 16..23 of the status (WaitStatus.TrapCause
+		// reports it only for SIGTRAP stops, and a group stop's
+		// PTRACE_EVENT_STOP comes with the stopping signal).
+		sig, event := ws.StopSignal(), int(uint32(ws)>>16&0xff)
 		switch {
 		case event == unix.PTRACE_EVENT_SECCOMP:
 			s.stopped(tid, kinds, caller, rp)
