@@ -7,7 +7,7 @@ import (
 	"path"
 )
 
-// sysKind is what a notified syscall is, whatever its number on the host.
+// sysKind is what a stopped syscall is, whatever its number on the host.
 type sysKind int
 
 const (

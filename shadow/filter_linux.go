@@ -33,18 +33,18 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 	jump := func(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 		return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
 	}
-	var notify []uint32
+	var stop []uint32
 	clone, hasClone := uint32(0), false
 	for _, c := range calls {
 		if c.kind == sysClone {
 			clone, hasClone = c.nr, true
 			continue
 		}
-		notify = append(notify, c.nr)
+		stop = append(stop, c.nr)
 	}
-	// Layout: arch check, nr load, one JEQ per notified call, the clone
-	// check (3 instructions), then "allow" and "notify".
-	n := len(notify)
+	// Layout: arch check, nr load, one JEQ per stopped call, the clone
+	// check (3 instructions), then "allow" and "trace".
+	n := len(stop)
 	tail := 0
 	if hasClone {
 		tail = 3
@@ -57,7 +57,7 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, arch, 0, to(1, allow)),
 		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr),
 	}
-	for i, nr := range notify {
+	for i, nr := range stop {
 		pc := 3 + i
 		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, to(pc, allow+1), 0))
 	}

@@ -50,9 +50,9 @@ func runBPF(t *testing.T, prog []unix.SockFilter, d *seccompData) uint32 {
 
 func TestFilter(t *testing.T) {
 	const (
-		allow  = unix.SECCOMP_RET_ALLOW
-		notify = unix.SECCOMP_RET_TRACE
-		other  = 0x40000003 // a foreign arch (i386)
+		allow = unix.SECCOMP_RET_ALLOW
+		trace = unix.SECCOMP_RET_TRACE
+		other = 0x40000003 // a foreign arch (i386)
 	)
 	prog := buildFilter(nativeAuditArch, hostSyscalls())
 	if len(prog) > unix.BPF_MAXINSNS {
@@ -68,14 +68,14 @@ func TestFilter(t *testing.T) {
 		d    *seccompData
 		want uint32
 	}{
-		{"openat", sc(unix.SYS_OPENAT, 0, 0, 0), notify},
-		{"openat2", sc(unix.SYS_OPENAT2), notify},
-		{"symlinkat", sc(unix.SYS_SYMLINKAT), notify},
-		{"mkdirat", sc(unix.SYS_MKDIRAT), notify},
-		{"unlinkat", sc(unix.SYS_UNLINKAT), notify},
-		{"clone3", sc(unix.SYS_CLONE3), notify},
-		{"clone fork", sc(unix.SYS_CLONE, 0x01200011), notify},
-		{"clone vfork", sc(unix.SYS_CLONE, cloneVM|cloneVFork|sigchld), notify},
+		{"openat", sc(unix.SYS_OPENAT, 0, 0, 0), trace},
+		{"openat2", sc(unix.SYS_OPENAT2), trace},
+		{"symlinkat", sc(unix.SYS_SYMLINKAT), trace},
+		{"mkdirat", sc(unix.SYS_MKDIRAT), trace},
+		{"unlinkat", sc(unix.SYS_UNLINKAT), trace},
+		{"clone3", sc(unix.SYS_CLONE3), trace},
+		{"clone fork", sc(unix.SYS_CLONE, 0x01200011), trace},
+		{"clone vfork", sc(unix.SYS_CLONE, cloneVM|cloneVFork|sigchld), trace},
 		{"clone thread", sc(unix.SYS_CLONE, 0x3d0f00), allow},
 		{"clone thread, high bits", sc(unix.SYS_CLONE, 0xffffffff_00010000), allow},
 		{"read", sc(unix.SYS_READ), allow},
@@ -90,7 +90,7 @@ func TestFilter(t *testing.T) {
 				name string
 				d    *seccompData
 				want uint32
-			}{"table nr " + strconv.Itoa(int(c.nr)), sc(int(c.nr)), notify})
+			}{"table nr " + strconv.Itoa(int(c.nr)), sc(int(c.nr)), trace})
 		}
 	}
 	for _, tt := range tests {

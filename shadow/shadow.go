@@ -69,7 +69,7 @@ type Stats struct {
 	Forks, Opens, Symlinks, Mkdirs, Unlinks uint64 // requests replayed (including failed replays)
 	ReplayErrors                            uint64 // replays that returned an error
 	Threads                                 uint64 // clone3 thread creations let through without replay
-	Skipped                                 uint64 // notifications not replayed: the caller died, or its arguments were unreadable
+	Skipped                                 uint64 // stops not replayed: no syscall info, or arguments that could not be read
 }
 
 // Supervisor traces process trees: it replays the syscalls at which their
