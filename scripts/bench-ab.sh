@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A/B guest speed of two revisions of the interpreter, in one run: builds
+# machine's test binary at BASE and at the work tree (or at NEW), then runs
+# BenchmarkCoreMark with each in turn, RUNS times, pinned to one host core,
+# and prints each run's MIPS, each side's median and best, and NEW/BASE.
+#
+#   scripts/bench-ab.sh [-r RUNS] [-n ITERATIONS] [BASE [NEW]]
+#
+#   BASE        a git revision (default HEAD)
+#   NEW         a git revision (default: the work tree, uncommitted changes
+#               included)
+#   -r RUNS     runs of each (default 8)
+#   -n ITER     CoreMark iterations a run (default 1000, about 200 million
+#               guest instructions)
+#
+# Why: on a shared 2-core VM one run's MIPS varies by about ±10%, so two
+# numbers from separate invocations cannot show a 5% change; alternating
+# the two binaries spreads the host's noise over both. Compare medians.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=8
+ITER=1000
+while getopts r:n: opt; do
+	case $opt in
+	r) RUNS=$OPTARG ;;
+	n) ITER=$OPTARG ;;
+	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+BASE=${1:-HEAD}
+NEW=${2:-}
+GO=${GO:-go}
+
+tmp=$(mktemp -d /tmp/kpemu-bench-ab.XXXXXX)
+trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; git worktree remove --force "$tmp/new" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+
+build() { # DIR OUT
+	(cd "$1" && $GO test -c -o "$2" ./machine/)
+}
+git worktree add --detach -q "$tmp/base" "$BASE"
+build "$tmp/base" "$tmp/base.test"
+if [ -n "$NEW" ]; then
+	git worktree add --detach -q "$tmp/new" "$NEW"
+	build "$tmp/new" "$tmp/new.test"
+else
+	build . "$tmp/new.test"
+fi
+
+cpu=$(($(nproc) - 1))
+run() { # BINARY
+	(cd machine && taskset -c "$cpu" "$1" -test.run '^$' -test.bench '^BenchmarkCoreMark$' \
+		-test.benchtime "${ITER}x" | awk '{for (i = 2; i <= NF; i++) if ($i == "MIPS") print $(i-1)}')
+}
+for _ in $(seq "$RUNS"); do
+	echo "base $(run "$tmp/base.test")"
+	echo "new $(run "$tmp/new.test")"
+done | tee "$tmp/runs"
+awk -v base="$BASE" -v new="${NEW:-work tree}" '
+	{ v[$1, ++n[$1]] = $2 }
+	function median(k,   i, j, t, a, m) {
+		m = n[k]
+		for (i = 1; i <= m; i++) a[i] = v[k, i]
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		best[k] = a[m]
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	END {
+		mb = median("base"); mn = median("new")
+		printf "base (%s): median %.1f MIPS, best %.1f\n", base, mb, best["base"]
+		printf "new (%s): median %.1f MIPS, best %.1f\n", new, mn, best["new"]
+		printf "new/base: %.3f (medians), %.3f (bests)\n", mn / mb, best["new"] / best["base"]
+	}' "$tmp/runs"
