@@ -5,8 +5,7 @@
  * /dev/kpemu-shadow, takes the host process's name (prctl PR_SET_NAME),
  * makes the same call (a fork whose child exits at once, an open that it
  * closes again, a symlink, a mkdir, an unlink), and writes the request's
- * seq back; the host's call goes on only then. Children that exited are
- * reaped before each request. A real-time task, so that
+ * seq back; the host's call goes on only then. A real-time task, so that
  * it runs as soon as the doorbell wakes it. Where there is no device (under
  * QEMU) it exits, and init does not restart it.
  */
@@ -36,19 +35,16 @@ struct shadow_req {
 
 static void replay(const struct shadow_req *req)
 {
-	int fd;
+	int status, fd;
 	pid_t pid;
 
 	switch (req->op) {
 	case SHADOW_OP_FORK:
-		/*
-		 * Done once fork() returns in the parent: the host waits for
-		 * kernel_clone, not for the child's exit, which comes later
-		 * (as the host child's does) and is reaped by main's loop.
-		 */
 		pid = fork();
 		if (pid == 0)
 			exit(0);
+		if (pid > 0)
+			waitpid(pid, &status, 0);
 		break;
 	case SHADOW_OP_OPEN:
 		fd = syscall6(__NR_openat, AT_FDCWD, (long)req->path, req->flags, req->mode, 0, 0);
@@ -70,14 +66,12 @@ static void replay(const struct shadow_req *req)
 int main(int argc, char **argv)
 {
 	struct shadow_req req;
-	int prio = 50, status, fd = open("/dev/kpemu-shadow", O_RDWR);
+	int prio = 50, fd = open("/dev/kpemu-shadow", O_RDWR);
 
 	if (fd < 0)
 		return 0;
 	syscall6(__NR_sched_setscheduler, 0, SCHED_FIFO, (long)&prio, 0, 0, 0);
 	for (;;) {
-		while (wait4(-1, &status, WNOHANG, NULL) > 0)
-			;	/* the forks' children that have exited */
 		if (read(fd, &req, sizeof(req)) != sizeof(req))
 			continue;
 		req.comm[sizeof(req.comm) - 1] = 0;
