@@ -69,25 +69,16 @@ type shadowReplayer struct {
 	// later requests do not wait until the guest has answered it.
 	stuck uint64
 
-	mu      sync.Mutex
-	done    chan struct{} // closed and replaced when the guest reports
-	applied uint64        // the last seq the guest reported
+	replayed guestProgress // the seqs shadowd reported
 }
 
 func (k *Kernel) initShadow() {
 	s := &k.shadow
-	s.done = make(chan struct{})
 	if sym, ok := k.syms.LookupName("shadow_requests"); ok {
 		s.ring = sym.Addr
 	}
 	k.m.SetHostcall(HCShadowDone, func(cpu *machine.CPU) error {
-		s.mu.Lock()
-		if seq := cpu.X(0); seq > s.applied {
-			s.applied = seq
-		}
-		close(s.done)
-		s.done = make(chan struct{})
-		s.mu.Unlock()
+		s.replayed.report(cpu.X(0))
 		cpu.SetX(0, 0)
 		return nil
 	})
@@ -112,7 +103,7 @@ func (k *Kernel) Shadow(ctx context.Context, r ShadowRequest) error {
 	}
 	s.queue.Lock()
 	defer s.queue.Unlock()
-	if s.stuck != 0 && s.appliedSeq() < s.stuck {
+	if s.stuck != 0 && s.replayed.at() < s.stuck {
 		return fmt.Errorf(shadowNoReplyer, shadowTimeout)
 	}
 	s.stuck = 0
@@ -148,29 +139,14 @@ func (k *Kernel) Shadow(ctx context.Context, r ShadowRequest) error {
 	seq := s.head
 	k.m.RingDoorbell(shadowDoorbell)
 
-	deadline := time.NewTimer(shadowTimeout)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		applied, done := s.applied, s.done
-		s.mu.Unlock()
-		if applied >= seq {
-			return nil
-		}
-		select {
-		case <-done:
-		case <-ctx.Done():
-			s.stuck = seq
-			return ctx.Err()
-		case <-deadline.C:
-			s.stuck = seq
-			return fmt.Errorf(shadowNoReplyer, shadowTimeout)
-		}
+	switch err := s.replayed.wait(ctx, seq, shadowTimeout); {
+	case err == nil:
+		return nil
+	case errors.Is(err, errGuestTimeout):
+		s.stuck = seq
+		return fmt.Errorf(shadowNoReplyer, shadowTimeout)
+	default:
+		s.stuck = seq
+		return err
 	}
-}
-
-func (s *shadowReplayer) appliedSeq() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.applied
 }

@@ -1,8 +1,8 @@
 package kernel
 
 import (
+	"context"
 	"encoding/binary"
-	"sync"
 	"time"
 
 	"github.com/kpemu/kpemu/machine"
@@ -45,23 +45,16 @@ type tracefsMirror struct {
 	ring uint64 // tracefs_requests, 0 if the image has none
 	head uint64 // requests queued so far (guarded by StopMachine)
 
-	mu      sync.Mutex
-	done    chan struct{} // closed and replaced when the guest reports
-	applied uint64        // the guest's last reported tail
+	applied guestProgress // the guest's reported tail
 }
 
 func (k *Kernel) initTracefsMirror() {
 	tm := &k.tracefs
-	tm.done = make(chan struct{})
 	if s, ok := k.syms.LookupName("tracefs_requests"); ok {
 		tm.ring = s.Addr
 	}
 	k.m.SetHostcall(HCTracefsDone, func(cpu *machine.CPU) error {
-		tm.mu.Lock()
-		tm.applied = cpu.X(0)
-		close(tm.done)
-		tm.done = make(chan struct{})
-		tm.mu.Unlock()
+		tm.applied.report(cpu.X(0))
 		cpu.SetX(0, 0)
 		return nil
 	})
@@ -111,20 +104,7 @@ func (k *Kernel) MirrorTracefs(op TracefsOp, path string) uint64 {
 // (a test stepping the machine) it returns at once: the guest applies the
 // request when it next runs.
 func (k *Kernel) SyncTracefs(seq uint64) {
-	deadline := time.NewTimer(tracefsSyncTimeout)
-	defer deadline.Stop()
-	for seq != 0 && k.running.Load() {
-		tm := &k.tracefs
-		tm.mu.Lock()
-		applied, done := tm.applied, tm.done
-		tm.mu.Unlock()
-		if applied >= seq {
-			return
-		}
-		select {
-		case <-done:
-		case <-deadline.C:
-			return
-		}
+	if seq != 0 && k.running.Load() {
+		_ = k.tracefs.applied.wait(context.Background(), seq, tracefsSyncTimeout)
 	}
 }
