@@ -79,15 +79,24 @@ stop() {
 }
 trap stop EXIT
 i=0
-until [ -e /sys/kernel/debug/kpemu/kallsyms ] && [ -e /sys/kernel/tracing/kprobe_events ]; do
-	i=$((i + 1))
-	if [ $i -gt 300 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "kpemu-ns.sh: kpemu did not mount its trees; its log ($log):" >&2
-		cat "$log" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
+# await WHAT LIMIT CMD...: run CMD every 0.1 s until it succeeds; give up
+# with kpemu's log if kpemu exits or the count i (shared by the waits)
+# passes LIMIT.
+await() {
+	what=$1 limit=$2
+	shift 2
+	until "$@"; do
+		i=$((i + 1))
+		if [ $i -gt "$limit" ] || ! kill -0 "$pid" 2>/dev/null; then
+			echo "kpemu-ns.sh: kpemu did not $what; its log ($log):" >&2
+			cat "$log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+}
+trees_mounted() { [ -e /sys/kernel/debug/kpemu/kallsyms ] && [ -e /sys/kernel/tracing/kprobe_events ]; }
+await "mount its trees" 300 trees_mounted
 # The trees mount while the guest boots; give its user space (init, sh,
 # lockd, ...) a moment to start, as a box that a script logs in to has.
 until grep -q "Run /init as init process" /sys/kernel/debug/kpemu/dmesg 2>/dev/null; do
@@ -119,15 +128,7 @@ PATH=$here/ns-bin:$PATH
 export PATH
 [ $# -gt 0 ] || set -- "${SHELL:-/bin/sh}"
 if [ -n "$sock" ]; then
-	until [ -S "$sock" ]; do
-		i=$((i + 1))
-		if [ $i -gt 900 ] || ! kill -0 "$pid" 2>/dev/null; then
-			echo "kpemu-ns.sh: kpemu did not open its shadow socket; its log ($log):" >&2
-			cat "$log" >&2
-			exit 1
-		fi
-		sleep 0.1
-	done
+	await "open its shadow socket" 900 test -S "$sock"
 	set -- "$kpemu" shadow-exec --socket "$sock" -- "$@"
 fi
 set +e

@@ -18,7 +18,9 @@
 # ftracetest runs inside scripts/kpemu-ns.sh's namespace, so it finds
 # kpemu's trees where it looks on Linux (/sys/kernel/tracing, through
 # /proc/mounts), the guest's /proc/kallsyms, `uname -m` = aarch64, and
-# modprobe/rmmod for the guest's modules (kprobe_module loads trace-printk).
+# modprobe/rmmod for the guest's modules (kprobe_module loads trace-printk),
+# and its forks, opens and symlinks are shadowed in the guest, so that the
+# tests that make one and look for it in the trace see it.
 # Per-test logs go to a directory named in the output. Needs root.
 set -eu
 

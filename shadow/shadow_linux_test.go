@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// exitNoNotif tells the test that the kernel lacks what Install needs.
-const exitNoNotif = 42
+// exitNoFilter tells the test that the kernel refused Install's filter.
+const exitNoFilter = 42
 
 // helper runs helper mode:
 //   - exec: Attach to SHADOW_SOCKET, Install, exec args with SHADOW_HELPER
@@ -68,7 +68,7 @@ func helper(mode, sock string, args []string) int {
 		}
 		if err := Install(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			os.Exit(exitNoNotif)
+			os.Exit(exitNoFilter)
 		}
 		if mode == "bench" {
 			return benchHelper(args[0])
@@ -96,7 +96,7 @@ func threadsHelper(dir string) error {
 		}()
 	}
 	wg.Wait()
-	// clone3 of a thread: notified, recognised, not replayed. CLONE_THREAD
+	// clone3 of a thread: stopped, recognised, not replayed. CLONE_THREAD
 	// without CLONE_SIGHAND makes the kernel refuse it after the filter.
 	args := make([]uint64, 11) // struct clone_args, CLONE_ARGS_SIZE_VER2
 	args[0] = cloneThread
@@ -210,7 +210,7 @@ func supervise(tb testing.TB, sup *Supervisor, env []string, mode string, args .
 	if lerr := <-listened; lerr != context.Canceled {
 		tb.Errorf("Listen = %v, want context.Canceled", lerr)
 	}
-	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == exitNoNotif {
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == exitNoFilter {
 		tb.Skipf("Install: %s", stderr.String())
 	}
 	if err != nil {
@@ -326,7 +326,7 @@ func TestThreadsNotMirrored(t *testing.T) {
 		t.Errorf("forks %+v, want one, the clone3 of a process, flags 0, comm %q", forks, comm)
 	}
 	// At least: a cgo binary's runtime threads come from pthread_create,
-	// clone3 in glibc >= 2.34, notified and let through too.
+	// clone3 in glibc >= 2.34, stopped and let through too.
 	if st := sup.Stats(); st.Threads < 1 {
 		t.Errorf("Stats.Threads = %d, want at least 1 (the clone3 of a thread)", st.Threads)
 	}
