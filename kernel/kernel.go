@@ -26,6 +26,9 @@ type Config struct {
 	// Parallel runs one host thread per vCPU (machine.Config.Parallel)
 	// instead of the deterministic interleaving.
 	Parallel bool
+	// Interpret turns the machine's block translation off
+	// (machine.Config.Interpret).
+	Interpret bool
 }
 
 // Range is a half-open address range [Start, End).
@@ -103,7 +106,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_AARCH64 || f.Type != elf.ET_EXEC {
 		return nil, fmt.Errorf("%w: want an AArch64 ELF64 executable, got %v %v %v", ErrBadImage, f.Class, f.Machine, f.Type)
 	}
-	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log, Parallel: cfg.Parallel})
+	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log, Parallel: cfg.Parallel, Interpret: cfg.Interpret})
 	if err != nil {
 		return nil, fmt.Errorf("creating machine: %w", err)
 	}

@@ -52,6 +52,9 @@ type cpuState struct {
 	pageVA uint64    // virtual base of the page being executed, or noPage
 	page   *codePage // decode cache of that page
 	pagePA uint64    // physical base of that page
+	// blockKey is blockKeyFor(pageVA): the key of the translated blocks
+	// (jit.go) valid on that page.
+	blockKey uint64
 
 	nzcvBits uint8 // PSTATE.NZCV as N<<3 | Z<<2 | C<<1 | V, so cond is a table lookup
 

@@ -208,6 +208,10 @@ type codePage struct {
 	insts [PageSize / 4]inst
 	gen   uint32 // parallel mode: Machine.codeGen of the page when decoded
 	live  uint16 // deterministic mode: entries decoded (op != opNone)
+
+	// blocks holds the compiled blocks (block.go) by starting slot;
+	// deterministic mode only, allocated on first use.
+	blocks *[PageSize / 4]*block
 }
 
 // Decoded describes a decoded instruction for tests and tools; it exposes

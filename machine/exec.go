@@ -55,6 +55,7 @@ func (c *CPU) fetch(pc uint64) bool {
 	c.page = p
 	c.pageVA = pc &^ (PageSize - 1)
 	c.pagePA = pa &^ (PageSize - 1)
+	c.blockKey = c.blockKeyFor(c.pageVA)
 	return true
 }
 
@@ -115,6 +116,37 @@ loop:
 			if !c.fetch(pc) {
 				n++
 				continue
+			}
+		}
+		if m.jit.enabled() {
+			// blockAt's hit path, inlined.
+			idx := pc >> 2 & (PageSize/4 - 1)
+			var b *block
+			if bs := c.page.blocks; bs != nil {
+				b = bs[idx]
+			}
+			if b == nil || b.key != c.blockKey {
+				b = c.blockAt(idx)
+			}
+			if b.n != 0 && n+b.n <= budget {
+				rest, flags, slot := jitEnter(b.code, c, budget-n)
+				n = budget - rest
+				pc = c.pc
+				if flags&jitBail == 0 {
+					if flags&jitTaken != 0 {
+						c.pollIRQ()
+					}
+					if slot != 0 && c.pageVA == pc&^(PageSize-1) {
+						// The block left for a block of its page that it
+						// is not chained to yet: chain them.
+						if nb := c.blockAt(pc >> 2 & (PageSize/4 - 1)); nb.n != 0 {
+							m.jit.link(slot, nb.chain)
+						}
+					}
+					continue
+				}
+				// The code stopped before an instruction that needs the
+				// interpreter, on the same page: run it here.
 			}
 		}
 		in := &c.page.insts[pc>>2&(PageSize/4-1)]

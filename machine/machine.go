@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,11 @@ type Config struct {
 	// deterministically on one goroutine. See parallel.go.
 	Parallel bool
 
+	// Interpret turns block translation (jit.go) off: every instruction
+	// goes through the interpreter. For comparisons and debugging; the
+	// guest sees no difference.
+	Interpret bool
+
 	// Epoch is the time the PL031 RTC reports at counter zero in
 	// deterministic mode; the zero value means 2000-01-01 00:00:00 UTC.
 	// Parallel mode reads the host's wall clock instead.
@@ -82,6 +88,7 @@ type Machine struct {
 
 	ram  []byte
 	code []atomic.Pointer[codePage] // decode cache per RAM page; nil where no code was fetched
+	jit  *jitCache                  // translated code of deterministic mode (jit.go)
 	// codeGen is, per RAM page, 0 while no code was ever fetched from it,
 	// else odd and bumped by 2 by every store to it: parallel mode's fetch
 	// decodes a page, publishes it, and withdraws it again if a store came
@@ -177,7 +184,11 @@ func New(cfg Config) (*Machine, error) {
 		code:      make([]atomic.Pointer[codePage], cfg.RAMSize/PageSize),
 		hostcalls: make(map[uint16]HostcallFunc),
 		deadline:  noDeadline,
+		jit:       newJITCache(cfg.Interpret || cfg.Parallel),
 	}
+	// The code cache is mapped outside the Go heap: unmap it with the
+	// machine.
+	runtime.AddCleanup(m, (*jitCache).free, m.jit)
 	m.cond = sync.NewCond(&m.mu)
 	m.parallel = cfg.Parallel
 	m.epoch = time.Now()

@@ -184,6 +184,14 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 		return
 	}
 	m.invalidations.Add(1)
+	// Any compiled block may hold an overwritten instruction: drop them
+	// all, and make a CPU running one leave it after the store.
+	cp.blocks = nil
+	for _, c := range m.cpus {
+		if c.pagePA == p*PageSize+RAMBase {
+			c.pageVA = noPage
+		}
+	}
 }
 
 // invalidate drops the decode cache of RAM page p and makes every CPU that

@@ -2,8 +2,10 @@
 # Guest speed of kpemu against QEMU, in one run: the compute-bound
 # bare-metal benchmark machine/testdata/coremark.elf runs on kpemu
 # (`kpemu undefined-stats`, which runs a bare-metal ELF on a deterministic
-# single-CPU machine and prints the instructions it retired) and on
-# `qemu-system-aarch64 -M virt -cpu max`, each pinned to one host core.
+# single-CPU machine and prints the instructions it retired), on kpemu
+# with block translation off (`--interpret`, the baseline the translator
+# is measured against) and on `qemu-system-aarch64 -M virt -cpu max`,
+# each pinned to one host core.
 #
 #   scripts/bench-vs-qemu.sh [-k KPEMU] [-r RUNS]
 #
@@ -91,16 +93,23 @@ best() {
 
 for ((r = 0; r < RUNS; r++)); do
 	timed kpemu "$KPEMU" undefined-stats --console -n 100000000000 "$IMAGE"; best kpemu
+	timed kpemui "$KPEMU" undefined-stats --interpret --console -n 100000000000 "$IMAGE"; best kpemui
 	timed qemu "${qemu_cmd[@]}"; best qemu
 	timed kpemu0 "$KPEMU" undefined-stats -n 0 "$IMAGE"; best kpemu0
 	timed qemu0 "${qemu_cmd[@]}" -device loader,addr=0x$poweroff,cpu-num=0; best qemu0
 done
 
 kline=$(grep '^coremark ' "$tmp/kpemu.out" || true)
+iline=$(grep '^coremark ' "$tmp/kpemui.out" || true)
 qline=$(grep '^coremark ' "$tmp/qemu.out" || true)
 insns=$(awk '$1 == "instructions" { print $2 }' "$tmp/kpemu.out")
-if [ -z "$kline" ] || [ "$kline" != "$qline" ]; then
-	echo "checksums differ: kpemu printed '$kline', QEMU '$qline'" >&2
+iinsns=$(awk '$1 == "instructions" { print $2 }' "$tmp/kpemui.out")
+if [ -z "$kline" ] || [ "$kline" != "$qline" ] || [ "$iline" != "$qline" ]; then
+	echo "checksums differ: kpemu printed '$kline', kpemu --interpret '$iline', QEMU '$qline'" >&2
+	exit 1
+fi
+if [ "$insns" != "$iinsns" ]; then
+	echo "kpemu retired $insns instructions, kpemu --interpret $iinsns" >&2
 	exit 1
 fi
 if [ -s "$tmp/qemu0.out" ]; then
@@ -109,19 +118,20 @@ if [ -s "$tmp/qemu0.out" ]; then
 fi
 
 awk -v insns="$insns" -v line="$kline" -v runs="$RUNS" -v cpu="${pincpu:-none}" \
-	-v kns="${best_ns[kpemu]}" -v k0="${best_ns[kpemu0]}" \
+	-v kns="${best_ns[kpemu]}" -v k0="${best_ns[kpemu0]}" -v ins="${best_ns[kpemui]}" \
 	-v qns="${best_ns[qemu]}" -v q0="${best_ns[qemu0]}" \
 	-v krss="${max_rss[kpemu]}" -v qrss="${max_rss[qemu]}" \
 	-v ram="$GUEST_RAM_MIB" -v budget="$RSS_BUDGET_MIB" -v image="$IMAGE" '
 BEGIN {
-	ks = (kns - k0) / 1e9; qs = (qns - q0) / 1e9
+	ks = (kns - k0) / 1e9; qs = (qns - q0) / 1e9; is = (ins - k0) / 1e9
 	printf "%s on kpemu and QEMU (best of %d runs each, pinned to host CPU %s)\n", image, runs, cpu
-	printf "checksum            %s (same on both)\n", line
+	printf "checksum            %s (same on all)\n", line
 	printf "guest instructions  %d (retired, counted by kpemu)\n", insns
-	printf "                    %12s %12s\n", "kpemu", "qemu"
-	printf "host seconds        %12.3f %12.3f  (process %.3f / %.3f minus start-up %.3f / %.3f)\n", ks, qs, kns / 1e9, qns / 1e9, k0 / 1e9, q0 / 1e9
-	printf "MIPS                %12.1f %12.1f\n", insns / ks / 1e6, insns / qs / 1e6
+	printf "                    %12s %12s %12s\n", "kpemu", "qemu", "--interpret"
+	printf "host seconds        %12.3f %12.3f %12.3f  (process minus start-up: kpemu %.3f - %.3f, qemu %.3f - %.3f)\n", ks, qs, is, kns / 1e9, k0 / 1e9, qns / 1e9, q0 / 1e9
+	printf "MIPS                %12.1f %12.1f %12.1f\n", insns / ks / 1e6, insns / qs / 1e6, insns / is / 1e6
 	printf "ratio kpemu/QEMU    %12.3f\n", qs / ks
+	printf "ratio kpemu/interpreter %8.3f  (block translation against kpemu --interpret)\n", is / ks
 	if (krss > 0) {
 		over = krss / 1024 > ram + budget ? "OVER" : "within"
 		printf "peak RSS            %9.1f MiB %8.1f MiB  (kpemu guest RAM %d MiB: %s guest RAM + %d MiB)\n", krss / 1024, qrss / 1024, ram, over, budget

@@ -37,6 +37,7 @@ type runOptions struct {
 	unsafe  bool
 	step    string
 	par     bool
+	interp  bool
 	gdb     string
 	modules []string
 	shadow  string
@@ -66,6 +67,7 @@ SIGTERM, which unmount cleanly.`,
 	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules); --probe MOD:SYM probes are registered after")
 	f.StringVar(&o.shadow, "shadow-socket", "", "once the guest is ready, listen on this unix socket for kpemu shadow-exec processes and have the guest replay their forks, opens, symlinks, mkdirs and unlinks")
 	f.BoolVar(&o.par, "parallel", false, "run one host thread per vCPU (faster on several host cores, not deterministic)")
+	f.BoolVar(&o.interp, "interpret", false, "interpret every guest instruction instead of translating blocks to host code (slower; the guest sees no difference)")
 	f.StringVar(&o.step, "step", "brk", "how probed instructions are stepped out of line: brk (BRK #0x006 after the slot, Linux >= 5.10) or hw (the software step exception, Linux <= 5.9)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
@@ -79,7 +81,7 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	defer closeConsole()
 
-	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log, Parallel: o.par})
+	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log, Parallel: o.par, Interpret: o.interp})
 	if err != nil {
 		return fmt.Errorf("booting: %w", err)
 	}

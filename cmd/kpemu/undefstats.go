@@ -18,14 +18,14 @@ import (
 // guest needs.
 func newUndefStatsCmd() *cobra.Command {
 	var steps uint64
-	var console bool
+	var console, interpret bool
 	cmd := &cobra.Command{
 		Use:   "undefined-stats ELF",
 		Short: "Run a bare-metal ELF image and count its undefined instructions by mnemonic",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var uart bytes.Buffer
-			m, err := machine.New(machine.Config{Console: &uart, Logger: quietLogger()})
+			m, err := machine.New(machine.Config{Console: &uart, Logger: quietLogger(), Interpret: interpret})
 			if err != nil {
 				return err
 			}
@@ -46,6 +46,7 @@ func newUndefStatsCmd() *cobra.Command {
 	}
 	cmd.Flags().Uint64VarP(&steps, "instructions", "n", 100_000_000, "instructions to run (fewer if the guest powers off)")
 	cmd.Flags().BoolVar(&console, "console", false, "print the guest's UART output first")
+	cmd.Flags().BoolVar(&interpret, "interpret", false, "interpret every instruction instead of translating blocks to host code")
 	return cmd
 }
 

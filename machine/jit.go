@@ -1,0 +1,121 @@
+package machine
+
+// Block translation: the deterministic interpreter's fast path.
+//
+// Dispatching each instruction through runFast's switch costs more than
+// most instructions' own work (the page check, the decode check, the pc
+// store, an indirect jump shared by every opcode). So runs of the common
+// integer instructions are translated to host machine code, a block at a
+// time: a block is a run of straight-line instructions of one code page,
+// up to and including the first branch, ending early before any
+// instruction the translator does not handle.
+//
+// Translated code only ever takes fast paths. Whenever an instruction
+// needs more (a load that misses the micro-TLB or touches a device, a
+// store to a page holding code, a misaligned SP), the code returns before
+// that instruction with every earlier one complete, and runFast executes
+// it with the interpreter. So the interpreter stays the one definition of
+// every instruction's slow and faulting behaviour, and a block needs no
+// way to raise an exception.
+//
+// Blocks are built in deterministic mode only: in parallel mode the decode
+// caches are shared between vCPU goroutines and replaced wholesale on a
+// store, and every access goes through the atomic slow path anyway. Where
+// the host has no translator (jit_other.go) every block is empty and
+// runFast interprets everything.
+
+// maxBlock bounds a block's length, so that a slice's budget rarely cuts
+// one short: runFast runs a block only if all of it fits.
+const maxBlock = 64
+
+// block is one translated run of instructions of a code page. Its code
+// embeds absolute pcs and assumes one data-access path, so it is valid
+// only for the virtual page, translation regime and EL it was built for:
+// its key is c.blockKey then.
+type block struct {
+	code  uintptr // the body, where runFast enters; 0 if empty
+	chain uintptr // the chain entry, where other blocks' code enters
+	n     uint64  // instructions
+	key   uint64
+}
+
+// jitCode is a translated block before it goes into the code cache.
+type jitCode struct {
+	code  []byte
+	body  int      // offset of the body; the chain entry is at 0
+	n     int      // instructions
+	slots [][2]int // chaining slots: offset, and the offset of its initial target
+}
+
+// Exit flags of translated code (jitEnter's second result). With neither,
+// the code stopped at a block boundary: at a fallthrough or a branch not
+// taken, or when the next block did not fit the budget.
+const (
+	jitBail  = 1 // stopped before the instruction at c.pc, for the interpreter
+	jitTaken = 2 // a taken branch: runFast polls the interrupt lines
+)
+
+// blockKeyFor returns the key of blocks on the page at pageVA: what their
+// code assumes. That is the virtual page, whether data accesses are
+// translated (the micro-TLB path), and the EL the micro-TLB tags carry.
+// fetch sets c.blockKey with pageVA; whatever changes the other two also
+// sets pageVA to noPage.
+func (c *CPU) blockKeyFor(pageVA uint64) uint64 {
+	return pageVA | b2u(c.xlate) | uint64(c.el)<<1
+}
+
+// blockAt returns the block starting at slot idx of the current code page,
+// translating it if there is no valid one. runFast inlines the lookup.
+func (c *CPU) blockAt(idx uint64) *block {
+	p := c.page
+	if p.blocks == nil {
+		p.blocks = new([PageSize / 4]*block)
+	}
+	b := p.blocks[idx]
+	if b == nil || b.key != c.blockKey {
+		b = c.translate1(idx)
+		p.blocks[idx] = b
+	}
+	return b
+}
+
+// translate1 builds the block starting at slot idx of the current page.
+func (c *CPU) translate1(idx uint64) *block {
+	m := c.m
+	p := c.page
+	b := &block{key: c.blockKey}
+	end := min(idx+maxBlock, PageSize/4)
+	insts := make([]*inst, 0, end-idx)
+	for i := idx; i < end; i++ {
+		in := &p.insts[i]
+		if in.op == opNone {
+			off := c.pagePA - RAMBase + i*4
+			decode(in, uint32(m.ram[off])|uint32(m.ram[off+1])<<8|uint32(m.ram[off+2])<<16|uint32(m.ram[off+3])<<24)
+			p.live++
+		}
+		if !translatable(in) {
+			break
+		}
+		insts = append(insts, in)
+		if endsBlock(in.op) {
+			break
+		}
+	}
+	if len(insts) == 0 {
+		return b
+	}
+	jc := c.emitBlock(insts, c.pageVA+idx*4)
+	if base := m.jit.add(m, jc); base != 0 {
+		b.code, b.chain, b.n = base+uintptr(jc.body), base, uint64(jc.n)
+	}
+	return b
+}
+
+// endsBlock reports whether op may transfer control elsewhere.
+func endsBlock(op opcode) bool {
+	switch op {
+	case opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,843 @@
+//go:build linux
+
+package machine
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// The x86-64 translator of blocks (jit.go).
+//
+// Translated code runs with DI = the *CPU and keeps no guest state in host
+// registers between instructions: each instruction loads its operands
+// from c.r, computes in AX, BX, CX, DX, SI and R8/R9, and stores its
+// result back. So at every instruction boundary the CPU struct is
+// exactly as the interpreter would leave it, and the code can stop before
+// any instruction (a "bail") and let runFast go on with the interpreter.
+
+// jitEnter runs translated code at code with DI = c and R10 = left, the
+// instructions it may retire (jit_amd64.s). It returns what is left, the
+// exit flags, and the chaining slot the code left through (or 0).
+//
+//go:noescape
+func jitEnter(code uintptr, c *CPU, left uint64) (rest, flags uint64, slot uintptr)
+
+// addrOf returns the address of b's first byte.
+func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+
+// Offsets of the CPU fields translated code touches.
+const (
+	offR    = int32(unsafe.Offsetof(CPU{}.r))
+	offPC   = int32(unsafe.Offsetof(CPU{}.pc))
+	offNZCV = int32(unsafe.Offsetof(CPU{}.nzcvBits))
+	offUTLB = int32(unsafe.Offsetof(CPU{}.utlb))
+	offIRQ  = int32(unsafe.Offsetof(CPU{}.lines))
+)
+
+// x86-64 registers (their encoding numbers) and condition codes.
+const (
+	rAX = 0
+	rCX = 1
+	rDX = 2
+	rBX = 3
+	rSI = 6
+	rDI = 7
+	r8  = 8
+	r9  = 9
+	r10 = 10 // the instructions left in the budget
+
+	noIndex = -1
+
+	ccO  = 0x0
+	ccB  = 0x2 // CF set
+	ccAE = 0x3 // CF clear
+	ccE  = 0x4
+	ccNE = 0x5
+	ccBE = 0x6
+	ccA  = 0x7
+	ccS  = 0x8
+)
+
+// Group-1 ALU operations: the /digit of opcode 81 and, times 8 plus 1,
+// the "r/m, reg" opcode.
+const (
+	aluADD = 0
+	aluOR  = 1
+	aluAND = 4
+	aluSUB = 5
+	aluXOR = 6
+	aluCMP = 7
+)
+
+// Shift operations: the /digit of opcodes C1 and D3. Indexed by the A64
+// shift type (LSL, LSR, ASR, ROR).
+var shiftDigit = [4]byte{4, 5, 7, 1}
+
+// mem is an x86 memory operand: base + index*scale + disp.
+type mem struct {
+	base, index int
+	scale       byte
+	disp        int32
+}
+
+// reg returns the operand of guest register slot s in c.r.
+func reg(s uint8) mem { return mem{base: rDI, index: noIndex, disp: offR + 8*int32(s)} }
+
+// emitter assembles one block.
+type emitter struct {
+	b     []byte
+	pc    uint64 // of the block's first instruction
+	bails []bailRef
+	links []linkRef // LEAs that must address a chaining slot
+	irq   []int     // rel32s of jumps to the exit for a pending interrupt
+}
+
+// bailRef is a rel32 at b[at:] that must jump to the exit before
+// instruction k.
+type bailRef struct{ at, k int }
+
+// linkRef is the rel32 at b[at:] of a LEA of a chaining slot, on the exit
+// of a taken branch or not.
+type linkRef struct {
+	at    int
+	taken bool
+}
+
+func (e *emitter) byte1(v ...byte) { e.b = append(e.b, v...) }
+
+func (e *emitter) imm32(v int32) { e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v)) }
+
+func (e *emitter) rex(w bool, r, x, b int) {
+	v := byte(0x40)
+	if w {
+		v |= 8
+	}
+	if r >= 8 {
+		v |= 4
+	}
+	if x >= 8 {
+		v |= 2
+	}
+	if b >= 8 {
+		v |= 1
+	}
+	if v != 0x40 {
+		e.b = append(e.b, v)
+	}
+}
+
+// opM emits op with ModRM reg field r (a register or a /digit) and memory
+// operand m, always with a 32-bit displacement.
+func (e *emitter) opM(w bool, op []byte, r int, m mem) {
+	e.rex(w, r, max(m.index, 0), m.base)
+	e.b = append(e.b, op...)
+	if m.index == noIndex && m.base&7 != 4 {
+		e.b = append(e.b, 0x80|byte(r&7)<<3|byte(m.base&7))
+	} else {
+		idx, ss := byte(4), byte(0)
+		if m.index != noIndex {
+			idx = byte(m.index & 7)
+			for s := m.scale; s > 1; s >>= 1 {
+				ss++
+			}
+		}
+		e.b = append(e.b, 0x80|byte(r&7)<<3|4, ss<<6|idx<<3|byte(m.base&7))
+	}
+	e.imm32(m.disp)
+}
+
+// opR emits op with ModRM reg field r and register operand rm.
+func (e *emitter) opR(w bool, op []byte, r, rm int) {
+	e.rex(w, r, 0, rm)
+	e.b = append(e.b, op...)
+	e.b = append(e.b, 0xc0|byte(r&7)<<3|byte(rm&7))
+}
+
+// ld loads guest register s into x (w false: its low 32 bits, zero-extended).
+func (e *emitter) ld(x int, s uint8, w bool) { e.opM(w, []byte{0x8b}, x, reg(s)) }
+
+// st stores x into guest register s.
+func (e *emitter) st(s uint8, x int) { e.opM(true, []byte{0x89}, x, reg(s)) }
+
+// stPC stores x into c.pc.
+func (e *emitter) stPC(x int) {
+	e.opM(true, []byte{0x89}, x, mem{base: rDI, index: noIndex, disp: offPC})
+}
+
+// movImm sets x to v in the shortest form.
+func (e *emitter) movImm(x int, v uint64) {
+	switch {
+	case v <= 0xffffffff:
+		e.rex(false, 0, 0, x)
+		e.byte1(0xb8 + byte(x&7))
+		e.imm32(int32(uint32(v)))
+	case int64(v) == int64(int32(v)):
+		e.opR(true, []byte{0xc7}, 0, x)
+		e.imm32(int32(v))
+	default:
+		e.rex(true, 0, 0, x)
+		e.byte1(0xb8 + byte(x&7))
+		e.b = binary.LittleEndian.AppendUint64(e.b, v)
+	}
+}
+
+// setReg sets guest register s to the constant v.
+func (e *emitter) setReg(s uint8, v uint64) {
+	if int64(v) == int64(int32(v)) {
+		e.opM(true, []byte{0xc7}, 0, reg(s))
+		e.imm32(int32(v))
+		return
+	}
+	e.movImm(rAX, v)
+	e.st(s, rAX)
+}
+
+// alu emits "op dst, src" (a group-1 operation) at width w.
+func (e *emitter) alu(op byte, w bool, dst, src int) { e.opR(w, []byte{op*8 + 1}, src, dst) }
+
+// aluImm emits "op dst, imm".
+func (e *emitter) aluImm(op byte, w bool, dst int, imm int32) {
+	e.opR(w, []byte{0x81}, int(op), dst)
+	e.imm32(imm)
+}
+
+// aluConst emits "op dst, v", through CX when v does not fit an imm32.
+func (e *emitter) aluConst(op byte, w bool, dst int, v uint64) {
+	if !w {
+		v = uint64(uint32(v))
+		if int64(v) == int64(int32(v)) || v <= 0xffffffff {
+			e.aluImm(op, false, dst, int32(uint32(v)))
+			return
+		}
+	}
+	if int64(v) == int64(int32(v)) {
+		e.aluImm(op, w, dst, int32(v))
+		return
+	}
+	e.movImm(rCX, v)
+	e.alu(op, w, dst, rCX)
+}
+
+// shift emits a shift or rotate of x by n (A64 shift type typ).
+func (e *emitter) shift(typ uint8, w bool, x int, n uint8) {
+	if n == 0 {
+		return
+	}
+	e.opR(w, []byte{0xc1}, int(shiftDigit[typ&3]), x)
+	e.byte1(n)
+}
+
+func (e *emitter) mov32(x int) { e.opR(false, []byte{0x89}, x, x) } // zero-extend x's low half
+
+func (e *emitter) setcc(cc byte, x int) { e.opR(false, []byte{0x0f, 0x90 + cc}, 0, x) }
+
+// bail jumps, if cc holds, to the exit before instruction k.
+func (e *emitter) bail(cc byte, k int) {
+	e.byte1(0x0f, 0x80+cc)
+	e.bails = append(e.bails, bailRef{at: len(e.b), k: k})
+	e.imm32(0)
+}
+
+// jcc emits a forward conditional jump and returns where to patch it.
+func (e *emitter) jcc(cc byte) int {
+	e.byte1(0x0f, 0x80+cc)
+	e.imm32(0)
+	return len(e.b)
+}
+
+// here makes the jump returned by jcc land at the current position.
+func (e *emitter) here(j int) {
+	binary.LittleEndian.PutUint32(e.b[j-4:], uint32(len(e.b)-j))
+}
+
+// ret returns to jitEnter with flags and no chaining slot.
+func (e *emitter) ret(flags uint32) {
+	e.opR(true, []byte{0x8b}, rAX, r10) // mov rax, r10
+	e.movImm(rBX, uint64(flags))
+	e.opR(false, []byte{0x31}, rDX, rDX) // xor edx, edx
+	e.byte1(0xc3)
+}
+
+// leave ends the block, n instructions long, going on at target. A
+// target on the block's page is reached by chaining: an indirect jump
+// through a slot that first holds an exit to runFast and, once runFast
+// has found or made the target's block, that block's chain entry.
+// A taken branch exits instead while an interrupt is pending, so that
+// runFast polls it exactly where the interpreter would.
+func (e *emitter) leave(target uint64, taken bool, n int) {
+	e.aluImm(aluSUB, true, r10, int32(n))
+	e.movImm(rAX, target)
+	e.stPC(rAX)
+	flags := uint32(0)
+	if taken {
+		flags = jitTaken
+	}
+	if target&^(PageSize-1) != e.pc&^(PageSize-1) {
+		e.ret(flags)
+		return
+	}
+	if taken {
+		e.opM(false, []byte{0x83}, aluCMP, mem{base: rDI, index: noIndex, disp: offIRQ}) // cmp dword [lines], 0
+		e.byte1(0)
+		e.byte1(0x0f, 0x80+ccNE)
+		e.irq = append(e.irq, len(e.b))
+		e.imm32(0)
+	}
+	e.byte1(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
+	e.links = append(e.links, linkRef{len(e.b), taken})
+	e.imm32(0)
+	e.byte1(0xff, 0x22) // jmp [rdx]
+}
+
+// flagsNZCV stores NZCV from x86 flags after an add (sub false) or a
+// subtraction (sub true: A64's C is the inverse of x86's borrow).
+func (e *emitter) flagsNZCV(sub bool) {
+	e.setcc(ccS, rAX)
+	e.setcc(ccE, rCX)
+	if sub {
+		e.setcc(ccAE, rDX)
+	} else {
+		e.setcc(ccB, rDX)
+	}
+	e.setcc(ccO, rBX)
+	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
+	e.byte1(3)
+	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
+	e.byte1(2)
+	e.opR(false, []byte{0x00}, rDX, rDX) // add dl, dl
+	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
+	e.opR(false, []byte{0x08}, rDX, rAX) // or al, dl
+	e.opR(false, []byte{0x08}, rBX, rAX) // or al, bl
+	e.opM(false, []byte{0x88}, rAX, mem{base: rDI, index: noIndex, disp: offNZCV})
+}
+
+// flagsNZ stores NZCV from x86 flags after a logical operation (C, V 0).
+func (e *emitter) flagsNZ() {
+	e.setcc(ccS, rAX)
+	e.setcc(ccE, rCX)
+	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
+	e.byte1(3)
+	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
+	e.byte1(2)
+	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
+	e.opM(false, []byte{0x88}, rAX, mem{base: rDI, index: noIndex, disp: offNZCV})
+}
+
+// cond sets x86's CF to the A64 condition cc (not AL or NV), using BX
+// and CX.
+func (e *emitter) cond(cc uint8) {
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, mem{base: rDI, index: noIndex, disp: offNZCV}) // movzx ecx, nzcv
+	e.movImm(rBX, uint64(condTable[cc&15]))
+	e.opR(false, []byte{0x0f, 0xa3}, rCX, rBX) // bt ebx, ecx
+}
+
+// extend applies an A64 register extend (UXTB..SXTX) and left shift to x.
+func (e *emitter) extend(x int, option, amt uint8) {
+	switch option {
+	case 0:
+		e.opR(false, []byte{0x0f, 0xb6}, x, x)
+	case 1:
+		e.opR(false, []byte{0x0f, 0xb7}, x, x)
+	case 2:
+		e.mov32(x)
+	case 4:
+		e.opR(true, []byte{0x0f, 0xbe}, x, x)
+	case 5:
+		e.opR(true, []byte{0x0f, 0xbf}, x, x)
+	case 6:
+		e.opR(true, []byte{0x63}, x, x)
+	}
+	e.shift(0, true, x, amt)
+}
+
+// translatable reports whether the translator handles in.
+func translatable(in *inst) bool {
+	switch in.op {
+	case opADR, opADRP, opADDi, opSUBi, opADDSi, opSUBSi, opANDi, opORRi, opEORi, opANDSi,
+		opMOVi, opMOVK, opLSLi, opLSRi, opASRi, opSBFM, opUBFM, opBFM,
+		opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opSUBr, opADDSr, opSUBSr,
+		opADDx, opSUBx, opADDSx, opSUBSx,
+		opCSEL, opCSINC, opCSINV, opCSNEG, opMADD, opMSUB, opLSLV, opLSRV, opASRV, opRORV,
+		opNOP,
+		opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET,
+		opLDRo, opSTRo, opLDRpre, opLDRpost, opSTRpre, opSTRpost, opLDRreg, opSTRreg, opLDRlit:
+		return true
+	case opLDP, opSTP:
+		return in.amt == 2 || in.amt == 3
+	}
+	return false
+}
+
+// emitBlock translates insts (each translatable, the first at pc) into
+// code laid out as: the chain entry (the budget check a chained jump
+// needs), the body (where runFast enters), the exits, and the chaining
+// slots, whose initial values jitCache.add fills in.
+func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
+	e := &emitter{b: make([]byte, 0, 64*len(insts)), pc: pc}
+	n := len(insts)
+	// Chain entry: runFast's "does all of the block fit" check.
+	e.opR(true, []byte{0x81}, aluCMP, r10)
+	e.imm32(int32(n))
+	short := e.jcc(ccB)
+	body := len(e.b)
+	for k, in := range insts {
+		e.inst(c, in, k, pc+uint64(k)*4)
+	}
+	if !endsBlock(insts[n-1].op) {
+		e.leave(pc+uint64(n)*4, false, n)
+	}
+	e.here(short)
+	e.ret(0) // c.pc is this block's start already
+	// One exit per instruction that may bail: c.pc is that instruction.
+	stub := map[int]int{}
+	for _, r := range e.bails {
+		at, ok := stub[r.k]
+		if !ok {
+			at = len(e.b)
+			stub[r.k] = at
+			e.movImm(rAX, pc+uint64(r.k)*4)
+			e.stPC(rAX)
+			if r.k != 0 {
+				e.aluImm(aluSUB, true, r10, int32(r.k))
+			}
+			e.ret(jitBail)
+		}
+		binary.LittleEndian.PutUint32(e.b[r.at:], uint32(at-(r.at+4)))
+	}
+	if len(e.irq) > 0 {
+		at := len(e.b)
+		e.ret(jitTaken)
+		for _, j := range e.irq {
+			binary.LittleEndian.PutUint32(e.b[j:], uint32(at-(j+4)))
+		}
+	}
+	// The unlinked exits leave with RDX = the slot, for runFast to link.
+	unlinked := [2]int{len(e.b), 0}
+	e.opR(true, []byte{0x8b}, rAX, r10)
+	e.movImm(rBX, 0)
+	e.byte1(0xc3)
+	unlinked[1] = len(e.b)
+	e.opR(true, []byte{0x8b}, rAX, r10)
+	e.movImm(rBX, jitTaken)
+	e.byte1(0xc3)
+	out := jitCode{body: body, n: n}
+	for len(e.b)%8 != 0 {
+		e.byte1(0xcc)
+	}
+	for _, l := range e.links {
+		slot := len(e.b)
+		binary.LittleEndian.PutUint32(e.b[l.at:], uint32(slot-(l.at+4)))
+		stubAt := unlinked[0]
+		if l.taken {
+			stubAt = unlinked[1]
+		}
+		out.slots = append(out.slots, [2]int{slot, stubAt})
+		e.b = binary.LittleEndian.AppendUint64(e.b, 0)
+	}
+	out.code = e.b
+	return out
+}
+
+// inst translates instruction k of the block, at pc.
+func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
+	rd, rn, rm, ra, sf := in.rd, in.rn, in.rm, in.ra, in.sf
+	next := pc + 4
+	switch in.op {
+	case opNOP:
+	case opADR:
+		e.setReg(rd, pc+in.imm)
+	case opADRP:
+		e.setReg(rd, pc&^0xfff+in.imm)
+	case opMOVi:
+		e.setReg(rd, in.imm)
+	case opADDi, opSUBi, opADDSi, opSUBSi:
+		op := byte(aluADD)
+		if in.op == opSUBi || in.op == opSUBSi {
+			op = aluSUB
+		}
+		e.ld(rSI, rn, sf)
+		e.aluImm(op, sf, rSI, int32(in.imm))
+		e.st(rd, rSI)
+		if in.op == opADDSi || in.op == opSUBSi {
+			e.flagsNZCV(op == aluSUB)
+		}
+	case opANDi, opORRi, opEORi, opANDSi:
+		e.ld(rSI, rn, true)
+		e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
+		e.st(rd, rSI)
+		if in.op == opANDSi {
+			e.flagsNZ()
+		}
+	case opMOVK:
+		e.ld(rAX, ra, true)
+		e.aluConst(aluAND, true, rAX, in.im2)
+		e.aluConst(aluOR, sf, rAX, in.imm)
+		e.st(rd, rAX)
+	case opLSLi, opLSRi, opASRi:
+		e.ld(rAX, rn, sf)
+		e.shift(shiftType(in.op), sf, rAX, in.amt)
+		e.st(rd, rAX)
+	case opUBFM, opSBFM, opBFM:
+		e.bitfield(in)
+	case opMOVr:
+		e.ld(rAX, rm, sf)
+		e.st(rd, rAX)
+	case opANDr, opORRr, opEORr, opANDSr:
+		e.ld(rCX, rm, sf)
+		e.shift(in.sh, sf, rCX, in.amt)
+		if in.neg {
+			e.opR(sf, []byte{0xf7}, 2, rCX) // not
+		}
+		e.ld(rSI, rn, sf)
+		e.alu(logicALU(in.op), sf, rSI, rCX)
+		e.st(rd, rSI)
+		if in.op == opANDSr {
+			e.flagsNZ()
+		}
+	case opADDr, opSUBr, opADDSr, opSUBSr, opADDx, opSUBx, opADDSx, opSUBSx:
+		sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
+		if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
+			e.ld(rCX, rm, true)
+			e.extend(rCX, in.sh, in.amt)
+		} else {
+			e.ld(rCX, rm, sf)
+			e.shift(in.sh, sf, rCX, in.amt)
+		}
+		e.ld(rSI, rn, sf)
+		op := byte(aluADD)
+		if sub {
+			op = aluSUB
+		}
+		e.alu(op, sf, rSI, rCX)
+		e.st(rd, rSI)
+		if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
+			e.flagsNZCV(sub)
+		}
+	case opCSEL, opCSINC, opCSINV, opCSNEG:
+		e.ld(rAX, rn, sf)
+		if in.cc&14 != 14 {
+			e.ld(rDX, rm, sf)
+			switch in.op {
+			case opCSINC:
+				e.opR(sf, []byte{0xff}, 0, rDX)
+			case opCSINV:
+				e.opR(sf, []byte{0xf7}, 2, rDX)
+			case opCSNEG:
+				e.opR(sf, []byte{0xf7}, 3, rDX)
+			}
+			e.cond(in.cc)
+			e.opR(true, []byte{0x0f, 0x40 + ccAE}, rAX, rDX) // cmovae rax, rdx
+		}
+		e.st(rd, rAX)
+	case opMADD, opMSUB:
+		e.ld(rAX, rn, true)
+		e.ld(rCX, rm, true)
+		e.opR(sf, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
+		e.ld(rDX, ra, true)
+		if in.op == opMADD {
+			e.alu(aluADD, sf, rAX, rDX)
+			e.st(rd, rAX)
+		} else {
+			e.alu(aluSUB, sf, rDX, rAX)
+			e.st(rd, rDX)
+		}
+	case opLSLV, opLSRV, opASRV, opRORV:
+		e.ld(rAX, rn, sf)
+		e.ld(rCX, rm, true)
+		// x86 masks the count to the operand width, as A64 does.
+		e.opR(sf, []byte{0xd3}, int(shiftDigit[shiftType(in.op)]), rAX)
+		e.st(rd, rAX)
+
+	case opB:
+		e.leave(pc+in.imm, true, k+1)
+	case opBL:
+		e.movImm(rAX, next)
+		e.st(30, rAX)
+		e.leave(pc+in.imm, true, k+1)
+	case opBR, opRET, opBLR:
+		e.ld(rAX, rn, true)
+		if in.op == opBLR {
+			e.movImm(rCX, next)
+			e.st(30, rCX)
+		}
+		e.stPC(rAX)
+		e.aluImm(aluSUB, true, r10, int32(k+1))
+		e.ret(jitTaken)
+	case opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ:
+		var notTaken int
+		switch in.op {
+		case opBcond:
+			if in.cc&14 == 14 {
+				e.leave(pc+in.imm, true, k+1)
+				return
+			}
+			e.cond(in.cc)
+			notTaken = e.jcc(ccAE)
+		case opCBZ, opCBNZ:
+			e.ld(rAX, rn, sf)
+			e.opR(sf, []byte{0x85}, rAX, rAX) // test
+			if in.op == opCBZ {
+				notTaken = e.jcc(ccNE)
+			} else {
+				notTaken = e.jcc(ccE)
+			}
+		default:
+			e.ld(rAX, rn, true)
+			e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, amt
+			e.byte1(in.amt)
+			if in.op == opTBZ {
+				notTaken = e.jcc(ccB)
+			} else {
+				notTaken = e.jcc(ccAE)
+			}
+		}
+		e.leave(pc+in.imm, true, k+1)
+		e.here(notTaken)
+		e.leave(next, false, k+1)
+
+	default:
+		e.memInst(c, in, k, pc)
+	}
+}
+
+// logicALU returns the x86 operation of a logical instruction.
+func logicALU(op opcode) byte {
+	switch op {
+	case opORRi, opORRr:
+		return aluOR
+	case opEORi, opEORr:
+		return aluXOR
+	}
+	return aluAND
+}
+
+// shiftType returns the A64 shift type of a shift instruction.
+func shiftType(op opcode) uint8 {
+	switch op {
+	case opLSRi, opLSRV:
+		return 1
+	case opASRi, opASRV:
+		return 2
+	case opRORV:
+		return 3
+	}
+	return 0
+}
+
+// bitfield translates SBFM, BFM and UBFM (see the interpreter's bitfield).
+func (e *emitter) bitfield(in *inst) {
+	sf := in.sf
+	wmask, tmask := in.imm, in.im2
+	e.ld(rAX, in.rn, sf)
+	if in.op == opSBFM {
+		// top: all ones if bit imms of the source is set.
+		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
+		e.shift(0, true, rDX, 63-in.cc)
+		e.shift(2, true, rDX, 63)
+	}
+	e.shift(3, sf, rAX, in.amt) // ror
+	switch in.op {
+	case opUBFM:
+		e.aluConst(aluAND, true, rAX, wmask&tmask)
+	case opSBFM:
+		e.aluConst(aluAND, true, rAX, wmask&tmask)
+		e.aluConst(aluAND, true, rDX, ^tmask)
+		e.alu(aluOR, true, rAX, rDX)
+	default: // BFM: bot = dst&^wmask | rot&wmask; dst&^tmask | bot&tmask
+		e.ld(rSI, in.ra, true)
+		e.aluConst(aluAND, true, rAX, wmask)
+		e.opR(true, []byte{0x8b}, rDX, rSI) // mov rdx, rsi
+		e.aluConst(aluAND, true, rDX, ^wmask)
+		e.alu(aluOR, true, rAX, rDX)
+		e.aluConst(aluAND, true, rAX, tmask)
+		e.aluConst(aluAND, true, rSI, ^tmask)
+		e.alu(aluOR, true, rAX, rSI)
+	}
+	if !sf {
+		e.mov32(rAX)
+	}
+	e.st(in.rd, rAX)
+}
+
+// access turns the guest virtual address in AX into a RAM offset in DX
+// for an access of span bytes (both of a pair), bailing before
+// instruction k unless the fast path applies: RAM, within one page, and
+// with the MMU on a micro-TLB hit. A store also bails on pages holding
+// code (a store there invalidates decoded instructions) and while any
+// exclusive monitor is set (the store must snoop it). Clobbers BX, CX.
+func (e *emitter) access(c *CPU, k, span int, write bool) {
+	m := c.m
+	if c.xlate {
+		tag := int32(0)
+		if write {
+			tag = 8
+		}
+		e.opR(true, []byte{0x8b}, rCX, rAX) // mov rcx, rax
+		e.shift(1, true, rCX, 12)
+		e.aluImm(aluAND, false, rCX, utlbMask)
+		e.opR(false, []byte{0x6b}, rCX, rCX) // imul ecx, ecx, 24
+		e.byte1(byte(unsafe.Sizeof(utlbEntry{})))
+		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
+		e.aluImm(aluAND, true, rDX, -PageSize)
+		if c.el != 0 {
+			e.aluImm(aluOR, true, rDX, int32(c.el))
+		}
+		e.opM(true, []byte{0x3b}, rDX, mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + tag}) // cmp rdx, tag
+		e.bail(ccNE, k)
+		e.opR(false, []byte{0x8b}, rDX, rAX) // mov edx, eax
+		e.aluImm(aluAND, false, rDX, PageSize-1)
+		e.aluImm(aluCMP, false, rDX, int32(PageSize-span))
+		e.bail(ccA, k)
+		e.opM(true, []byte{0x03}, rDX, mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + 16}) // add rdx, off
+	} else {
+		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
+		e.aluImm(aluSUB, true, rDX, RAMBase)
+		e.movImm(rCX, uint64(len(m.ram)-span))
+		e.alu(aluCMP, true, rDX, rCX)
+		e.bail(ccA, k)
+		e.opR(false, []byte{0x8b}, rCX, rDX) // mov ecx, edx
+		e.aluImm(aluAND, false, rCX, PageSize-1)
+		e.aluImm(aluCMP, false, rCX, int32(PageSize-span))
+		e.bail(ccA, k)
+	}
+	if write {
+		e.opR(true, []byte{0x8b}, rCX, rDX) // mov rcx, rdx
+		e.shift(1, true, rCX, 12)
+		e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.code[0]))))
+		e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: rCX, scale: 8}) // cmp qword [rbx+rcx*8], 0
+		e.byte1(0)
+		e.bail(ccNE, k)
+		e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
+		e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
+		e.byte1(0)
+		e.bail(ccNE, k)
+	}
+	e.movImm(rCX, uint64(addrOf(m.ram)))
+}
+
+// load loads 1<<lg bytes at [CX+DX+disp] into x, extended as ext says.
+func (e *emitter) load(x int, lg, ext uint8, disp int32) {
+	a := mem{base: rCX, index: rDX, scale: 1, disp: disp}
+	switch {
+	case lg == 0 && ext == extSign64:
+		e.opM(true, []byte{0x0f, 0xbe}, x, a)
+	case lg == 0 && ext == extSign32:
+		e.opM(false, []byte{0x0f, 0xbe}, x, a)
+	case lg == 0:
+		e.opM(false, []byte{0x0f, 0xb6}, x, a)
+	case lg == 1 && ext == extSign64:
+		e.opM(true, []byte{0x0f, 0xbf}, x, a)
+	case lg == 1 && ext == extSign32:
+		e.opM(false, []byte{0x0f, 0xbf}, x, a)
+	case lg == 1:
+		e.opM(false, []byte{0x0f, 0xb7}, x, a)
+	case lg == 2 && ext == extSign64:
+		e.opM(true, []byte{0x63}, x, a)
+	case lg == 2:
+		e.opM(false, []byte{0x8b}, x, a)
+	default:
+		e.opM(true, []byte{0x8b}, x, a)
+	}
+}
+
+// store stores the low 1<<lg bytes of x at [CX+DX+disp]. x is AX or R8/R9,
+// whose low bytes need no REX quirks.
+func (e *emitter) store(x int, lg uint8, disp int32) {
+	a := mem{base: rCX, index: rDX, scale: 1, disp: disp}
+	switch lg {
+	case 0:
+		e.opM(false, []byte{0x88}, x, a)
+	case 1:
+		e.byte1(0x66)
+		e.opM(false, []byte{0x89}, x, a)
+	case 2:
+		e.opM(false, []byte{0x89}, x, a)
+	default:
+		e.opM(true, []byte{0x89}, x, a)
+	}
+}
+
+// memInst translates the loads and stores.
+func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
+	rd, rn, lg := in.rd, in.rn, in.amt
+	size := 1 << lg
+	if rn == regSP && in.op != opLDRlit {
+		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
+		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
+		e.byte1(15)
+		e.bail(ccNE, k)
+	}
+	// AX: the address; SI: the base register's written-back value.
+	writeback := false
+	switch in.op {
+	case opLDRlit:
+		e.movImm(rAX, pc+in.imm)
+	case opLDRo, opSTRo:
+		e.ld(rAX, rn, true)
+		if in.imm != 0 {
+			e.aluImm(aluADD, true, rAX, int32(in.imm))
+		}
+	case opLDRpre, opSTRpre, opLDRpost, opSTRpost:
+		writeback = true
+		e.ld(rAX, rn, true)
+		e.opR(true, []byte{0x8b}, rSI, rAX) // mov rsi, rax
+		e.aluImm(aluADD, true, rSI, int32(in.imm))
+		if in.op == opLDRpre || in.op == opSTRpre {
+			e.opR(true, []byte{0x8b}, rAX, rSI)
+		}
+	case opLDRreg, opSTRreg:
+		e.ld(rAX, rn, true)
+		e.ld(rCX, in.rm, true)
+		e.extend(rCX, in.sh, uint8(in.im2))
+		e.alu(aluADD, true, rAX, rCX)
+	case opLDP, opSTP:
+		e.ld(rAX, rn, true)
+		if in.sh != modeOffset {
+			writeback = true
+			e.opR(true, []byte{0x8b}, rSI, rAX)
+			e.aluImm(aluADD, true, rSI, int32(in.imm))
+		}
+		if in.sh != modePost && in.imm != 0 {
+			e.aluImm(aluADD, true, rAX, int32(in.imm))
+		}
+		write := in.op == opSTP
+		if write {
+			// Both sources before any writeback.
+			e.ld(r8, rd, true)
+			e.ld(r9, in.ra, true)
+		}
+		e.access(c, k, 2*size, write)
+		if write {
+			e.store(r8, lg, 0)
+			e.store(r9, lg, int32(size))
+		} else {
+			e.load(r8, lg, in.cc, 0)
+			e.load(r9, lg, in.cc, int32(size))
+		}
+		if writeback {
+			e.st(rn, rSI)
+		}
+		if !write {
+			e.st(rd, r8)
+			e.st(in.ra, r9)
+		}
+		return
+	}
+	switch in.op {
+	case opSTRo, opSTRpre, opSTRpost, opSTRreg:
+		e.ld(r8, rd, true)
+		e.access(c, k, size, true)
+		e.store(r8, lg, 0)
+		if writeback {
+			e.st(rn, rSI)
+		}
+	default:
+		e.access(c, k, size, false)
+		e.load(rAX, lg, in.cc, 0)
+		if writeback {
+			e.st(rn, rSI)
+		}
+		e.st(rd, rAX)
+	}
+}

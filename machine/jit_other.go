@@ -1,0 +1,20 @@
+//go:build !(linux && amd64)
+
+package machine
+
+// Hosts other than linux/amd64 have no translator: every block is empty
+// and runFast interprets every instruction.
+
+type jitCache struct{}
+
+func newJITCache(bool) *jitCache { return &jitCache{} }
+
+func (*jitCache) enabled() bool                 { return false }
+func (*jitCache) free()                         {}
+func (*jitCache) add(*Machine, jitCode) uintptr { return 0 }
+func (*jitCache) link(uintptr, uintptr)         {}
+func translatable(*inst) bool                   { return false }
+func jitEnter(uintptr, *CPU, uint64) (uint64, uint64, uintptr) {
+	panic("machine: no translated code on this host")
+}
+func (*CPU) emitBlock([]*inst, uint64) jitCode { return jitCode{} }
