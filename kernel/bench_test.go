@@ -26,15 +26,27 @@ func stepUntilReady(tb testing.TB, k *kernel.Kernel) {
 	}
 }
 
+// modes are the machine's two ways of running the guest: block
+// translation, and the interpreter alone as the baseline it is measured
+// against.
+var modes = []struct {
+	name      string
+	interpret bool
+}{{"translated", false}, {"interpreted", true}}
+
 // BenchmarkBoot measures a boot of the default configuration (2 vCPUs,
 // deterministic) from loading the image to the guest's ready hostcall.
 func BenchmarkBoot(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		stepUntilReady(b, k)
+	for _, mode := range modes {
+		b.Run(mode.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet(), Interpret: mode.interpret})
+				if err != nil {
+					b.Fatal(err)
+				}
+				stepUntilReady(b, k)
+			}
+		})
 	}
 }
 
@@ -43,7 +55,13 @@ func BenchmarkBoot(b *testing.B) {
 // guest MIPS and the system calls user space makes per host second and per
 // guest second (the generic timer's clock).
 func BenchmarkUserWorkload(b *testing.B) {
-	k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet()})
+	for _, mode := range modes {
+		b.Run(mode.name, func(b *testing.B) { benchUserWorkload(b, mode.interpret) })
+	}
+}
+
+func benchUserWorkload(b *testing.B, interpret bool) {
+	k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet(), Interpret: interpret})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -139,7 +139,10 @@ loop:
 					if slot != 0 && c.pageVA == pc&^(PageSize-1) {
 						// The block left for a block of its page that it
 						// is not chained to yet: chain them.
-						if nb := c.blockAt(pc >> 2 & (PageSize/4 - 1)); nb.n != 0 {
+						// (Unless translating emptied the cache, slot's
+						// code with it.)
+						flushes := m.jit.flushes
+						if nb := c.blockAt(pc >> 2 & (PageSize/4 - 1)); nb.n != 0 && m.jit.flushes == flushes {
 							m.jit.link(slot, nb.chain)
 						}
 					}

@@ -68,14 +68,17 @@ func (c *CPU) blockKeyFor(pageVA uint64) uint64 {
 // translating it if there is no valid one. runFast inlines the lookup.
 func (c *CPU) blockAt(idx uint64) *block {
 	p := c.page
+	if p.blocks != nil {
+		if b := p.blocks[idx]; b != nil && b.key == c.blockKey {
+			return b
+		}
+	}
+	b := c.translate1(idx)
+	// After translating: a full code cache drops every page's blocks.
 	if p.blocks == nil {
 		p.blocks = new([PageSize / 4]*block)
 	}
-	b := p.blocks[idx]
-	if b == nil || b.key != c.blockKey {
-		b = c.translate1(idx)
-		p.blocks[idx] = b
-	}
+	p.blocks[idx] = b
 	return b
 }
 

@@ -5,12 +5,14 @@ package machine
 // Hosts other than linux/amd64 have no translator: every block is empty
 // and runFast interprets every instruction.
 
-type jitCache struct{}
+type jitCache struct{ blocks, flushes uint64 }
 
 func newJITCache(bool) *jitCache { return &jitCache{} }
 
 func (*jitCache) enabled() bool                 { return false }
 func (*jitCache) free()                         {}
+func (*jitCache) size() int                     { return 0 }
+func (*jitCache) shrink(int, int)               {}
 func (*jitCache) add(*Machine, jitCode) uintptr { return 0 }
 func (*jitCache) link(uintptr, uintptr)         {}
 func translatable(*inst) bool                   { return false }

@@ -11,10 +11,9 @@ import (
 	"time"
 )
 
-// runWith boots the program on a deterministic machine with or without
-// block translation and returns its UART output and the instructions it
-// retired.
-func runWith(t *testing.T, path string, cfg Config, patch func(*Machine)) ([]byte, uint64) {
+// runWith boots the program on a deterministic machine configured as cfg
+// and returns its UART output and the machine's counters.
+func runWith(t *testing.T, path string, cfg Config, patch func(*Machine)) ([]byte, Stats) {
 	t.Helper()
 	var out bytes.Buffer
 	cfg.Console, cfg.Logger = &out, slog.New(slog.DiscardHandler)
@@ -35,7 +34,7 @@ func runWith(t *testing.T, path string, cfg Config, patch func(*Machine)) ([]byt
 	if !m.PoweredOff() {
 		t.Fatalf("machine did not power off; output so far:\n%s", out.Bytes())
 	}
-	return out.Bytes(), m.Stats().Instructions
+	return out.Bytes(), m.Stats()
 }
 
 // TestTranslationMatchesInterpreter runs the differential programs,
@@ -70,15 +69,32 @@ func TestTranslationMatchesInterpreter(t *testing.T) {
 	for _, p := range progs {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := Config{NumCPUs: max(p.cpus, 1)}
-			got, gotN := runWith(t, p.path, cfg, p.patch)
-			cfg.Interpret = true
-			want, wantN := runWith(t, p.path, cfg, p.patch)
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from the interpreter's\n%s", lineDiff(got, want))
+			cfg := Config{NumCPUs: max(p.cpus, 1), Interpret: true}
+			want, wantSt := runWith(t, p.path, cfg, p.patch)
+			cfg.Interpret = false
+			got, gotSt := runWith(t, p.path, cfg, p.patch)
+			// And with a code cache so small that it fills, empties and
+			// fills again while blocks are chained.
+			tiny, tinySt := runWith(t, p.path, cfg, func(m *Machine) {
+				m.jit.shrink(4096, 8192)
+				if p.patch != nil {
+					p.patch(m)
+				}
+			})
+			if tinySt.TranslatedBlocks > 100 && tinySt.CodeCacheFlushes == 0 {
+				t.Errorf("%d blocks translated into an 8 KiB code cache, and it never filled", tinySt.TranslatedBlocks)
 			}
-			if gotN != wantN {
-				t.Errorf("retired %d instructions, the interpreter %d", gotN, wantN)
+			for _, r := range []struct {
+				name string
+				out  []byte
+				st   Stats
+			}{{"translated", got, gotSt}, {"translated, tiny code cache", tiny, tinySt}} {
+				if !bytes.Equal(r.out, want) {
+					t.Errorf("%s: output differs from the interpreter's\n%s", r.name, lineDiff(r.out, want))
+				}
+				if r.st.Instructions != wantSt.Instructions {
+					t.Errorf("%s: retired %d instructions, the interpreter %d", r.name, r.st.Instructions, wantSt.Instructions)
+				}
 			}
 		})
 	}

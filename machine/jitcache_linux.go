@@ -14,33 +14,37 @@ type jitCache struct {
 	chunks [][]byte
 	used   int  // bytes used of the last chunk
 	off    bool // no translation: Config.Interpret, or mapping failed
+
+	chunk, limit int // bytes per mapping, and in all (tests make them small)
+
+	blocks  uint64 // blocks translated
+	flushes uint64 // times the cache was emptied
 }
 
-const (
-	jitChunk = 1 << 20
-	jitLimit = 32 << 20
-)
+func newJITCache(interpret bool) *jitCache {
+	return &jitCache{off: interpret, chunk: 1 << 20, limit: 32 << 20}
+}
 
-func newJITCache(interpret bool) *jitCache { return &jitCache{off: interpret} }
-
-// add copies code into the cache and returns its address; 0 if there is
-// no room (translation is then off for good). It is called between blocks
-// of m's only running CPU: a full cache can be emptied.
+// add copies code into the cache and returns its address, or 0 if it
+// cannot (the block is then left to the interpreter; if mapping failed,
+// every block from now on). It is called between blocks of m's only
+// running CPU: a full cache can be emptied.
 func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 	code := jc.code
-	if j.off || len(code) > jitChunk {
+	if j.off || len(code) > j.chunk {
 		return 0
 	}
-	if len(j.chunks) == 0 || j.used+len(code) > jitChunk {
-		if len(j.chunks)*jitChunk >= jitLimit {
+	if len(j.chunks) == 0 || j.used+len(code) > j.chunk {
+		if len(j.chunks)*j.chunk >= j.limit {
 			j.free()
+			j.flushes++
 			for i := range m.code {
 				if p := m.code[i].Load(); p != nil {
 					p.blocks = nil
 				}
 			}
 		}
-		mem, err := syscall.Mmap(-1, 0, jitChunk, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		mem, err := syscall.Mmap(-1, 0, j.chunk, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err != nil {
 			j.off = true
 			return 0
@@ -57,6 +61,7 @@ func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 	}
 	// 16-byte aligned entries, as compilers align branch targets.
 	j.used = (at + len(code) + 15) &^ 15
+	j.blocks++
 	return base
 }
 
@@ -76,6 +81,18 @@ func (j *jitCache) free() {
 		_ = syscall.Munmap(mem)
 	}
 	j.chunks, j.used = nil, 0
+}
+
+// shrink sets the mapping size and limit, so that tests can fill the
+// cache.
+func (j *jitCache) shrink(chunk, limit int) { j.chunk, j.limit = chunk, limit }
+
+// size returns the bytes of code the cache holds.
+func (j *jitCache) size() int {
+	if len(j.chunks) == 0 {
+		return 0
+	}
+	return (len(j.chunks)-1)*j.chunk + j.used
 }
 
 // enabled reports whether blocks may be translated.

@@ -79,6 +79,11 @@ type Stats struct {
 	DecodedPages  int    // pages currently holding a decode cache
 	Invalidations uint64 // stores that overwrote decoded instructions (or, in parallel mode, a decoded page)
 	Undefined     uint64 // undefined-instruction exceptions taken
+
+	// Block translation (deterministic mode; jit.go).
+	TranslatedBlocks uint64 // blocks translated to host code
+	CodeCacheBytes   int    // host code the cache holds
+	CodeCacheFlushes uint64 // times the full cache was emptied
 }
 
 // Machine is an AArch64 machine: CPUs, memory, UART and firmware (PSCI).
@@ -307,6 +312,10 @@ func (m *Machine) Stats() Stats {
 		DecodedPages:  int(m.decodedPages.Load()),
 		Invalidations: m.invalidations.Load(),
 		Undefined:     m.undefined.Load(),
+
+		TranslatedBlocks: m.jit.blocks,
+		CodeCacheBytes:   m.jit.size(),
+		CodeCacheFlushes: m.jit.flushes,
 	}
 }
 

@@ -202,7 +202,8 @@ func run(ctx context.Context, o runOptions) error {
 		<-shadowDone // the supervisor logs its totals
 	}
 	st := k.Machine().Stats()
-	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls)
+	log.Info("guest stopped", "instructions", st.Instructions, "exceptions", st.Exceptions, "hostcalls", st.Hostcalls,
+		"translated_blocks", st.TranslatedBlocks, "code_cache_bytes", st.CodeCacheBytes, "code_cache_flushes", st.CodeCacheFlushes)
 	if tsrv != nil {
 		if err := tsrv.Unmount(); err != nil {
 			return fmt.Errorf("unmounting %s: %w", o.tracefs, err)

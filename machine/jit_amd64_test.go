@@ -1,0 +1,69 @@
+//go:build linux
+
+package machine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// TestEmitterEncodings disassembles what each emitter primitive writes,
+// with x86asm, and checks it is the intended instruction: the encodings
+// are hand-written, and a wrong REX bit or ModRM field would still run.
+func TestEmitterEncodings(t *testing.T) {
+	tests := []struct {
+		emit func(e *emitter)
+		want string // Intel syntax, instructions separated by "; "
+	}{
+		{func(e *emitter) { e.ld(rAX, 5, true) }, "mov rax, qword ptr [rdi+0x28]"},
+		{func(e *emitter) { e.ld(r9, regSP, false) }, "mov r9d, dword ptr [rdi+0x100]"},
+		{func(e *emitter) { e.st(regSink, rSI) }, "mov qword ptr [rdi+0x108], rsi"},
+		{func(e *emitter) { e.stPC(rAX) }, "mov qword ptr [rdi+PC], rax"},
+		{func(e *emitter) { e.movImm(rCX, 0x12345678) }, "mov ecx, 0x12345678"},
+		{func(e *emitter) { e.movImm(r8, ^uint64(0)) }, "mov r8, -0x1"},
+		{func(e *emitter) { e.movImm(rBX, 0x123456789a) }, "mov rbx, 0x123456789a"},
+		{func(e *emitter) { e.setReg(3, 7) }, "mov qword ptr [rdi+0x18], 0x7"},
+		{func(e *emitter) { e.setReg(3, 1<<40) }, "mov rax, 0x10000000000; mov qword ptr [rdi+0x18], rax"},
+		{func(e *emitter) { e.alu(aluSUB, true, rSI, rCX) }, "sub rsi, rcx"},
+		{func(e *emitter) { e.alu(aluXOR, false, rAX, r9) }, "xor eax, r9d"},
+		{func(e *emitter) { e.aluImm(aluCMP, true, r10, 4) }, "cmp r10, 0x4"},
+		{func(e *emitter) { e.aluConst(aluAND, true, rAX, 0xff00ff00ff00ff00) }, "mov rcx, 0xff00ff00ff00ff00; and rax, rcx"},
+		{func(e *emitter) { e.aluConst(aluOR, false, rSI, 0xffff0000) }, "or esi, -0x10000"},
+		{func(e *emitter) { e.shift(2, true, rDX, 63) }, "sar rdx, 0x3f"},
+		{func(e *emitter) { e.shift(3, false, rAX, 7) }, "ror eax, 0x7"},
+		{func(e *emitter) { e.extend(rCX, 6, 2) }, "movsxd rcx, ecx; shl rcx, 0x2"},
+		{func(e *emitter) { e.extend(rCX, 0, 0) }, "movzx ecx, cl"},
+		{func(e *emitter) { e.extend(rCX, 5, 1) }, "movsx rcx, cx; shl rcx, 0x1"},
+		{func(e *emitter) { e.cond(0xb) }, "movzx ecx, byte ptr [rdi+NZCV]; mov ebx, 0x55aa; bt ebx, ecx"},
+		{func(e *emitter) { e.flagsNZ() }, "sets al; setz cl; shl al, 0x3; shl cl, 0x2; or al, cl; mov byte ptr [rdi+NZCV], al"},
+		{func(e *emitter) { e.ret(jitTaken) }, "mov rax, r10; mov ebx, 0x2; xor edx, edx; ret"},
+		{func(e *emitter) { e.load(rAX, 0, extSign64, 0) }, "movsx rax, byte ptr [rcx+rdx]"},
+		{func(e *emitter) { e.load(r8, 1, extZero, 8) }, "movzx r8d, word ptr [rcx+rdx+0x8]"},
+		{func(e *emitter) { e.load(rAX, 2, extSign64, 0) }, "movsxd rax, dword ptr [rcx+rdx]"},
+		{func(e *emitter) { e.store(r8, 0, 0) }, "mov byte ptr [rcx+rdx], r8b"},
+		{func(e *emitter) { e.store(rAX, 1, 2) }, "mov word ptr [rcx+rdx+0x2], ax"},
+		{func(e *emitter) { e.store(r9, 3, 8) }, "mov qword ptr [rcx+rdx+0x8], r9"},
+	}
+	for _, tt := range tests {
+		e := &emitter{}
+		tt.emit(e)
+		var got []string
+		for code := e.b; len(code) > 0; {
+			in, err := x86asm.Decode(code, 64)
+			if err != nil {
+				t.Errorf("want %q: undecodable % x: %v", tt.want, code, err)
+				break
+			}
+			got = append(got, x86asm.IntelSyntax(in, 0, nil))
+			code = code[in.Len:]
+		}
+		// Field offsets by name: they move when CPU gains fields.
+		want := strings.NewReplacer("NZCV", fmt.Sprintf("%#x", offNZCV), "PC", fmt.Sprintf("%#x", offPC)).Replace(tt.want)
+		if g := strings.Join(got, "; "); g != want {
+			t.Errorf("emitted % x\n got %s\nwant %s", e.b, g, want)
+		}
+	}
+}
