@@ -80,7 +80,8 @@ type cpuState struct {
 	// The local exclusive monitor.
 	excValid bool
 	excAddr  uint64
-	excSize  uint8 // log2 of the reserved size (for pairs, of the whole pair)
+	excPA    uint64 // excAddr's physical address: what other agents' stores snoop
+	excSize  uint8  // log2 of the reserved size (for pairs, of the whole pair)
 	// excVal and excVal2 hold what the load-exclusive read: in parallel
 	// mode the store-exclusive succeeds only if memory still holds them
 	// (a compare-and-swap, as QEMU's MTTCG does).
@@ -269,7 +270,13 @@ func (c *CPU) setExclusive(addr uint64, lg uint8) {
 			c.m.reservations++
 		}
 	}
-	c.excAddr, c.excSize = addr, lg
+	c.excAddr, c.excSize, c.excPA = addr, lg, addr
+	if c.sys[SCTLR_EL1]&sctlrM != 0 {
+		// The load just translated addr, so this cannot fault.
+		if pa, _, _, ok := c.translate(addr, AccessRead, c.el); ok {
+			c.excPA = pa
+		}
+	}
 }
 
 // Exception classes (ESR_ELx.EC), Arm ARM D17.2.37.

@@ -33,6 +33,12 @@ const (
 	offNZCV = int32(unsafe.Offsetof(CPU{}.nzcvBits))
 	offUTLB = int32(unsafe.Offsetof(CPU{}.utlb))
 	offIRQ  = int32(unsafe.Offsetof(CPU{}.lines))
+
+	offExcValid = int32(unsafe.Offsetof(CPU{}.excValid))
+	offExcAddr  = int32(unsafe.Offsetof(CPU{}.excAddr))
+	offExcSize  = int32(unsafe.Offsetof(CPU{}.excSize))
+	offExcPA    = int32(unsafe.Offsetof(CPU{}.excPA))
+	offExcVal   = int32(unsafe.Offsetof(CPU{}.excVal))
 )
 
 // x86-64 registers (their encoding numbers) and condition codes.
@@ -361,7 +367,8 @@ func translatable(in *inst) bool {
 		opCSEL, opCSINC, opCSINV, opCSNEG, opMADD, opMSUB, opLSLV, opLSRV, opASRV, opRORV,
 		opNOP,
 		opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET,
-		opLDRo, opSTRo, opLDRpre, opLDRpost, opSTRpre, opSTRpost, opLDRreg, opSTRreg, opLDRlit:
+		opLDRo, opSTRo, opLDRpre, opLDRpost, opSTRpre, opSTRpost, opLDRreg, opSTRreg, opLDRlit,
+		opLDAR, opSTLR, opLDXR:
 		return true
 	case opLDP, opSTP:
 		return in.amt == 2 || in.amt == 3
@@ -625,6 +632,30 @@ func shiftType(op opcode) uint8 {
 	return 0
 }
 
+// ldExclusive translates LDXR (and LDAXR) with the address in AX: the
+// load, then the monitor as setExclusive sets it.
+func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
+	e.opR(true, []byte{0x8b}, rSI, rAX) // mov rsi, rax: the VA
+	e.access(c, k, 1<<in.amt, false)
+	e.load(rAX, in.amt, extZero, 0)
+	e.st(in.rd, rAX)
+	cpu := func(disp int32) mem { return mem{base: rDI, index: noIndex, disp: disp} }
+	e.opM(true, []byte{0x89}, rAX, cpu(offExcVal))
+	e.opM(false, []byte{0x80}, aluCMP, cpu(offExcValid)) // cmp byte [valid], 0
+	e.byte1(0)
+	valid := e.jcc(ccNE)
+	e.opM(false, []byte{0xc6}, 0, cpu(offExcValid)) // mov byte [valid], 1
+	e.byte1(1)
+	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&c.m.reservations))))
+	e.opM(true, []byte{0xff}, 0, mem{base: rBX, index: noIndex}) // inc qword [rbx]
+	e.here(valid)
+	e.opM(true, []byte{0x89}, rSI, cpu(offExcAddr))
+	e.opM(false, []byte{0xc6}, 0, cpu(offExcSize)) // mov byte [size], lg
+	e.byte1(in.amt)
+	e.opM(true, []byte{0x8d}, rBX, mem{base: rDX, index: noIndex, disp: RAMBase}) // lea rbx, [rdx+RAMBase]
+	e.opM(true, []byte{0x89}, rBX, cpu(offExcPA))
+}
+
 // bitfield translates SBFM, BFM and UBFM (see the interpreter's bitfield).
 func (e *emitter) bitfield(in *inst) {
 	sf := in.sf
@@ -708,12 +739,43 @@ func (e *emitter) access(c *CPU, k, span int, write bool) {
 		e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: rCX, scale: 8}) // cmp qword [rbx+rcx*8], 0
 		e.byte1(0)
 		e.bail(ccNE, k)
-		e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
-		e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
-		e.byte1(0)
-		e.bail(ccNE, k)
+		e.snoop(m, k, span)
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))
+}
+
+// snoop bails before instruction k, a store of span bytes at RAM offset
+// DX, if any CPU's exclusive monitor (this one's too: the code is shared
+// by the CPUs) holds a granule the store touches: the interpreter's store
+// clears the others'. Clobbers BX, CX.
+func (e *emitter) snoop(m *Machine, k, span int) {
+	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
+	e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
+	e.byte1(0)
+	none := e.jcc(ccE)
+	for _, o := range m.cpus {
+		base := uint64(uintptr(unsafe.Pointer(o)))
+		e.movImm(rBX, base)
+		e.opM(false, []byte{0x80}, aluCMP, mem{base: rBX, index: noIndex, disp: offExcValid}) // cmp byte [valid], 0
+		e.byte1(0)
+		skip := e.jcc(ccE)
+		// The reserved granule's RAM offset, against the store's first
+		// and last granules.
+		e.opM(true, []byte{0x8b}, rBX, mem{base: rBX, index: noIndex, disp: offExcPA})
+		e.aluImm(aluSUB, true, rBX, RAMBase)
+		e.aluImm(aluAND, true, rBX, -64) // ergMask
+		e.opR(true, []byte{0x8b}, rCX, rDX)
+		e.aluImm(aluAND, true, rCX, -64) // ergMask
+		e.alu(aluCMP, true, rBX, rCX)
+		below := e.jcc(ccB)
+		e.opM(true, []byte{0x8d}, rCX, mem{base: rDX, index: noIndex, disp: int32(span - 1)}) // lea rcx, [rdx+span-1]
+		e.aluImm(aluAND, true, rCX, -64)                                                      // ergMask
+		e.alu(aluCMP, true, rBX, rCX)
+		e.bail(ccBE, k)
+		e.here(below)
+		e.here(skip)
+	}
+	e.here(none)
 }
 
 // load loads 1<<lg bytes at [CX+DX+disp] into x, extended as ext says.
@@ -786,6 +848,17 @@ func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
 		if in.op == opLDRpre || in.op == opSTRpre {
 			e.opR(true, []byte{0x8b}, rAX, rSI)
 		}
+	case opLDAR, opSTLR, opLDXR:
+		// Aligned accesses only: a misaligned one faults, in the
+		// interpreter.
+		e.ld(rAX, rn, true)
+		e.opR(true, []byte{0xf7}, 0, rAX) // test rax, size-1
+		e.imm32(int32(size - 1))
+		e.bail(ccNE, k)
+		if in.op == opLDXR {
+			e.ldExclusive(c, in, k)
+			return
+		}
 	case opLDRreg, opSTRreg:
 		e.ld(rAX, rn, true)
 		e.ld(rCX, in.rm, true)
@@ -825,7 +898,7 @@ func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
 		return
 	}
 	switch in.op {
-	case opSTRo, opSTRpre, opSTRpost, opSTRreg:
+	case opSTRo, opSTRpre, opSTRpost, opSTRreg, opSTLR:
 		e.ld(r8, rd, true)
 		e.access(c, k, size, true)
 		e.store(r8, lg, 0)

@@ -215,7 +215,7 @@ const ergMask = ^uint64(63)
 func (m *Machine) snoop(by *CPU, pa, n uint64) {
 	lo, hi := pa&ergMask, (pa+n-1)&ergMask
 	for _, c := range m.cpus {
-		if c != by && c.excValid && c.excAddr&ergMask >= lo && c.excAddr&ergMask <= hi {
+		if c != by && c.excValid && c.excPA&ergMask >= lo && c.excPA&ergMask <= hi {
 			c.clearExclusive()
 		}
 	}

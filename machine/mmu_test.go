@@ -452,3 +452,32 @@ func TestMMURandomTables(t *testing.T) {
 		}
 	}
 }
+
+// TestExclusiveSnoopTranslated checks that a store to the physical
+// granule another agent reserved through a different virtual address
+// clears the reservation: the monitor works on physical addresses.
+func TestExclusiveSnoopTranslated(t *testing.T) {
+	const va = 0x12345000
+	const data = testData + 0x8000
+	for _, snoop := range []bool{false, true} {
+		m, c, pt := newMMUMachine(t, nil)
+		pt.page(va, data, ptNormal)
+		mustWrite32(t, m, testCode, I("ldxr x0, [x9]"))
+		mustWrite32(t, m, testCode+4, I("stxr w1, x0, [x9]"))
+		c.SetX(9, va)
+		c.SetX(1, 7)
+		if err := m.Step(1); err != nil {
+			t.Fatal(err)
+		}
+		if snoop {
+			// Another agent's store to the granule, by physical address.
+			mustWrite64(t, m, data+8, 0)
+		}
+		if err := m.Step(1); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.X(1), b2u(snoop); got != want {
+			t.Errorf("store to the granule: %v; stxr status %d, want %d", snoop, got, want)
+		}
+	}
+}
