@@ -96,11 +96,11 @@ func (c *CPU) translate1(idx uint64) *block {
 			decode(in, uint32(m.ram[off])|uint32(m.ram[off+1])<<8|uint32(m.ram[off+2])<<16|uint32(m.ram[off+3])<<24)
 			p.live++
 		}
-		if !translatable(in) {
+		if !translatable(in, c.el) {
 			break
 		}
 		insts = append(insts, in)
-		if endsBlock(in.op) {
+		if endsBlock(in) {
 			break
 		}
 	}
@@ -114,11 +114,16 @@ func (c *CPU) translate1(idx uint64) *block {
 	return b
 }
 
-// endsBlock reports whether op may transfer control elsewhere.
-func endsBlock(op opcode) bool {
-	switch op {
+// endsBlock reports whether in may transfer control elsewhere, or must
+// let runFast poll the interrupt lines after it (it unmasks them).
+func endsBlock(in *inst) bool {
+	switch in.op {
 	case opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET:
 		return true
+	case opMSR:
+		return SysReg(in.imm) == DAIF
+	case opMSRi:
+		return in.sh == pstateDAIFClr
 	}
 	return false
 }

@@ -39,7 +39,15 @@ const (
 	offExcSize  = int32(unsafe.Offsetof(CPU{}.excSize))
 	offExcPA    = int32(unsafe.Offsetof(CPU{}.excPA))
 	offExcVal   = int32(unsafe.Offsetof(CPU{}.excVal))
+
+	offDAIF  = int32(unsafe.Offsetof(CPU{}.daif))
+	offSPSel = int32(unsafe.Offsetof(CPU{}.spsel))
+	offSPEL0 = int32(unsafe.Offsetof(CPU{}.spEL0))
+	offIndex = int32(unsafe.Offsetof(CPU{}.index))
 )
+
+// field returns the operand of the CPU field at offset disp.
+func field(disp int32) mem { return mem{base: rDI, index: noIndex, disp: disp} }
 
 // x86-64 registers (their encoding numbers) and condition codes.
 const (
@@ -252,7 +260,14 @@ func (e *emitter) jcc(cc byte) int {
 	return len(e.b)
 }
 
-// here makes the jump returned by jcc land at the current position.
+// jmp emits a forward jump and returns where to patch it.
+func (e *emitter) jmp() int {
+	e.byte1(0xe9)
+	e.imm32(0)
+	return len(e.b)
+}
+
+// here makes the jump returned by jcc or jmp land at the current position.
 func (e *emitter) here(j int) {
 	binary.LittleEndian.PutUint32(e.b[j-4:], uint32(len(e.b)-j))
 }
@@ -357,9 +372,23 @@ func (e *emitter) extend(x int, option, amt uint8) {
 	e.shift(0, true, x, amt)
 }
 
-// translatable reports whether the translator handles in.
-func translatable(in *inst) bool {
+// translatable reports whether the translator handles in at EL el.
+func translatable(in *inst, el uint8) bool {
 	switch in.op {
+	case opMRS:
+		// The registers the kernel reads most: current (SP_EL0), the
+		// interrupt mask, the CPU number.
+		sr := SysReg(in.imm)
+		return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
+	case opMSR:
+		sr := SysReg(in.imm)
+		return el == 1 && (sr == SP_EL0 || sr == DAIF)
+	case opMSRi:
+		return el == 1 && (in.sh == pstateDAIFSet || in.sh == pstateDAIFClr)
+	case opDCZVA:
+		return el == 1
+	case opSTXR:
+		return true
 	case opADR, opADRP, opADDi, opSUBi, opADDSi, opSUBSi, opANDi, opORRi, opEORi, opANDSi,
 		opMOVi, opMOVK, opLSLi, opLSRi, opASRi, opSBFM, opUBFM, opBFM,
 		opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opSUBr, opADDSr, opSUBSr,
@@ -391,7 +420,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	for k, in := range insts {
 		e.inst(c, in, k, pc+uint64(k)*4)
 	}
-	if !endsBlock(insts[n-1].op) {
+	if !endsBlock(insts[n-1]) {
 		e.leave(pc+uint64(n)*4, false, n)
 	}
 	e.here(short)
@@ -603,9 +632,106 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.here(notTaken)
 		e.leave(next, false, k+1)
 
+	case opMRS:
+		switch SysReg(in.imm) {
+		case SP_EL0:
+			// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
+			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
+			e.byte1(0)
+			e.bail(ccE, k)
+			e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
+		case DAIF:
+			e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offDAIF)) // movzx eax, byte [daif]
+			e.shift(0, false, rAX, 6)
+		default: // MPIDR_EL1: RES1 bit 31, Aff0 the CPU's index
+			e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offIndex))
+			e.aluImm(aluOR, false, rAX, -1<<31)
+		}
+		e.st(rd, rAX)
+	case opMSR:
+		if SysReg(in.imm) == SP_EL0 {
+			// SP_EL0 cannot be written while it is the SP: undefined.
+			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
+			e.byte1(0)
+			e.bail(ccE, k)
+			e.ld(rAX, rn, true)
+			e.opM(true, []byte{0x89}, rAX, field(offSPEL0))
+			return
+		}
+		e.ld(rAX, rn, true) // DAIF
+		e.shift(1, true, rAX, 6)
+		e.aluImm(aluAND, false, rAX, 15)
+		e.opM(false, []byte{0x88}, rAX, field(offDAIF))
+		// Unmasking may let a pending interrupt in before the next
+		// instruction: leave as a taken branch does, polling.
+		e.leave(next, true, k+1)
+	case opMSRi:
+		if in.sh == pstateDAIFSet {
+			e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
+			e.byte1(byte(in.imm))
+			return
+		}
+		e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
+		e.byte1(^byte(in.imm))
+		e.leave(next, true, k+1)
+	case opDCZVA:
+		e.ld(rAX, rn, true)
+		e.aluImm(aluAND, true, rAX, -dczBlock)
+		e.access(c, k, dczBlock, true)
+		e.opR(false, []byte{0x31}, rAX, rAX) // xor eax, eax
+		for i := int32(0); i < dczBlock; i += 8 {
+			e.store(rAX, 3, i)
+		}
+	case opSTXR:
+		e.stExclusive(c, in, k)
 	default:
 		e.memInst(c, in, k, pc)
 	}
+}
+
+// stExclusive translates STXR (and STLXR): it succeeds if this CPU's
+// monitor holds exactly the address and size, and clears the monitor
+// either way (exclusiveOK). A store that needs the interpreter bails
+// before the monitor changes.
+func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
+	if in.rn == regSP {
+		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
+		e.byte1(15)
+		e.bail(ccNE, k)
+	}
+	e.ld(rAX, in.rn, true)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
+	e.byte1(0)
+	fail1 := e.jcc(ccE)
+	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
+	fail2 := e.jcc(ccNE)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
+	e.byte1(in.amt)
+	fail3 := e.jcc(ccNE)
+	e.ld(r8, in.rd, true)
+	e.access(c, k, 1<<in.amt, true)
+	e.store(r8, in.amt, 0)
+	e.clearExclusive(c)
+	e.setReg(in.ra, 0)
+	done := e.jmp()
+	e.here(fail1)
+	e.here(fail2)
+	e.here(fail3)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
+	e.byte1(0)
+	invalid := e.jcc(ccE)
+	e.clearExclusive(c)
+	e.here(invalid)
+	e.setReg(in.ra, 1)
+	e.here(done)
+}
+
+// clearExclusive clears this CPU's (valid) monitor, as clearExclusive.
+func (e *emitter) clearExclusive(c *CPU) {
+	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
+	e.byte1(0)
+	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&c.m.reservations))))
+	e.opM(true, []byte{0xff}, 1, mem{base: rBX, index: noIndex}) // dec qword [rbx]
 }
 
 // logicALU returns the x86 operation of a logical instruction.
@@ -745,9 +871,9 @@ func (e *emitter) access(c *CPU, k, span int, write bool) {
 }
 
 // snoop bails before instruction k, a store of span bytes at RAM offset
-// DX, if any CPU's exclusive monitor (this one's too: the code is shared
-// by the CPUs) holds a granule the store touches: the interpreter's store
-// clears the others'. Clobbers BX, CX.
+// DX, if another CPU's exclusive monitor holds a granule the store
+// touches: the interpreter's store clears it. (Which CPU is "another" is
+// known only at run time: blocks are shared by the CPUs.) Clobbers BX, CX.
 func (e *emitter) snoop(m *Machine, k, span int) {
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
 	e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
@@ -756,6 +882,8 @@ func (e *emitter) snoop(m *Machine, k, span int) {
 	for _, o := range m.cpus {
 		base := uint64(uintptr(unsafe.Pointer(o)))
 		e.movImm(rBX, base)
+		e.alu(aluCMP, true, rBX, rDI)
+		self := e.jcc(ccE)
 		e.opM(false, []byte{0x80}, aluCMP, mem{base: rBX, index: noIndex, disp: offExcValid}) // cmp byte [valid], 0
 		e.byte1(0)
 		skip := e.jcc(ccE)
@@ -774,6 +902,7 @@ func (e *emitter) snoop(m *Machine, k, span int) {
 		e.bail(ccBE, k)
 		e.here(below)
 		e.here(skip)
+		e.here(self)
 	}
 	e.here(none)
 }

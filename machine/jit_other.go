@@ -15,7 +15,7 @@ func (*jitCache) size() int                     { return 0 }
 func (*jitCache) shrink(int, int)               {}
 func (*jitCache) add(*Machine, jitCode) uintptr { return 0 }
 func (*jitCache) link(uintptr, uintptr)         {}
-func translatable(*inst) bool                   { return false }
+func translatable(*inst, uint8) bool            { return false }
 func jitEnter(uintptr, *CPU, uint64) (uint64, uint64, uintptr) {
 	panic("machine: no translated code on this host")
 }
