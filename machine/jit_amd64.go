@@ -299,16 +299,36 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 		return
 	}
 	if taken {
-		e.opM(false, []byte{0x83}, aluCMP, mem{base: rDI, index: noIndex, disp: offIRQ}) // cmp dword [lines], 0
-		e.byte1(0)
-		e.byte1(0x0f, 0x80+ccNE)
-		e.irq = append(e.irq, len(e.b))
-		e.imm32(0)
+		e.irqCheck()
 	}
 	e.byte1(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
 	e.links = append(e.links, linkRef{len(e.b), taken})
 	e.imm32(0)
 	e.byte1(0xff, 0x22) // jmp [rdx]
+}
+
+// irqCheck jumps to the exit for a pending interrupt if an interrupt line
+// is up and PSTATE does not mask it: when pollIRQ would take it. (A
+// masked one, pending while the kernel runs with interrupts off, must
+// not stop chaining.) Clobbers BX, CX.
+func (e *emitter) irqCheck() {
+	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
+	e.byte1(0)
+	none := e.jcc(ccE)
+	// The lines PSTATE masks: I masks lineIRQ (bit 0), F lineFIQ (bit 1).
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
+	e.opR(false, []byte{0x8b}, rBX, rCX)                  // mov ebx, ecx
+	e.shift(1, false, rBX, 1)
+	e.aluImm(aluAND, false, rBX, lineIRQ)
+	e.aluImm(aluAND, false, rCX, 1)
+	e.shift(0, false, rCX, 1) // lineFIQ
+	e.alu(aluOR, false, rBX, rCX)
+	e.opR(false, []byte{0xf7}, 2, rBX)             // not ebx
+	e.opM(false, []byte{0x85}, rBX, field(offIRQ)) // test [lines], ebx
+	e.byte1(0x0f, 0x80+ccNE)
+	e.irq = append(e.irq, len(e.b))
+	e.imm32(0)
+	e.here(none)
 }
 
 // flagsNZCV stores NZCV from x86 flags after an add (sub false) or a
