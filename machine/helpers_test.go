@@ -48,8 +48,16 @@ func newTestMachine(t testing.TB, code []uint32) (*Machine, *CPU, *bytes.Buffer)
 // thread-safe paths).
 func newTestMachineCfg(t testing.TB, code []uint32, parallel bool) (*Machine, *CPU, *bytes.Buffer) {
 	t.Helper()
+	return newTestMachineWith(t, code, Config{Parallel: parallel})
+}
+
+// newTestMachineWith is newTestMachine with cfg's mode (Parallel,
+// Interpret).
+func newTestMachineWith(t testing.TB, code []uint32, cfg Config) (*Machine, *CPU, *bytes.Buffer) {
+	t.Helper()
 	var console bytes.Buffer
-	m, err := New(Config{RAMSize: testRAM, Console: &console, Logger: slog.New(slog.DiscardHandler), Parallel: parallel})
+	cfg.RAMSize, cfg.Console, cfg.Logger = testRAM, &console, slog.New(slog.DiscardHandler)
+	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

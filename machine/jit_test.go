@@ -3,10 +3,15 @@ package machine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -98,4 +103,176 @@ func TestTranslationMatchesInterpreter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTranslationRandomState runs random sequences of integer
+// instructions, loads and stores (as the random differential test
+// generates them), short forward branches, the system instructions the
+// translator handles and some arbitrary words, from random registers,
+// with the MMU off and on, at EL1 and EL0, on a translating and an
+// interpreting machine, and requires the same state after: registers,
+// flags, PSTATE, the exception registers, the monitor and memory. Unlike
+// TestTranslationMatchesInterpreter, accesses may fault and exceptions
+// happen mid-block, which is where translated code must bail exactly.
+// KPEMU_JITROUNDS=n runs n sequences instead of 400, to search further
+// after a change to the translator (20,000 take about 30 s).
+func TestTranslationRandomState(t *testing.T) {
+	rounds := 400
+	if v := os.Getenv("KPEMU_JITROUNDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("KPEMU_JITROUNDS=%q: want a positive count", v)
+		}
+		rounds = n
+	}
+	for round := range rounds {
+		rng := rand.New(rand.NewPCG(uint64(round), 7))
+		g := &randGen{r: rng}
+		// The scratch buffer's middle (x28, the generated accesses' base)
+		// near a page boundary, the next page mapped read-write,
+		// read-only or not at all, so accesses straddle pages and fault.
+		mid := testData + 0x1000 + uint64(rng.IntN(65)-32)*16
+		next := rng.IntN(3)
+		sp := testData + 0x3000 + rng.Uint64N(32)
+		sctlr := uint64(testSCTLR)
+		if rng.IntN(2) == 0 {
+			sctlr |= sctlrSA | sctlrSA0
+		}
+		for len(g.words) < 40 {
+			switch rng.IntN(12) {
+			case 0, 1, 2, 3:
+				g.genInt()
+			case 4, 5, 6:
+				g.genLdSt()
+			case 7: // a forward branch over a few instructions
+				k := uint32(2 + rng.IntN(4))
+				switch rng.IntN(4) {
+				case 0:
+					g.emit(0x54000000|k<<5|uint32(rng.IntN(16)), "") // B.cond
+				case 1:
+					g.emit(0xb4000000|uint32(rng.IntN(2))<<24|k<<5|g.reg(false), "") // CBZ/CBNZ
+				case 2:
+					g.emit(0x36000000|uint32(rng.IntN(2))<<24|uint32(rng.IntN(32))<<19|k<<5|g.reg(false), "") // TBZ/TBNZ
+				default:
+					g.emit(0x14000000|k, "") // B
+				}
+			case 8: // what the kernel does with the interrupt mask and current
+				g.emit([]uint32{0xd53b4220, 0xd51b4220, 0xd50342df, 0xd50342ff, 0xd5384100, 0xd5184100, 0xd53800a0}[rng.IntN(7)], "")
+			case 9: // an exclusive pair on the scratch buffer
+				g.setBase()
+				g.emit(0xc85f7f60, "") // LDXR x0, [x27]
+				g.emit(0xc8017f60, "") // STXR w1, x0, [x27]
+			case 10:
+				if rng.IntN(2) == 0 {
+					g.emit(rng.Uint32(), "")
+					break
+				}
+				// SP-based (LDR, STR, STP pre-index, LDP post-index): SP
+				// may be misaligned, with SCTLR_EL1.SA on or off.
+				g.emit([]uint32{0xf94007e0, 0xf90003e1, 0xa9bf07e0, 0xa8c107e0}[rng.IntN(4)], "")
+			default:
+				if rng.IntN(3) == 0 {
+					g.emit(0xd65f03c0, "") // RET
+					break
+				}
+				// LDUR/STUR, maybe misaligned, maybe across the page
+				// boundary near x28.
+				size, load := uint32(rng.IntN(4)), uint32(rng.IntN(2))
+				off := int64(rng.IntN(512) - 256)
+				if rng.IntN(2) == 0 { // up to 8 bytes before the boundary
+					off = int64(testData+0x1000) - int64(mid) - 1 - int64(rng.IntN(8))
+				}
+				if off < -256 || off > 255 {
+					off = 0
+				}
+				imm := uint32(off) & 0x1ff
+				g.emit(size<<30|0x38000000|load<<22|imm<<12|28<<5|g.reg(true), "")
+			}
+		}
+		mmu, el0 := rng.IntN(2) == 1, rng.IntN(4) == 0
+		regs := make([]uint64, 31)
+		for i := range regs {
+			switch rng.IntN(3) {
+			case 0:
+				regs[i] = testData + rng.Uint64N(0x1000)
+			case 1:
+				regs[i] = rng.Uint64()
+			default:
+				regs[i] = testCode + 4*rng.Uint64N(48)
+			}
+		}
+		regs[28] = mid
+		regs[30] = testCode + 4*rng.Uint64N(40) // RET lands in the sequence
+		var states [2]string
+		for i, interpret := range []bool{false, true} {
+			m, c, _ := newTestMachineWith(t, g.words, Config{Interpret: interpret})
+			if mmu {
+				pt := newPageTables(t, m, 1)
+				for a := uint64(RAMBase); a < testData+0x4000; a += PageSize {
+					switch {
+					case a < testData:
+						// Code and vectors: read-only, as memory EL0 can
+						// write is never executable at EL1.
+						pt.page(a, a, ptNormal|ptAPEL0|ptAPRO)
+					case a == testData+0x1000 && next == 1:
+						pt.page(a, a, ptNormal|ptAPEL0|ptAPRO)
+					case a == testData+0x1000 && next == 2:
+					default:
+						pt.page(a, a, ptNormal|ptAPEL0)
+					}
+				}
+				c.SetSysReg(MAIR_EL1, testMAIR)
+				c.SetSysReg(TCR_EL1, tcr39)
+				c.SetSysReg(TTBR0_EL1, pt.root)
+				sctlr |= sctlrM
+			}
+			c.SetSysReg(SCTLR_EL1, sctlr)
+			c.SetSysReg(CPACR_EL1, 3<<20) // the SIMD&FP loads and stores run
+			c.SetSP(sp)
+			for r, v := range regs {
+				c.SetX(r, v)
+			}
+			c.setNZCV(uint64(round%16) << 28)
+			if el0 {
+				c.SetPSTATE(0)
+			}
+			if err := m.Step(80); err != nil {
+				t.Fatal(err)
+			}
+			states[i] = describeState(t, m, c)
+		}
+		if states[0] != states[1] {
+			var dis []string
+			for _, w := range g.words {
+				in, ok := armDecode(w)
+				if ok {
+					dis = append(dis, fmt.Sprintf("%08x %v", w, in))
+				} else {
+					dis = append(dis, fmt.Sprintf("%08x ?", w))
+				}
+			}
+			t.Fatalf("round %d (mmu %v, el0 %v): translated and interpreted differ:\n%s\nsequence:\n%s",
+				round, mmu, el0, lineDiff([]byte(states[0]), []byte(states[1])), strings.Join(dis, "\n"))
+		}
+	}
+}
+
+// describeState describes everything a random sequence can change.
+func describeState(t *testing.T, m *Machine, c *CPU) string {
+	var b strings.Builder
+	for r := 0; r < 31; r++ {
+		fmt.Fprintf(&b, "x%d %#x\n", r, c.X(r))
+	}
+	fmt.Fprintf(&b, "sp %#x\npc %#x\nnzcv %#x\npstate %#x\nwfi %v\n", c.SP(), c.PC(), c.nzcv(), c.PSTATE(), c.Waiting())
+	for _, r := range []SysReg{ESR_EL1, FAR_EL1, ELR_EL1, SPSR_EL1, SP_EL0} {
+		fmt.Fprintf(&b, "%v %#x\n", r, c.SysReg(r))
+	}
+	fmt.Fprintf(&b, "monitor %v %#x %d %#x, machine's count %d\ninstructions %d\n",
+		c.excValid, c.excAddr, c.excSize, c.excPA, m.reservations, m.Stats().Instructions)
+	data := make([]byte, 0x9000)
+	if err := m.ReadMem(testData, data); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "memory %x\n", sha256.Sum256(data))
+	return b.String()
 }
