@@ -24,8 +24,14 @@ const coremarkCRC = 0x0b51
 // host time the run took (loading the image excluded).
 func runCoreMark(tb testing.TB, iters uint32) (uint64, time.Duration) {
 	tb.Helper()
+	return runCoreMarkWith(tb, iters, false)
+}
+
+// runCoreMarkWith is runCoreMark, with block translation off if interpret.
+func runCoreMarkWith(tb testing.TB, iters uint32, interpret bool) (uint64, time.Duration) {
+	tb.Helper()
 	var out bytes.Buffer
-	m, err := New(Config{NumCPUs: 1, Console: &out, Logger: slog.New(slog.DiscardHandler)})
+	m, err := New(Config{NumCPUs: 1, Console: &out, Logger: slog.New(slog.DiscardHandler), Interpret: interpret})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -87,6 +93,15 @@ func elfSymbol(tb testing.TB, path, name string) uint64 {
 func BenchmarkCoreMark(b *testing.B) {
 	b.ReportAllocs()
 	insns, el := runCoreMark(b, uint32(b.N))
+	b.ReportMetric(float64(insns)/el.Seconds()/1e6, "MIPS")
+	b.ReportMetric(float64(insns)/float64(b.N), "insns/op")
+}
+
+// BenchmarkCoreMarkInterpreted is BenchmarkCoreMark with block translation
+// off: the baseline the translator's speed-up is the ratio to.
+func BenchmarkCoreMarkInterpreted(b *testing.B) {
+	b.ReportAllocs()
+	insns, el := runCoreMarkWith(b, uint32(b.N), true)
 	b.ReportMetric(float64(insns)/el.Seconds()/1e6, "MIPS")
 	b.ReportMetric(float64(insns)/float64(b.N), "insns/op")
 }

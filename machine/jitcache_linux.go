@@ -22,7 +22,7 @@ type jitCache struct {
 }
 
 func newJITCache(interpret bool) *jitCache {
-	return &jitCache{off: interpret, chunk: 1 << 20, limit: 32 << 20}
+	return &jitCache{off: interpret, chunk: 1 << 20, limit: 16 << 20}
 }
 
 // add copies code into the cache and returns its address, or 0 if it
