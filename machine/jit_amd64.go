@@ -84,9 +84,19 @@ const (
 	aluCMP = 7
 )
 
-// Shift operations: the /digit of opcodes C1 and D3. Indexed by the A64
-// shift type (LSL, LSR, ASR, ROR).
-var shiftDigit = [4]byte{4, 5, 7, 1}
+// shiftDigit returns the /digit of opcodes C1 and D3 (x86 shifts and
+// rotates) for an A64 shift type (LSL, LSR, ASR, ROR).
+func shiftDigit(typ uint8) byte {
+	switch typ & 3 {
+	case 1:
+		return 5 // shr
+	case 2:
+		return 7 // sar
+	case 3:
+		return 1 // ror
+	}
+	return 4 // shl
+}
 
 // mem is an x86 memory operand: base + index*scale + disp.
 type mem struct {
@@ -118,7 +128,8 @@ type linkRef struct {
 	taken bool
 }
 
-func (e *emitter) byte1(v ...byte) { e.b = append(e.b, v...) }
+// raw appends bytes as they are: opcodes, immediates.
+func (e *emitter) raw(v ...byte) { e.b = append(e.b, v...) }
 
 func (e *emitter) imm32(v int32) { e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v)) }
 
@@ -176,7 +187,7 @@ func (e *emitter) st(s uint8, x int) { e.opM(true, []byte{0x89}, x, reg(s)) }
 
 // stPC stores x into c.pc.
 func (e *emitter) stPC(x int) {
-	e.opM(true, []byte{0x89}, x, mem{base: rDI, index: noIndex, disp: offPC})
+	e.opM(true, []byte{0x89}, x, field(offPC))
 }
 
 // movImm sets x to v in the shortest form.
@@ -184,14 +195,14 @@ func (e *emitter) movImm(x int, v uint64) {
 	switch {
 	case v <= 0xffffffff:
 		e.rex(false, 0, 0, x)
-		e.byte1(0xb8 + byte(x&7))
+		e.raw(0xb8 + byte(x&7))
 		e.imm32(int32(uint32(v)))
 	case int64(v) == int64(int32(v)):
 		e.opR(true, []byte{0xc7}, 0, x)
 		e.imm32(int32(v))
 	default:
 		e.rex(true, 0, 0, x)
-		e.byte1(0xb8 + byte(x&7))
+		e.raw(0xb8 + byte(x&7))
 		e.b = binary.LittleEndian.AppendUint64(e.b, v)
 	}
 }
@@ -238,8 +249,8 @@ func (e *emitter) shift(typ uint8, w bool, x int, n uint8) {
 	if n == 0 {
 		return
 	}
-	e.opR(w, []byte{0xc1}, int(shiftDigit[typ&3]), x)
-	e.byte1(n)
+	e.opR(w, []byte{0xc1}, int(shiftDigit(typ)), x)
+	e.raw(n)
 }
 
 func (e *emitter) mov32(x int) { e.opR(false, []byte{0x89}, x, x) } // zero-extend x's low half
@@ -248,21 +259,21 @@ func (e *emitter) setcc(cc byte, x int) { e.opR(false, []byte{0x0f, 0x90 + cc}, 
 
 // bail jumps, if cc holds, to the exit before instruction k.
 func (e *emitter) bail(cc byte, k int) {
-	e.byte1(0x0f, 0x80+cc)
+	e.raw(0x0f, 0x80+cc)
 	e.bails = append(e.bails, bailRef{at: len(e.b), k: k})
 	e.imm32(0)
 }
 
 // jcc emits a forward conditional jump and returns where to patch it.
 func (e *emitter) jcc(cc byte) int {
-	e.byte1(0x0f, 0x80+cc)
+	e.raw(0x0f, 0x80+cc)
 	e.imm32(0)
 	return len(e.b)
 }
 
 // jmp emits a forward jump and returns where to patch it.
 func (e *emitter) jmp() int {
-	e.byte1(0xe9)
+	e.raw(0xe9)
 	e.imm32(0)
 	return len(e.b)
 }
@@ -277,7 +288,7 @@ func (e *emitter) ret(flags uint32) {
 	e.opR(true, []byte{0x8b}, rAX, r10) // mov rax, r10
 	e.movImm(rBX, uint64(flags))
 	e.opR(false, []byte{0x31}, rDX, rDX) // xor edx, edx
-	e.byte1(0xc3)
+	e.raw(0xc3)
 }
 
 // leave ends the block, n instructions long, going on at target. A
@@ -301,10 +312,10 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 	if taken {
 		e.irqCheck()
 	}
-	e.byte1(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
+	e.raw(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
 	e.links = append(e.links, linkRef{len(e.b), taken})
 	e.imm32(0)
-	e.byte1(0xff, 0x22) // jmp [rdx]
+	e.raw(0xff, 0x22) // jmp [rdx]
 }
 
 // irqCheck jumps to the exit for a pending interrupt if an interrupt line
@@ -313,7 +324,7 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 // not stop chaining.) Clobbers BX, CX.
 func (e *emitter) irqCheck() {
 	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
-	e.byte1(0)
+	e.raw(0)
 	none := e.jcc(ccE)
 	// The lines PSTATE masks: I masks lineIRQ (bit 0), F lineFIQ (bit 1).
 	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
@@ -325,7 +336,7 @@ func (e *emitter) irqCheck() {
 	e.alu(aluOR, false, rBX, rCX)
 	e.opR(false, []byte{0xf7}, 2, rBX)             // not ebx
 	e.opM(false, []byte{0x85}, rBX, field(offIRQ)) // test [lines], ebx
-	e.byte1(0x0f, 0x80+ccNE)
+	e.raw(0x0f, 0x80+ccNE)
 	e.irq = append(e.irq, len(e.b))
 	e.imm32(0)
 	e.here(none)
@@ -343,14 +354,14 @@ func (e *emitter) flagsNZCV(sub bool) {
 	}
 	e.setcc(ccO, rBX)
 	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
-	e.byte1(3)
+	e.raw(3)
 	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
-	e.byte1(2)
+	e.raw(2)
 	e.opR(false, []byte{0x00}, rDX, rDX) // add dl, dl
 	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
 	e.opR(false, []byte{0x08}, rDX, rAX) // or al, dl
 	e.opR(false, []byte{0x08}, rBX, rAX) // or al, bl
-	e.opM(false, []byte{0x88}, rAX, mem{base: rDI, index: noIndex, disp: offNZCV})
+	e.opM(false, []byte{0x88}, rAX, field(offNZCV))
 }
 
 // flagsNZ stores NZCV from x86 flags after a logical operation (C, V 0).
@@ -358,17 +369,17 @@ func (e *emitter) flagsNZ() {
 	e.setcc(ccS, rAX)
 	e.setcc(ccE, rCX)
 	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
-	e.byte1(3)
+	e.raw(3)
 	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
-	e.byte1(2)
+	e.raw(2)
 	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
-	e.opM(false, []byte{0x88}, rAX, mem{base: rDI, index: noIndex, disp: offNZCV})
+	e.opM(false, []byte{0x88}, rAX, field(offNZCV))
 }
 
 // cond sets x86's CF to the A64 condition cc (not AL or NV), using BX
 // and CX.
 func (e *emitter) cond(cc uint8) {
-	e.opM(false, []byte{0x0f, 0xb6}, rCX, mem{base: rDI, index: noIndex, disp: offNZCV}) // movzx ecx, nzcv
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offNZCV)) // movzx ecx, nzcv
 	e.movImm(rBX, uint64(condTable[cc&15]))
 	e.opR(false, []byte{0x0f, 0xa3}, rCX, rBX) // bt ebx, ecx
 }
@@ -472,14 +483,14 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	unlinked := [2]int{len(e.b), 0}
 	e.opR(true, []byte{0x8b}, rAX, r10)
 	e.movImm(rBX, 0)
-	e.byte1(0xc3)
+	e.raw(0xc3)
 	unlinked[1] = len(e.b)
 	e.opR(true, []byte{0x8b}, rAX, r10)
 	e.movImm(rBX, jitTaken)
-	e.byte1(0xc3)
+	e.raw(0xc3)
 	out := jitCode{body: body, n: n}
 	for len(e.b)%8 != 0 {
-		e.byte1(0xcc)
+		e.raw(0xcc)
 	}
 	for _, l := range e.links {
 		slot := len(e.b)
@@ -602,7 +613,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.ld(rAX, rn, sf)
 		e.ld(rCX, rm, true)
 		// x86 masks the count to the operand width, as A64 does.
-		e.opR(sf, []byte{0xd3}, int(shiftDigit[shiftType(in.op)]), rAX)
+		e.opR(sf, []byte{0xd3}, int(shiftDigit(shiftType(in.op))), rAX)
 		e.st(rd, rAX)
 
 	case opB:
@@ -641,7 +652,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		default:
 			e.ld(rAX, rn, true)
 			e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, amt
-			e.byte1(in.amt)
+			e.raw(in.amt)
 			if in.op == opTBZ {
 				notTaken = e.jcc(ccB)
 			} else {
@@ -657,7 +668,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		case SP_EL0:
 			// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
 			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
-			e.byte1(0)
+			e.raw(0)
 			e.bail(ccE, k)
 			e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
 		case DAIF:
@@ -672,7 +683,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		if SysReg(in.imm) == SP_EL0 {
 			// SP_EL0 cannot be written while it is the SP: undefined.
 			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
-			e.byte1(0)
+			e.raw(0)
 			e.bail(ccE, k)
 			e.ld(rAX, rn, true)
 			e.opM(true, []byte{0x89}, rAX, field(offSPEL0))
@@ -688,11 +699,11 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 	case opMSRi:
 		if in.sh == pstateDAIFSet {
 			e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
-			e.byte1(byte(in.imm))
+			e.raw(byte(in.imm))
 			return
 		}
 		e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
-		e.byte1(^byte(in.imm))
+		e.raw(^byte(in.imm))
 		e.leave(next, true, k+1)
 	case opDCZVA:
 		e.ld(rAX, rn, true)
@@ -716,17 +727,17 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
 	if in.rn == regSP {
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
-		e.byte1(15)
+		e.raw(15)
 		e.bail(ccNE, k)
 	}
 	e.ld(rAX, in.rn, true)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
-	e.byte1(0)
+	e.raw(0)
 	fail1 := e.jcc(ccE)
 	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
 	fail2 := e.jcc(ccNE)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
-	e.byte1(in.amt)
+	e.raw(in.amt)
 	fail3 := e.jcc(ccNE)
 	e.ld(r8, in.rd, true)
 	e.access(c, k, 1<<in.amt, true)
@@ -738,7 +749,7 @@ func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
 	e.here(fail2)
 	e.here(fail3)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
-	e.byte1(0)
+	e.raw(0)
 	invalid := e.jcc(ccE)
 	e.clearExclusive(c)
 	e.here(invalid)
@@ -749,7 +760,7 @@ func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
 // clearExclusive clears this CPU's (valid) monitor, as clearExclusive.
 func (e *emitter) clearExclusive(c *CPU) {
 	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
-	e.byte1(0)
+	e.raw(0)
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&c.m.reservations))))
 	e.opM(true, []byte{0xff}, 1, mem{base: rBX, index: noIndex}) // dec qword [rbx]
 }
@@ -785,21 +796,20 @@ func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
 	e.access(c, k, 1<<in.amt, false)
 	e.load(rAX, in.amt, extZero, 0)
 	e.st(in.rd, rAX)
-	cpu := func(disp int32) mem { return mem{base: rDI, index: noIndex, disp: disp} }
-	e.opM(true, []byte{0x89}, rAX, cpu(offExcVal))
-	e.opM(false, []byte{0x80}, aluCMP, cpu(offExcValid)) // cmp byte [valid], 0
-	e.byte1(0)
+	e.opM(true, []byte{0x89}, rAX, field(offExcVal))
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
+	e.raw(0)
 	valid := e.jcc(ccNE)
-	e.opM(false, []byte{0xc6}, 0, cpu(offExcValid)) // mov byte [valid], 1
-	e.byte1(1)
+	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 1
+	e.raw(1)
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&c.m.reservations))))
 	e.opM(true, []byte{0xff}, 0, mem{base: rBX, index: noIndex}) // inc qword [rbx]
 	e.here(valid)
-	e.opM(true, []byte{0x89}, rSI, cpu(offExcAddr))
-	e.opM(false, []byte{0xc6}, 0, cpu(offExcSize)) // mov byte [size], lg
-	e.byte1(in.amt)
+	e.opM(true, []byte{0x89}, rSI, field(offExcAddr))
+	e.opM(false, []byte{0xc6}, 0, field(offExcSize)) // mov byte [size], lg
+	e.raw(in.amt)
 	e.opM(true, []byte{0x8d}, rBX, mem{base: rDX, index: noIndex, disp: RAMBase}) // lea rbx, [rdx+RAMBase]
-	e.opM(true, []byte{0x89}, rBX, cpu(offExcPA))
+	e.opM(true, []byte{0x89}, rBX, field(offExcPA))
 }
 
 // bitfield translates SBFM, BFM and UBFM (see the interpreter's bitfield).
@@ -854,7 +864,7 @@ func (e *emitter) access(c *CPU, k, span int, write bool) {
 		e.shift(1, true, rCX, 12)
 		e.aluImm(aluAND, false, rCX, utlbMask)
 		e.opR(false, []byte{0x6b}, rCX, rCX) // imul ecx, ecx, 24
-		e.byte1(byte(unsafe.Sizeof(utlbEntry{})))
+		e.raw(byte(unsafe.Sizeof(utlbEntry{})))
 		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
 		e.aluImm(aluAND, true, rDX, -PageSize)
 		if c.el != 0 {
@@ -883,7 +893,7 @@ func (e *emitter) access(c *CPU, k, span int, write bool) {
 		e.shift(1, true, rCX, 12)
 		e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.code[0]))))
 		e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: rCX, scale: 8}) // cmp qword [rbx+rcx*8], 0
-		e.byte1(0)
+		e.raw(0)
 		e.bail(ccNE, k)
 		e.snoop(m, k, span)
 	}
@@ -897,7 +907,7 @@ func (e *emitter) access(c *CPU, k, span int, write bool) {
 func (e *emitter) snoop(m *Machine, k, span int) {
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
 	e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
-	e.byte1(0)
+	e.raw(0)
 	none := e.jcc(ccE)
 	for _, o := range m.cpus {
 		base := uint64(uintptr(unsafe.Pointer(o)))
@@ -905,7 +915,7 @@ func (e *emitter) snoop(m *Machine, k, span int) {
 		e.alu(aluCMP, true, rBX, rDI)
 		self := e.jcc(ccE)
 		e.opM(false, []byte{0x80}, aluCMP, mem{base: rBX, index: noIndex, disp: offExcValid}) // cmp byte [valid], 0
-		e.byte1(0)
+		e.raw(0)
 		skip := e.jcc(ccE)
 		// The reserved granule's RAM offset, against the store's first
 		// and last granules.
@@ -960,7 +970,7 @@ func (e *emitter) store(x int, lg uint8, disp int32) {
 	case 0:
 		e.opM(false, []byte{0x88}, x, a)
 	case 1:
-		e.byte1(0x66)
+		e.raw(0x66)
 		e.opM(false, []byte{0x89}, x, a)
 	case 2:
 		e.opM(false, []byte{0x89}, x, a)
@@ -976,7 +986,7 @@ func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
 	if rn == regSP && in.op != opLDRlit {
 		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
-		e.byte1(15)
+		e.raw(15)
 		e.bail(ccNE, k)
 	}
 	// AX: the address; SI: the base register's written-back value.
