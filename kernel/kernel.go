@@ -29,6 +29,9 @@ type Config struct {
 	// Interpret turns the machine's block translation off
 	// (machine.Config.Interpret).
 	Interpret bool
+	// PerfMap receives perf's map of translated code
+	// (machine.Config.PerfMap).
+	PerfMap io.Writer
 }
 
 // Range is a half-open address range [Start, End).
@@ -106,7 +109,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_AARCH64 || f.Type != elf.ET_EXEC {
 		return nil, fmt.Errorf("%w: want an AArch64 ELF64 executable, got %v %v %v", ErrBadImage, f.Class, f.Machine, f.Type)
 	}
-	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log, Parallel: cfg.Parallel, Interpret: cfg.Interpret})
+	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log, Parallel: cfg.Parallel, Interpret: cfg.Interpret, PerfMap: cfg.PerfMap})
 	if err != nil {
 		return nil, fmt.Errorf("creating machine: %w", err)
 	}

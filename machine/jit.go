@@ -45,6 +45,7 @@ type jitCode struct {
 	body  int      // offset of the body; the chain entry is at 0
 	n     int      // instructions
 	slots [][2]int // chaining slots: offset, and the offset of its initial target
+	pc    uint64   // the guest pc of the first instruction
 }
 
 // Exit flags of translated code (jitEnter's second result). With neither,

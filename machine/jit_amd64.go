@@ -488,7 +488,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e.opR(true, []byte{0x8b}, rAX, r10)
 	e.movImm(rBX, jitTaken)
 	e.raw(0xc3)
-	out := jitCode{body: body, n: n}
+	out := jitCode{body: body, n: n, pc: pc}
 	for len(e.b)%8 != 0 {
 		e.raw(0xcc)
 	}

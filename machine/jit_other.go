@@ -2,12 +2,14 @@
 
 package machine
 
+import "io"
+
 // Hosts other than linux/amd64 have no translator: every block is empty
 // and runFast interprets every instruction.
 
 type jitCache struct{ blocks, flushes uint64 }
 
-func newJITCache(bool) *jitCache { return &jitCache{} }
+func newJITCache(bool, io.Writer) *jitCache { return &jitCache{} }
 
 func (*jitCache) enabled() bool                 { return false }
 func (*jitCache) free()                         {}

@@ -276,3 +276,30 @@ func describeState(t *testing.T, m *Machine, c *CPU) string {
 	fmt.Fprintf(&b, "memory %x\n", sha256.Sum256(data))
 	return b.String()
 }
+
+// TestPerfMap checks Config.PerfMap: a line per translated block, in
+// perf's "ADDR SIZE NAME" format, naming the guest pc.
+func TestPerfMap(t *testing.T) {
+	var perfMap bytes.Buffer
+	_, st := runWith(t, coremarkProg, Config{PerfMap: &perfMap}, func(m *Machine) {
+		var word [4]byte
+		binary.LittleEndian.PutUint32(word[:], 2)
+		if err := m.WriteMem(elfSymbol(t, coremarkProg, "iterations"), word[:]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	lines := strings.Split(strings.TrimSuffix(perfMap.String(), "\n"), "\n")
+	if st.TranslatedBlocks == 0 {
+		t.Skip("no block translation on this host")
+	}
+	if uint64(len(lines)) != st.TranslatedBlocks {
+		t.Fatalf("%d lines for %d blocks", len(lines), st.TranslatedBlocks)
+	}
+	for _, l := range lines {
+		var addr, size, pc uint64
+		var n int
+		if _, err := fmt.Sscanf(l, "%x %x kpemu@%v+%d", &addr, &size, &pc, &n); err != nil || size == 0 || pc < RAMBase || n < 1 {
+			t.Fatalf("line %q: %v", l, err)
+		}
+	}
+}

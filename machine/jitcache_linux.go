@@ -4,6 +4,8 @@ package machine
 
 import (
 	"encoding/binary"
+	"fmt"
+	"io"
 	"syscall"
 )
 
@@ -19,10 +21,12 @@ type jitCache struct {
 
 	blocks  uint64 // blocks translated
 	flushes uint64 // times the cache was emptied
+
+	perfMap io.Writer // Config.PerfMap
 }
 
-func newJITCache(interpret bool) *jitCache {
-	return &jitCache{off: interpret, chunk: 1 << 20, limit: 16 << 20}
+func newJITCache(interpret bool, perfMap io.Writer) *jitCache {
+	return &jitCache{off: interpret, chunk: 1 << 20, limit: 16 << 20, perfMap: perfMap}
 }
 
 // add copies code into the cache and returns its address, or 0 if it
@@ -62,6 +66,9 @@ func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 	// 16-byte aligned entries, as compilers align branch targets.
 	j.used = (at + len(code) + 15) &^ 15
 	j.blocks++
+	if j.perfMap != nil {
+		fmt.Fprintf(j.perfMap, "%x %x kpemu@%#x+%d\n", base, len(code), jc.pc, jc.n)
+	}
 	return base
 }
 

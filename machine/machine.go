@@ -58,6 +58,12 @@ type Config struct {
 	// guest sees no difference.
 	Interpret bool
 
+	// PerfMap, if set, receives a line per translated block in the
+	// format of Linux perf's /tmp/perf-PID.map ("ADDR SIZE NAME", hex),
+	// so that `perf report` names host samples in translated code after
+	// the guest code they run (kpemu@PC+N: the guest pc, N instructions).
+	PerfMap io.Writer
+
 	// Epoch is the time the PL031 RTC reports at counter zero in
 	// deterministic mode; the zero value means 2000-01-01 00:00:00 UTC.
 	// Parallel mode reads the host's wall clock instead.
@@ -189,7 +195,7 @@ func New(cfg Config) (*Machine, error) {
 		code:      make([]atomic.Pointer[codePage], cfg.RAMSize/PageSize),
 		hostcalls: make(map[uint16]HostcallFunc),
 		deadline:  noDeadline,
-		jit:       newJITCache(cfg.Interpret || cfg.Parallel),
+		jit:       newJITCache(cfg.Interpret || cfg.Parallel, cfg.PerfMap),
 	}
 	// The code cache is mapped outside the Go heap: unmap it with the
 	// machine.

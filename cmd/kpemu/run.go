@@ -38,6 +38,7 @@ type runOptions struct {
 	step    string
 	par     bool
 	interp  bool
+	perfMap bool
 	gdb     string
 	modules []string
 	shadow  string
@@ -68,6 +69,7 @@ SIGTERM, which unmount cleanly.`,
 	f.StringVar(&o.shadow, "shadow-socket", "", "once the guest is ready, listen on this unix socket for kpemu shadow-exec processes and have the guest replay their forks, opens, symlinks, mkdirs and unlinks")
 	f.BoolVar(&o.par, "parallel", false, "run one host thread per vCPU (faster on several host cores, not deterministic)")
 	f.BoolVar(&o.interp, "interpret", false, "interpret every guest instruction instead of translating blocks to host code (slower; the guest sees no difference)")
+	f.BoolVar(&o.perfMap, "perf-map", false, "write /tmp/perf-PID.map, so that Linux perf names samples in translated code after the guest pc they run")
 	f.StringVar(&o.step, "step", "brk", "how probed instructions are stepped out of line: brk (BRK #0x006 after the slot, Linux >= 5.10) or hw (the software step exception, Linux <= 5.9)")
 	f.BoolVar(&o.unsafe, "unsafe-allow-blacklisted", false, "allow probes on blacklisted functions, to watch the recursion the blacklist prevents (the guest panics; kpemu stays up)")
 	return cmd
@@ -81,7 +83,17 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	defer closeConsole()
 
-	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log, Parallel: o.par, Interpret: o.interp})
+	var perfMap io.Writer
+	if o.perfMap {
+		f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+		if err != nil {
+			return fmt.Errorf("--perf-map: %w", err)
+		}
+		defer f.Close()
+		perfMap = f
+	}
+	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log,
+		Parallel: o.par, Interpret: o.interp, PerfMap: perfMap})
 	if err != nil {
 		return fmt.Errorf("booting: %w", err)
 	}
