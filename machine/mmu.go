@@ -139,7 +139,7 @@ type utlbEntry struct {
 }
 
 const (
-	utlbSize    = 64
+	utlbSize    = 256
 	utlbMask    = utlbSize - 1
 	utlbInvalid = 2 // never a valid tag: pages are 4 KiB aligned and EL ≤ 1
 )
