@@ -136,6 +136,10 @@ const (
 type utlbEntry struct {
 	rtag, wtag uint64
 	off        uint64 // RAM offset of the page
+	// global: filled from a global TLB entry, which a change of ASID
+	// leaves valid (the kernel's mappings), so the entry survives TTBR
+	// writes.
+	global bool
 }
 
 const (
@@ -172,10 +176,21 @@ func (c *CPU) flushTLB() {
 // translationChanged is called when a register the translation depends on
 // (TTBRx, TCR, MAIR) is written. The TLB proper is tagged by ASID and keeps
 // its entries, except on TCR writes, which (as in QEMU) flush it because
-// its fields change how every cached entry was formed; the micro-TLB and
-// the fetch page are keyed by VA only and are dropped.
+// its fields change how every cached entry was formed. The micro-TLB and
+// the fetch page are keyed by VA only: on a TTBR write (a context switch)
+// the micro-TLB keeps what the TLB would still match whatever the ASID,
+// its global entries; otherwise it is dropped.
 func (c *CPU) translationChanged(r SysReg) {
-	if r == TCR_EL1 || r == SCTLR_EL1 {
+	switch r {
+	case TTBR0_EL1, TTBR1_EL1:
+		for i := range c.utlb {
+			if !c.utlb[i].global {
+				c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
+			}
+		}
+		c.pageVA = noPage
+		return
+	case TCR_EL1, SCTLR_EL1:
 		c.flushTLB()
 	}
 	c.mmuChanged()
@@ -514,6 +529,10 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	if e.rtag != tag || e.off != off {
 		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off}
 	}
+	// translate just matched (or filled) the TLB entry for va.
+	key := c.stripTag(va)
+	te := &c.tlb[key>>12&(tlbSize-1)]
+	e.global = te.va != tlbInvalid && key&^te.mask == te.va && te.global
 	// A read fill proves read permission; a store proves write (and, on
 	// this architecture, writable implies readable at the same EL).
 	e.rtag = tag
