@@ -32,7 +32,7 @@ func (c *CPU) rmw(va uint64, lg uint8, f func(old uint64) (uint64, bool)) (old u
 		return 0, false
 	}
 	size := 1 << lg
-	if off, err := m.ramRange(pa, size); err == nil {
+	if off, ok := m.ramOff(pa, size); ok {
 		if c.par {
 			for {
 				old = m.ramLoad(off, lg)

@@ -55,11 +55,21 @@ func (b *bus) find(pa uint64, size int) *region {
 // ramRange returns the RAM offset of [addr, addr+n) or an error wrapping
 // ErrBadAddress.
 func (m *Machine) ramRange(addr uint64, n int) (uint64, error) {
-	off := addr - RAMBase
-	if off > uint64(len(m.ram)) || uint64(n) > uint64(len(m.ram))-off {
+	off, ok := m.ramOff(addr, n)
+	if !ok {
 		return 0, fmt.Errorf("machine: physical range %#x+%#x: %w", addr, n, ErrBadAddress)
 	}
 	return off, nil
+}
+
+// ramOff is ramRange for the access paths, where a range outside RAM is
+// a device and no error: it reports whether [addr, addr+n) is RAM.
+func (m *Machine) ramOff(addr uint64, n int) (uint64, bool) {
+	off := addr - RAMBase
+	if off > uint64(len(m.ram)) || uint64(n) > uint64(len(m.ram))-off {
+		return 0, false
+	}
+	return off, true
 }
 
 // ReadMem copies guest RAM at physical address addr into p.
@@ -335,7 +345,7 @@ func (c *CPU) loadSlow(va uint64, lg uint8, el uint8) (uint64, bool) {
 // physRead reads size bytes at physical address pa from RAM or a device.
 func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 	m := c.m
-	if off, err := m.ramRange(pa, size); err == nil {
+	if off, ok := m.ramOff(pa, size); ok {
 		if c.par {
 			return m.ramLoad(off, sizeLog(size)), true
 		}
@@ -354,7 +364,7 @@ func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 // physWrite writes size bytes at physical address pa to RAM or a device.
 func (c *CPU) physWrite(pa uint64, size int, v uint64) bool {
 	m := c.m
-	if off, err := m.ramRange(pa, size); err == nil {
+	if off, ok := m.ramOff(pa, size); ok {
 		if c.par {
 			m.ramStore(off, sizeLog(size), v)
 		} else {
