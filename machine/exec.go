@@ -125,7 +125,7 @@ loop:
 			if bs := c.page.blocks; bs != nil {
 				b = bs[idx]
 			}
-			if b == nil || b.key != c.blockKey {
+			if b == nil || b.key != c.blockKey || b.cold != 0 {
 				b = c.blockAt(idx)
 			}
 			if b.n != 0 && n+b.n <= budget {

@@ -37,7 +37,15 @@ type block struct {
 	chain uintptr // the chain entry, where other blocks' code enters
 	n     uint64  // instructions
 	key   uint64
+	// cold counts the executions left before the block is translated:
+	// code that runs once (boot, the copies of programs fork makes) is
+	// cheaper interpreted than translated.
+	cold uint8
 }
+
+// jitThreshold is how many times a block's first instruction is reached
+// before it is translated.
+const jitThreshold = 2
 
 // jitCode is a translated block before it goes into the code cache.
 type jitCode struct {
@@ -69,12 +77,23 @@ func (c *CPU) blockKeyFor(pageVA uint64) uint64 {
 // translating it if there is no valid one. runFast inlines the lookup.
 func (c *CPU) blockAt(idx uint64) *block {
 	p := c.page
+	var b *block
 	if p.blocks != nil {
-		if b := p.blocks[idx]; b != nil && b.key == c.blockKey {
-			return b
-		}
+		b = p.blocks[idx]
 	}
-	b := c.translate1(idx)
+	switch {
+	case b != nil && b.key == c.blockKey && b.cold == 0:
+		return b
+	case b != nil && b.key == c.blockKey && b.cold > 1:
+		b.cold--
+		return b
+	case b != nil && b.key == c.blockKey: // its last cold run: hot now
+		b = c.translate1(idx)
+	case jitThreshold > 1: // first reached (for this key)
+		b = &block{key: c.blockKey, cold: jitThreshold - 1}
+	default:
+		b = c.translate1(idx)
+	}
 	// After translating: a full code cache drops every page's blocks.
 	if p.blocks == nil {
 		p.blocks = new([PageSize / 4]*block)
