@@ -50,6 +50,8 @@ func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 		}
 		mem, err := syscall.Mmap(-1, 0, j.chunk, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err != nil {
+			// Executable memory refused (a hardened host): interpret.
+			m.log.Warn("machine: block translation off: no executable memory", "err", err)
 			j.off = true
 			return 0
 		}
