@@ -71,8 +71,10 @@ e2e: build
 
 test: deps lint unit e2e
 
+# -p 1: one package's benchmarks at a time, or two share the host's cores
+# and measure each other.
 bench: deps
-	$(GO) test -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
+	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
 	GO=$(GO) bash scripts/bench-vs-qemu.sh
 
 clean:
