@@ -209,7 +209,7 @@ type codePage struct {
 	gen   uint32 // parallel mode: Machine.codeGen of the page when decoded
 	live  uint16 // deterministic mode: entries decoded (op != opNone)
 
-	// blocks holds the compiled blocks (block.go) by starting slot;
+	// blocks holds the translated blocks (jit.go) by starting slot;
 	// deterministic mode only, allocated on first use.
 	blocks *[PageSize / 4]*block
 }

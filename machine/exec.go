@@ -59,6 +59,15 @@ func (c *CPU) fetch(pc uint64) bool {
 	return true
 }
 
+// decodeSlot decodes slot i of the current code page, on its first
+// execution (or its first translation).
+func (c *CPU) decodeSlot(i uint64) {
+	m := c.m
+	off := c.pagePA - RAMBase + i*4
+	decode(&c.page.insts[i], uint32(m.ram[off])|uint32(m.ram[off+1])<<8|uint32(m.ram[off+2])<<16|uint32(m.ram[off+3])<<24)
+	c.page.live++
+}
+
 // pollIRQ takes a pending, unmasked interrupt. It is called only where the
 // loop polls (see irq.go), so its cost is one atomic load there.
 // It is small enough to be inlined at every poll point.
@@ -96,11 +105,14 @@ func (c *CPU) run(budget uint64) uint64 {
 	return c.runFast(budget)
 }
 
-// runFast is the interpreter loop proper.
+// runFast is the interpreter loop proper. Where blocks are translated
+// (jit.go) it enters translated code at each block it can, and
+// interprets the instructions that code leaves to it.
 func (c *CPU) runFast(budget uint64) uint64 {
 	m := c.m
 	r := &c.r
 	var n uint64
+	translating := m.jit.enabled()
 	// Entering the loop is leaving the fast path of whatever ran before.
 	c.pollTLB()
 	c.pollIRQ()
@@ -118,7 +130,7 @@ loop:
 				continue
 			}
 		}
-		if m.jit.enabled() {
+		if translating {
 			// blockAt's hit path, inlined.
 			idx := pc >> 2 & (PageSize/4 - 1)
 			var b *block
@@ -154,10 +166,7 @@ loop:
 		}
 		in := &c.page.insts[pc>>2&(PageSize/4-1)]
 		if in.op == opNone {
-			off := c.pagePA - RAMBase + pc&(PageSize-1)
-			w := uint32(m.ram[off]) | uint32(m.ram[off+1])<<8 | uint32(m.ram[off+2])<<16 | uint32(m.ram[off+3])<<24
-			decode(in, w)
-			c.page.live++
+			c.decodeSlot(pc >> 2 & (PageSize/4 - 1))
 		}
 		n++
 		c.pc = pc + 4

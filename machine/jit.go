@@ -112,9 +112,7 @@ func (c *CPU) translate1(idx uint64) *block {
 	for i := idx; i < end; i++ {
 		in := &p.insts[i]
 		if in.op == opNone {
-			off := c.pagePA - RAMBase + i*4
-			decode(in, uint32(m.ram[off])|uint32(m.ram[off+1])<<8|uint32(m.ram[off+2])<<16|uint32(m.ram[off+3])<<24)
-			p.live++
+			c.decodeSlot(i)
 		}
 		if !translatable(in, c.el) {
 			break

@@ -342,37 +342,47 @@ func (e *emitter) irqCheck() {
 	e.here(none)
 }
 
-// flagsNZCV stores NZCV from x86 flags after an add (sub false) or a
-// subtraction (sub true: A64's C is the inverse of x86's borrow).
-func (e *emitter) flagsNZCV(sub bool) {
-	e.setcc(ccS, rAX)
-	e.setcc(ccE, rCX)
-	if sub {
-		e.setcc(ccAE, rDX)
-	} else {
-		e.setcc(ccB, rDX)
+// What set the x86 flags that storeNZCV turns into NZCV.
+const (
+	afterLogic = iota // AND, TST: C and V are 0
+	afterAdd
+	afterSub // A64's C is the inverse of x86's borrow
+)
+
+// flagsAfter returns what set the flags after the x86 operation op (ADD
+// or SUB).
+func flagsAfter(op byte) int {
+	if op == aluSUB {
+		return afterSub
 	}
-	e.setcc(ccO, rBX)
-	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
-	e.raw(3)
-	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
-	e.raw(2)
-	e.opR(false, []byte{0x00}, rDX, rDX) // add dl, dl
-	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
-	e.opR(false, []byte{0x08}, rDX, rAX) // or al, dl
-	e.opR(false, []byte{0x08}, rBX, rAX) // or al, bl
-	e.opM(false, []byte{0x88}, rAX, field(offNZCV))
+	return afterAdd
 }
 
-// flagsNZ stores NZCV from x86 flags after a logical operation (C, V 0).
-func (e *emitter) flagsNZ() {
+// storeNZCV stores NZCV (N<<3 | Z<<2 | C<<1 | V) from the x86 flags.
+func (e *emitter) storeNZCV(after int) {
+	arith := after != afterLogic
 	e.setcc(ccS, rAX)
 	e.setcc(ccE, rCX)
+	if arith {
+		if after == afterSub {
+			e.setcc(ccAE, rDX)
+		} else {
+			e.setcc(ccB, rDX)
+		}
+		e.setcc(ccO, rBX)
+	}
 	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
 	e.raw(3)
 	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
 	e.raw(2)
+	if arith {
+		e.opR(false, []byte{0x00}, rDX, rDX) // add dl, dl
+	}
 	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
+	if arith {
+		e.opR(false, []byte{0x08}, rDX, rAX) // or al, dl
+		e.opR(false, []byte{0x08}, rBX, rAX) // or al, bl
+	}
 	e.opM(false, []byte{0x88}, rAX, field(offNZCV))
 }
 
@@ -527,14 +537,14 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.aluImm(op, sf, rSI, int32(in.imm))
 		e.st(rd, rSI)
 		if in.op == opADDSi || in.op == opSUBSi {
-			e.flagsNZCV(op == aluSUB)
+			e.storeNZCV(flagsAfter(op))
 		}
 	case opANDi, opORRi, opEORi, opANDSi:
 		e.ld(rSI, rn, true)
 		e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
 		e.st(rd, rSI)
 		if in.op == opANDSi {
-			e.flagsNZ()
+			e.storeNZCV(afterLogic)
 		}
 	case opMOVK:
 		e.ld(rAX, ra, true)
@@ -560,7 +570,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.alu(logicALU(in.op), sf, rSI, rCX)
 		e.st(rd, rSI)
 		if in.op == opANDSr {
-			e.flagsNZ()
+			e.storeNZCV(afterLogic)
 		}
 	case opADDr, opSUBr, opADDSr, opSUBSr, opADDx, opSUBx, opADDSx, opSUBSx:
 		sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
@@ -579,7 +589,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.alu(op, sf, rSI, rCX)
 		e.st(rd, rSI)
 		if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
-			e.flagsNZCV(sub)
+			e.storeNZCV(flagsAfter(op))
 		}
 	case opCSEL, opCSINC, opCSINV, opCSNEG:
 		e.ld(rAX, rn, sf)

@@ -194,14 +194,10 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 		return
 	}
 	m.invalidations.Add(1)
-	// Any compiled block may hold an overwritten instruction: drop them
+	// Any translated block may hold an overwritten instruction: drop them
 	// all, and make a CPU running one leave it after the store.
 	cp.blocks = nil
-	for _, c := range m.cpus {
-		if c.pagePA == p*PageSize+RAMBase {
-			c.pageVA = noPage
-		}
-	}
+	m.refetch(p)
 }
 
 // invalidate drops the decode cache of RAM page p and makes every CPU that
@@ -210,6 +206,11 @@ func (m *Machine) invalidate(p uint64) {
 	m.code[p].Store(nil)
 	m.decodedPages.Add(-1)
 	m.invalidations.Add(1)
+	m.refetch(p)
+}
+
+// refetch makes every CPU executing from RAM page p fetch it afresh.
+func (m *Machine) refetch(p uint64) {
 	for _, c := range m.cpus {
 		if c.pagePA == p*PageSize+RAMBase {
 			c.pageVA = noPage
