@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -165,4 +167,19 @@ func runRegCases(t *testing.T, cases []regCase) {
 			}
 		})
 	}
+}
+
+// envCount returns the positive count in environment variable name, or
+// def if it is unset: how a randomized test is told to search further.
+func envCount(t testing.TB, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive count", name, v)
+	}
+	return n
 }

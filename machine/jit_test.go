@@ -2,44 +2,21 @@ package machine
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
-// runWith boots the program on a deterministic machine configured as cfg
-// and returns its UART output and the machine's counters.
+// runWith runs the program as bootAndRun does and returns its UART output
+// and the machine's counters.
 func runWith(t *testing.T, path string, cfg Config, patch func(*Machine)) ([]byte, Stats) {
 	t.Helper()
-	var out bytes.Buffer
-	cfg.Console, cfg.Logger = &out, slog.New(slog.DiscardHandler)
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entry := loadELF(t, m, path)
-	if patch != nil {
-		patch(m)
-	}
-	m.Boot(entry, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := m.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !m.PoweredOff() {
-		t.Fatalf("machine did not power off; output so far:\n%s", out.Bytes())
-	}
-	return out.Bytes(), m.Stats()
+	m, out := bootAndRun(t, path, cfg, patch)
+	return out, m.Stats()
 }
 
 // TestTranslationMatchesInterpreter runs the differential programs,
@@ -117,14 +94,7 @@ func TestTranslationMatchesInterpreter(t *testing.T) {
 // KPEMU_JITROUNDS=n runs n sequences instead of 400, to search further
 // after a change to the translator (20,000 take about 30 s).
 func TestTranslationRandomState(t *testing.T) {
-	rounds := 400
-	if v := os.Getenv("KPEMU_JITROUNDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("KPEMU_JITROUNDS=%q: want a positive count", v)
-		}
-		rounds = n
-	}
+	rounds := envCount(t, "KPEMU_JITROUNDS", 400)
 	for round := range rounds {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))
 		g := &randGen{r: rng}

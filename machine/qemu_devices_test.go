@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"os/exec"
 	"strconv"
@@ -27,25 +26,12 @@ var deviceProgs = []struct {
 // the per-CPU instruction counts.
 func runDeviceProg(t *testing.T, path string, cpus int) ([]byte, []uint64) {
 	t.Helper()
-	var out bytes.Buffer
-	m, err := New(Config{NumCPUs: cpus, Console: &out, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Boot(loadELF(t, m, path), 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := m.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !m.PoweredOff() {
-		t.Fatalf("machine did not power off; output so far:\n%s", out.Bytes())
-	}
+	m, out := bootAndRun(t, path, Config{NumCPUs: cpus}, nil)
 	var insns []uint64
 	for i := 0; i < cpus; i++ {
 		insns = append(insns, m.CPU(i).Retired())
 	}
-	return out.Bytes(), insns
+	return out, insns
 }
 
 // TestQEMUDevices runs each device program twice on machine, requiring

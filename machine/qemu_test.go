@@ -50,13 +50,27 @@ func loadELF(t testing.TB, m *Machine, path string) uint64 {
 // runOnMachine boots the program and returns its UART output.
 func runOnMachine(t testing.TB, path string) []byte {
 	t.Helper()
+	_, out := bootAndRun(t, path, Config{}, nil)
+	return out
+}
+
+// bootAndRun boots the program on a machine configured as cfg (its
+// console and logger aside), after patch (if any) has changed the loaded
+// image, runs it to power-off and returns the machine and its UART output.
+func bootAndRun(t testing.TB, path string, cfg Config, patch func(*Machine)) (*Machine, []byte) {
+	t.Helper()
 	var out bytes.Buffer
-	m, err := New(Config{Console: &out, Logger: slog.New(slog.DiscardHandler)})
+	cfg.Console, cfg.Logger = &out, slog.New(slog.DiscardHandler)
+	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Boot(loadELF(t, m, path), 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	entry := loadELF(t, m, path)
+	if patch != nil {
+		patch(m)
+	}
+	m.Boot(entry, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := m.Run(ctx); err != nil {
 		t.Fatal(err)
@@ -64,7 +78,7 @@ func runOnMachine(t testing.TB, path string) []byte {
 	if !m.PoweredOff() {
 		t.Fatalf("machine did not power off; output so far:\n%s", out.Bytes())
 	}
-	return out.Bytes()
+	return m, out.Bytes()
 }
 
 // diffProgs are the differential test programs (testdata/Makefile builds

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -508,14 +507,7 @@ func splitSlots(out []byte) [][]string {
 // variable KPEMU_RANDROUNDS=n runs n rounds of different sequences
 // instead of one, to search further after a change.
 func TestRandomDifferential(t *testing.T) {
-	rounds := 1
-	if v := os.Getenv("KPEMU_RANDROUNDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("KPEMU_RANDROUNDS=%q: want a positive count", v)
-		}
-		rounds = n
-	}
+	rounds := envCount(t, "KPEMU_RANDROUNDS", 1)
 	for round := range rounds {
 		for gi, grp := range randGroups {
 			name := grp.name
