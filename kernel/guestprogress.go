@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/kpemu/kpemu/machine"
 )
 
 // guestProgress is how far the guest got through requests the host queued
@@ -15,6 +17,21 @@ type guestProgress struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced at each report; nil until the first wait
 	reached uint64        // the highest sequence number reported
+}
+
+// queue returns the address of the guest's request ring named sym (0 if
+// the image has none), and has the guest's hostcall hc, which says how
+// far it got, report to p: how each host-to-guest queue is wired up.
+func (k *Kernel) queue(sym string, hc uint16, p *guestProgress) uint64 {
+	k.m.SetHostcall(hc, func(cpu *machine.CPU) error {
+		p.report(cpu.X(0))
+		cpu.SetX(0, 0)
+		return nil
+	})
+	if s, ok := k.syms.LookupName(sym); ok {
+		return s.Addr
+	}
+	return 0
 }
 
 // errGuestTimeout says that the guest did not report in time.

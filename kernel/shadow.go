@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/kpemu/kpemu/machine"
 )
 
 // Shadowing: the guest replays system calls that host processes make, so
@@ -74,14 +72,7 @@ type shadowReplayer struct {
 
 func (k *Kernel) initShadow() {
 	s := &k.shadow
-	if sym, ok := k.syms.LookupName("shadow_requests"); ok {
-		s.ring = sym.Addr
-	}
-	k.m.SetHostcall(HCShadowDone, func(cpu *machine.CPU) error {
-		s.replayed.report(cpu.X(0))
-		cpu.SetX(0, 0)
-		return nil
-	})
+	s.ring = k.queue("shadow_requests", HCShadowDone, &s.replayed)
 }
 
 // Shadow has the guest make the system call r and returns once it has

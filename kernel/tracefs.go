@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"time"
-
-	"github.com/kpemu/kpemu/machine"
 )
 
 // The guest's tracefs hierarchy. kpemu serves the tracing files from the
@@ -50,14 +48,7 @@ type tracefsMirror struct {
 
 func (k *Kernel) initTracefsMirror() {
 	tm := &k.tracefs
-	if s, ok := k.syms.LookupName("tracefs_requests"); ok {
-		tm.ring = s.Addr
-	}
-	k.m.SetHostcall(HCTracefsDone, func(cpu *machine.CPU) error {
-		tm.applied.report(cpu.X(0))
-		cpu.SetX(0, 0)
-		return nil
-	})
+	tm.ring = k.queue("tracefs_requests", HCTracefsDone, &tm.applied)
 }
 
 // MirrorTracefs queues a change to the guest's tracefs hierarchy: path is
