@@ -234,6 +234,27 @@ func (h *Handle) Read(ctx context.Context, p []byte, off int64) (int, error) {
 	return copy(p, snap[off:]), nil
 }
 
+// Size returns the size of the handle's content: for a file with
+// FileOps.Show, the length of this open's snapshot (generating it, as a
+// first read would); ok is false for streams and random-access files,
+// whose content has no length.
+func (h *Handle) Size(ctx context.Context) (size int64, ok bool, err error) {
+	if h.file.ops.Read != nil || h.read != nil || h.file.ops.Show == nil {
+		return 0, false, nil
+	}
+	if err := h.check("read", readable); err != nil {
+		return 0, false, err
+	}
+	snap, err := h.snapshot(ctx)
+	if err != nil {
+		return 0, false, &fs.PathError{Op: "read", Path: h.file.Path(), Err: err}
+	}
+	return int64(len(snap)), true, nil
+}
+
+// Readable reports whether the handle was opened for reading.
+func (h *Handle) Readable() bool { return readable(h.flags) }
+
 // snapshot returns the handle's content, generating it on first use.
 //
 // Precondition: h.mu is not held.

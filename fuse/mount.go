@@ -134,7 +134,7 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	root := &dirNode{dir: rootDir, log: log}
-	srv, err := gofuse.NewServer(gofs.NewNodeFS(root, fsOpts), abs, &fsOpts.MountOptions)
+	srv, err := gofuse.NewServer(newSplicingFS(gofs.NewNodeFS(root, fsOpts)), abs, &fsOpts.MountOptions)
 	if err != nil {
 		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
 	}

@@ -83,7 +83,11 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *gofuse.EntryOut)
 		return nil, toErrno(d.log, "lookup", err)
 	}
 	fillAttr(c, &out.Attr)
-	return newChild(ctx, d.EmbeddedInode(), c, d.log), 0
+	ch := newChild(ctx, d.EmbeddedInode(), c, d.log)
+	if f, ok := ch.Operations().(*fileNode); ok {
+		out.Attr.Size = f.attrSize(ctx)
+	}
+	return ch, 0
 }
 
 // Readdir implements gofs.NodeReaddirer.
@@ -176,8 +180,9 @@ func (d *dirNode) Rename(ctx context.Context, name string, newParent gofs.InodeE
 // fileNode serves a debugfs.File.
 type fileNode struct {
 	gofs.Inode
-	file *debugfs.File
-	log  *slog.Logger
+	file    *debugfs.File
+	log     *slog.Logger
+	openers openers // see splice.go
 }
 
 var (
@@ -206,12 +211,21 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uin
 	if h.Stream() {
 		fuseFlags |= gofuse.FOPEN_NONSEEKABLE
 	}
-	return &fileHandle{h: h, log: n.log}, fuseFlags, 0
+	fh := &fileHandle{h: h, log: n.log, node: n}
+	if h.Readable() {
+		if c, ok := gofuse.FromContext(ctx); ok {
+			fh.pid = tgidOf(c.Pid)
+			n.openers.add(fh.pid, fh)
+		}
+		n.announceSize(ctx, fh)
+	}
+	return fh, fuseFlags, 0
 }
 
 // Getattr implements gofs.NodeGetattrer.
 func (n *fileNode) Getattr(ctx context.Context, f gofs.FileHandle, out *gofuse.AttrOut) syscall.Errno {
 	fillAttr(n.file, &out.Attr)
+	out.Attr.Size = n.attrSize(ctx)
 	return 0
 }
 
@@ -235,14 +249,17 @@ func (n *fileNode) Setattr(ctx context.Context, f gofs.FileHandle, in *gofuse.Se
 		return errno
 	}
 	fillAttr(n.file, &out.Attr)
+	out.Attr.Size = n.attrSize(ctx)
 	return 0
 }
 
 // fileHandle is one open of a file: the debugfs handle that holds its
 // content snapshot.
 type fileHandle struct {
-	h   *debugfs.Handle
-	log *slog.Logger
+	h    *debugfs.Handle
+	log  *slog.Logger
+	node *fileNode
+	pid  uint32 // the opener, if the open is for reading
 }
 
 var (
@@ -280,12 +297,20 @@ func (fh *fileHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 // writer's close returns, as on Linux, where the release runs at the last
 // close; FUSE's RELEASE comes asynchronously after it.
 func (fh *fileHandle) Flush(ctx context.Context) syscall.Errno {
+	// The opener's close ends what stat(2) shows it (see splice.go); the
+	// RELEASE comes later, asynchronously.
+	if c, ok := gofuse.FromContext(ctx); ok && fh.h.Readable() && tgidOf(c.Pid) == fh.pid {
+		fh.node.openers.remove(fh.pid, fh)
+	}
 	fh.h.Flush(ctx)
 	return 0
 }
 
 // Release implements gofs.FileReleaser.
 func (fh *fileHandle) Release(ctx context.Context) syscall.Errno {
+	if fh.h.Readable() {
+		fh.node.openers.remove(fh.pid, fh)
+	}
 	fh.h.Release()
 	return 0
 }

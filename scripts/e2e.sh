@@ -698,6 +698,37 @@ echo 1 > "$T/tracing_on"
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"
 if [ ! -e "$T/events/kprobes/myprobe" ]; then ok "the event directory is gone"; else bad "the event directory is gone"; fi
+# Every way of reading a file gives what read(2) gives: busybox cat and
+# Python's shutil.copyfile use sendfile(2), GNU cp copy_file_range(2),
+# tail -n reads backwards with lseek, dd and head -c read part of it.
+echo 'p:rd vfs_read' > "$T/kprobe_events"
+echo 1 > "$T/events/kprobes/rd/enable"
+for _ in $(seq 1 100); do [ "$(hits rd)" -gt 20 ] 2>/dev/null && break; sleep 0.1; done
+echo 0 > "$T/events/kprobes/rd/enable"
+PY=$(command -v python3)
+for f in kprobes/list kprobes/blacklist tracing/kprobe_events tracing/kprobe_profile tracing/trace tracing/available_filter_functions; do
+	want=$(cat "$D/$f" | md5sum)
+	expect "busybox cat $f" "$want" "$(busybox cat "$D/$f" | md5sum)"
+	rm -f /tmp/kpemu-e2e-copy
+	"$PY" -c 'import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])' "$D/$f" /tmp/kpemu-e2e-copy
+	expect "python3 shutil.copyfile $f" "$want" "$(md5sum </tmp/kpemu-e2e-copy)"
+	cp "$D/$f" /tmp/kpemu-e2e-copy
+	expect "cp $f" "$want" "$(md5sum </tmp/kpemu-e2e-copy)"
+	expect "tail -n 3 $f" "$(cat "$D/$f" | tail -n 3)" "$(tail -n 3 "$D/$f")"
+	expect "head -c 100 $f" "$(cat "$D/$f" | head -c 100)" "$(head -c 100 "$D/$f")"
+	expect "dd skip=1 bs=37 $f" "$(cat "$D/$f" | tail -c +38 | md5sum)" "$(dd if="$D/$f" bs=37 skip=1 status=none | md5sum)"
+done
+rm -f /tmp/kpemu-e2e-copy
+off=$((0x$(addr vfs_read) - VOFF))
+expect "busybox dd of kpemu/mem reads what dd reads" "$(dd if="$D/kpemu/mem" bs=4 count=4 skip=$off iflag=skip_bytes status=none | od -An -tx4)" \
+	"$(busybox dd if="$D/kpemu/mem" bs=4 count=4 skip=$((off / 4)) 2>/dev/null | od -An -tx4)"
+echo 1 > "$T/events/kprobes/rd/enable"
+# trace_pipe blocks: busybox cat (sendfile first, then read) streams it.
+out=$(timeout 5 busybox cat "$T/trace_pipe" | head -n 2 | grep -c ' rd: (vfs_read+0x0/')
+expect "busybox cat trace_pipe streams its lines" 2 "$out"
+echo 0 > "$T/events/kprobes/rd/enable"
+echo > "$T/kprobe_events"
+
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
