@@ -135,7 +135,7 @@ func TestNodeAttributes(t *testing.T) {
 		wantMode fs.FileMode
 		wantName string
 	}{
-		{"", fs.ModeDir | 0o755, ""},
+		{"", fs.ModeDir | 0o700, ""},
 		{"/kprobes", fs.ModeDir | 0o755, "kprobes"},
 		{"kprobes/list", 0o400, "list"},
 		{"kprobes/enabled", 0o600, "enabled"},

@@ -37,7 +37,8 @@ type Tree struct {
 func NewTree() *Tree {
 	t := &Tree{}
 	t.root = &Dir{children: make(map[string]Node)}
-	t.initNode(&t.root.node, nil, "", fs.ModeDir|0o755)
+	// 0700: the root of a debugfs mount, /sys/kernel/debug, is root's alone.
+	t.initNode(&t.root.node, nil, "", fs.ModeDir|0o700)
 	return t
 }
 

@@ -209,7 +209,7 @@ func TestShell(t *testing.T) {
 		{name: "ls", script: `ls "$D" "$D/tracing"`, wantOut: fmt.Sprintf("%s:\nkprobes\ntracing\n\n%s/tracing:\nbig\nbusy\nenable\nreject\nwronly\n", dir, dir)},
 		{name: "stat file", script: `stat -c '%a %s %u %g %F' "$D/kprobes/list" "$D/tracing/wronly" "$D/tracing/enable"`,
 			wantOut: "400 0 0 0 regular empty file\n200 0 0 0 regular empty file\n644 0 0 0 regular empty file\n"},
-		{name: "stat dir", script: `stat -c '%a %u %g %F' "$D" "$D/tracing"`, wantOut: "755 0 0 directory\n755 0 0 directory\n"},
+		{name: "stat dir", script: `stat -c '%a %u %g %F' "$D" "$D/tracing"`, wantOut: "700 0 0 directory\n755 0 0 directory\n"},
 		{name: "echo enable", script: `echo 1 > "$D/tracing/enable" && echo 1 >> "$D/tracing/enable" && cat "$D/tracing/enable"`, wantOut: "0\n"},
 		{name: "write einval", script: `echo garbage > "$D/tracing/reject"`, wantErr: "echo: write error: Invalid argument", wantFailed: true},
 		{name: "write no op", script: `echo 1 > "$D/kprobes/list"`, wantErr: "echo: write error: Invalid argument", wantFailed: true},
@@ -535,5 +535,62 @@ func TestConcurrentShell(t *testing.T) {
 	wg.Wait()
 	if r.stdout != "done\n" {
 		t.Errorf("shell loop: %q %q", r.stdout, r.stderr)
+	}
+}
+
+// TestPermissions: the kernel checks the mode bits as Linux's VFS does on
+// debugfs. Root with CAP_DAC_OVERRIDE opens anything (a write to a file
+// without a write op is then EINVAL, as on Linux); a process without it
+// gets EACCES at open, and chmod takes effect at once.
+func TestPermissions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("no setpriv")
+	}
+	tr := debugfs.NewTree()
+	if _, err := tr.MkdirAll("kprobes", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		perm fs.FileMode
+	}{{"kprobes/list", 0o400}, {"kprobes/enabled", 0o600}, {"kprobes/locked", 0o600}} {
+		if _, err := tr.CreateFile(f.name, f.perm, debugfs.FileOps{Show: showString("x\n"), Write: func(_ context.Context, p []byte, _ int64) (int, error) {
+			if f.name == "kprobes/list" {
+				return 0, syscall.EINVAL
+			}
+			return len(p), nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := mount(t, tr)
+	if r := sh(t, dir, `chmod 000 "$D/kprobes/locked"`); r.code != 0 {
+		t.Fatalf("chmod: %q", r.stderr)
+	}
+	// noDAC runs a command as root without the capabilities that
+	// override file modes.
+	const noDAC = `setpriv --bounding-set=-dac_override,-dac_read_search -- `
+	tests := []struct {
+		name, script, wantOut, wantErr string
+	}{
+		{"root reads 0400", `cat "$D/kprobes/list"`, "x\n", ""},
+		{"root writes 0400: EINVAL from the file", `echo 1 > "$D/kprobes/list"`, "", "Invalid argument"},
+		{"root reads 000", `cat "$D/kprobes/locked"`, "x\n", ""},
+		{"no DAC override: reads 0400", noDAC + `cat "$D/kprobes/list"`, "x\n", ""},
+		{"no DAC override: open 0400 for writing", noDAC + `bash -c 'echo 1 > "$D/kprobes/list"'`, "", "Permission denied"},
+		{"no DAC override: writes 0600", noDAC + `bash -c 'echo 1 > "$D/kprobes/enabled"'`, "", ""},
+		{"no DAC override: reads 000", noDAC + `cat "$D/kprobes/locked"`, "", "Permission denied"},
+		{"no DAC override: writes 000", noDAC + `bash -c 'echo 1 > "$D/kprobes/locked"'`, "", "Permission denied"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := sh(t, dir, tc.script)
+			if r.stdout != tc.wantOut || !strings.Contains(r.stderr, tc.wantErr) || (tc.wantErr == "") != (r.code == 0) {
+				t.Errorf("got %q %q (exit %d), want %q and error %q", r.stdout, r.stderr, r.code, tc.wantOut, tc.wantErr)
+			}
+		})
 	}
 }

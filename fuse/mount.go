@@ -126,11 +126,18 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 			// O_TRUNC arrives in OPEN: truncation belongs to the open,
 			// as in Linux's probes_open (see fileNode.Open).
 			ExtraCapabilities: gofuse.CAP_ATOMIC_O_TRUNC,
+			// The kernel checks the mode bits at open and lookup, as
+			// Linux's VFS does for debugfs: without this a process
+			// without CAP_DAC_OVERRIDE could open a 0400 file for
+			// writing, and the server would have to refuse each op.
+			Options: []string{"default_permissions"},
 		},
 		EntryTimeout:    &zero,
 		AttrTimeout:     &zero,
 		NegativeTimeout: &zero,
 		RootStableAttr:  &gofs.StableAttr{Ino: rootDir.Ino()},
+		// A file chmod'ed to 000 is mode 000; go-fuse would show 0644.
+		NullPermissions: true,
 		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	root := &dirNode{dir: rootDir, log: log}

@@ -698,6 +698,17 @@ echo 1 > "$T/tracing_on"
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"
 if [ ! -e "$T/events/kprobes/myprobe" ]; then ok "the event directory is gone"; else bad "the event directory is gone"; fi
+# Permissions are the kernel's, with Linux's modes: the root of debugfs
+# is 0700; without CAP_DAC_OVERRIDE a 0400 file cannot be opened for
+# writing, and chmod 000 locks a file.
+expect "debugfs root mode" "700 400 600" "$(stat -c %a "$D" "$D/kprobes/list" "$D/kprobes/enabled" | tr '\n' ' ' | sed 's/ $//')"
+NODAC="setpriv --bounding-set=-dac_override,-dac_read_search --"
+expect_err "no CAP_DAC_OVERRIDE: open kprobes/list for writing" "Permission denied" "$NODAC bash -c 'echo 1 > $D/kprobes/list'"
+chmod 000 "$D/kprobes/enabled"
+expect_err "no CAP_DAC_OVERRIDE: read a file chmod 000" "Permission denied" "$NODAC cat $D/kprobes/enabled"
+chmod 600 "$D/kprobes/enabled"
+expect "no CAP_DAC_OVERRIDE: read a 0600 file" "1" "$($NODAC cat "$D/kprobes/enabled")"
+
 # Every way of reading a file gives what read(2) gives: busybox cat and
 # Python's shutil.copyfile use sendfile(2), GNU cp copy_file_range(2),
 # tail -n reads backwards with lseek, dd and head -c read part of it.
