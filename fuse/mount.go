@@ -3,10 +3,13 @@
 // Linux's /sys/kernel/debug.
 //
 // It knows only debugfs. Every file opens with FOPEN_DIRECT_IO and reports
-// size 0, like debugfs and tracefs files; each write(2) reaches
+// size 0, like debugfs and tracefs files, while sendfile(2) and splice(2)
+// still get the bytes read(2) gets (splice.go); each write(2) reaches
 // debugfs.FileOps.Write once with exactly its bytes; errnos from the ops
-// reach the shell unchanged; and the kernel caches no entries or
-// attributes, so directories that the tree adds or removes show at once.
+// reach the shell unchanged; the kernel checks file modes as Linux's VFS
+// does; and it caches no entries or attributes, so directories that the
+// tree adds or removes show at once. Unmount takes the mount down whoever
+// holds it (unmount.go), and one mount point has one server.
 package fuse
 
 import (
@@ -62,6 +65,10 @@ type Server struct {
 	// connection is gone and every serving goroutine has exited.
 	done chan struct{}
 
+	conn uint32     // the FUSE connection's number (fusectl)
+	lock *ownerLock // this process serves dir
+	stop func()     // ends blocked stream reads (see fileHandle.Read)
+
 	// mu serializes Unmount.
 	mu sync.Mutex
 	// stopCtx detaches the unmount-on-cancel callback of Mount's context;
@@ -89,6 +96,16 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		return nil, fmt.Errorf("fuse mount %s: %w", dir, err)
 	}
 	log = log.With("mountpoint", abs)
+	lock, err := lockMountPoint(abs)
+	if err != nil {
+		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
+	}
+	mounted := false
+	defer func() {
+		if !mounted {
+			lock.release()
+		}
+	}()
 	if err := cleanStaleMount(ctx, abs, log); err != nil {
 		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
 	}
@@ -140,12 +157,14 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		NullPermissions: true,
 		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	root := &dirNode{dir: rootDir, log: log}
+	stopCtx, stop := context.WithCancel(context.Background())
+	root := &dirNode{dir: rootDir, log: log, stop: stopCtx}
 	srv, err := gofuse.NewServer(newSplicingFS(gofs.NewNodeFS(root, fsOpts)), abs, &fsOpts.MountOptions)
 	if err != nil {
+		stop()
 		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
 	}
-	s := &Server{dir: abs, log: log, srv: srv, done: make(chan struct{})}
+	s := &Server{dir: abs, log: log, srv: srv, done: make(chan struct{}), lock: lock, stop: stop}
 	go func() {
 		defer close(s.done)
 		srv.Serve()
@@ -160,6 +179,10 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		}
 		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
 	}
+	if s.conn, err = connID(abs); err != nil {
+		log.Warn("no FUSE connection number; unmount cannot abort the connection", "err", err)
+	}
+	mounted = true
 	s.mu.Lock()
 	s.stopCtx = context.AfterFunc(ctx, func() {
 		if err := s.Unmount(); err != nil {
@@ -175,10 +198,12 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 func (s *Server) Dir() string { return s.dir }
 
 // Unmount unmounts the tree and waits until the serving goroutines have
-// exited. It fails (with go-fuse's error, typically wrapping EBUSY) while
-// a process still uses the mount, for example has a file open or its
-// working directory in it; the server then keeps serving and Unmount may
-// be called again. Unmounting an unmounted server does nothing.
+// exited. Blocked reads of streams (trace_pipe) end at EOF. A mount that
+// a process still uses (a file open, its working directory in it) is
+// detached lazily, copies of it in other mount namespaces are detached
+// too, and the connection is aborted, so that whoever still holds it gets
+// ENOTCONN and Unmount does not wait for them. Unmounting an unmounted
+// server does nothing.
 func (s *Server) Unmount() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -186,16 +211,20 @@ func (s *Server) Unmount() error {
 		s.stopCtx()
 		s.stopCtx = nil
 	}
+	s.stop()
+	defer func() {
+		s.lock.release()
+		s.lock = nil
+	}()
 	select {
 	case <-s.done:
 		// Unmounted from outside (umount, fusermount -u) or before.
 		return nil
 	default:
 	}
-	if err := s.srv.Unmount(); err != nil {
+	if err := s.teardown(); err != nil {
 		return fmt.Errorf("fuse unmount %s: %w", s.dir, err)
 	}
-	<-s.done
 	s.log.Debug("unmounted")
 	return nil
 }

@@ -21,6 +21,9 @@ type dirNode struct {
 	gofs.Inode
 	dir *debugfs.Dir
 	log *slog.Logger
+	// stop is done when the server starts to unmount: blocked stream
+	// reads then end (see fileHandle.Read).
+	stop context.Context
 }
 
 var (
@@ -42,16 +45,16 @@ var (
 // debugfs inode number is the go-fuse key, so concurrent lookups of one
 // node share an inode, and a directory re-created under an old name (a new
 // debugfs node, a new number) is a new inode.
-func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger) *gofs.Inode {
+func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger, stop context.Context) *gofs.Inode {
 	stable := gofs.StableAttr{Ino: n.Ino()}
 	var ops gofs.InodeEmbedder
 	switch n := n.(type) {
 	case *debugfs.Dir:
 		stable.Mode = syscall.S_IFDIR
-		ops = &dirNode{dir: n, log: log}
+		ops = &dirNode{dir: n, log: log, stop: stop}
 	case *debugfs.File:
 		stable.Mode = syscall.S_IFREG
-		ops = &fileNode{file: n, log: log}
+		ops = &fileNode{file: n, log: log, stop: stop}
 	}
 	return parent.NewInode(ctx, ops, stable)
 }
@@ -83,7 +86,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *gofuse.EntryOut)
 		return nil, toErrno(d.log, "lookup", err)
 	}
 	fillAttr(c, &out.Attr)
-	ch := newChild(ctx, d.EmbeddedInode(), c, d.log)
+	ch := newChild(ctx, d.EmbeddedInode(), c, d.log, d.stop)
 	if f, ok := ch.Operations().(*fileNode); ok {
 		out.Attr.Size = f.attrSize(ctx)
 	}
@@ -182,7 +185,8 @@ type fileNode struct {
 	gofs.Inode
 	file    *debugfs.File
 	log     *slog.Logger
-	openers openers // see splice.go
+	stop    context.Context // see dirNode
+	openers openers         // see splice.go
 }
 
 var (
@@ -269,10 +273,22 @@ var (
 	_ = (gofs.FileFlusher)((*fileHandle)(nil))
 )
 
-// Read implements gofs.FileReader.
+// Read implements gofs.FileReader. A read of a stream that blocks
+// (trace_pipe) ends at EOF when the server starts to unmount, so that
+// `cat trace_pipe` in another terminal exits when kpemu does.
 func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.ReadResult, syscall.Errno) {
+	stop := fh.node.stop
+	if fh.h.Stream() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(stop, cancel)()
+	}
 	n, err := fh.h.Read(ctx, dest, off)
 	if err != nil {
+		if stop.Err() != nil {
+			return gofuse.ReadResultData(nil), 0
+		}
 		return nil, toErrno(fh.log, "read", err)
 	}
 	return gofuse.ReadResultData(dest[:n]), 0

@@ -740,12 +740,38 @@ expect "busybox cat trace_pipe streams its lines" 2 "$out"
 echo 0 > "$T/events/kprobes/rd/enable"
 echo > "$T/kprobe_events"
 
+# A second kpemu on the same directory is refused, naming the first,
+# which keeps serving.
+out=$("$KPEMU" run --mount "$MNT" 2>&1)
+rc=$?
+case "$rc $out" in 1*"already served by kpemu (pid $pid)"*) ok "a second kpemu on the mount is refused" ;; *) bad "a second kpemu on the mount is refused" "$rc $out" ;; esac
+if grep -q '^0x' "$D/kprobes/blacklist"; then ok "the first kpemu still serves"; else bad "the first kpemu still serves"; fi
+
+# Stop while the tree is held: a reader blocked in trace_pipe (it gets
+# EOF), a shell whose working directory is in the mount, and a copy of
+# the mount in another mount namespace (unshare -m). kpemu exits 0 and
+# leaves no mount anywhere.
+echo > "$T/trace"
+exec 7< <(cat "$T/trace_pipe" >/dev/null; echo "reader exit $?")
+(cd "$T" && exec sleep 60) &
+cwdpid=$!
+unshare -m --propagation private sleep 60 &
+nspid=$!
+for _ in $(seq 1 50); do grep -q " $MNT " /proc/$nspid/mountinfo 2>/dev/null && break; sleep 0.1; done
+start=$(date +%s%N)
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 pid=
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "    (SIGTERM to exit with a reader, a cwd and a namespace copy holding the mount: $ms ms)"
 expect "SIGTERM exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGTERM unmounts"; else ok "SIGTERM unmounts"; fi
+expect "the trace_pipe reader gets EOF" "reader exit 0" "$(timeout 5 cat <&7)"
+exec 7<&-
+expect "no copy of the mount is left in another namespace" 0 "$(grep -c " $MNT " /proc/$nspid/mountinfo)"
+kill "$cwdpid" "$nspid" 2>/dev/null
+wait "$cwdpid" "$nspid" 2>/dev/null
 if grep -q "panic" "$LOG"; then bad "guest did not panic" "$(grep panic "$LOG")"; else ok "guest did not panic"; fi
 
 # A run killed with SIGKILL leaves a dead mount; the next run cleans it up.
