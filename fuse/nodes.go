@@ -279,6 +279,9 @@ var (
 func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.ReadResult, syscall.Errno) {
 	stop := fh.node.stop
 	if fh.h.Stream() {
+		if stop.Err() != nil {
+			return gofuse.ReadResultData(nil), 0
+		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()

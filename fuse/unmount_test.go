@@ -31,6 +31,12 @@ func holderTree(t testing.TB) *debugfs.Tree {
 	}}); err != nil {
 		t.Fatal(err)
 	}
+	// A stream that always has data, as trace_pipe with a busy event.
+	if _, err := tr.CreateFile("tracing/busy_pipe", 0o440, debugfs.FileOps{Read: func(ctx context.Context, p []byte, _ int64) (int, error) {
+		return copy(p, "line\n"), nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	return tr
 }
 
@@ -76,6 +82,13 @@ func TestUnmountWhileHeld(t *testing.T) {
 	}{
 		{name: "blocked trace_pipe reader",
 			script: `exec 4<"$D/tracing/trace_pipe"; echo ready; cat <&4; echo "cat exit $?" >&3`,
+			check: func(t *testing.T, cmd *exec.Cmd, out string) {
+				if out != "cat exit 0\n" {
+					t.Errorf("reader: %q, want EOF and exit 0", out)
+				}
+			}},
+		{name: "busy trace_pipe reader",
+			script: `exec 4<"$D/tracing/busy_pipe"; echo ready; cat <&4 >/dev/null; echo "cat exit $?" >&3`,
 			check: func(t *testing.T, cmd *exec.Cmd, out string) {
 				if out != "cat exit 0\n" {
 					t.Errorf("reader: %q, want EOF and exit 0", out)
