@@ -733,6 +733,10 @@ rm -f /tmp/kpemu-e2e-copy
 off=$((0x$(addr vfs_read) - VOFF))
 expect "busybox dd of kpemu/mem reads what dd reads" "$(dd if="$D/kpemu/mem" bs=4 count=4 skip=$off iflag=skip_bytes status=none | od -An -tx4)" \
 	"$(busybox dd if="$D/kpemu/mem" bs=4 count=4 skip=$((off / 4)) 2>/dev/null | od -An -tx4)"
+expect "sendfile of kpemu/mem at an offset reads what dd reads" "$(dd if="$D/kpemu/mem" bs=4 count=4 skip=$off iflag=skip_bytes status=none | od -An -tx4)" \
+	"$("$PY" -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.sendfile(1, fd, int(sys.argv[2]), 16)' "$D/kpemu/mem" "$off" | od -An -tx4)"
 echo 1 > "$T/events/kprobes/rd/enable"
 # trace_pipe blocks: busybox cat (sendfile first, then read) streams it.
 out=$(timeout 5 busybox cat "$T/trace_pipe" | head -n 2 | grep -c ' rd: (vfs_read+0x0/')
