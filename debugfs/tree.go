@@ -30,9 +30,14 @@ type Tree struct {
 	// (the fuse adapter relies on it to tell a re-created directory from
 	// the removed one of the same name).
 	lastIno atomic.Uint64
+
+	// watchMu guards watchers and lastWatch.
+	watchMu   sync.Mutex
+	watchers  map[int]func(parent *Dir, name string)
+	lastWatch int
 }
 
-// NewTree returns a tree holding only an empty root directory of mode 0755
+// NewTree returns a tree holding only an empty root directory of mode 0700
 // and inode number 1.
 func NewTree() *Tree {
 	t := &Tree{}
@@ -243,6 +248,15 @@ func (d *Dir) RemoveAll(name string) error {
 }
 
 func (d *Dir) remove(op, name string, recursive bool) error {
+	if err := d.detach(op, name, recursive); err != nil {
+		return err
+	}
+	d.tree.notifyRemoved(d, name)
+	return nil
+}
+
+// detach takes child name out of d and marks it removed.
+func (d *Dir) detach(op, name string, recursive bool) error {
 	d.tree.mu.Lock()
 	defer d.tree.mu.Unlock()
 	c, ok := d.children[name]
@@ -255,6 +269,43 @@ func (d *Dir) remove(op, name string, recursive bool) error {
 	delete(d.children, name)
 	markRemoved(c)
 	return nil
+}
+
+// OnRemove calls fn after each removal of a node from the tree, with the
+// directory it was in and its name (a removed directory's children get
+// no calls of their own), until the returned cancel is called. fn runs
+// in the goroutine that removed the node, without the tree's lock, before
+// the removal returns: the fuse adapter drops the kernel's cached entry
+// there, so that a name re-created at once is looked up anew.
+func (t *Tree) OnRemove(fn func(parent *Dir, name string)) (cancel func()) {
+	t.watchMu.Lock()
+	defer t.watchMu.Unlock()
+	if t.watchers == nil {
+		t.watchers = make(map[int]func(*Dir, string))
+	}
+	t.lastWatch++
+	id := t.lastWatch
+	t.watchers[id] = fn
+	return func() {
+		t.watchMu.Lock()
+		defer t.watchMu.Unlock()
+		delete(t.watchers, id)
+	}
+}
+
+// notifyRemoved calls the OnRemove watchers.
+//
+// Precondition: t.mu is not held.
+func (t *Tree) notifyRemoved(parent *Dir, name string) {
+	t.watchMu.Lock()
+	fns := make([]func(*Dir, string), 0, len(t.watchers))
+	for _, fn := range t.watchers {
+		fns = append(fns, fn)
+	}
+	t.watchMu.Unlock()
+	for _, fn := range fns {
+		fn(parent, name)
+	}
 }
 
 // markRemoved flags n and everything below it as removed.

@@ -479,8 +479,9 @@ func TestStaleMount(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if _, err := os.Stat(dir); !errors.Is(err, syscall.ENOTCONN) {
-		t.Fatalf("after killing the server, stat = %v; want ENOTCONN", err)
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); !errors.Is(err, syscall.ENOTCONN) {
+		t.Fatalf("after killing the server, statfs = %v; want ENOTCONN", err)
 	}
 
 	tr := debugfs.NewTree()
@@ -592,5 +593,49 @@ func TestPermissions(t *testing.T) {
 				t.Errorf("got %q %q (exit %d), want %q and error %q", r.stdout, r.stderr, r.code, tc.wantOut, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestCachedEntriesDropOnRemove: the kernel keeps entries, but a node the
+// tree removes is gone at once, and a name re-created at once is the new
+// node, through both mounts of one tree.
+func TestCachedEntriesDropOnRemove(t *testing.T) {
+	tr := debugfs.NewTree()
+	events, err := tr.MkdirAll("tracing/events/kprobes", 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(content string) {
+		t.Helper()
+		d, err := events.Mkdir("myprobe", 0o755)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.CreateFile("enable", 0o644, debugfs.FileOps{Show: showString(content)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := mount(t, tr)
+	tracefs := filepath.Join(t.TempDir(), "tracing")
+	srv, err := fuse.Mount(context.Background(), tracefs, tr, fuse.Options{Logger: testLogger(t), Root: "tracing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Unmount()
+	for i := range 20 {
+		mk(fmt.Sprintf("%d\n", i))
+		for _, p := range []string{dir + "/tracing", tracefs} {
+			if b, err := os.ReadFile(p + "/events/kprobes/myprobe/enable"); err != nil || string(b) != fmt.Sprintf("%d\n", i) {
+				t.Fatalf("round %d, %s: %q %v", i, p, b, err)
+			}
+		}
+		if err := events.RemoveAll("myprobe"); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{dir + "/tracing", tracefs} {
+			if _, err := os.Stat(p + "/events/kprobes/myprobe"); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("round %d, %s: stat after removal: %v", i, p, err)
+			}
+		}
 	}
 }

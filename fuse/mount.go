@@ -68,6 +68,8 @@ type Server struct {
 	conn uint32     // the FUSE connection's number (fusectl)
 	lock *ownerLock // this process serves dir
 	stop func()     // ends blocked stream reads (see fileHandle.Read)
+	// unwatch stops invalidating the kernel's entries of removed nodes.
+	unwatch func()
 
 	// mu serializes Unmount.
 	mu sync.Mutex
@@ -123,9 +125,13 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 			return nil, fmt.Errorf("fuse mount %s: root %s: %w", abs, opts.Root, err)
 		}
 	}
-	// Zero timeouts: the kernel must ask for every entry and attribute,
-	// because the tree changes under it (event directories come and go).
+	// The kernel keeps entries (a removal drops them at once, see
+	// invalidate) and directories' attributes (see dirAttrTimeout), and
+	// asks for every file's attributes (the size it reports depends on
+	// the caller, see splice.go) and every name it does not know: the
+	// tree adds event directories at any time.
 	var zero time.Duration
+	entryTimeout := time.Duration(entryTimeout)
 	fsOpts := &gofs.Options{
 		MountOptions: gofuse.MountOptions{
 			FsName:     fsName,
@@ -149,7 +155,7 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 			// writing, and the server would have to refuse each op.
 			Options: []string{"default_permissions"},
 		},
-		EntryTimeout:    &zero,
+		EntryTimeout:    &entryTimeout,
 		AttrTimeout:     &zero,
 		NegativeTimeout: &zero,
 		RootStableAttr:  &gofs.StableAttr{Ino: rootDir.Ino()},
@@ -159,6 +165,7 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 	}
 	stopCtx, stop := context.WithCancel(context.Background())
 	root := &dirNode{dir: rootDir, log: log, stop: stopCtx}
+	rootPath := rootDir.Path()
 	srv, err := gofuse.NewServer(newSplicingFS(gofs.NewNodeFS(root, fsOpts)), abs, &fsOpts.MountOptions)
 	if err != nil {
 		stop()
@@ -182,6 +189,9 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 	if s.conn, err = connID(abs); err != nil {
 		log.Warn("no FUSE connection number; unmount cannot abort the connection", "err", err)
 	}
+	s.unwatch = tree.OnRemove(func(parent *debugfs.Dir, name string) {
+		invalidate(root.EmbeddedInode(), rootPath, parent, name)
+	})
 	mounted = true
 	s.mu.Lock()
 	s.stopCtx = context.AfterFunc(ctx, func() {
@@ -212,6 +222,9 @@ func (s *Server) Unmount() error {
 		s.stopCtx = nil
 	}
 	s.stop()
+	if s.unwatch != nil {
+		s.unwatch()
+	}
 	defer func() {
 		s.lock.release()
 		s.lock = nil
@@ -234,11 +247,12 @@ func (s *Server) Unmount() error {
 func (s *Server) Wait() { <-s.done }
 
 // cleanStaleMount lazily unmounts dir if it is a FUSE mount whose server
-// is gone: stat(2) on it fails with ENOTCONN ("Transport endpoint is not
-// connected"), and mounting over it would fail the same way.
+// is gone: statfs(2) on it fails with ENOTCONN ("Transport endpoint is
+// not connected"; stat(2) may still answer from the kernel's cache), and
+// mounting over it would fail the same way.
 func cleanStaleMount(ctx context.Context, dir string, log *slog.Logger) error {
-	_, err := os.Stat(dir)
-	if !errors.Is(err, syscall.ENOTCONN) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); !errors.Is(err, syscall.ENOTCONN) {
 		return nil
 	}
 	log.Info("lazily unmounting stale FUSE mount")
@@ -250,7 +264,7 @@ func cleanStaleMount(ctx context.Context, dir string, log *slog.Logger) error {
 			return fmt.Errorf("stale mount: umount: %w; fusermount3 -u -z: %w (%s)", uerr, ferr, out)
 		}
 	}
-	if _, err := os.Stat(dir); errors.Is(err, syscall.ENOTCONN) {
+	if err := syscall.Statfs(dir, &st); errors.Is(err, syscall.ENOTCONN) {
 		return fmt.Errorf("stale mount still present after lazy unmount: %w", err)
 	}
 	return nil

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
@@ -59,6 +61,37 @@ func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog
 	return parent.NewInode(ctx, ops, stable)
 }
 
+// How long the kernel may keep what it was told. Entries stay until the
+// tree removes them (invalidate); the bound only limits the harm of a
+// removal made while no server watched. A directory's attributes (its
+// mode) change only by chmod, which the kernel applies itself.
+const (
+	entryTimeout   = time.Minute
+	dirAttrTimeout = time.Second
+)
+
+// invalidate drops the kernel's entry for name in parent, a node the tree
+// removed, if the kernel knows it: go-fuse's inode tree below root (the
+// mount's root, at tree path rootPath) holds what it looked up.
+func invalidate(root *gofs.Inode, rootPath string, parent *debugfs.Dir, name string) {
+	rel, ok := strings.CutPrefix(parent.Path(), rootPath)
+	if !ok {
+		return
+	}
+	ino := root
+	for _, c := range strings.Split(rel, "/") {
+		if c == "" {
+			continue
+		}
+		if ino = ino.GetChild(c); ino == nil {
+			return
+		}
+	}
+	if ino.GetChild(name) != nil {
+		_ = ino.NotifyEntry(name) // ENOENT: the kernel dropped it already
+	}
+}
+
 // fillAttr reports n as debugfs does: owned by root, size 0, the tree's
 // mode and creation time.
 func fillAttr(n debugfs.Node, out *gofuse.Attr) {
@@ -86,6 +119,9 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *gofuse.EntryOut)
 		return nil, toErrno(d.log, "lookup", err)
 	}
 	fillAttr(c, &out.Attr)
+	if c.Mode().IsDir() {
+		out.SetAttrTimeout(dirAttrTimeout)
+	}
 	ch := newChild(ctx, d.EmbeddedInode(), c, d.log, d.stop)
 	if f, ok := ch.Operations().(*fileNode); ok {
 		out.Attr.Size = f.attrSize(ctx)
@@ -110,6 +146,7 @@ func (d *dirNode) Readdir(ctx context.Context) (gofs.DirStream, syscall.Errno) {
 // Getattr implements gofs.NodeGetattrer.
 func (d *dirNode) Getattr(ctx context.Context, f gofs.FileHandle, out *gofuse.AttrOut) syscall.Errno {
 	fillAttr(d.dir, &out.Attr)
+	out.SetTimeout(dirAttrTimeout)
 	return 0
 }
 
