@@ -261,6 +261,8 @@ func (kp *Kprobes) resolve(p *Kprobe) (uint64, error) {
 // Register arms a probe (register_kprobe). Errors wrap the errno Linux
 // returns: ENOENT for an unknown symbol, EINVAL for a blacklisted,
 // misaligned, non-text or unprobeable address, ENOMEM when the slots run out.
+// A probe registered before the guest kernel is ready (kernel.Ready) is
+// registered and listed at once, and armed when the guest becomes ready.
 func (kp *Kprobes) Register(p *Kprobe) error {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
