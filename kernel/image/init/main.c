@@ -28,7 +28,7 @@
 #include <asm/sysreg.h>
 
 /* The boot stack, 16 KiB in .bss, and its guard (Linux: init_thread_union.stack). */
-struct thread_stack init_thread_union;
+struct thread_stack init_thread_union __stack;
 
 static const char linux_banner[] =
 	"Linux version 6.1.0-kpemu (kpemu@kpemu) (clang 14) #1 SMP\n";

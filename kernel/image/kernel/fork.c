@@ -31,7 +31,7 @@ int sched_fork(unsigned long clone_flags, struct task_struct *p);
 #define NR_TASKS	32
 
 static struct task_struct task_struct_pool[NR_TASKS];
-static struct thread_stack thread_stack_pool[NR_TASKS];
+static struct thread_stack thread_stack_pool[NR_TASKS] __stack;
 static u64 task_pool_used;	/* bit i: task_struct_pool[i] is allocated */
 
 int nr_threads;			/* The idle threads do not count.. */

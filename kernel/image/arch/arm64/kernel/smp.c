@@ -27,7 +27,7 @@ unsigned int nr_cpu_ids = 1;
 
 /* The secondaries' idle tasks and stacks (Linux: fork_idle()). */
 static struct task_struct idle_threads[NR_CPUS];
-static struct thread_stack idle_stacks[NR_CPUS];
+static struct thread_stack idle_stacks[NR_CPUS] __stack;
 
 void secondary_entry(void);
 
