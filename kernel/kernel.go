@@ -72,6 +72,10 @@ type Kernel struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// readyFns run in HC_KERNEL_READY (OnReady); isReady is set there.
+	// Both under mu.
+	readyFns []func()
+	isReady  bool
 
 	task   taskLayout
 	params *funcParams
@@ -267,6 +271,21 @@ func (k *Kernel) Run(ctx context.Context) error {
 // Ready is closed once the guest finished booting and its workload started.
 func (k *Kernel) Ready() <-chan struct{} { return k.ready }
 
+// OnReady arranges for fn to run when the guest reports it is ready
+// (HC_KERNEL_READY): in that hostcall, with every vCPU stopped, before
+// Ready is closed, so that no guest instruction runs between the guest
+// becoming ready and fn. fn must not stop the machine. If the guest is
+// ready already, OnReady keeps nothing and returns false.
+func (k *Kernel) OnReady(fn func()) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.isReady {
+		return false
+	}
+	k.readyFns = append(k.readyFns, fn)
+	return true
+}
+
 // Panicked returns the guest's panic message, if it panicked.
 func (k *Kernel) Panicked() (string, bool) {
 	k.mu.Lock()
@@ -371,6 +390,13 @@ func notSupported(cpu *machine.CPU) error {
 }
 
 func (k *Kernel) hcReady(cpu *machine.CPU) error {
+	k.mu.Lock()
+	fns := k.readyFns
+	k.readyFns, k.isReady = nil, true
+	k.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 	k.readyOnce.Do(func() { close(k.ready) })
 	k.log.Info("guest kernel ready", "cpu", cpu.Index(), "instructions", cpu.Retired())
 	cpu.SetX(0, 0)

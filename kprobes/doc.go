@@ -18,7 +18,9 @@
 // Locking: the probe table is changed only with kp.mu held and with every
 // vCPU stopped (kernel.StopMachine). The hit path runs on a vCPU, so it
 // reads the table without locks, exactly as Linux relies on stop_machine
-// and RCU.
+// and RCU. One change is made without kp.mu: probes registered before the
+// guest can take a BRK are armed in its HC_KERNEL_READY hostcall
+// (armDeferred), with every vCPU stopped, which only flips armed states.
 //
 // Modules (module.go): probes may sit on module text ("mod:sym"); when
 // the module goes they turn [GONE] (kill_kprobe), and the module's

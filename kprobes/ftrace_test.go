@@ -14,7 +14,7 @@ import (
 // whose callback sees the real caller. Under a kretprobe the caller is the
 // trampoline, as on Linux (which prints it as [unknown/kretprobe'd]).
 func TestKprobeWithFtrace(t *testing.T) {
-	k, kp := boot(t)
+	k, kp := bootReady(t)
 	clone := symAddr(t, k, "kernel_clone")
 	p := &kprobes.Kprobe{Symbol: "kernel_clone"}
 	if err := kp.Register(p); err != nil {

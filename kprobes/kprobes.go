@@ -151,8 +151,12 @@ type Kprobes struct {
 	buckets     [1 << hashBits][]*probePoint
 	byAddr      map[uint64]*probePoint
 	allDisarmed bool
-	slots       slotAllocator
-	blacklist   []BlacklistEntry
+	// guestReady: the guest can take a BRK (its vectors, break hooks and
+	// every CPU are up; HC_KERNEL_READY). Until then points are registered
+	// but not armed. Changed only with the machine stopped.
+	guestReady atomic.Bool
+	slots      slotAllocator
+	blacklist  []BlacklistEntry
 
 	kcb []kprobeCtlblk // per vCPU; touched only on that vCPU or with the machine stopped
 
@@ -194,7 +198,30 @@ func New(k *kernel.Kernel, log *slog.Logger) (*Kprobes, error) {
 	kp.setupKretprobes()
 	kp.setupGuestAPI()
 	k.RegisterModuleNotifier(kp.moduleCallback)
+	if !k.OnReady(kp.armDeferred) {
+		kp.guestReady.Store(true)
+	}
 	return kp, nil
+}
+
+// armDeferred arms the points registered before the guest could take
+// probes. A BRK the guest hits before debug_traps_init and
+// arch_init_kprobes have run is an unexpected kernel BRK, and the guest
+// dies (a probe on preempt_count_add hits in kmem_cache_init); in Linux
+// no probe can exist that early, as init_kprobes is an initcall. It runs
+// in HC_KERNEL_READY with every vCPU stopped, the condition for changing
+// arming, but without kp.mu, which a goroutine waiting to stop the machine
+// may hold: it only flips armed states, which only the stopped machine
+// reads and writes.
+func (kp *Kprobes) armDeferred() {
+	kp.guestReady.Store(true)
+	for _, b := range kp.buckets {
+		for _, pt := range b {
+			if err := kp.updateArming(pt); err != nil {
+				kp.log.Error("kprobes: arming", "addr", pt.addr, "err", err)
+			}
+		}
+	}
 }
 
 // Kernel returns the kernel the probes live in.
@@ -234,6 +261,8 @@ func (kp *Kprobes) resolve(p *Kprobe) (uint64, error) {
 // Register arms a probe (register_kprobe). Errors wrap the errno Linux
 // returns: ENOENT for an unknown symbol, EINVAL for a blacklisted,
 // misaligned, non-text or unprobeable address, ENOMEM when the slots run out.
+// A probe registered before the guest kernel is ready (kernel.Ready) is
+// registered and listed at once, and armed when the guest becomes ready.
 func (kp *Kprobes) Register(p *Kprobe) error {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
@@ -382,10 +411,10 @@ func (kp *Kprobes) prepare(addr uint64) (uint32, insnClass, error) {
 	return opcode, class, nil
 }
 
-// shouldArm: a point is armed when probes are globally armed and any of
-// its probes is enabled.
+// shouldArm: a point is armed when the guest can take probes, probes are
+// globally armed and any of its probes is enabled.
 func (kp *Kprobes) shouldArm(pt *probePoint) bool {
-	if kp.allDisarmed {
+	if kp.allDisarmed || !kp.guestReady.Load() {
 		return false
 	}
 	for _, p := range pt.probes {

@@ -30,6 +30,15 @@ func boot(t testing.TB) (*kernel.Kernel, *kprobes.Kprobes) {
 	return k, kp
 }
 
+// bootReady is boot, then steps the guest until it can take probes
+// (HC_KERNEL_READY): from there a registered probe is armed at once.
+func bootReady(t testing.TB) (*kernel.Kernel, *kprobes.Kprobes) {
+	t.Helper()
+	k, kp := boot(t)
+	stepUntilReady(t, k)
+	return k, kp
+}
+
 // runIterations steps the guest until its workload loop has run n more
 // iterations.
 func runIterations(t testing.TB, k *kernel.Kernel, n uint64) {
@@ -76,7 +85,7 @@ func symAddr(t testing.TB, k *kernel.Kernel, name string) uint64 {
 }
 
 func TestProbeHitsAndHandlers(t *testing.T) {
-	k, kp := boot(t)
+	k, kp := bootReady(t)
 	vfsRead := symAddr(t, k, "vfs_read")
 	orig := insnAt(t, k, vfsRead)
 	var pre, post int
@@ -178,7 +187,7 @@ func TestRegisterErrors(t *testing.T) {
 // on the saved registers instead of being stepped out of line; a post
 // handler sees the PC the instruction produced.
 func TestSimulatedInstructions(t *testing.T) {
-	k, kp := boot(t)
+	k, kp := bootReady(t)
 	s, _ := k.Kallsyms().LookupName("do_fork")
 	kc, _ := k.Kallsyms().LookupName("kernel_clone")
 	for off := uint64(0); off < s.Size; off += 4 {

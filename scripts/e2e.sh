@@ -805,6 +805,41 @@ pid=
 expect "SIGINT exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; fi
 
+# The tree is ready when it appears: probes on functions the guest runs
+# while it boots, one given with --probe (registered before the guest runs)
+# and one written the moment the mount appears, are armed once the guest
+# can take them, and the guest keeps running.
+"$KPEMU" run --mount "$MNT" --probe kmem_cache_alloc >"$LOG" 2>&1 &
+pid=$!
+for _ in $(seq 1 3000); do
+	[ -e "$D/kprobes/list" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.01
+done
+echo 'p:early kmalloc' > "$T/kprobe_events" && echo 1 > "$T/events/kprobes/early/enable"
+expect_err "a probe on preempt_count_add is refused (NOKPROBE_SYMBOL, as in Linux)" "Invalid argument" "echo 'p:hot preempt_count_add' >> '$T/kprobe_events'"
+for _ in $(seq 1 100); do [ "$(hits early)" != 0 ] && break; sleep 0.1; done
+if [ "$(hits early)" != 0 ]; then ok "a probe written as the mount appears hits"; else bad "a probe written as the mount appears hits" "$(cat "$T/kprobe_profile")"; fi
+if grep -q "Kernel panic\|Internal error" "$D/kpemu/dmesg"; then bad "probes armed at boot leave the guest running" "$(cat "$D/kpemu/dmesg")"; else ok "probes armed at boot leave the guest running"; fi
+kill -INT "$pid"; wait "$pid"; pid=
+
+# What the blacklist prevents on the debug exception path: a probe on
+# do_debug_exception is hit again by every BRK; the guest notices its stack
+# overflow, as Linux's VMAP_STACK check, panics readably, and kpemu serves on.
+"$KPEMU" run --mount "$MNT" --unsafe-allow-blacklisted --probe do_debug_exception --probe vfs_read >"$LOG" 2>&1 &
+pid=$!
+wait_mounted || bad "the unsafe run mounts" "$(cat "$LOG")"
+for _ in $(seq 1 100); do grep -q "end Kernel panic" "$D/kpemu/dmesg" && break; sleep 0.1; done
+expect "a probe on do_debug_exception: the guest reports its stack overflow" \
+	"$(printf 'ESR: 0x00000000f2000004 -- BRK (AArch64)\nInsufficient stack space to handle exception!\nKernel panic - not syncing: kernel stack overflow')" \
+	"$(sed -n 's/^\[ *[0-9.]*\] //p' "$D/kpemu/dmesg" | grep -E '^(Insufficient|ESR:|Kernel panic)' | sort -u)"
+expect "kpemu serves on after the guest panicked" "1" "$(grep -c '  k  do_debug_exception+0x0    $' "$D/kprobes/list")"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=
+expect "SIGINT exits 0 after a guest panic" 0 "$rc"
+
 # kpemu explain walks through one hit.
 out=$("$KPEMU" explain vfs_read 2>&1)
 case $out in *"EC=0x3c (BRK64"*"Step out of line"*"regs->pc <- vfs_read+0x4/"*) ok "kpemu explain shows the mechanism" ;; *) bad "kpemu explain shows the mechanism" "$out" ;; esac

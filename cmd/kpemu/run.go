@@ -151,6 +151,27 @@ func run(ctx context.Context, o runOptions) error {
 		log.Info("gdb stub listening", "addr", gdbLn.Addr().String())
 	}
 
+	runErr := make(chan error, 1)
+	go func() {
+		if gdbLn != nil {
+			runErr <- gdbstub.Serve(ctx, gdbLn, gdbstub.NewMachineTarget(k.Machine()), gdbstub.Config{Logger: log})
+			return
+		}
+		runErr <- k.Run(ctx)
+	}()
+	// The tree appears once the guest has booted (HC_KERNEL_READY, some
+	// tens of milliseconds): what a script writes as soon as it sees the
+	// mount then reaches a kernel that can take it, as Linux's debugfs
+	// only exists from its initcall on.
+	select {
+	case <-k.Ready():
+	case <-ctx.Done():
+		<-runErr // stopped while booting: nothing was mounted
+		return nil
+	case err := <-runErr:
+		runErr <- err // the guest stopped before it was ready; handled below
+	}
+
 	var srv *fuse.Server
 	if o.mount != "" {
 		srv, err = fuse.Mount(ctx, o.mount, tree, fuse.Options{Logger: log, Debug: o.debug})
@@ -171,14 +192,6 @@ func run(ctx context.Context, o runOptions) error {
 		log.Info("tracefs mounted", "dir", o.tracefs)
 	}
 
-	runErr := make(chan error, 1)
-	go func() {
-		if gdbLn != nil {
-			runErr <- gdbstub.Serve(ctx, gdbLn, gdbstub.NewMachineTarget(k.Machine()), gdbstub.Config{Logger: log})
-			return
-		}
-		runErr <- k.Run(ctx)
-	}()
 	if len(o.modules) > 0 || len(moduleSpecs) > 0 {
 		go func() {
 			loadModules(ctx, k, o.modules, log)

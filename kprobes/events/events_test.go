@@ -398,7 +398,10 @@ r20:mygrp/r20 do_fork arg1=$retval:s32
 	prof := f.read(t, "tracing/kprobe_profile")
 	for _, l := range strings.Split(strings.TrimSpace(prof), "\n") {
 		fs := strings.Fields(l)
-		if len(fs) != 3 || fs[1] == "0" || fs[2] != "0" {
+		// r1 misses whenever a writer sleeps in vfs_write while another
+		// writes, as Linux's r1 did in the oracle (slp1: 1 hit, 4 missed);
+		// whether that happens in this window depends on the schedule.
+		if len(fs) != 3 || fs[1] == "0" || (fs[2] != "0" && fs[0] != "one") {
 			t.Errorf("profile line %q: want hits and no misses", l)
 		}
 	}

@@ -6,8 +6,6 @@
  */
 #include <linux/sched.h>
 
-extern unsigned long init_stack[];
-
 struct task_struct init_task = {
 	.__state	= TASK_RUNNING,
 	.flags		= PF_KTHREAD,

@@ -27,8 +27,8 @@
 #include <asm/hostcall.h>
 #include <asm/sysreg.h>
 
-/* The boot stack, 16 KiB in .bss (Linux: init_thread_union.stack). */
-unsigned long init_stack[THREAD_SIZE / sizeof(unsigned long)] __aligned(THREAD_SIZE);
+/* The boot stack, 16 KiB in .bss, and its guard (Linux: init_thread_union.stack). */
+struct thread_stack init_thread_union __stack;
 
 static const char linux_banner[] =
 	"Linux version 6.1.0-kpemu (kpemu@kpemu) (clang 14) #1 SMP\n";

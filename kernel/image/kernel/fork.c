@@ -31,8 +31,7 @@ int sched_fork(unsigned long clone_flags, struct task_struct *p);
 #define NR_TASKS	32
 
 static struct task_struct task_struct_pool[NR_TASKS];
-static unsigned long thread_stack_pool[NR_TASKS][THREAD_SIZE / sizeof(unsigned long)]
-	__aligned(16);
+static struct thread_stack thread_stack_pool[NR_TASKS] __stack;
 static u64 task_pool_used;	/* bit i: task_struct_pool[i] is allocated */
 
 int nr_threads;			/* The idle threads do not count.. */
@@ -72,7 +71,7 @@ static noinline struct task_struct *dup_task_struct(struct task_struct *orig, in
 		return NULL;
 
 	*tsk = *orig;
-	tsk->stack = thread_stack_pool[tsk - task_struct_pool];
+	tsk->stack = thread_stack_pool[tsk - task_struct_pool].stack;
 	return tsk;
 }
 

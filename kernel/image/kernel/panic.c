@@ -5,6 +5,7 @@
  */
 #include <linux/kernel.h>
 #include <asm/hostcall.h>
+#include <asm/smp.h>
 #include <asm/ptrace.h>
 #include <asm/sysreg.h>
 
@@ -13,11 +14,28 @@ struct pt_regs *panic_regs;	/* set by die() for HC_PANIC */
 
 static char panic_buf[1024];
 
+#define PANIC_CPU_INVALID	-1
+/* The CPU that panics first; the others stop silently (panic_smp_self_stop). */
+static int panic_cpu = PANIC_CPU_INVALID;
+
 void panic(const char *fmt, ...)
 {
 	va_list args;
+	int old_cpu = PANIC_CPU_INVALID;
+	int this_cpu = smp_processor_id();
 
 	local_daif_mask();
+
+	/*
+	 * Only one CPU is allowed to execute the panic code from here: two
+	 * CPUs that recurse into a stack overflow at once would print over
+	 * each other and share panic_buf.
+	 */
+	if (!__atomic_compare_exchange_n(&panic_cpu, &old_cpu, this_cpu, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+	    old_cpu != this_cpu)
+		for (;;)
+			wfi();
 
 	va_start(args, fmt);
 	vsnprintf(panic_buf, sizeof(panic_buf), fmt, args);

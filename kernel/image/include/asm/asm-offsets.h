@@ -34,7 +34,18 @@
 #define S_STACKFRAME	304
 #define PT_REGS_SIZE	336	/* sizeof(struct pt_regs), 16-byte aligned */
 
-#define THREAD_SIZE	16384	/* init_stack, every kernel stack */
+#define THREAD_SHIFT	14
+#define THREAD_SIZE	16384	/* init_stack, every kernel stack: 1 << THREAD_SHIFT */
+/*
+ * Every kernel stack is the upper THREAD_SIZE of a THREAD_ALIGN-aligned
+ * block (struct thread_stack) whose lower half is never used: a guard, as
+ * Linux's VMAP_STACK guard pages, so that SP has bit THREAD_SHIFT set on
+ * the stack and clear once it overflowed, which kernel_ventry tests.
+ */
+#define THREAD_ALIGN	(2 * THREAD_SIZE)
+/* Each CPU's stack for reporting a stack overflow (traps.c). */
+#define OVERFLOW_STACK_SHIFT	12
+#define OVERFLOW_STACK_SIZE	4096	/* 1 << OVERFLOW_STACK_SHIFT */
 
 #define TSK_TI_FLAGS		0	/* offsetof(struct task_struct, thread_info.flags) */
 #define TSK_TI_PREEMPT		8	/* thread_info.preempt_count */

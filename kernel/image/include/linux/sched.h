@@ -9,6 +9,20 @@
 #include <asm/smp.h>
 #include <asm/asm-offsets.h>
 
+/*
+ * A kernel stack and its guard below it; see THREAD_ALIGN. __stack puts
+ * one in .bss..stack, which head.S does not clear (kpemu.lds).
+ */
+#define __stack		__section(".bss..stack")
+struct thread_stack {
+	unsigned long guard[THREAD_SIZE / sizeof(unsigned long)];
+	unsigned long stack[THREAD_SIZE / sizeof(unsigned long)];
+} __aligned(THREAD_ALIGN);
+
+/* The boot stack, swapper/0's (init/main.c). */
+extern struct thread_stack init_thread_union;
+#define init_stack	(init_thread_union.stack)
+
 #define TASK_COMM_LEN		16
 
 /*

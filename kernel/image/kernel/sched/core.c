@@ -45,15 +45,22 @@ u64 sched_busy_ticks[NR_CPUS];		/* ticks that found a task, not idle */
 /* where wake_up_new_task() places the next new task */
 static unsigned int next_new_cpu;
 
+/*
+ * NOKPROBE as in Linux 6.1 (kernel/sched/core.c, where they are functions
+ * with CONFIG_DEBUG_PREEMPT): the probe path's own preempt_disable() would
+ * hit a probe on them again.
+ */
 void preempt_count_add(int val)
 {
 	current_thread_info()->preempt_count += val;
 }
+NOKPROBE_SYMBOL(preempt_count_add);
 
 void preempt_count_sub(int val)
 {
 	current_thread_info()->preempt_count -= val;
 }
+NOKPROBE_SYMBOL(preempt_count_sub);
 
 /*
  * Puts p at the end of its class on rq's queue: after the real-time tasks

@@ -21,6 +21,7 @@ void do_el0_svc(struct pt_regs *regs);
 void do_debug_exception(unsigned long addr_if_watchpoint, unsigned long esr,
 			struct pt_regs *regs);
 const char *esr_get_class_string(unsigned long esr);
+void panic_bad_stack(struct pt_regs *regs, unsigned long esr, unsigned long far);
 
 static void noinstr __panic_unhandled(struct pt_regs *regs, const char *vector,
 				      unsigned long esr)
@@ -221,3 +222,16 @@ UNHANDLED(el0t, 32, sync)
 UNHANDLED(el0t, 32, irq)
 UNHANDLED(el0t, 32, fiq)
 UNHANDLED(el0t, 32, error)
+
+/*
+ * kernel_ventry found the stack overflowed (a recursion: e.g. a probe on
+ * the debug exception path, which every BRK enters again) and __bad_stack
+ * moved to this CPU's overflow stack.
+ */
+asmlinkage void noinstr handle_bad_stack(struct pt_regs *regs)
+{
+	unsigned long esr = read_sysreg(esr_el1);
+	unsigned long far = read_sysreg(far_el1);
+
+	panic_bad_stack(regs, esr, far);
+}

@@ -16,6 +16,7 @@
  */
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
+#include <asm/brk-imm.h>
 
 /* syscallno = NO_SYSCALL (-1), unused2 = 0, as one 64-bit store */
 #define NO_SYSCALL_LO	0xffffffff
@@ -25,6 +26,48 @@
 	.align 7
 .Lventry_start\@:
 	sub	sp, sp, #PT_REGS_SIZE
+	/*
+	 * Test whether the SP has overflowed, without corrupting a GPR, as
+	 * Linux does with CONFIG_VMAP_STACK. A stack is the upper half of a
+	 * THREAD_ALIGN block (asm-offsets.h), so SP & THREAD_SIZE is set on
+	 * it and clear in the guard below; Linux's stacks sit in the lower
+	 * half and test the bit the other way (tbnz).
+	 */
+	add	sp, sp, x0			// sp' = sp + x0
+	sub	x0, sp, x0			// x0' = sp' - x0 = (sp + x0) - x0 = sp
+	tbz	x0, #THREAD_SHIFT, 0f
+	sub	x0, sp, x0			// x0'' = sp' - x0' = (sp + x0) - sp = x0
+	sub	sp, sp, x0			// sp'' = sp' - x0 = (sp + x0) - x0 = sp
+	b	el\el\ht\()_\regsize\()_\label
+
+0:
+	/* Stash the original SP (minus PT_REGS_SIZE) in tpidr_el0. */
+	msr	tpidr_el0, x0
+
+	/* Recover the original x0 value and stash it in tpidrro_el0 */
+	sub	x0, sp, x0
+	msr	tpidrro_el0, x0
+
+	/* Switch to this CPU's overflow stack (overflow_stack[MPIDR.Aff0]) */
+	adrp	x0, overflow_stack + OVERFLOW_STACK_SIZE
+	add	sp, x0, :lo12:overflow_stack + OVERFLOW_STACK_SIZE
+	mrs	x0, mpidr_el1
+	and	x0, x0, #0xff
+	lsl	x0, x0, #OVERFLOW_STACK_SHIFT
+	add	sp, sp, x0
+
+	/*
+	 * Check whether we were already on the overflow stack. This may happen
+	 * after panic() re-enables interrupts.
+	 */
+	mrs	x0, tpidr_el0			// sp of interrupted context
+	sub	x0, sp, x0			// delta with top of overflow stack
+	tst	x0, #~(OVERFLOW_STACK_SIZE - 1)	// within range?
+	b.ne	__bad_stack			// no? -> bad stack pointer
+
+	/* We were already on the overflow stack. Restore sp/x0 and carry on. */
+	sub	sp, sp, x0
+	mrs	x0, tpidrro_el0
 	b	el\el\ht\()_\regsize\()_\label
 .org .Lventry_start\@ + 128	// Did we overflow the ventry slot?
 	.endm
@@ -197,6 +240,33 @@ SYM_CODE_END(el\el\ht\()_\regsize\()_\label)
 	entry_handler	0, t, 32, irq
 	entry_handler	0, t, 32, fiq
 	entry_handler	0, t, 32, error
+
+/*
+ * We detected an overflow in kernel_ventry, which switched to the
+ * overflow stack. Stash the exception regs, and head to our overflow
+ * handler.
+ */
+SYM_CODE_START_LOCAL(__bad_stack)
+	/* Restore the original x0 value */
+	mrs	x0, tpidrro_el0
+
+	/*
+	 * Store the original GPRs to the new stack. The original SP (minus
+	 * PT_REGS_SIZE) was stashed in tpidr_el0 by kernel_ventry.
+	 */
+	sub	sp, sp, #PT_REGS_SIZE
+	kernel_entry 1
+	mrs	x0, tpidr_el0
+	add	x0, x0, #PT_REGS_SIZE
+	str	x0, [sp, #S_SP]
+
+	/* Stash the regs for handle_bad_stack */
+	mov	x0, sp
+
+	/* Time to die */
+	bl	handle_bad_stack
+	brk	#BUG_BRK_IMM			// ASM_BUG(): handle_bad_stack does not return
+SYM_CODE_END(__bad_stack)
 
 SYM_CODE_START_LOCAL(ret_to_kernel)
 	kernel_exit 1

@@ -211,9 +211,9 @@ SYM_FUNC_START_LOCAL(__primary_switched)
 	add	x8, x8, :lo12:vectors
 	msr	vbar_el1, x8
 	isb
-	adrp	x0, init_stack
-	add	x0, x0, :lo12:init_stack
-	add	sp, x0, #THREAD_SIZE
+	adrp	x0, init_thread_union
+	add	x0, x0, :lo12:init_thread_union
+	add	sp, x0, #THREAD_ALIGN		// the top of init_stack
 	adrp	x0, init_task			// current = init_task (swapper/0)
 	add	x0, x0, :lo12:init_task
 	msr	sp_el0, x0

@@ -27,8 +27,7 @@ unsigned int nr_cpu_ids = 1;
 
 /* The secondaries' idle tasks and stacks (Linux: fork_idle()). */
 static struct task_struct idle_threads[NR_CPUS];
-static unsigned long idle_stacks[NR_CPUS][THREAD_SIZE / sizeof(unsigned long)]
-	__aligned(16);
+static struct thread_stack idle_stacks[NR_CPUS] __stack;
 
 void secondary_entry(void);
 
@@ -89,7 +88,7 @@ static int __cpu_up(unsigned int cpu)
 	unsigned long ret;
 	long spins;
 
-	idle->stack = idle_stacks[cpu];
+	idle->stack = idle_stacks[cpu].stack;
 	init_idle(idle, cpu);
 	ret = invoke_psci_fn(PSCI_0_2_FN64_CPU_ON, cpu,
 			     __pa_symbol(secondary_entry), (unsigned long)idle);

@@ -7,9 +7,8 @@
  */
 #include <linux/kernel.h>
 #include <asm/asm-offsets.h>
+#include <linux/sched.h>
 #include <asm/ptrace.h>
-
-extern unsigned long init_stack[THREAD_SIZE / sizeof(unsigned long)];
 
 struct unwind_state {
 	unsigned long fp;

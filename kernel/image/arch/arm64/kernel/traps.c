@@ -115,6 +115,34 @@ void die(const char *str, struct pt_regs *regs, long err)
 	panic("%s: Fatal exception", str);
 }
 
+/*
+ * Each CPU's stack for reporting a kernel stack overflow (kernel_ventry
+ * indexes it by MPIDR.Aff0, as smp_processor_id()).
+ */
+unsigned long overflow_stack[NR_CPUS][OVERFLOW_STACK_SIZE / sizeof(long)]
+	__aligned(16);
+
+void panic_bad_stack(struct pt_regs *regs, unsigned long esr, unsigned long far)
+{
+	unsigned long tsk_stk = (unsigned long)current->stack;
+	unsigned long ovf_stk = (unsigned long)overflow_stack[smp_processor_id()];
+
+	pr_emerg("Insufficient stack space to handle exception!\n");
+
+	pr_emerg("ESR: 0x%016lx -- %s\n", esr, esr_get_class_string(esr));
+	pr_emerg("FAR: 0x%016lx\n", far);
+
+	pr_emerg("Task stack:     [0x%016lx..0x%016lx]\n",
+		 tsk_stk, tsk_stk + THREAD_SIZE);
+	pr_emerg("Overflow stack: [0x%016lx..0x%016lx]\n",
+		 ovf_stk, ovf_stk + OVERFLOW_STACK_SIZE);
+
+	__show_regs(regs);
+
+	panic_regs = regs;
+	panic("kernel stack overflow");
+}
+
 u64 nr_segv_kills;
 
 /*
