@@ -7,8 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
@@ -22,11 +22,7 @@ func bootRunning(t *testing.T) (*kernel.Kernel, *kprobes.Kprobes) {
 	done := make(chan struct{})
 	go func() { _ = k.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-k.Ready():
-	case <-time.After(20 * time.Second):
-		t.Fatal("guest not ready")
-	}
+	waitfor.Recv(t, "the guest to boot", k.Ready())
 	return k, kp
 }
 
@@ -46,14 +42,10 @@ func stopped(t *testing.T, k *kernel.Kernel, sym string) uint64 {
 	return v
 }
 
-// waitFor polls cond until it holds or 10s pass.
+// waitFor polls cond until it holds (waitfor.Until).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	waitfor.Until(t, what, cond)
 }
 
 func listText(kp *kprobes.Kprobes) string {

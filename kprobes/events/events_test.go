@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 	"github.com/kpemu/kpemu/kprobes/events"
@@ -30,7 +31,7 @@ func setup(t testing.TB) *fixture { t.Helper(); return setupCPUs(t, 1) }
 func setupCPUs(t testing.TB, ncpu int) *fixture {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	k, err := kernel.Boot(kernel.Config{Logger: log, NumCPUs: ncpu})
+	k, err := kernel.Boot(kernel.Config{Logger: log, NumCPUs: ncpu, GuestWait: waitfor.Bound})
 	if err != nil {
 		t.Fatal(err)
 	}
