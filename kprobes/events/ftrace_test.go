@@ -9,7 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // aff returns available_filter_functions' names.
@@ -352,13 +353,7 @@ func TestFtraceModules(t *testing.T) {
 	if !strings.Contains(filter, "vnet_rx [e1000ish]\n") || strings.Contains(filter, ":mod:") || strings.Contains(filter, "init_module") {
 		t.Errorf("set_ftrace_filter after the load:\n%s", filter)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(f.read(t, "tracing/trace"), ": vnet_rx <-") {
-		if time.Now().After(deadline) {
-			t.Fatal("vnet_rx not traced")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, "vnet_rx traced", func() bool { return strings.Contains(f.read(t, "tracing/trace"), ": vnet_rx <-") })
 	if err := f.write("tracing/current_tracer", "nop\n", true); err != nil {
 		t.Fatal(err)
 	}
