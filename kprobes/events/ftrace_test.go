@@ -160,7 +160,7 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 		write("tracing/events/kprobes/testprobe/enable", map[bool]string{true: "1", false: "0"}[c.probe], true)
 		write("tracing/current_tracer", map[bool]string{true: "function", false: "nop"}[c.tracer], true)
 		write("tracing/trace", "", true)
-		f.step(t, 10_000_000)
+		f.stepForks(t, 50)
 		probe, fn := count()
 		if (probe > 0) != c.probe || (fn > 0) != c.tracer {
 			t.Errorf("probe %v, tracer %v: %d probe lines, %d kernel_clone lines", c.probe, c.tracer, probe, fn)
@@ -169,7 +169,7 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 	write("tracing/events/kprobes/testprobe/enable", "1", true)
 	write("tracing/current_tracer", "function", true)
 	write("tracing/trace", "", true)
-	f.step(t, 20_000_000)
+	f.stepForks(t, 100)
 	tr := f.read(t, "tracing/trace")
 	if !strings.HasPrefix(tr, "# tracer: function\n") {
 		t.Errorf("trace header: %q", tr[:40])
