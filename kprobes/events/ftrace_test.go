@@ -271,7 +271,7 @@ func TestStackTracer(t *testing.T) {
 	if err := f.tr.SetStackTracerEnabled(true); err != nil {
 		t.Fatal(err)
 	}
-	f.step(t, 20_000_000)
+	f.stepForks(t, 50)
 	var max int
 	if _, err := fmt.Sscanf(f.read(t, "tracing/stack_max_size"), "%d\n", &max); err != nil || max <= 0 || max > 16384 {
 		t.Errorf("stack_max_size %d, %v", max, err)
