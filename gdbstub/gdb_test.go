@@ -11,9 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kpemu/kpemu/gdbstub"
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 )
 
@@ -65,7 +65,7 @@ func serveKernel(t *testing.T, cpus int) (*kernel.Kernel, string) {
 func runGDB(t *testing.T, addr string, cmds ...string) string {
 	t.Helper()
 	gdb := gdbMultiarch(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	args := []string{"-batch", "-nx", "-ex", "set architecture aarch64", "-ex", "target remote " + addr}
 	for _, c := range cmds {
@@ -167,13 +167,7 @@ func TestGDBBreakStepDetach(t *testing.T) {
 
 	// After the detach the guest runs freely again, without the breakpoint.
 	before := counter(t, k, "nr_vfs_read")
-	deadline := time.Now().Add(30 * time.Second)
-	for counter(t, k, "nr_vfs_read") <= before+2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the guest does not run after detach")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, "the guest to run after detach", func() bool { return counter(t, k, "nr_vfs_read") > before+2 })
 }
 
 func TestGDBWatchpoint(t *testing.T) {

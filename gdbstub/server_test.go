@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // client is a minimal GDB: it frames packets, acks replies until no-ack
@@ -28,7 +29,8 @@ func dial(t *testing.T, addr string) *client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	// Only a hang guard: on a loaded host a reply may take long.
+	c.SetDeadline(waitfor.Deadline(t))
 	return &client{t: t, c: c, r: bufio.NewReader(c)}
 }
 
@@ -114,11 +116,7 @@ func startServe(t *testing.T, n int) (f *fakeTarget, addr string, stop func() er
 	stop = func() error {
 		once.Do(func() {
 			cancel()
-			select {
-			case result = <-done:
-			case <-time.After(10 * time.Second):
-				result = errors.New("Serve did not return after cancel")
-			}
+			result = waitfor.Recv(t, "Serve to return after cancel", done)
 		})
 		return result
 	}
@@ -133,11 +131,7 @@ func startServe(t *testing.T, n int) (f *fakeTarget, addr string, stop func() er
 
 func waitRunning(t *testing.T, f *fakeTarget) {
 	t.Helper()
-	select {
-	case <-f.running:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the guest does not run freely")
-	}
+	waitfor.Recv(t, "the guest to run freely", f.running)
 }
 
 func (f *fakeTarget) push(ev StopEvent) {

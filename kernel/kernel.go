@@ -32,6 +32,13 @@ type Config struct {
 	// PerfMap receives perf's map of translated code
 	// (machine.Config.PerfMap).
 	PerfMap io.Writer
+	// GuestWait bounds how long a host caller waits for the guest to
+	// answer a request (a module's init or cleanup, a tracefs change, a
+	// shadowed system call) before it gives up; 0 keeps the defaults
+	// (10s for modules, 2s for the others). Tests set it long: on a
+	// loaded host the guest may take that long, and they must wait for
+	// its answer, not for a clock.
+	GuestWait time.Duration
 }
 
 // Range is a half-open address range [Start, End).
@@ -169,6 +176,9 @@ func Boot(cfg Config) (*Kernel, error) {
 	k.initModules(dtb)
 	k.initTracefsMirror()
 	k.initShadow()
+	if w := cfg.GuestWait; w > 0 {
+		k.mods.timeout, k.tracefs.timeout, k.shadow.timeout = w, w, w
+	}
 	// The entry is a PA: the CPU starts with the MMU off, as on Linux.
 	m.Boot(f.Entry, dtb)
 	return k, nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/image"
 )
@@ -18,7 +19,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func boot(t testing.TB) *kernel.Kernel {
 	t.Helper()
-	k, err := kernel.Boot(kernel.Config{Logger: quiet()})
+	k, err := kernel.Boot(kernel.Config{Logger: quiet(), GuestWait: waitfor.Bound})
 	if err != nil {
 		t.Fatal(err)
 	}

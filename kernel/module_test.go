@@ -10,8 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/image"
 )
@@ -25,11 +25,7 @@ func running(t testing.TB) *kernel.Kernel {
 	done := make(chan struct{})
 	go func() { _ = k.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-k.Ready():
-	case <-time.After(20 * time.Second):
-		t.Fatal("guest did not become ready")
-	}
+	waitfor.Recv(t, "the guest to boot", k.Ready())
 	return k
 }
 
@@ -83,13 +79,7 @@ func TestModuleLoadUnload(t *testing.T) {
 	}
 	// The workload calls into the module: its counters move.
 	first := readU64Running(t, k, "e1000ish:vnet_priv")
-	deadline := time.Now().Add(10 * time.Second)
-	for readU64Running(t, k, "e1000ish:vnet_priv") == first {
-		if time.Now().After(deadline) {
-			t.Fatal("vnet_rx never ran")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, "vnet_rx to run", func() bool { return readU64Running(t, k, "e1000ish:vnet_priv") != first })
 	if err := k.LoadEmbeddedModule("e1000ish"); !errors.Is(err, syscall.EEXIST) {
 		t.Errorf("second load: %v, want EEXIST", err)
 	}

@@ -68,11 +68,13 @@ type shadowReplayer struct {
 	stuck uint64
 
 	replayed guestProgress // the seqs shadowd reported
+	timeout  time.Duration // how long a request waits for its reply
 }
 
 func (k *Kernel) initShadow() {
 	s := &k.shadow
 	s.ring = k.queue("shadow_requests", HCShadowDone, &s.replayed)
+	s.timeout = shadowTimeout
 }
 
 // Shadow has the guest make the system call r and returns once it has
@@ -95,7 +97,7 @@ func (k *Kernel) Shadow(ctx context.Context, r ShadowRequest) error {
 	s.queue.Lock()
 	defer s.queue.Unlock()
 	if s.stuck != 0 && s.replayed.at() < s.stuck {
-		return fmt.Errorf(shadowNoReplyer, shadowTimeout)
+		return fmt.Errorf(shadowNoReplyer, s.timeout)
 	}
 	s.stuck = 0
 
@@ -130,12 +132,12 @@ func (k *Kernel) Shadow(ctx context.Context, r ShadowRequest) error {
 	seq := s.head
 	k.m.RingDoorbell(shadowDoorbell)
 
-	switch err := s.replayed.wait(ctx, seq, shadowTimeout); {
+	switch err := s.replayed.wait(ctx, seq, s.timeout); {
 	case err == nil:
 		return nil
 	case errors.Is(err, errGuestTimeout):
 		s.stuck = seq
-		return fmt.Errorf(shadowNoReplyer, shadowTimeout)
+		return fmt.Errorf(shadowNoReplyer, s.timeout)
 	default:
 		s.stuck = seq
 		return err

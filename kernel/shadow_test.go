@@ -5,25 +5,17 @@ import (
 	"errors"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 )
 
 // shadowReady waits until the guest's /bin/shadowd answers.
 func shadowReady(t testing.TB, k *kernel.Kernel) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := k.Shadow(context.Background(), kernel.ShadowRequest{Op: kernel.ShadowFork, Comm: "test"})
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("shadowd never answered: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitfor.Until(t, "shadowd to answer", func() bool {
+		return k.Shadow(context.Background(), kernel.ShadowRequest{Op: kernel.ShadowFork, Comm: "test"}) == nil
+	})
 }
 
 // The guest replays each request as the same system call, so its file

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/image"
 )
@@ -192,7 +193,7 @@ func TestQEMUSysfsRTC(t *testing.T) {
 	if err := os.WriteFile(path, flatImage(t, image.ELF()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, qemu, "-M", "virt", "-cpu", "cortex-a57", "-smp", "2",
 		"-m", "128", "-nographic", "-nic", "none", "-no-reboot", "-kernel", path)

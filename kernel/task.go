@@ -4,7 +4,9 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"strconv"
+	"syscall"
 
 	"github.com/kpemu/kpemu/machine"
 )
@@ -22,12 +24,15 @@ type taskLayout struct {
 	// for the tracers; -1 when the image's DWARF lacks them.
 	tiFlagsOff int64
 	stackOff   int64
+	// thread_info.preempt_count, for the jprobe handlers that run with
+	// preemption off; -1 when the image's DWARF lacks it.
+	tiPreemptOff int64
 }
 
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF.
 // An image without them still boots; Current then reports the idle task.
 func readTaskLayout(f *elf.File) taskLayout {
-	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1}
+	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1}
 	d, err := f.DWARF()
 	if err != nil {
 		return tl
@@ -64,8 +69,11 @@ func readTaskLayout(f *elf.File) taskLayout {
 			case "thread_info":
 				if ti, ok := fld.Type.(*dwarf.StructType); ok {
 					for _, f := range ti.Field {
-						if f.Name == "flags" {
+						switch f.Name {
+						case "flags":
 							tl.tiFlagsOff = fld.ByteOffset + f.ByteOffset
+						case "preempt_count":
+							tl.tiPreemptOff = fld.ByteOffset + f.ByteOffset
 						}
 					}
 				}
@@ -150,6 +158,44 @@ func (k *Kernel) NeedResched(task uint64) bool {
 	}
 	flags, err := k.Read64(task + uint64(k.task.tiFlagsOff))
 	return err == nil && flags&(1<<tifNeedResched) != 0
+}
+
+// PreemptCount returns the preempt_count of the task running on cpu
+// (0: preemptible). Call it as CurrentTask allows.
+func (k *Kernel) PreemptCount(cpu int) (int32, error) {
+	va, err := k.preemptCountVA(cpu)
+	if err != nil {
+		return 0, err
+	}
+	n, err := k.Read32(va)
+	if err != nil {
+		return 0, fmt.Errorf("preempt_count at %#x: %w", va, err)
+	}
+	return int32(n), nil
+}
+
+// AddPreemptCount adds delta to the preempt_count of the task running on
+// cpu (preempt_disable is +1, preempt_enable_no_resched -1). Call it as
+// CurrentTask allows.
+func (k *Kernel) AddPreemptCount(cpu int, delta int32) error {
+	n, err := k.PreemptCount(cpu)
+	if err != nil {
+		return err
+	}
+	va, _ := k.preemptCountVA(cpu)
+	if err := k.Write32(va, uint32(n+delta)); err != nil {
+		return fmt.Errorf("preempt_count at %#x: %w", va, err)
+	}
+	return nil
+}
+
+// preemptCountVA is where current's thread_info.preempt_count is.
+func (k *Kernel) preemptCountVA(cpu int) (uint64, error) {
+	task := k.CurrentTask(cpu)
+	if task == 0 || k.task.tiPreemptOff < 0 {
+		return 0, fmt.Errorf("%w: no current task or no thread_info.preempt_count on CPU %d", syscall.EOPNOTSUPP, cpu)
+	}
+	return task + uint64(k.task.tiPreemptOff), nil
 }
 
 // TaskStack returns the kernel stack of the task at kernel address task,

@@ -36,12 +36,15 @@ const (
 )
 
 // tracefsSyncTimeout bounds how long a writer waits for the guest; a guest
-// that does not get there (stopped, wedged) delays it no longer than this.
+// that does not get there (stopped, wedged) delays it no longer than this
+// (Config.GuestWait changes it).
 const tracefsSyncTimeout = 2 * time.Second
 
 type tracefsMirror struct {
 	ring uint64 // tracefs_requests, 0 if the image has none
 	head uint64 // requests queued so far (guarded by StopMachine)
+
+	timeout time.Duration // how long SyncTracefs waits
 
 	applied guestProgress // the guest's reported tail
 }
@@ -49,6 +52,7 @@ type tracefsMirror struct {
 func (k *Kernel) initTracefsMirror() {
 	tm := &k.tracefs
 	tm.ring = k.queue("tracefs_requests", HCTracefsDone, &tm.applied)
+	tm.timeout = tracefsSyncTimeout
 }
 
 // MirrorTracefs queues a change to the guest's tracefs hierarchy: path is
@@ -91,11 +95,12 @@ func (k *Kernel) MirrorTracefs(op TracefsOp, path string) uint64 {
 }
 
 // SyncTracefs waits until the guest applied request seq, while the guest
-// runs by itself (Run) and for at most tracefsSyncTimeout. Without Run
+// runs by itself (Run) and for at most tracefsSyncTimeout (or
+// Config.GuestWait). Without Run
 // (a test stepping the machine) it returns at once: the guest applies the
 // request when it next runs.
 func (k *Kernel) SyncTracefs(seq uint64) {
 	if seq != 0 && k.running.Load() {
-		_ = k.tracefs.applied.wait(context.Background(), seq, tracefsSyncTimeout)
+		_ = k.tracefs.applied.wait(context.Background(), seq, k.tracefs.timeout)
 	}
 }

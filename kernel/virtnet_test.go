@@ -6,8 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/machine"
 )
@@ -63,20 +63,15 @@ const virtnetPrivIRQs = 8 + 8 + 8 + 8 + 8 + 64*8 + 32*8 + 4*4
 
 func waitNet(t *testing.T, k *kernel.Kernel, what string, cond func(netSnapshot) bool) netSnapshot {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := netCounters(t, k, false)
-		if cond(s) {
-			return s
-		}
+	var s netSnapshot
+	waitfor.Until(t, what, func() bool {
+		s = netCounters(t, k, false)
 		if msg, ok := k.Panicked(); ok {
 			t.Fatalf("guest panicked waiting for %s: %s", what, msg)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s: %+v", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return cond(s)
+	})
+	return s
 }
 
 // The virtnet driver module finds the NIC in the device tree, takes its
@@ -85,7 +80,7 @@ func waitNet(t *testing.T, k *kernel.Kernel, what string, cond func(netSnapshot)
 // generator and the module loads again, several times.
 func TestVirtnetDriver(t *testing.T) {
 	con := &syncBuffer{}
-	k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Console: con, Logger: quiet()})
+	k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Console: con, Logger: quiet(), GuestWait: waitfor.Bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,18 +150,14 @@ func runGuest(t *testing.T, k *kernel.Kernel) {
 	done := make(chan struct{})
 	go func() { _ = k.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-k.Ready():
-	case <-time.After(20 * time.Second):
-		t.Fatal("guest did not become ready")
-	}
+	waitfor.Recv(t, "the guest to boot", k.Ready())
 }
 
 // Deterministic mode: with the module loaded at the same instruction, two
 // runs count the same packets on both sides.
 func TestVirtnetDeterministic(t *testing.T) {
 	run := func() netSnapshot {
-		k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet()})
+		k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet(), GuestWait: waitfor.Bound})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,10 +181,11 @@ func TestVirtnetDeterministic(t *testing.T) {
 		if !ok {
 			t.Fatal("no kmod_mailbox")
 		}
-		for op := uint64(0); op != kernel.KmodOpCall; {
-			time.Sleep(time.Millisecond)
+		waitfor.Until(t, "the load request in the mailbox", func() bool {
+			var op uint64
 			k.StopMachine(func() { op, _ = k.ReadU64(mailbox.Addr + kernel.KmodMailboxOp) })
-		}
+			return op == kernel.KmodOpCall
+		})
 		const steps = 40_000_000
 		for n := 0; n < steps/100000; n++ {
 			if err := m.Step(100000); err != nil {

@@ -3,11 +3,11 @@ package kprobes_test
 import (
 	"context"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
@@ -60,44 +60,69 @@ func TestConcurrentHitsAndChanges(t *testing.T) {
 	runErr := make(chan error, 1)
 	go func() { runErr <- k.Run(ctx) }()
 
-	// The churn: while hits are in flight on every CPU.
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		deadline := time.Now().Add(1500 * time.Millisecond)
-		for i := 0; time.Now().Before(deadline); i++ {
-			s := targets[i%len(targets)]
-			p := &kprobes.Kprobe{Symbol: s, Offset: 4 * uint64(i%3)}
-			if err := kp.Register(p); err == nil {
-				if err := kp.Disable(p); err != nil {
-					t.Error(err)
-				}
-				if err := kp.Enable(p); err != nil {
-					t.Error(err)
-				}
-				kp.Unregister(p)
-			}
-			if i%5 == 0 {
-				if err := kp.DisarmAll(); err != nil {
-					t.Error(err)
-				}
-				if err := kp.ArmAll(); err != nil {
-					t.Error(err)
-				}
-			}
-			if i%7 == 0 {
-				c := fixed[i%len(fixed)]
-				if err := kp.Disable(c.p); err != nil {
-					t.Error(err)
-				}
-				if err := kp.Enable(c.p); err != nil {
-					t.Error(err)
-				}
+	// The churn: while hits are in flight on every CPU. It goes on for
+	// minChurn rounds and until the hits came from several vCPUs and
+	// functions, and each round waits for a hit, so that changes and hits
+	// interleave however slowly the host runs the guest (under -race, or
+	// beside other jobs, the secondary CPUs may take seconds to come up,
+	// and a fixed 1.5s of churn saw hits from one vCPU only).
+	const minChurn = 300
+	totalCalls := func() uint64 {
+		var n uint64
+		for _, c := range fixed {
+			n += c.calls.Load()
+		}
+		return n
+	}
+	spread := func() bool {
+		hit := 0
+		for _, c := range fixed {
+			if c.calls.Load() > 0 {
+				hit++
 			}
 		}
-	}()
-	wg.Wait()
+		// Every vCPU hit a probe: each ran (Retired, read after the
+		// run, says so too) and hits came from several at once.
+		return hit >= 3 && cpusSeen.Load() == 1<<k.Machine().NumCPUs()-1
+	}
+	end := waitfor.Deadline(t)
+	rounds := 0
+	for ; rounds < minChurn || !spread(); rounds++ {
+		if time.Now().After(end) {
+			t.Fatalf("after %d rounds, hits from vCPUs %#x only", rounds, cpusSeen.Load())
+		}
+		i := rounds
+		s := targets[i%len(targets)]
+		p := &kprobes.Kprobe{Symbol: s, Offset: 4 * uint64(i%3)}
+		if err := kp.Register(p); err == nil {
+			if err := kp.Disable(p); err != nil {
+				t.Error(err)
+			}
+			if err := kp.Enable(p); err != nil {
+				t.Error(err)
+			}
+			kp.Unregister(p)
+		}
+		if i%5 == 0 {
+			if err := kp.DisarmAll(); err != nil {
+				t.Error(err)
+			}
+			if err := kp.ArmAll(); err != nil {
+				t.Error(err)
+			}
+		}
+		if i%7 == 0 {
+			c := fixed[i%len(fixed)]
+			if err := kp.Disable(c.p); err != nil {
+				t.Error(err)
+			}
+			if err := kp.Enable(c.p); err != nil {
+				t.Error(err)
+			}
+		}
+		before := totalCalls()
+		waitfor.Until(t, "a probe hit after a change", func() bool { return totalCalls() > before })
+	}
 	cancel()
 	if err := <-runErr; err != nil {
 		t.Fatal(err)
@@ -140,5 +165,5 @@ func TestConcurrentHitsAndChanges(t *testing.T) {
 	if l := kp.List(); len(l) != 0 {
 		t.Errorf("probes left: %v", l)
 	}
-	t.Logf("hits: %d %d %d %d %d %d, kretprobe missed %d", fixed[0].p.Hits(), fixed[1].p.Hits(), fixed[2].p.Hits(), fixed[3].p.Hits(), fixed[4].p.Hits(), fixed[5].p.Hits(), rp.Missed())
+	t.Logf("%d rounds, vCPUs %#x; hits: %d %d %d %d %d %d, kretprobe missed %d", rounds, cpusSeen.Load(), fixed[0].p.Hits(), fixed[1].p.Hits(), fixed[2].p.Hits(), fixed[3].p.Hits(), fixed[4].p.Hits(), fixed[5].p.Hits(), rp.Missed())
 }

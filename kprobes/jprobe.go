@@ -143,6 +143,13 @@ func (kp *Kprobes) setjmpPreHandler(jp *Jprobe, regs *Regs) bool {
 		}
 	}
 	regs.PC = jp.entry
+	// Linux's setjmp_pre_handler runs the handler with preemption off
+	// (preempt_disable; longjmp_break_handler re-enables it): preempted
+	// there, the task would return into a module that may be gone, and
+	// the per-CPU saved registers would belong to whoever probed next.
+	if err := kp.k.AddPreemptCount(regs.CPU, 1); err != nil {
+		kp.log.Error("jprobe: preempt_disable", "err", err)
+	}
 	kp.observe(ObsSetjmp, kp.cpu(regs), 0, regs, kp.byAddr[js.saved.PC], jp.entry)
 	return true
 }
@@ -162,5 +169,8 @@ func (kp *Kprobes) longjmpBreakHandler(_ *Kprobe, regs *Regs) bool {
 	cpu := regs.CPU
 	*regs = js.saved
 	regs.CPU = cpu
+	if err := kp.k.AddPreemptCount(cpu, -1); err != nil { // preempt_enable_no_resched
+		kp.log.Error("jprobe: preempt_enable", "err", err)
+	}
 	return true
 }

@@ -1,11 +1,14 @@
 package kprobes_test
 
 import (
+	"context"
 	"errors"
 	"syscall"
 	"testing"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/machine"
 )
 
 // A guest jprobe handler (samples/kprobes/jprobe_example.c's jdo_fork) runs
@@ -49,6 +52,58 @@ func TestGuestJprobe(t *testing.T) {
 	runIterations(t, k, 20)
 	if counter(t, k, "jdo_fork_calls") != n {
 		t.Error("handler ran after unregister")
+	}
+}
+
+// A guest jprobe handler runs with preemption off, as Linux's arm64
+// setjmp_pre_handler has it (preempt_disable, undone by
+// longjmp_break_handler): preempted there, a task could be switched out
+// inside a module's handler, come back after the module went (an Oops in
+// TestGuestKprobeSamples beside another make test), or find the per-CPU
+// saved registers taken by another task's hit.
+func TestJprobeHandlerNotPreemptible(t *testing.T) {
+	k, kp := boot(t)
+	if err := kp.RegisterJprobe(&kprobes.Jprobe{Kp: kprobes.Kprobe{Symbol: "do_fork"}, Entry: "jdo_fork"}); err != nil {
+		t.Fatal(err)
+	}
+	m := k.Machine()
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
+	defer cancel()
+	// stopAt runs the guest to a host breakpoint at addr and returns the
+	// preempt_count of the task there.
+	stopAt := func(addr uint64) int32 {
+		t.Helper()
+		if err := m.SetHostBreakpoint(addr); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := m.ClearHostBreakpoint(addr); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		ev := m.DebugRun(ctx, -1)
+		if ev.Reason != machine.StopBreakpoint {
+			t.Fatalf("run to %s: %+v", k.Kallsyms().Format(addr), ev)
+		}
+		n, err := k.PreemptCount(ev.CPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := 0; i < 3; i++ {
+		before := stopAt(symAddr(t, k, "do_fork") + 4)     // do_fork going on after a handler
+		in := stopAt(symAddr(t, k, "jprobe_example_note")) // called by jdo_fork, the handler
+		if in != before+1 {
+			t.Errorf("hit %d: preempt_count %d in the handler, %d outside it; want one more", i, in, before)
+		}
+		// After jprobe_return the probed do_fork goes on at +4, preemptible again.
+		if after := stopAt(symAddr(t, k, "do_fork") + 4); after != before {
+			t.Errorf("hit %d: preempt_count %d after the handler, want %d", i, after, before)
+		}
+	}
+	if msg, ok := k.Panicked(); ok {
+		t.Fatal(msg)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
@@ -19,7 +20,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // when the test steps it.
 func boot(t testing.TB) (*kernel.Kernel, *kprobes.Kprobes) {
 	t.Helper()
-	k, err := kernel.Boot(kernel.Config{Logger: quiet()})
+	k, err := kernel.Boot(kernel.Config{Logger: quiet(), GuestWait: waitfor.Bound})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // debugMachine returns a test machine with the OS lock unlocked and
@@ -358,10 +360,22 @@ func TestDebugRunDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	stops := 0
-	// The run ends with both CPUs in WFI: DebugRun then idles until the
-	// context ends.
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The run ends with both CPUs in WFI, where DebugRun idles until its
+	// context ends: end it once both wait (Run serves Exclusive meanwhile),
+	// not after a time in which a loaded host may not have got there.
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
+	go func() {
+		defer cancel()
+		for ctx.Err() == nil {
+			idle := false
+			b.Exclusive(func() { idle = b.CPU(0).Waiting() && b.CPU(1).Waiting() })
+			if idle {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
 	for stops < 1000 {
 		ev := b.DebugRun(ctx, -1)
 		if ev.Reason != StopBreakpoint {

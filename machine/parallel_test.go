@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // TestRAMAtomics checks the parallel-mode RAM accessors against plain
@@ -85,7 +87,7 @@ func TestParallelRun(t *testing.T) {
 		mustWrite32(t, m, 0x40030000+uint64(4*i), w)
 	}
 	m.Boot(testCode, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -134,7 +136,7 @@ func TestParallelTimerWakes(t *testing.T) {
 	}
 	m.Boot(testCode, 0)
 	m.CPU(0).SetSysReg(VBAR_EL1, testVBAR)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	start := time.Now()
 	if err := m.Run(ctx); err != nil {

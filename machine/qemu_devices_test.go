@@ -8,7 +8,8 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // deviceProgs are the device differential programs (testdata/<name>/,
@@ -61,7 +62,7 @@ func TestQEMUDevices(t *testing.T) {
 				}
 				t.Skip("qemu-system-aarch64 not installed (Debian package qemu-system-arm)")
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 			defer cancel()
 			cmd := exec.CommandContext(ctx, qemu, "-M", "virt", "-cpu", "max", "-m", "128",
 				"-smp", strconv.Itoa(p.cpus), "-nographic", "-no-reboot", "-nic", "none", "-kernel", path)

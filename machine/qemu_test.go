@@ -13,7 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // testProg is the bare-metal differential test program, built by
@@ -70,7 +71,7 @@ func bootAndRun(t testing.TB, path string, cfg Config, patch func(*Machine)) (*M
 		patch(m)
 	}
 	m.Boot(entry, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	if err := m.Run(ctx); err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func runOnQEMU(t *testing.T, path, cpu string) []byte {
 		}
 		t.Skip("qemu-system-aarch64 not installed (Debian package qemu-system-arm)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, qemu, "-M", "virt", "-cpu", cpu, "-m", "128",
 		"-nographic", "-no-reboot", "-nic", "none", "-kernel", path)

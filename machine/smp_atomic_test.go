@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // SMP tests with guests that share memory, run in deterministic and in
@@ -285,7 +287,7 @@ func runSMP(t *testing.T, tc smpCase, parallel bool) {
 	if tc.setup != nil {
 		tc.setup(t, m)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	if err := m.Run(ctx); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 func TestSystemRegisters(t *testing.T) {
@@ -204,7 +206,7 @@ func TestRunHostcallError(t *testing.T) {
 // the guest spins, patches the loop, and checks it takes effect.
 func TestExclusiveWhileRunning(t *testing.T) {
 	m, c, _ := newTestMachine(t, prog("add x0, x0, #1", "b #-4", "mov x0, #0x8", "movk x0, #0x8400, lsl #16", "hvc #0"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
@@ -234,18 +236,11 @@ func TestWFIDoesNotSpin(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitfor.Until(t, "the CPU to enter WFI", func() bool {
 		var waiting bool
 		m.Exclusive(func() { waiting = c.Waiting() })
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("CPU never entered WFI")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return waiting
+	})
 	n := m.Stats().Instructions
 	time.Sleep(50 * time.Millisecond)
 	ran := false
@@ -254,13 +249,8 @@ func TestWFIDoesNotSpin(t *testing.T) {
 		t.Fatalf("exclusive ran %v, instructions %d then %d", ran, n, m.Stats().Instructions)
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after cancel")
+	if err := waitfor.Recv(t, "Run to return after cancel", done); err != nil {
+		t.Fatal(err)
 	}
 	// Step returns at once when nothing can run.
 	if err := m.Step(10); err != nil {

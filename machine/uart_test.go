@@ -5,7 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // TestUARTRegisters drives the PL011 model directly.
@@ -77,7 +78,7 @@ func TestUARTConsoleIn(t *testing.T) {
 		mustWrite32(t, m, testCode+uint64(4*i), w)
 	}
 	m.Boot(testCode, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(t))
 	defer cancel()
 	if err := m.Run(ctx); err != nil {
 		t.Fatal(err)

@@ -78,16 +78,16 @@ stop() {
 	wait "$pid" 2>/dev/null || true
 }
 trap stop EXIT
-i=0
-# await WHAT LIMIT CMD...: run CMD every 0.1 s until it succeeds; give up
-# with kpemu's log if kpemu exits or the count i (shared by the waits)
-# passes LIMIT.
+# The waits share one bound, in seconds (sh has no SECONDS), which only
+# turns a hang into an error: on a loaded host kpemu may take long.
+end=$(($(date +%s) + ${KPEMU_NS_BOUND:-240}))
+# await WHAT CMD...: run CMD every 0.1 s until it succeeds; give up with
+# kpemu's log if kpemu exits or the bound passes.
 await() {
-	what=$1 limit=$2
-	shift 2
+	what=$1
+	shift
 	until "$@"; do
-		i=$((i + 1))
-		if [ $i -gt "$limit" ] || ! kill -0 "$pid" 2>/dev/null; then
+		if [ "$(date +%s)" -ge "$end" ] || ! kill -0 "$pid" 2>/dev/null; then
 			echo "kpemu-ns.sh: kpemu did not $what; its log ($log):" >&2
 			cat "$log" >&2
 			exit 1
@@ -96,12 +96,11 @@ await() {
 	done
 }
 trees_mounted() { [ -e /sys/kernel/debug/kpemu/kallsyms ] && [ -e /sys/kernel/tracing/kprobe_events ]; }
-await "mount its trees" 300 trees_mounted
+await "mount its trees" trees_mounted
 # The trees mount while the guest boots; give its user space (init, sh,
 # lockd, ...) a moment to start, as a box that a script logs in to has.
 until grep -q "Run /init as init process" /sys/kernel/debug/kpemu/dmesg 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -le 600 ] || break
+	[ "$(date +%s)" -lt "$end" ] || break
 	sleep 0.1
 done
 sleep 0.5
@@ -128,7 +127,7 @@ PATH=$here/ns-bin:$PATH
 export PATH
 [ $# -gt 0 ] || set -- "${SHELL:-/bin/sh}"
 if [ -n "$sock" ]; then
-	await "open its shadow socket" 900 test -S "$sock"
+	await "open its shadow socket" test -S "$sock"
 	set -- "$kpemu" shadow-exec --socket "$sock" -- "$@"
 fi
 set +e

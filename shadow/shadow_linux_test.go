@@ -19,6 +19,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // The test binary doubles as the supervised process: with SHADOW_HELPER
@@ -186,16 +188,25 @@ func supervise(tb testing.TB, sup *Supervisor, env []string, mode string, args .
 		tb.Skip("seccomp SECCOMP_RET_TRACE unavailable")
 	}
 	sock := filepath.Join(tb.TempDir(), "shadow.sock")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithDeadline(context.Background(), waitfor.Deadline(tb))
 	defer cancel()
 	lctx, stop := context.WithCancel(ctx)
 	listened := make(chan error, 1)
 	go func() { listened <- sup.Listen(lctx, sock) }()
-	for range 500 {
-		if _, err := os.Stat(sock); err == nil {
-			break
+	// Until the socket is there (a fixed 500 polls ran out on a loaded
+	// host), or Listen failed.
+	var lerr error
+	waitfor.Until(tb, "the supervisor's socket", func() bool {
+		select {
+		case lerr = <-listened:
+			return true
+		default:
 		}
-		time.Sleep(2 * time.Millisecond)
+		_, err := os.Stat(sock)
+		return err == nil
+	})
+	if lerr != nil {
+		tb.Fatalf("Listen: %v", lerr)
 	}
 	// The helper runs as a grandchild, as kpemu shadow-exec runs beside
 	// kpemu and not below it: a tracer in the thread group of its

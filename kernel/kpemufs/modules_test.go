@@ -9,9 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/kpemufs"
 )
@@ -19,7 +19,7 @@ import (
 // TestModulesFile drives kpemu/modules as insmod and rmmod would, with
 // the guest running, and checks the errnos of bad writes.
 func TestModulesFile(t *testing.T) {
-	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), GuestWait: waitfor.Bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,11 +31,7 @@ func TestModulesFile(t *testing.T) {
 	done := make(chan struct{})
 	go func() { _ = k.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	select {
-	case <-k.Ready():
-	case <-time.After(20 * time.Second):
-		t.Fatal("guest not ready")
-	}
+	waitfor.Recv(t, "the guest to boot", k.Ready())
 	read := func(p string) string {
 		b, err := tree.ReadFile(p)
 		if err != nil {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // aff returns available_filter_functions' names.
@@ -159,7 +160,7 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 		write("tracing/events/kprobes/testprobe/enable", map[bool]string{true: "1", false: "0"}[c.probe], true)
 		write("tracing/current_tracer", map[bool]string{true: "function", false: "nop"}[c.tracer], true)
 		write("tracing/trace", "", true)
-		f.step(t, 10_000_000)
+		f.stepForks(t, 50)
 		probe, fn := count()
 		if (probe > 0) != c.probe || (fn > 0) != c.tracer {
 			t.Errorf("probe %v, tracer %v: %d probe lines, %d kernel_clone lines", c.probe, c.tracer, probe, fn)
@@ -168,7 +169,7 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 	write("tracing/events/kprobes/testprobe/enable", "1", true)
 	write("tracing/current_tracer", "function", true)
 	write("tracing/trace", "", true)
-	f.step(t, 20_000_000)
+	f.stepForks(t, 100)
 	tr := f.read(t, "tracing/trace")
 	if !strings.HasPrefix(tr, "# tracer: function\n") {
 		t.Errorf("trace header: %q", tr[:40])
@@ -270,7 +271,7 @@ func TestStackTracer(t *testing.T) {
 	if err := f.tr.SetStackTracerEnabled(true); err != nil {
 		t.Fatal(err)
 	}
-	f.step(t, 20_000_000)
+	f.stepForks(t, 50)
 	var max int
 	if _, err := fmt.Sscanf(f.read(t, "tracing/stack_max_size"), "%d\n", &max); err != nil || max <= 0 || max > 16384 {
 		t.Errorf("stack_max_size %d, %v", max, err)
@@ -352,13 +353,7 @@ func TestFtraceModules(t *testing.T) {
 	if !strings.Contains(filter, "vnet_rx [e1000ish]\n") || strings.Contains(filter, ":mod:") || strings.Contains(filter, "init_module") {
 		t.Errorf("set_ftrace_filter after the load:\n%s", filter)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(f.read(t, "tracing/trace"), ": vnet_rx <-") {
-		if time.Now().After(deadline) {
-			t.Fatal("vnet_rx not traced")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, "vnet_rx traced", func() bool { return strings.Contains(f.read(t, "tracing/trace"), ": vnet_rx <-") })
 	if err := f.write("tracing/current_tracer", "nop\n", true); err != nil {
 		t.Fatal(err)
 	}

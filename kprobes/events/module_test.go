@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // run runs the fixture's machine on another goroutine until the test ends.
@@ -15,11 +16,7 @@ func (f *fixture) run(t *testing.T) {
 	done := make(chan struct{})
 	go func() { _ = f.k.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case <-f.k.Ready():
-	case <-time.After(20 * time.Second):
-		t.Fatal("guest not ready")
-	}
+	waitfor.Recv(t, "the guest to boot", f.k.Ready())
 }
 
 // TestModuleEventsAcrossLoads follows the oracle (linux-6.1-oracle.md,

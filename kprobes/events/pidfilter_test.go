@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -178,7 +179,7 @@ func TestEventPidFilter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.step(t, 20_000_000)
+	f.stepForks(t, 100)
 	all := tracePids(t, f, ": (")
 	if all[6] == 0 || len(all) < 3 {
 		t.Fatalf("unfiltered, the trace has lines of pids %v; want kworkload's (6) and its children's", all)
@@ -205,7 +206,7 @@ func TestEventPidFilter(t *testing.T) {
 			if err := f.write("tracing/trace", "", true); err != nil {
 				t.Fatal(err)
 			}
-			f.step(t, 20_000_000)
+			f.stepForks(t, 100)
 			got := tracePids(t, f, ": (")
 			kept := 0
 			for pid, n := range got {
@@ -250,7 +251,7 @@ func TestEventPidFilterTriggers(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			f.step(t, 20_000_000)
+			f.stepForks(t, 100)
 			if on := strings.TrimSpace(f.read(t, "tracing/tracing_on")); on != tc.after {
 				t.Errorf("tracing_on %s, want %s", on, tc.after)
 			}
@@ -278,7 +279,7 @@ func TestFtracePidFilter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.step(t, 20_000_000)
+	f.stepForks(t, 100)
 	if all := tracePids(t, f, " <-"); all[6] == 0 || len(all) < 3 {
 		t.Fatalf("unfiltered, the function tracer's lines are of pids %v", all)
 	}
@@ -302,7 +303,7 @@ func TestFtracePidFilter(t *testing.T) {
 			if err := f.write("tracing/trace", "", true); err != nil {
 				t.Fatal(err)
 			}
-			f.step(t, 20_000_000)
+			f.stepForks(t, 100)
 			got := tracePids(t, f, " <-")
 			for pid, n := range got {
 				if !tc.keep(pid) {
@@ -331,6 +332,45 @@ func pidsOf(t *testing.T, f *fixture, file string) []int {
 		out = append(out, p)
 	}
 	return out
+}
+
+// maxSteps bounds stepUntil: far more instructions than any wait here
+// needs (kworkload forks about 200 children per million), so reaching it
+// means the guest hangs or the awaited thing never happens.
+const maxSteps = 200_000_000
+
+// stepUntil steps the guest in small chunks until cond holds, so that a
+// test runs the guest for the events it needs and no longer; on a loaded
+// host or under -race each instruction costs many times more, and fixed
+// budgets of tens of millions made the pid tests run for minutes.
+func (f *fixture) stepUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for n := uint64(0); !cond(); n += 100_000 {
+		if n >= maxSteps {
+			t.Fatalf("%d instructions without %s", n, what)
+		}
+		f.step(t, 100_000)
+	}
+}
+
+// stepForks steps the guest until kworkload has forked n more children
+// (workload_forks), each of which exits and is reaped a few forks later:
+// the events whose traces and pid-list changes the tests look for.
+func (f *fixture) stepForks(t *testing.T, n uint64) {
+	t.Helper()
+	sym, ok := f.k.Kallsyms().LookupName("workload_forks")
+	if !ok {
+		t.Fatal("no workload_forks in the image")
+	}
+	forks := func() uint64 {
+		v, err := f.k.ReadU64(sym.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	start := forks()
+	f.stepUntil(t, fmt.Sprintf("%d forks of kworkload", n), func() bool { return forks() >= start+n })
 }
 
 // With event-fork (function-fork) on, the children a listed task forks
@@ -365,7 +405,7 @@ func TestPidFork(t *testing.T) {
 			// Off: kworkload's children exit unseen.
 			write(tc.list, "6\n")
 			write("tracing/trace", "")
-			f.step(t, 20_000_000)
+			f.stepForks(t, 100)
 			if got := tracePids(t, f, tc.marker); len(got) != 0 {
 				t.Errorf("without %s, do_exit lines of %v", tc.option, got)
 			}
@@ -377,7 +417,7 @@ func TestPidFork(t *testing.T) {
 			write("tracing/trace", "")
 			seen := map[int]bool{}
 			for i := 0; i < 20; i++ {
-				f.step(t, 1_000_000)
+				f.stepForks(t, 5)
 				for _, p := range pidsOf(t, f, tc.list) {
 					seen[p] = true
 				}
@@ -405,21 +445,21 @@ func TestPidFork(t *testing.T) {
 			// A list of one child, which is reaped: the list stays, empty,
 			// and nothing is traced until it is written again.
 			var child int
-			for child == 0 {
-				f.step(t, 200_000)
+			f.stepUntil(t, "a child of kworkload listed", func() bool {
 				for _, p := range pidsOf(t, f, tc.list) {
 					if p != 6 {
 						child = p
 					}
 				}
-			}
+				return child != 0
+			})
 			write(tc.list, strconv.Itoa(child)+"\n")
-			f.step(t, 20_000_000)
+			f.stepForks(t, 100)
 			if got := f.read(t, tc.list); got != "" {
 				t.Errorf("after pid %d was reaped, %s = %q, want it empty", child, tc.list, got)
 			}
 			write("tracing/trace", "")
-			f.step(t, 10_000_000)
+			f.stepForks(t, 100)
 			if got := tracePids(t, f, tc.marker); len(got) != 0 {
 				t.Errorf("an empty list let do_exit lines of %v through", got)
 			}
@@ -429,14 +469,17 @@ func TestPidFork(t *testing.T) {
 			if got := f.read(t, tc.list); strings.Contains(got, "pid") != strings.Contains(tc.list, "ftrace") {
 				t.Errorf("an empty write to an empty list left %q", got)
 			}
-			f.step(t, 10_000_000)
+			f.stepForks(t, 100)
 			if got := tracePids(t, f, tc.marker); len(got) == 0 {
 				t.Error("no do_exit lines once the list went")
 			}
 			// The notrace list follows forks the same way.
 			write(tc.nolist, "6\n")
 			write("tracing/trace", "")
-			f.step(t, 10_000_000)
+			// Other tasks exit far less often than kworkload's children:
+			// after a hundred of these, run until one has.
+			f.stepForks(t, 100)
+			f.stepUntil(t, "a do_exit line of another task", func() bool { return len(tracePids(t, f, tc.marker)) > 0 })
 			if got := tracePidsOf(t, f, tc.marker, "kworkload"); len(got) != 0 {
 				t.Errorf("with 6 not traced, its children's do_exit lines of %v", got)
 			}

@@ -2,14 +2,15 @@ package events_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // The events of the trigger oracle session (Debian's arm64 Linux 6.1.192
@@ -361,13 +362,7 @@ func TestTriggersFire(t *testing.T) {
 		if !strings.HasPrefix(p, "tracing/") {
 			p = "tracing/events/kprobes/" + p
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for got := f.read(t, p); got != want; got = f.read(t, p) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s reads %q, want %q", p, got, want)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitfor.Until(t, fmt.Sprintf("%s to read %q", p, want), func() bool { return f.read(t, p) == want })
 	}
 
 	// traceoff on kernel_clone turns tracing off; it runs after the
@@ -394,9 +389,8 @@ func TestTriggersFire(t *testing.T) {
 	waitFor("tracing/tracing_on", "0\n")
 	waitFor("ev1/trigger", "traceoff:count=0\n")
 	write("tracing/tracing_on", "1")
-	for n := hitsOf(t, f, "ev1"); hitsOf(t, f, "ev1") < n+2; {
-		time.Sleep(time.Millisecond)
-	}
+	n := hitsOf(t, f, "ev1")
+	waitfor.Until(t, "two more ev1 hits", func() bool { return hitsOf(t, f, "ev1") >= n+2 })
 	if got := f.read(t, "tracing/tracing_on"); got != "1\n" {
 		t.Errorf("a spent traceoff:2 turned tracing off again: tracing_on = %q", got)
 	}
@@ -426,13 +420,9 @@ func TestTriggersFire(t *testing.T) {
 		t.Errorf("enable files after enable_event: %q", got)
 	}
 	waitFor("ev2/enable", "1*\n")
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(f.read(t, "tracing/trace"), " ev2: (wake_up_new_task+0x0/") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no ev2 record once enable_event fired:\n%s", f.read(t, "tracing/trace"))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.Until(t, "an ev2 record once enable_event fired", func() bool {
+		return strings.Contains(f.read(t, "tracing/trace"), " ev2: (wake_up_new_task+0x0/")
+	})
 	if strings.Contains(f.read(t, "tracing/trace"), " ev1: ") {
 		t.Error("the soft-disabled ev1 was recorded")
 	}
