@@ -18,10 +18,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/fuse"
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // helperEnv, when set in the environment, makes the test binary a child
@@ -400,14 +400,7 @@ func TestRemoveWhileOpen(t *testing.T) {
 // goroutinesSettle waits until the goroutine count drops to at most n.
 func goroutinesSettle(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > n {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, want at most %d:\n%s", runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.Until(t, fmt.Sprintf("at most %d goroutines", n), func() bool { return runtime.NumGoroutine() <= n })
 }
 
 func TestRemountAndNoLeaks(t *testing.T) {

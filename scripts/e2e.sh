@@ -751,7 +751,7 @@ expect "no CAP_DAC_OVERRIDE: read a 0600 file" "1" "$($NODAC cat "$D/kprobes/ena
 # tail -n reads backwards with lseek, dd and head -c read part of it.
 echo 'p:rd vfs_read' > "$T/kprobe_events"
 echo 1 > "$T/events/kprobes/rd/enable"
-for _ in $(seq 1 100); do [ "$(hits rd)" -gt 20 ] 2>/dev/null && break; sleep 0.1; done
+poll hits_above rd 20
 echo 0 > "$T/events/kprobes/rd/enable"
 PY=$(command -v python3)
 for f in kprobes/list kprobes/blacklist tracing/kprobe_events tracing/kprobe_profile tracing/trace tracing/available_filter_functions; do
@@ -776,7 +776,7 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 os.sendfile(1, fd, int(sys.argv[2]), 16)' "$D/kpemu/mem" "$off" | od -An -tx4)"
 echo 1 > "$T/events/kprobes/rd/enable"
 # trace_pipe blocks: busybox cat (sendfile first, then read) streams it.
-out=$(timeout 5 busybox cat "$T/trace_pipe" | head -n 2 | grep -c ' rd: (vfs_read+0x0/')
+out=$(timeout "$BOUND" busybox cat "$T/trace_pipe" | head -n 2 | grep -c ' rd: (vfs_read+0x0/')
 expect "busybox cat trace_pipe streams its lines" 2 "$out"
 echo 0 > "$T/events/kprobes/rd/enable"
 echo > "$T/kprobe_events"
@@ -798,7 +798,7 @@ exec 7< <(cat "$T/trace_pipe" >/dev/null; echo "reader exit $?")
 cwdpid=$!
 unshare -m --propagation private sleep 60 &
 nspid=$!
-for _ in $(seq 1 50); do grep -q " $MNT " /proc/$nspid/mountinfo 2>/dev/null && break; sleep 0.1; done
+poll grep -q " $MNT " /proc/$nspid/mountinfo
 start=$(date +%s%N)
 kill -TERM "$pid"
 wait "$pid"
@@ -808,7 +808,7 @@ ms=$((($(date +%s%N) - start) / 1000000))
 echo "    (SIGTERM to exit with a reader, a cwd and a namespace copy holding the mount: $ms ms)"
 expect "SIGTERM exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGTERM unmounts"; else ok "SIGTERM unmounts"; fi
-expect "the trace_pipe reader gets EOF" "reader exit 0" "$(timeout 5 cat <&7)"
+expect "the trace_pipe reader gets EOF" "reader exit 0" "$(timeout "$BOUND" cat <&7)"
 exec 7<&-
 expect "no copy of the mount is left in another namespace" 0 "$(grep -c " $MNT " /proc/$nspid/mountinfo)"
 kill "$cwdpid" "$nspid" 2>/dev/null
@@ -841,14 +841,10 @@ if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; 
 # can take them, and the guest keeps running.
 "$KPEMU" run --mount "$MNT" --probe kmem_cache_alloc >"$LOG" 2>&1 &
 pid=$!
-for _ in $(seq 1 3000); do
-	[ -e "$D/kprobes/list" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.01
-done
+until mounted; do :; done # no sleep: the probe goes in the moment the tree appears
 echo 'p:early kmalloc' > "$T/kprobe_events" && echo 1 > "$T/events/kprobes/early/enable"
 expect_err "a probe on preempt_count_add is refused (NOKPROBE_SYMBOL, as in Linux)" "Invalid argument" "echo 'p:hot preempt_count_add' >> '$T/kprobe_events'"
-for _ in $(seq 1 100); do [ "$(hits early)" != 0 ] && break; sleep 0.1; done
+poll hits_above early 0
 if [ "$(hits early)" != 0 ]; then ok "a probe written as the mount appears hits"; else bad "a probe written as the mount appears hits" "$(cat "$T/kprobe_profile")"; fi
 if grep -q "Kernel panic\|Internal error" "$D/kpemu/dmesg"; then bad "probes armed at boot leave the guest running" "$(cat "$D/kpemu/dmesg")"; else ok "probes armed at boot leave the guest running"; fi
 kill -INT "$pid"; wait "$pid"; pid=
@@ -859,7 +855,7 @@ kill -INT "$pid"; wait "$pid"; pid=
 "$KPEMU" run --mount "$MNT" --unsafe-allow-blacklisted --probe do_debug_exception --probe vfs_read >"$LOG" 2>&1 &
 pid=$!
 wait_mounted || bad "the unsafe run mounts" "$(cat "$LOG")"
-for _ in $(seq 1 100); do grep -q "end Kernel panic" "$D/kpemu/dmesg" && break; sleep 0.1; done
+poll grep -q "end Kernel panic" "$D/kpemu/dmesg"
 expect "a probe on do_debug_exception: the guest reports its stack overflow" \
 	"$(printf 'ESR: 0x00000000f2000004 -- BRK (AArch64)\nInsufficient stack space to handle exception!\nKernel panic - not syncing: kernel stack overflow')" \
 	"$(sed -n 's/^\[ *[0-9.]*\] //p' "$D/kpemu/dmesg" | grep -E '^(Insufficient|ESR:|Kernel panic)' | sort -u)"
