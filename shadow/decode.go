@@ -26,6 +26,8 @@ const (
 	sysClone3
 	sysFork
 	sysVfork
+	sysMount  // not replayed: the seal's (seal_linux.go)
+	sysFsopen // likewise
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

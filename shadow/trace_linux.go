@@ -56,6 +56,11 @@ const ptraceSyscallInfoSeccomp = 3
 // is done, the tracees are let go at their next stop (they then get ENOSYS
 // for the filter's syscalls, which want a tracer).
 func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error {
+	return s.trace(ctx, pid, ModeShadow, attached)
+}
+
+// trace is Trace for a tree that attached with mode m.
+func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()) error {
 	runtime.LockOSThread()
 	// The thread ends with the goroutine (not unlocked): its tracees are
 	// then detached by the kernel.
@@ -98,7 +103,7 @@ func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error 
 		sig, event := ws.StopSignal(), int(uint32(ws)>>16&0xff)
 		switch {
 		case event == unix.PTRACE_EVENT_SECCOMP:
-			s.stopped(tid, kinds, caller, rp)
+			s.stopped(tid, m, kinds, caller, rp)
 			err = unix.PtraceCont(tid, 0)
 		case event == unix.PTRACE_EVENT_STOP:
 			switch sig {
@@ -155,8 +160,9 @@ func seizeAll(pid int) error {
 	}
 }
 
-// stopped replays the syscall at which tid is stopped, if it is one to.
-func (s *Supervisor) stopped(tid int, kinds map[int32]sysKind, c *procCaller, rp *replayer) {
+// stopped replays the syscall at which tid is stopped, if it is one to
+// and m is ModeShadow, and seals it if s has a Seal.
+func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCaller, rp *replayer) {
 	log := s.log()
 	var info ptraceSyscallInfo
 	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GET_SYSCALL_INFO, uintptr(tid),
@@ -174,6 +180,13 @@ func (s *Supervisor) stopped(tid int, kinds map[int32]sysKind, c *procCaller, rp
 		return
 	}
 	c.pid = tid
+	if kind == sysMount || kind == sysFsopen {
+		if s.Seal != nil {
+			s.sealMount(tid, kind, &d, c)
+		}
+		c.close()
+		return
+	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()
 	switch {
@@ -183,6 +196,12 @@ func (s *Supervisor) stopped(tid int, kinds map[int32]sysKind, c *procCaller, rp
 		return
 	case !replay:
 		s.threads.Add(1)
+		return
+	}
+	if s.Seal != nil && r.Op == Open {
+		s.sealOpen(tid, kind, &r)
+	}
+	if m == ModeSeal {
 		return
 	}
 	r.PID = tid
