@@ -19,6 +19,9 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/fuse"
 )
 
 // The test binary doubles as the supervised process: with SHADOW_HELPER
@@ -35,7 +38,8 @@ const exitNoFilter = 42
 
 // helper runs helper mode:
 //   - exec: Attach to SHADOW_SOCKET, Install, exec args with SHADOW_HELPER
-//     set to SHADOW_THEN, as kpemu shadow-exec does;
+//     set to SHADOW_THEN, as kpemu shadow-exec does (in ModeSeal if
+//     SHADOW_MODE is "seal");
 //   - threads: threadsHelper, in a process exec'd by exec mode;
 //   - bench: Attach, Install, then openLoop on the filtered thread.
 func helper(mode, sock string, args []string) int {
@@ -63,10 +67,14 @@ func helper(mode, sock string, args []string) int {
 		default:
 			return fmt.Errorf("unknown helper mode %q", mode)
 		}
-		if err := Attach(sock); err != nil {
+		m := ModeShadow
+		if os.Getenv("SHADOW_MODE") == "seal" {
+			m = ModeSeal
+		}
+		if err := AttachMode(sock, m); err != nil {
 			return err
 		}
-		if err := Install(); err != nil {
+		if err := InstallMode(m); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(exitNoFilter)
 		}
@@ -344,6 +352,99 @@ func TestThreadsNotMirrored(t *testing.T) {
 		{op: Unlink, path: dir + "/sub/f", exact: true},
 		{op: Unlink, path: dir + "/sub", flags: atRemoveDir, exact: true},
 	})
+}
+
+// A sealed tree's mount(2) of tracefs binds the Seal's tree; of debugfs,
+// with no tree, fails with ENODEV; in ModeSeal nothing is replayed.
+func TestSealMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mount(2) needs root")
+	}
+	if _, err := exec.LookPath("mount"); err != nil {
+		t.Skip("no mount(8)")
+	}
+	for _, mode := range []string{"shadow", "seal"} {
+		t.Run(mode, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, mnt := filepath.Join(dir, "tree"), filepath.Join(dir, "mnt")
+			for _, d := range []string{tree, mnt} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(tree, "marker"), []byte("kpemu's\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) })
+			rec := &recorder{}
+			sup := &Supervisor{Replay: rec.replay, Log: testLogger(t), Seal: &Seal{Tracefs: tree, Dir: dir}}
+			t.Setenv("D", dir)
+			script := `mount -t tracefs nodev $D/mnt && cat $D/mnt/marker && umount $D/mnt
+				mount -t debugfs nodev $D/mnt 2>/dev/null || echo "debugfs: $?"
+				echo done`
+			out := supervise(t, sup, []string{"SHADOW_MODE=" + mode}, "exec", "/bin/sh", "-c", script)
+			if want := "kpemu's\ndebugfs: 32\ndone\n"; string(out) != want {
+				t.Errorf("output %q, want %q", out, want)
+			}
+			st := sup.Stats()
+			if st.Sealed != 2 {
+				t.Errorf("Stats.Sealed = %d, want 2", st.Sealed)
+			}
+			if n := len(rec.all()); (mode == "seal") != (n == 0) {
+				t.Errorf("%d requests replayed in mode %s", n, mode)
+			}
+		})
+	}
+}
+
+// A sealed tree's /proc/mounts and /proc/PID/mountinfo show a kpemu
+// mount (FUSE, "fuse.kpemu") as Linux's tracefs; unsealed, as it is.
+func TestSealMountTable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a FUSE mount needs root here")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt := filepath.Join(dir, "t")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := fuse.Mount(ctx, mnt, debugfs.NewTree(), fuse.Options{FsName: "tracefs"})
+	if err != nil {
+		t.Skipf("no FUSE mount: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Unmount() })
+	t.Setenv("T", mnt)
+	// Each table read three ways: by path, relative to /proc, and through
+	// a dirfd (bash's cd resolves it; cat opens relative to the cwd).
+	script := `grep " $T " /proc/mounts | cut -d" " -f1,3
+		grep " $T " /proc/self/mountinfo | sed "s/.* - //"
+		cd /proc/self && grep " $T " mounts | cut -d" " -f3
+		grep " $T " /proc/$$/task/$$/mountinfo | sed "s/.* - //" | cut -d" " -f1`
+	for _, tt := range []struct {
+		name string
+		seal *Seal
+		want string
+	}{
+		{"sealed", &Seal{Tracefs: mnt, Dir: dir}, "tracefs tracefs\ntracefs tracefs rw\ntracefs\ntracefs\n"},
+		{"unsealed", nil, "tracefs fuse.kpemu\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sup := &Supervisor{Replay: (&recorder{}).replay, Log: testLogger(t), Seal: tt.seal}
+			out := string(supervise(t, sup, []string{"SHADOW_MODE=seal"}, "exec", "/bin/sh", "-c", script))
+			if tt.seal == nil {
+				out, _, _ = strings.Cut(out, "\n")
+				out += "\n"
+			}
+			if out != tt.want {
+				t.Errorf("output %q, want %q", out, tt.want)
+			}
+		})
+	}
 }
 
 // BenchmarkMirroredOpen measures opens of /dev/null by a supervised child
