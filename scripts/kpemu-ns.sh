@@ -85,8 +85,10 @@ mount -t tmpfs -o mode=0755,size=16m kpemu-seal "$seal_dir"
 pid=$!
 sysctl_dir=
 stop() {
-	# the binds hold the trees busy: release them first
-	umount /proc/kallsyms /proc/version /sys/kernel/debug/tracing 2>/dev/null || true
+	# binds of the trees (ours, and any that CMD left, as a mount of
+	# tracefs makes one) hold them busy: release them first
+	awk '$3 == "fuse.kpemu" && $2 != "/sys/kernel/debug" && $2 != "/sys/kernel/tracing" { print $2 }' /proc/self/mounts |
+		sort -r | while read -r m; do umount -l "$(printf '%b' "$m")" 2>/dev/null || true; done
 	umount -l /proc/sys 2>/dev/null || true
 	if [ -n "$sysctl_dir" ]; then
 		umount -l "$sysctl_dir" 2>/dev/null || true
