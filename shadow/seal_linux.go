@@ -3,6 +3,8 @@
 package shadow
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
@@ -14,11 +16,18 @@ import (
 )
 
 // sealOpen redirects an open of a mount table (see Seal) to a rewritten
-// copy, if the table shows a kpemu mount. The copy is per thread, and is
-// replaced (renamed over) rather than rewritten, so that an earlier open
-// of it keeps what it read.
+// copy, if the table shows a kpemu mount. A copy is named by its content
+// and never rewritten: the few distinct tables a namespace has take a file
+// each, however many processes read them.
 func (s *Supervisor) sealOpen(tid int, kind sysKind, r *Request) {
-	proc, file, ok := mountTable(r.Path)
+	p := r.Path
+	if p == "/etc/mtab" {
+		// A symlink to the table, as systemd and Debian make it.
+		if t, err := os.Readlink(p); err == nil && (t == "../proc/self/mounts" || t == "/proc/self/mounts" || t == "/proc/mounts") {
+			p = "/proc/self/mounts"
+		}
+	}
+	proc, file, ok := mountTable(p)
 	if !ok || r.Flags&0o3 != 0 {
 		return // a write open fails on the real table (EACCES)
 	}
@@ -48,8 +57,9 @@ func (s *Supervisor) sealOpen(tid int, kind sysKind, r *Request) {
 	if out == string(table) {
 		return
 	}
-	name := filepath.Join(s.Seal.Dir, strconv.Itoa(tid)+"."+file)
-	if err := writeReplace(name, out); err != nil {
+	sum := sha256.Sum256([]byte(out))
+	name := filepath.Join(s.Seal.Dir, file+"-"+hex.EncodeToString(sum[:12]))
+	if err := writeOnce(name, out); err != nil {
 		s.log().Warn("shadow: seal: writing a mount table", "path", r.Path, "err", err)
 		return
 	}
@@ -60,13 +70,31 @@ func (s *Supervisor) sealOpen(tid int, kind sysKind, r *Request) {
 	s.sealed.Add(1)
 }
 
-// writeReplace writes data to a new file and renames it to name.
-func writeReplace(name, data string) error {
-	tmp := name + ".new"
-	if err := os.WriteFile(tmp, []byte(data), 0o444); err != nil {
+// writeOnce makes file name hold data, unless it exists (then it does):
+// a new file is written whole and renamed into place, so that a reader
+// never sees part of it.
+func writeOnce(name, data string) error {
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), ".new-*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, name)
+	_, err = f.WriteString(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // redirectPath makes the stopped syscall's path argument arg point to p:

@@ -410,7 +410,10 @@ func TestSealMountTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mnt := filepath.Join(dir, "t")
+	mnt, tables := filepath.Join(dir, "t"), filepath.Join(dir, "tables")
+	if err := os.Mkdir(tables, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv, err := fuse.Mount(ctx, mnt, debugfs.NewTree(), fuse.Options{FsName: "tracefs"})
@@ -424,13 +427,14 @@ func TestSealMountTable(t *testing.T) {
 	script := `grep " $T " /proc/mounts | cut -d" " -f1,3
 		grep " $T " /proc/self/mountinfo | sed "s/.* - //"
 		cd /proc/self && grep " $T " mounts | cut -d" " -f3
-		grep " $T " /proc/$$/task/$$/mountinfo | sed "s/.* - //" | cut -d" " -f1`
+		grep " $T " /proc/$$/task/$$/mountinfo | sed "s/.* - //" | cut -d" " -f1
+		for i in 1 2 3; do grep " $T " /etc/mtab; done | cut -d" " -f3 | uniq -c | sed "s/^ *//"`
 	for _, tt := range []struct {
 		name string
 		seal *Seal
 		want string
 	}{
-		{"sealed", &Seal{Tracefs: mnt, Dir: dir}, "tracefs tracefs\ntracefs tracefs rw\ntracefs\ntracefs\n"},
+		{"sealed", &Seal{Tracefs: mnt, Dir: tables}, "tracefs tracefs\ntracefs tracefs rw\ntracefs\ntracefs\n3 tracefs\n"},
 		{"unsealed", nil, "tracefs fuse.kpemu\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -444,6 +448,11 @@ func TestSealMountTable(t *testing.T) {
 				t.Errorf("output %q, want %q", out, tt.want)
 			}
 		})
+	}
+	// One copy per distinct table, however many reads: mounts and
+	// mountinfo.
+	if ents, err := os.ReadDir(tables); err != nil || len(ents) != 2 {
+		t.Errorf("rewritten tables: %v, %v; want 2", ents, err)
 	}
 }
 
@@ -471,6 +480,26 @@ func BenchmarkMirroredOpen(b *testing.B) {
 	b.ReportMetric(mirrored, "mirrored/s")
 	b.ReportMetric(baseline, "baseline/s")
 	b.ReportMetric(baseline/mirrored, "slowdown")
+}
+
+// BenchmarkSealedOpen is BenchmarkMirroredOpen in ModeSeal, as under
+// kpemu-ns.sh -S: each open stops for the tracer, which replays nothing.
+func BenchmarkSealedOpen(b *testing.B) {
+	base, err := openLoop(b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sup := &Supervisor{Replay: func(context.Context, Request) error { return nil }, Log: testLogger(b),
+		Seal: &Seal{Dir: b.TempDir()}}
+	b.ResetTimer()
+	out := supervise(b, sup, []string{"SHADOW_MODE=seal"}, "bench", strconv.Itoa(b.N))
+	b.StopTimer()
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		b.Fatalf("helper output %q: %v", out, err)
+	}
+	b.ReportMetric(float64(ns)/float64(b.N), "ns/op")
+	b.ReportMetric(float64(ns)/1e9/base.Seconds(), "slowdown")
 }
 
 // Attach without a supervisor fails, before the caller installs a filter
