@@ -106,7 +106,9 @@ func redirectPath(tid, arg int, p string) error {
 		return fmt.Errorf("getting registers: %w", err)
 	}
 	b := append([]byte(p), 0)
-	addr := (rg.sp() - redZone - 256 - uint64(len(b))) &^ 15
+	// No margin beyond the red zone: a Go tracee's goroutine stack has
+	// only its guard (some 800 bytes) free below the stack pointer.
+	addr := (rg.sp() - redZone - uint64(len(b))) &^ 15
 	if _, err := unix.PtracePokeData(tid, uintptr(addr), b); err != nil {
 		return fmt.Errorf("writing the path at %#x: %w", addr, err)
 	}
