@@ -799,6 +799,9 @@ done
 echo
 echo 5 2>/dev/null > /proc/sys/kernel/kptr_restrict || echo "kptr_restrict 5: EINVAL"
 ( echo 1 > /proc/sys/vm/overcommit_memory ) 2>&1 | sed 's/.*: //'
+echo function > current_tracer && wc -l < enabled_functions
+echo 1 > /proc/sys/kernel/ftrace_enabled && [ "$(wc -l < enabled_functions)" -gt 100 ] && echo "function tracer on"
+echo nop > current_tracer
 EOF
 	if mount -t tracefs nodev "$host_t" 2>/dev/null; then
 		host_state() {
@@ -821,7 +824,7 @@ EOF
 				"reset: 0" 1 "  kprobes:sealprobe    (on vfs_read)" "p:kprobes/sealprobe vfs_read" \
 				/tmp/kpemu-seal-mnt/kprobes/list \
 				"ftrace_enabled=0 stack_tracer_enabled=1 kptr_restrict=2 perf_event_paranoid=-1 tracepoint_printk=1 ftrace_dump_on_oops=1 traceoff_on_warning=1 sched_rt_runtime_us=-1 " \
-				"kptr_restrict 5: EINVAL" "Read-only file system")" "$out"
+				"kptr_restrict 5: EINVAL" "Read-only file system" 0 "function tracer on")" "$out"
 		expect "kpemu-ns.sh: the host's tracefs and sysctls are unchanged" "$before" "$after"
 		umount "$host_t"
 	else

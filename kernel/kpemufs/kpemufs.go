@@ -54,7 +54,7 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	if _, err := dir.CreateFile("modules", 0o600, mods); err != nil {
 		return fmt.Errorf("creating kpemu/modules: %w", err)
 	}
-	return registerSysctls(tree)
+	return registerSysctls(tree, k.SetFtraceEnabled)
 }
 
 // showModules is /proc/modules: newest first.

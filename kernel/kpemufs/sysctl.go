@@ -28,6 +28,9 @@ type sysctlInt struct {
 	// (proc_dointvec_minmax's range, sched_rt_handler's): it returns
 	// Linux's errno, and the value is then not stored.
 	check func(v int, s *sysctls) error
+	// act, if not nil, is what kpemu does on a new value (after check);
+	// its error fails the write and the value is not stored.
+	act func(old, v int, s *sysctls) error
 }
 
 // sysctls holds the values; one lock, as they are read and written rarely
@@ -35,6 +38,9 @@ type sysctlInt struct {
 type sysctls struct {
 	mu  sync.Mutex
 	val map[string]int
+	// ftraceEnabled turns the kernel's function tracing on or off (nil:
+	// the value is only kept).
+	ftraceEnabled func(on bool) error
 }
 
 // minmax is proc_dointvec_minmax's range check.
@@ -48,12 +54,19 @@ func minmax(lo, hi int) func(int, *sysctls) error {
 }
 
 // kernelSysctls are Linux 6.1's defaults (defconfig, as the guest's build)
-// and checks. kpemu does not act on these values; kpemu-ns.sh serves them
-// so that what a tool writes stays in the guest. stack_tracer_enabled,
-// which kpemu acts on, is the tracing package's file.
+// and checks. kpemu acts on ftrace_enabled as Linux does and keeps the
+// others; kpemu-ns.sh serves them so that what a tool writes stays in the
+// guest. stack_tracer_enabled is the tracing package's file.
 func kernelSysctls() []sysctlInt {
 	return []sysctlInt{
-		{name: "ftrace_enabled", def: 1},
+		// ftrace_enable_sysctl: any int; turning it to zero or non-zero
+		// stops or restarts function tracing.
+		{name: "ftrace_enabled", def: 1, act: func(old, v int, s *sysctls) error {
+			if (old != 0) == (v != 0) || s.ftraceEnabled == nil {
+				return nil
+			}
+			return s.ftraceEnabled(v != 0)
+		}},
 		{name: "ftrace_dump_on_oops", def: 0},
 		{name: "traceoff_on_warning", def: 0},
 		{name: "tracepoint_printk", def: 0},
@@ -79,14 +92,15 @@ func kernelSysctls() []sysctlInt {
 	}
 }
 
-// registerSysctls creates SysctlDir's files, each with Linux's default.
-func registerSysctls(tree *debugfs.Tree) error {
+// registerSysctls creates SysctlDir's files, each with Linux's default;
+// ftraceEnabled (nil: none) is what the ftrace_enabled file turns.
+func registerSysctls(tree *debugfs.Tree, ftraceEnabled func(on bool) error) error {
 	dir, err := tree.MkdirAll(SysctlDir, 0o555)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", SysctlDir, err)
 	}
 	all := kernelSysctls()
-	s := &sysctls{val: make(map[string]int, len(all))}
+	s := &sysctls{val: make(map[string]int, len(all)), ftraceEnabled: ftraceEnabled}
 	for _, c := range all {
 		s.val[c.name] = c.def
 	}
@@ -107,6 +121,11 @@ func registerSysctls(tree *debugfs.Tree) error {
 				defer s.mu.Unlock()
 				if c.check != nil {
 					if err := c.check(v, s); err != nil {
+						return 0, err
+					}
+				}
+				if c.act != nil {
+					if err := c.act(s.val[c.name], v, s); err != nil {
 						return 0, err
 					}
 				}
