@@ -43,7 +43,8 @@ const fuseType = "fuse.kpemu"
 
 // mountTable reports whether absolute path p is a mount table of /proc,
 // and which: the process ("self", "thread-self", a PID) and the file
-// ("mounts" or "mountinfo"). /proc/mounts is self's mounts.
+// ("mounts" or "mountinfo"). /proc/mounts is self's mounts; a thread's
+// (/proc/PID/task/TID/) is its process's.
 func mountTable(p string) (proc, file string, ok bool) {
 	p = path.Clean(p)
 	if p == "/proc/mounts" {
@@ -56,7 +57,7 @@ func mountTable(p string) (proc, file string, ok bool) {
 	parts := strings.Split(rest, "/")
 	switch {
 	case len(parts) == 2:
-	case len(parts) == 4 && parts[1] == "task" && isPID(parts[2]) && isPID(parts[0]):
+	case len(parts) == 4 && parts[1] == "task" && isPID(parts[2]) && parts[0] != "thread-self":
 	default:
 		return "", "", false
 	}
