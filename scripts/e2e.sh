@@ -780,6 +780,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v trace-cmd >
 cd /sys/kernel/tracing
 awk '$3 == "tracefs" || $3 == "debugfs" { print $1, $2, $3 }' /proc/mounts | grep -v "^debugfs /proc/"
 sed -n 's/^[0-9]* [0-9]* [0-9:]* [^ ]* \([^ ]*\) .* - \(tracefs\|debugfs\) .*/\1 \2/p' /proc/self/mountinfo | grep -v "^/proc/"
+stat -f -c "%n %T" /sys/kernel/tracing /sys/kernel/debug
 trace-cmd stat 2>&1 | grep -c "^Tracing is enabled"
 trace-cmd list -e | grep -c "^sched:sched_process_fork$"
 trace-cmd start -e sched:sched_process_fork >/dev/null 2>&1; echo "start: $?"
@@ -820,7 +821,8 @@ EOF
 		expect "kpemu-ns.sh: trace-cmd, perf probe and mount(8) find kpemu's trees as tracefs and debugfs; the sysctls are the guest's" \
 			"$(printf '%s\n' "debugfs /sys/kernel/debug debugfs" "tracefs /sys/kernel/tracing tracefs" \
 				"tracefs /sys/kernel/debug/tracing tracefs" "/sys/kernel/debug debugfs" "/sys/kernel/tracing tracefs" \
-				"/sys/kernel/debug/tracing tracefs" 1 1 "start: 0" sched:sched_process_fork 1 0 "# tracer: nop" \
+				"/sys/kernel/debug/tracing tracefs" "/sys/kernel/tracing tracefs" "/sys/kernel/debug debugfs" \
+				1 1 "start: 0" sched:sched_process_fork 1 0 "# tracer: nop" \
 				"reset: 0" 1 "  kprobes:sealprobe    (on vfs_read)" "p:kprobes/sealprobe vfs_read" \
 				/tmp/kpemu-seal-mnt/kprobes/list \
 				"ftrace_enabled=0 stack_tracer_enabled=1 kptr_restrict=2 perf_event_paranoid=-1 tracepoint_printk=1 ftrace_dump_on_oops=1 traceoff_on_warning=1 sched_rt_runtime_us=-1 " \

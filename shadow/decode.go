@@ -28,6 +28,8 @@ const (
 	sysVfork
 	sysMount  // not replayed: the seal's (seal_linux.go)
 	sysFsopen // likewise
+	sysStatfs
+	sysFstatfs
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

@@ -24,6 +24,9 @@ func getRegs(tid int) (*regs, error) {
 
 func (r *regs) sp() uint64 { return r.r.Rsp }
 
+// ret is the syscall's return value, at its exit.
+func (r *regs) ret() int64 { return int64(r.r.Rax) }
+
 // setArg sets syscall argument i (0-5).
 func (r *regs) setArg(i int, v uint64) {
 	switch i {

@@ -31,6 +31,9 @@ func getRegs(tid int) (*regs, error) {
 
 func (r *regs) sp() uint64 { return r.r.Sp }
 
+// ret is the syscall's return value, at its exit.
+func (r *regs) ret() int64 { return int64(r.r.Regs[0]) }
+
 // setArg sets syscall argument i (0-5), x0-x5.
 func (r *regs) setArg(i int, v uint64) { r.r.Regs[i] = v }
 

@@ -15,6 +15,10 @@ import (
 //     FUSE's own super options: libtracefs and perf look for the type, and
 //     mount the host's tracefs when they do not find it. The open is
 //     redirected to a copy of the table, rewritten, in Dir.
+//   - statfs(2) and fstatfs(2) of a file on one of those mounts give
+//     Linux's f_type (TRACEFS_MAGIC, DEBUGFS_MAGIC), not FUSE's: perf
+//     looks for the magic at /sys/kernel/tracing first. The syscall runs,
+//     and its result is rewritten at its exit stop.
 //   - mount(2) of a tracefs or debugfs binds kpemu's tree there instead
 //     (and fails with ENODEV where that cannot be done: a tracee in
 //     another mount namespace, or no such tree); fsopen(2) of either fails

@@ -4,6 +4,7 @@ package shadow
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -256,4 +257,121 @@ func statusField(tid int, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Linux's statfs f_type of the file systems the seal deals in.
+const (
+	fuseSuperMagic = 0x65735546
+	tracefsMagic   = 0x74726163
+	debugfsMagic   = 0x64626720
+)
+
+// statfsExit is a statfs(2) or fstatfs(2) of a kpemu tree whose result
+// the seal rewrites at the syscall's exit.
+type statfsExit struct {
+	buf   uint64 // the struct statfs; f_type is its first word
+	magic uint64 // Linux's f_type for the tree
+}
+
+// sealStatfs asks for the exit of a statfs or fstatfs of a file on a kpemu
+// mount, so that its f_type shows as tracefs's or debugfs's, not FUSE's
+// (perf looks for the magic at /sys/kernel/tracing before /proc/mounts).
+func sealStatfs(tid int, kind sysKind, d *seccompData, c *procCaller) (statfsExit, bool) {
+	var p string
+	var err error
+	if kind == sysStatfs {
+		if p, err = absPath(atFDCWD, d.Args[0], c); err == nil {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				p = r
+			}
+		}
+	} else {
+		p, err = c.dir(int32(d.Args[0]))
+	}
+	if err != nil || !path.IsAbs(p) {
+		return statfsExit{}, false
+	}
+	t, ok := kpemuMountType(tid, p)
+	if !ok {
+		return statfsExit{}, false
+	}
+	magic := uint64(debugfsMagic)
+	if t == "tracefs" {
+		magic = tracefsMagic
+	}
+	return statfsExit{buf: d.Args[1], magic: magic}, true
+}
+
+// kpemuMountType is the Linux type of the kpemu mount that holds p in
+// tid's mount table, if a kpemu mount holds it.
+func kpemuMountType(tid int, p string) (string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/mountinfo")
+	if err != nil {
+		return "", false
+	}
+	best, typ := -1, ""
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, " ")
+		sep := -1
+		for i := 6; i < len(f); i++ {
+			if f[i] == "-" {
+				sep = i
+				break
+			}
+		}
+		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
+			continue
+		}
+		mp := unescapeMount(f[4])
+		if p != mp && mp != "/" && !strings.HasPrefix(p, mp+"/") {
+			continue
+		}
+		// The deepest mount point holds p; of mounts on the same one, the
+		// last, which covers the others.
+		if len(mp) >= best {
+			best, typ = len(mp), linuxType(f[sep+1], f[sep+2])
+		}
+	}
+	return typ, typ != ""
+}
+
+// unescapeMount undoes the octal escapes (\040 for a space) of a mount
+// table's paths.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// sealStatfsExit rewrites the f_type of a statfs that succeeded on a
+// kpemu tree.
+func (s *Supervisor) sealStatfsExit(tid int, x statfsExit) {
+	rg, err := getRegs(tid)
+	if err != nil || rg.ret() != 0 {
+		return
+	}
+	c := &procCaller{pid: tid, pageSize: os.Getpagesize()}
+	defer c.close()
+	var b [8]byte
+	if err := c.read(x.buf, b[:]); err != nil || binary.LittleEndian.Uint64(b[:]) != fuseSuperMagic {
+		return
+	}
+	binary.LittleEndian.PutUint64(b[:], x.magic)
+	if _, err := unix.PtracePokeData(tid, uintptr(x.buf), b[:]); err != nil {
+		s.log().Warn("shadow: seal: rewriting statfs's f_type", "tid", tid, "err", err)
+		return
+	}
+	s.sealed.Add(1)
 }

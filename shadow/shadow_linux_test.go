@@ -435,19 +435,21 @@ func TestSealMountTable(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Unmount() })
 	t.Setenv("T", mnt)
+	// stat -f: statfs(2)'s f_type, TRACEFS_MAGIC sealed.
 	// Each table read three ways: by path, relative to /proc, and through
 	// a dirfd (bash's cd resolves it; cat opens relative to the cwd).
 	script := `grep " $T " /proc/mounts | cut -d" " -f1,3
 		grep " $T " /proc/self/mountinfo | sed "s/.* - //"
 		cd /proc/self && grep " $T " mounts | cut -d" " -f3
 		grep " $T " /proc/$$/task/$$/mountinfo | sed "s/.* - //" | cut -d" " -f1
-		for i in $(seq 20); do grep " $T " /etc/mtab; done | cut -d" " -f3 | uniq -c | sed "s/^ *//"`
+		for i in $(seq 20); do grep " $T " /etc/mtab; done | cut -d" " -f3 | uniq -c | sed "s/^ *//"
+		stat -f -c %t $T`
 	for _, tt := range []struct {
 		name string
 		seal *Seal
 		want string
 	}{
-		{"sealed", &Seal{Tracefs: mnt, Dir: tables}, "tracefs tracefs\ntracefs tracefs rw\ntracefs\ntracefs\n20 tracefs\n"},
+		{"sealed", &Seal{Tracefs: mnt, Dir: tables}, "tracefs tracefs\ntracefs tracefs rw\ntracefs\ntracefs\n20 tracefs\n74726163\n"},
 		{"unsealed", nil, "tracefs fuse.kpemu\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,6 @@ func hostSyscalls() []hostSyscall {
 		{unix.SYS_OPENAT, sysOpenat}, {unix.SYS_OPENAT2, sysOpenat2},
 		{unix.SYS_SYMLINKAT, sysSymlinkat}, {unix.SYS_MKDIRAT, sysMkdirat}, {unix.SYS_UNLINKAT, sysUnlinkat},
 		{unix.SYS_CLONE, sysClone}, {unix.SYS_CLONE3, sysClone3},
-		{unix.SYS_MOUNT, sysMount}, {unix.SYS_FSOPEN, sysFsopen},
+		{unix.SYS_MOUNT, sysMount}, {unix.SYS_FSOPEN, sysFsopen}, {unix.SYS_STATFS, sysStatfs}, {unix.SYS_FSTATFS, sysFstatfs},
 	}
 }
