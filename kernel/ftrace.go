@@ -183,6 +183,7 @@ type ftrace struct {
 	ops     atomic.Pointer[[]*FtraceOps] // the registered ops, for the hostcall
 	hashed  map[*FtraceOps]bool          // every ops whose hashes were set: clear_mod_from_hashes visits them
 	callSet bool                         // ftrace_call is BL arch_ftrace_ops_list_func
+	off     bool                         // the ftrace_enabled sysctl is 0
 
 	caller, regsCaller uint64 // ftrace_caller, ftrace_regs_caller
 	call               uint64 // ftrace_call: the BL that ftrace_common makes
@@ -354,6 +355,27 @@ func (k *Kernel) UnregisterFtraceFunction(ops *FtraceOps) error {
 	return k.ftraceUpdateCode(ft.table.Load().order)
 }
 
+// SetFtraceEnabled is a write of /proc/sys/kernel/ftrace_enabled that
+// turns it on or off (ftrace_enable_sysctl): off, every call site is a NOP
+// and ftrace_call calls the stub while the ops stay registered
+// (ftrace_shutdown_sysctl), so that nothing is traced; on, the sites that
+// the registered ops take call the trampoline again
+// (ftrace_startup_sysctl). Ops registered meanwhile start then.
+func (k *Kernel) SetFtraceEnabled(on bool) error {
+	ft := &k.ftrace
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	if ft.off == !on {
+		return nil
+	}
+	ft.off = !on
+	if err := k.ftraceUpdateCode(ft.table.Load().order); err != nil {
+		ft.off = on
+		return err
+	}
+	return nil
+}
+
 // FtraceSetHash replaces the ops' filter hash (filter true) or notrace
 // hash, and, if the ops is registered, retargets the call sites at once
 // (ftrace_hash_move_and_update_ops, which set_ftrace_filter's release
@@ -381,10 +403,14 @@ func (k *Kernel) FtraceSetHash(ops *FtraceOps, filter bool, h FtraceHash) error 
 // each record's site calls the trampoline exactly when a registered ops
 // takes it (ftrace_regs_caller when one of those wants registers), and
 // ftrace_call calls the list gate exactly when an ops is registered. Only
-// changed sites are written, all with the machine stopped. ft.mu is held.
+// changed sites are written, all with the machine stopped. With
+// ftrace_enabled off, no ops takes a site. ft.mu is held.
 func (k *Kernel) ftraceUpdateCode(recs []*ftraceRec) error {
 	ft := &k.ftrace
 	ops := *ft.ops.Load()
+	if ft.off {
+		ops = nil
+	}
 	type change struct {
 		r             *ftraceRec
 		enabled, regs bool

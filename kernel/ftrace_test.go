@@ -232,6 +232,77 @@ func TestFtraceOps(t *testing.T) {
 	}
 }
 
+// ftrace_enabled 0 makes every site a NOP and ftrace_call the stub, with
+// the ops still registered; 1 brings the ops' sites back, and an ops
+// registered while it was 0 starts then.
+func TestFtraceEnabledSysctl(t *testing.T) {
+	k := boot(t)
+	clone, read := symAddr(t, k, "kernel_clone"), symAddr(t, k, "vfs_read")
+	call := symAddr(t, k, "ftrace_call")
+	caller := symAddr(t, k, "ftrace_caller")
+	var mu sync.Mutex
+	hits := 0
+	newOps := func(ip uint64) *kernel.FtraceOps {
+		ops := &kernel.FtraceOps{Func: func(kernel.FtraceCall) { mu.Lock(); hits++; mu.Unlock() }}
+		var h kernel.FtraceHash
+		h.Add(ip + 4)
+		if err := k.FtraceSetHash(ops, true, h); err != nil {
+			t.Fatal(err)
+		}
+		return ops
+	}
+	cloneOps, readOps := newOps(clone), newOps(read)
+	if err := k.RegisterFtraceFunction(cloneOps); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.SetFtraceEnabled(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.RegisterFtraceFunction(readOps); err != nil {
+		t.Fatal(err)
+	}
+	for _, site := range []struct {
+		name     string
+		at, want uint32
+	}{
+		{"kernel_clone+4", insnAt(t, k, clone+4), insnNop},
+		{"vfs_read+4", insnAt(t, k, read+4), insnNop},
+		{"ftrace_call", insnAt(t, k, call), bl(call, symAddr(t, k, "ftrace_stub"))},
+	} {
+		if site.at != site.want {
+			t.Errorf("ftrace_enabled 0: %s = %#08x, want %#08x", site.name, site.at, site.want)
+		}
+	}
+	if err := k.Machine().Step(10_000_000); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if hits != 0 {
+		t.Errorf("%d calls traced with ftrace_enabled 0", hits)
+	}
+	mu.Unlock()
+	if err := k.SetFtraceEnabled(true); err != nil {
+		t.Fatal(err)
+	}
+	for _, site := range []struct {
+		name     string
+		at, want uint32
+	}{
+		{"kernel_clone+4", insnAt(t, k, clone+4), bl(clone+4, caller)},
+		{"vfs_read+4", insnAt(t, k, read+4), bl(read+4, caller)},
+		{"ftrace_call", insnAt(t, k, call), bl(call, symAddr(t, k, "arch_ftrace_ops_list_func"))},
+	} {
+		if site.at != site.want {
+			t.Errorf("ftrace_enabled 1: %s = %#08x, want %#08x", site.name, site.at, site.want)
+		}
+	}
+	for _, o := range []*kernel.FtraceOps{cloneOps, readOps} {
+		if err := k.UnregisterFtraceFunction(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // callsKernelClone reports whether fn holds a BL to kernel_clone.
 func callsKernelClone(t *testing.T, k *kernel.Kernel, fn kernel.Symbol, clone uint64) bool {
 	t.Helper()

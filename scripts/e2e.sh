@@ -900,6 +900,75 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	fi
 fi
 
+# kpemu-ns.sh is sealed: Linux's own tools, unmodified, find kpemu's trees
+# where they look (the type tracefs or debugfs in /proc/mounts), a mount of
+# tracefs or debugfs gives kpemu's, the tracing sysctls are the guest's,
+# and nothing written inside reaches the host kernel: its tracefs and its
+# sysctls are the same after as before (tracefs mounted here for the
+# check, at a directory of ours).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v trace-cmd >/dev/null && command -v perf >/dev/null; then
+	host_t=$(mktemp -d /tmp/kpemu-e2e-tracefs.XXXXXX)
+	inner=$(mktemp /tmp/kpemu-e2e-seal.XXXXXX)
+	cat >"$inner" <<'EOF'
+cd /sys/kernel/tracing
+awk '$3 == "tracefs" || $3 == "debugfs" { print $1, $2, $3 }' /proc/mounts | grep -v "^debugfs /proc/"
+sed -n 's/^[0-9]* [0-9]* [0-9:]* [^ ]* \([^ ]*\) .* - \(tracefs\|debugfs\) .*/\1 \2/p' /proc/self/mountinfo | grep -v "^/proc/"
+stat -f -c "%n %T" /sys/kernel/tracing /sys/kernel/debug
+trace-cmd stat 2>&1 | grep -c "^Tracing is enabled"
+trace-cmd list -e | grep -c "^sched:sched_process_fork$"
+trace-cmd start -e sched:sched_process_fork >/dev/null 2>&1; echo "start: $?"
+cat set_event tracing_on
+trace-cmd stop; cat tracing_on
+trace-cmd show | head -1
+trace-cmd reset; echo "reset: $?"; cat set_event tracing_on
+echo "p:sealprobe vfs_read" > kprobe_events
+perf probe -l 2>&1
+mkdir -p /tmp/kpemu-seal-mnt && mount -t tracefs nodev /tmp/kpemu-seal-mnt && cat /tmp/kpemu-seal-mnt/kprobe_events && umount /tmp/kpemu-seal-mnt
+mount -t debugfs nodev /tmp/kpemu-seal-mnt && ls /tmp/kpemu-seal-mnt/kprobes/list && umount /tmp/kpemu-seal-mnt; rmdir /tmp/kpemu-seal-mnt
+echo > kprobe_events
+for s in ftrace_enabled stack_tracer_enabled kptr_restrict perf_event_paranoid tracepoint_printk ftrace_dump_on_oops traceoff_on_warning sched_rt_runtime_us; do
+	case $s in sched_rt_runtime_us) v=-1 ;; ftrace_enabled) v=0 ;; kptr_restrict) v=2 ;; perf_event_paranoid) v=-1 ;; *) v=1 ;; esac
+	echo $v > /proc/sys/kernel/$s && printf "%s=%s " $s "$(cat /proc/sys/kernel/$s)"
+done
+echo
+echo 5 2>/dev/null > /proc/sys/kernel/kptr_restrict || echo "kptr_restrict 5: EINVAL"
+( echo 1 > /proc/sys/vm/overcommit_memory ) 2>&1 | sed 's/.*: //'
+echo function > current_tracer && wc -l < enabled_functions
+echo 1 > /proc/sys/kernel/ftrace_enabled && [ "$(wc -l < enabled_functions)" -gt 100 ] && echo "function tracer on"
+echo nop > current_tracer
+EOF
+	if mount -t tracefs nodev "$host_t" 2>/dev/null; then
+		host_state() {
+			for f in tracing_on current_tracer set_event kprobe_events uprobe_events dynamic_events events/enable \
+				buffer_size_kb trace_options trace_clock tracing_cpumask set_ftrace_filter set_event_pid; do
+				printf '%s %s\n' "$f" "$(cat "$host_t/$f" 2>&1 | md5sum)"
+			done
+			for s in ftrace_enabled stack_tracer_enabled kptr_restrict perf_event_paranoid tracepoint_printk \
+				ftrace_dump_on_oops traceoff_on_warning sched_rt_runtime_us sched_rt_period_us; do
+				printf '%s %s\n' "$s" "$(cat /proc/sys/kernel/$s 2>&1)"
+			done
+		}
+		before=$(host_state)
+		out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash "$inner" 2>&1)
+		after=$(host_state)
+		expect "kpemu-ns.sh: trace-cmd, perf probe and mount(8) find kpemu's trees as tracefs and debugfs; the sysctls are the guest's" \
+			"$(printf '%s\n' "debugfs /sys/kernel/debug debugfs" "tracefs /sys/kernel/tracing tracefs" \
+				"tracefs /sys/kernel/debug/tracing tracefs" "/sys/kernel/debug debugfs" "/sys/kernel/tracing tracefs" \
+				"/sys/kernel/debug/tracing tracefs" "/sys/kernel/tracing tracefs" "/sys/kernel/debug debugfs" \
+				1 1 "start: 0" sched:sched_process_fork 1 0 "# tracer: nop" \
+				"reset: 0" 1 "  kprobes:sealprobe    (on vfs_read)" "p:kprobes/sealprobe vfs_read" \
+				/tmp/kpemu-seal-mnt/kprobes/list \
+				"ftrace_enabled=0 stack_tracer_enabled=1 kptr_restrict=2 perf_event_paranoid=-1 tracepoint_printk=1 ftrace_dump_on_oops=1 traceoff_on_warning=1 sched_rt_runtime_us=-1 " \
+				"kptr_restrict 5: EINVAL" "Read-only file system" 0 "function tracer on")" "$out"
+		expect "kpemu-ns.sh: the host's tracefs and sysctls are unchanged" "$before" "$after"
+		umount "$host_t"
+	else
+		bad "mounting the host's tracefs for the check" "mount -t tracefs nodev $host_t failed"
+	fi
+	rm -f "$inner"
+	rmdir "$host_t"
+fi
+
 # kpemu-ns.sh shadows its command: each fork, open, symlink, mkdir and
 # unlink of the shell is made by the guest kernel first, under the shell's
 # name, so a probe enabled around `( : )` sees that fork, every time, as on
@@ -940,8 +1009,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		echo 1 > events/kprobes/sfork/enable
 		( : ); ( : ); ( : )
 		echo 0 > events/kprobes/sfork/enable
-		grep -c "^ *bash-" trace' 2>&1)
-	expect "kpemu-ns.sh -S: the guest does not see the shell" 0 "$out"
+		grep -c "^ *bash-" trace
+		grep -c "^tracefs /sys/kernel/tracing tracefs " /proc/mounts' 2>&1)
+	expect "kpemu-ns.sh -S: the guest does not see the shell, which is still sealed" "$(printf '0\n1')" "$out"
 fi
 
 echo "$passed passed, $failed failed"

@@ -6,11 +6,22 @@
 # unchanged: kpemu's debugfs tree at /sys/kernel/debug, its tracing tree at
 # /sys/kernel/tracing (both found through /proc/mounts, as "debugfs" and
 # "tracefs"), the guest's kallsyms and version bound over /proc/kallsyms and
-# /proc/version, its stack tracer switch over
-# /proc/sys/kernel/stack_tracer_enabled, and on PATH an `uname` that answers the guest's -m and -r
-# and `modprobe`/`rmmod`/`insmod`/`lsmod` for the guest's modules
-# (scripts/ns-bin). Nothing changes outside the namespace. Needs root
-# (unshare -m).
+# /proc/version, its tracing sysctls (kpemu/sys/kernel/ and
+# kpemu/stack_tracer_enabled) over /proc/sys/kernel/{ftrace_enabled,
+# kptr_restrict, perf_event_paranoid, sched_rt_runtime_us,
+# stack_tracer_enabled, ...}, and on PATH an `uname` that answers the
+# guest's -m and -r and `modprobe`/`rmmod`/`insmod`/`lsmod` for the
+# guest's modules (scripts/ns-bin). Nothing changes outside the namespace.
+# Needs root (unshare -m).
+#
+# The namespace is sealed, so that a tool never reaches the host kernel's
+# tracing: the host's tracefs and debugfs are unmounted in it; the rest of
+# /proc/sys is read-only (a write fails with EROFS); and CMD and every
+# process it starts run under kpemu's tracer (kpemu shadow-exec, run's
+# --seal), which makes /proc/mounts and /proc/PID/{mounts,mountinfo} show
+# kpemu's trees with Linux's types, tracefs and debugfs (trace-cmd and perf
+# look for the type, and mount the host's tracefs if they do not find it),
+# and turns a mount of tracefs or debugfs into a bind of kpemu's tree.
 #
 # CMD and every process it starts are shadowed (kpemu shadow-exec): each
 # fork, open, symlink, mkdir, unlink and rmdir they make is first made by
@@ -23,7 +34,8 @@
 #
 #   -k KPEMU   the kpemu binary (default: kpemu on PATH, else bin/kpemu)
 #   -o FLAGS   more `kpemu run` flags, e.g. -o "--cpus 4"
-#   -S         do not shadow CMD's system calls in the guest
+#   -S         do not shadow CMD's system calls in the guest (it is still
+#              sealed)
 #   CMD        what to run inside (default: $SHELL, or /bin/sh)
 #
 # The exit status is CMD's.
@@ -56,26 +68,36 @@ if [ "${KPEMU_NS_INNER:-}" != 1 ]; then
 		"$0" -k "$kpemu" -o "$runflags" "$@"
 fi
 
-# Inside the namespace.
+# Inside the namespace. The host's tracefs and debugfs go first (deepest
+# first), so that nothing inside reaches them, not even under kpemu's, and
+# so do other kpemus' trees, which inside would show as tracefs and
+# debugfs too.
+awk '$3 == "tracefs" || $3 == "debugfs" || $3 == "fuse.kpemu" { print $2 }' /proc/self/mounts | sort -r |
+	while read -r m; do umount -l "$(printf '%b' "$m")"; done
 log=$(mktemp /tmp/kpemu-ns.XXXXXX.log)
-sock=
-if [ -n "${KPEMU_NS_SHADOW:-}" ]; then
-	sock=$(mktemp -u /tmp/kpemu-ns.XXXXXX.sock)
-	runflags="$runflags --shadow-socket $sock"
-fi
+sock=$(mktemp -u /tmp/kpemu-ns.XXXXXX.sock)
+# the tracer's rewritten mount tables, readable by every process inside
+seal_dir=$(mktemp -d /tmp/kpemu-ns.XXXXXX)
+mount -t tmpfs -o mode=0755,size=16m kpemu-seal "$seal_dir"
 # shellcheck disable=SC2086 # runflags is a list of flags
-"$kpemu" run --mount /sys/kernel/debug --tracefs /sys/kernel/tracing $runflags >"$log" 2>&1 &
+"$kpemu" run --mount /sys/kernel/debug --tracefs /sys/kernel/tracing \
+	--shadow-socket "$sock" --seal "$seal_dir" $runflags >"$log" 2>&1 &
 pid=$!
 sysctl_dir=
 stop() {
-	# the binds hold the debugfs mount busy: release them first
-	umount /proc/kallsyms /proc/version /proc/sys/kernel/stack_tracer_enabled 2>/dev/null || true
+	# binds of the trees (ours, and any that CMD left, as a mount of
+	# tracefs makes one) hold them busy: release them first
+	awk '$3 == "fuse.kpemu" && $2 != "/sys/kernel/debug" && $2 != "/sys/kernel/tracing" { print $2 }' /proc/self/mounts |
+		sort -r | while read -r m; do umount -l "$(printf '%b' "$m")" 2>/dev/null || true; done
+	umount -l /proc/sys 2>/dev/null || true
 	if [ -n "$sysctl_dir" ]; then
-		umount -l /proc/sys/kernel "$sysctl_dir" 2>/dev/null || true
+		umount -l "$sysctl_dir" 2>/dev/null || true
 		rmdir "$sysctl_dir" 2>/dev/null || true
 	fi
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+	umount -l "$seal_dir" 2>/dev/null || true
+	rmdir "$seal_dir" 2>/dev/null || true
 }
 trap stop EXIT
 # The waits share one bound, in seconds (sh has no SECONDS), which only
@@ -106,12 +128,24 @@ done
 sleep 0.5
 mount --bind /sys/kernel/debug/kpemu/kallsyms /proc/kallsyms
 mount --bind /sys/kernel/debug/kpemu/version /proc/version
-# /proc/sys/kernel/stack_tracer_enabled: over the host's, or, on a host
-# whose kernel has no stack tracer (no such file to bind over), over a
-# file of a tmpfs that stands in for /proc/sys/kernel, each of whose
-# other entries is the host's, bound.
+# Linux automounts tracefs at /sys/kernel/debug/tracing; here it is the
+# same tree, bound, so that it shows in /proc/mounts as Linux's does.
+mount --bind /sys/kernel/tracing /sys/kernel/debug/tracing
+# /proc/sys, read-only: nothing written there reaches the host kernel.
+mount --bind /proc/sys /proc/sys
+mount -o remount,bind,ro /proc/sys
+# The guest's sysctls, each over the host's file, or, on a host whose
+# kernel lacks one (no stack tracer: no such file to bind over), over a
+# file of a tmpfs that stands in for /proc/sys/kernel, each of whose other
+# entries is the host's (read-only), bound.
 sysk=/proc/sys/kernel
-if [ ! -e $sysk/stack_tracer_enabled ]; then
+set -- /sys/kernel/debug/kpemu/stack_tracer_enabled /sys/kernel/debug/kpemu/sys/kernel/* -- "$@"
+missing=
+for f; do
+	[ "$f" = -- ] && break
+	[ -e "$sysk/${f##*/}" ] || missing=1
+done
+if [ -n "$missing" ]; then
 	sysctl_dir=$(mktemp -d /tmp/kpemu-ns.XXXXXX)
 	mount -t tmpfs -o mode=0555 kpemu-sysctl "$sysctl_dir"
 	for e in "$sysk"/*; do
@@ -119,16 +153,26 @@ if [ ! -e $sysk/stack_tracer_enabled ]; then
 		if [ -d "$e" ]; then mkdir "$sysctl_dir/$n"; else : >"$sysctl_dir/$n"; fi
 		mount --bind "$e" "$sysctl_dir/$n"
 	done
-	: >"$sysctl_dir/stack_tracer_enabled"
+	for f; do
+		[ "$f" = -- ] && break
+		[ -e "$sysctl_dir/${f##*/}" ] || : >"$sysctl_dir/${f##*/}"
+	done
+	mount -o remount,ro "$sysctl_dir"
 	mount --rbind "$sysctl_dir" $sysk
 fi
-mount --bind /sys/kernel/debug/kpemu/stack_tracer_enabled $sysk/stack_tracer_enabled
+while [ "$1" != -- ]; do
+	mount --bind "$1" "$sysk/${1##*/}"
+	shift
+done
+shift
 PATH=$here/ns-bin:$PATH
 export PATH
 [ $# -gt 0 ] || set -- "${SHELL:-/bin/sh}"
-if [ -n "$sock" ]; then
-	await "open its shadow socket" test -S "$sock"
+await "open its shadow socket" test -S "$sock"
+if [ -n "${KPEMU_NS_SHADOW:-}" ]; then
 	set -- "$kpemu" shadow-exec --socket "$sock" -- "$@"
+else
+	set -- "$kpemu" shadow-exec --seal-only --socket "$sock" -- "$@"
 fi
 set +e
 "$@"

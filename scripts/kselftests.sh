@@ -20,7 +20,9 @@
 # /proc/mounts), the guest's /proc/kallsyms, `uname -m` = aarch64, and
 # modprobe/rmmod for the guest's modules (kprobe_module loads trace-printk),
 # and its forks, opens and symlinks are shadowed in the guest, so that the
-# tests that make one and look for it in the trace see it.
+# tests that make one and look for it in the trace see it. The namespace is
+# sealed: what the harness writes to /proc/sys/kernel (sched_rt_runtime_us,
+# ftrace_enabled, ...) changes the guest's value, never the host kernel's.
 # Per-test logs go to a directory named in the output. Needs root.
 set -eu
 

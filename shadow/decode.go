@@ -26,6 +26,10 @@ const (
 	sysClone3
 	sysFork
 	sysVfork
+	sysMount  // not replayed: the seal's (seal_linux.go)
+	sysFsopen // likewise
+	sysStatfs
+	sysFstatfs
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

@@ -75,6 +75,22 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 	)
 }
 
+// filterSyscalls are the syscalls the filter of mode m stops.
+func filterSyscalls(m Mode) []hostSyscall {
+	all := hostSyscalls()
+	if m != ModeSeal {
+		return all
+	}
+	var seal []hostSyscall
+	for _, c := range all {
+		switch c.kind {
+		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs:
+			seal = append(seal, c)
+		}
+	}
+	return seal
+}
+
 // Install locks the calling goroutine to its OS thread and installs the
 // mirroring filter on that thread. The filter outlives execve and is
 // inherited by children; its syscalls stop for a tracer, and fail with
@@ -85,9 +101,13 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 // them: execve from the locked thread gives the new program that thread's
 // filter, which is all that is wanted, and the Go runtime's other threads
 // do not stop for the tracer in between.
-func Install() error {
+func Install() error { return InstallMode(ModeShadow) }
+
+// InstallMode is Install for a tree that attached with mode m: ModeSeal
+// stops only the syscalls that the seal acts on.
+func InstallMode(m Mode) error {
 	runtime.LockOSThread()
-	prog := buildFilter(nativeAuditArch, hostSyscalls())
+	prog := buildFilter(nativeAuditArch, filterSyscalls(m))
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	nnp := false
 	for {

@@ -70,6 +70,7 @@ type Stats struct {
 	ReplayErrors                            uint64 // replays that returned an error
 	Threads                                 uint64 // clone3 thread creations let through without replay
 	Skipped                                 uint64 // stops not replayed: no syscall info, or arguments that could not be read
+	Sealed                                  uint64 // opens redirected and mounts served by the Seal
 }
 
 // Supervisor traces process trees: it replays the syscalls at which their
@@ -77,9 +78,11 @@ type Stats struct {
 type Supervisor struct {
 	Replay ReplayFunc
 	Log    *slog.Logger // nil: slog.Default()
+	// Seal, if not nil, keeps the traced trees on kpemu's trees (see Seal).
+	Seal *Seal
 
 	forks, opens, symlinks, mkdirs, unlinks atomic.Uint64
-	replayErrors, threads, skipped          atomic.Uint64
+	replayErrors, threads, skipped, sealed  atomic.Uint64
 }
 
 // Stats returns the counts so far, over all the processes traced.
@@ -88,6 +91,7 @@ func (s *Supervisor) Stats() Stats {
 		Forks: s.forks.Load(), Opens: s.opens.Load(), Symlinks: s.symlinks.Load(),
 		Mkdirs: s.mkdirs.Load(), Unlinks: s.unlinks.Load(),
 		ReplayErrors: s.replayErrors.Load(), Threads: s.threads.Load(), Skipped: s.skipped.Load(),
+		Sealed: s.sealed.Load(),
 	}
 }
 

@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/fuse"
 	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
@@ -37,7 +39,8 @@ const exitNoFilter = 42
 
 // helper runs helper mode:
 //   - exec: Attach to SHADOW_SOCKET, Install, exec args with SHADOW_HELPER
-//     set to SHADOW_THEN, as kpemu shadow-exec does;
+//     set to SHADOW_THEN, as kpemu shadow-exec does (in ModeSeal if
+//     SHADOW_MODE is "seal");
 //   - threads: threadsHelper, in a process exec'd by exec mode;
 //   - bench: Attach, Install, then openLoop on the filtered thread.
 func helper(mode, sock string, args []string) int {
@@ -65,10 +68,14 @@ func helper(mode, sock string, args []string) int {
 		default:
 			return fmt.Errorf("unknown helper mode %q", mode)
 		}
-		if err := Attach(sock); err != nil {
+		m := ModeShadow
+		if os.Getenv("SHADOW_MODE") == "seal" {
+			m = ModeSeal
+		}
+		if err := AttachMode(sock, m); err != nil {
 			return err
 		}
-		if err := Install(); err != nil {
+		if err := InstallMode(m); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(exitNoFilter)
 		}
@@ -216,7 +223,20 @@ func supervise(tb testing.TB, sup *Supervisor, env []string, mode string, args .
 	cmd.Env = append(append(os.Environ(), env...), "SHADOW_HELPER="+mode, "SHADOW_SOCKET="+sock)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// Forked and waited for from a thread locked to this goroutine: a
+	// tracer locks its goroutine to some thread, and waits for all the
+	// children of that thread (__WNOTHREAD); were it the thread that
+	// forked the shell, the tracer would reap the shell and cmd's wait
+	// would fail with ECHILD.
+	var out []byte
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		out, err = cmd.Output()
+	}()
+	<-ran
 	stop()
 	if lerr := <-listened; lerr != context.Canceled {
 		tb.Errorf("Listen = %v, want context.Canceled", lerr)
@@ -357,6 +377,111 @@ func TestThreadsNotMirrored(t *testing.T) {
 	})
 }
 
+// A sealed tree's mount(2) of tracefs binds the Seal's tree; of debugfs,
+// with no tree, fails with ENODEV; in ModeSeal nothing is replayed.
+func TestSealMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mount(2) needs root")
+	}
+	if _, err := exec.LookPath("mount"); err != nil {
+		t.Skip("no mount(8)")
+	}
+	for _, mode := range []string{"shadow", "seal"} {
+		t.Run(mode, func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, mnt := filepath.Join(dir, "tree"), filepath.Join(dir, "mnt")
+			for _, d := range []string{tree, mnt} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(tree, "marker"), []byte("kpemu's\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = unix.Unmount(mnt, unix.MNT_DETACH) })
+			rec := &recorder{}
+			sup := &Supervisor{Replay: rec.replay, Log: testLogger(t), Seal: &Seal{Tracefs: tree, Dir: dir}}
+			t.Setenv("D", dir)
+			script := `mount -t tracefs nodev $D/mnt && cat $D/mnt/marker && umount $D/mnt
+				mount -t debugfs nodev $D/mnt 2>/dev/null || echo "debugfs: $?"
+				echo done`
+			out := supervise(t, sup, []string{"SHADOW_MODE=" + mode}, "exec", "/bin/sh", "-c", script)
+			if want := "kpemu's\ndebugfs: 32\ndone\n"; string(out) != want {
+				t.Errorf("output %q, want %q", out, want)
+			}
+			st := sup.Stats()
+			if st.Sealed != 2 {
+				t.Errorf("Stats.Sealed = %d, want 2", st.Sealed)
+			}
+			if n := len(rec.all()); (mode == "seal") != (n == 0) {
+				t.Errorf("%d requests replayed in mode %s", n, mode)
+			}
+		})
+	}
+}
+
+// A sealed tree's /proc/mounts and /proc/PID/mountinfo show a kpemu
+// mount (FUSE, "fuse.kpemu") as Linux's tracefs; unsealed, as it is.
+func TestSealMountTable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a FUSE mount needs root here")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt, tables := filepath.Join(dir, "t"), filepath.Join(dir, "tables")
+	if err := os.Mkdir(tables, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := fuse.Mount(ctx, mnt, debugfs.NewTree(), fuse.Options{FsName: "tracefs"})
+	if err != nil {
+		t.Skipf("no FUSE mount: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Unmount() })
+	t.Setenv("T", mnt)
+	// stat -f: statfs(2)'s f_type, TRACEFS_MAGIC sealed.
+	// Each table read three ways: by path, relative to /proc, and through
+	// a dirfd (bash's cd resolves it; cat opens relative to the cwd).
+	script := `grep " $T " /proc/mounts | cut -d" " -f1,3
+		grep " $T " /proc/self/mountinfo | sed "s/.* - //"
+		cd /proc/self && grep " $T " mounts | cut -d" " -f3
+		grep " $T " /proc/$$/task/$$/mountinfo | sed "s/.* - //" | cut -d" " -f1
+		for i in $(seq 20); do grep " $T " /etc/mtab; done | cut -d" " -f3 | uniq -c | sed "s/^ *//"
+		stat -f -c %t $T`
+	for _, tt := range []struct {
+		name string
+		seal *Seal
+		want string
+	}{
+		{"sealed", &Seal{Tracefs: mnt, Dir: tables}, "tracefs tracefs\ntracefs tracefs rw\ntracefs\ntracefs\n20 tracefs\n74726163\n"},
+		{"unsealed", nil, "tracefs fuse.kpemu\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sup := &Supervisor{Replay: (&recorder{}).replay, Log: testLogger(t), Seal: tt.seal}
+			out := string(supervise(t, sup, []string{"SHADOW_MODE=seal"}, "exec", "/bin/sh", "-c", script))
+			if tt.seal == nil {
+				out, _, _ = strings.Cut(out, "\n")
+				out += "\n"
+			}
+			if out != tt.want {
+				t.Errorf("output %q, want %q", out, tt.want)
+			}
+		})
+	}
+	// One copy per distinct table, however many reads: mounts and
+	// mountinfo, and a few more if the host's mounts changed meanwhile
+	// (other tests' FUSE mounts), far fewer than the 24 reads.
+	if ents, err := os.ReadDir(tables); err != nil || len(ents) < 2 || len(ents) > 8 {
+		t.Errorf("rewritten tables: %v, %v; want 2 (a few more if the host's mounts changed)", ents, err)
+	}
+}
+
 // BenchmarkMirroredOpen measures opens of /dev/null by a supervised child
 // through Trace with a no-op replay, against the same loop unsupervised.
 func BenchmarkMirroredOpen(b *testing.B) {
@@ -381,6 +506,26 @@ func BenchmarkMirroredOpen(b *testing.B) {
 	b.ReportMetric(mirrored, "mirrored/s")
 	b.ReportMetric(baseline, "baseline/s")
 	b.ReportMetric(baseline/mirrored, "slowdown")
+}
+
+// BenchmarkSealedOpen is BenchmarkMirroredOpen in ModeSeal, as under
+// kpemu-ns.sh -S: each open stops for the tracer, which replays nothing.
+func BenchmarkSealedOpen(b *testing.B) {
+	base, err := openLoop(b.N)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sup := &Supervisor{Replay: func(context.Context, Request) error { return nil }, Log: testLogger(b),
+		Seal: &Seal{Dir: b.TempDir()}}
+	b.ResetTimer()
+	out := supervise(b, sup, []string{"SHADOW_MODE=seal"}, "bench", strconv.Itoa(b.N))
+	b.StopTimer()
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		b.Fatalf("helper output %q: %v", out, err)
+	}
+	b.ReportMetric(float64(ns)/float64(b.N), "ns/op")
+	b.ReportMetric(float64(ns)/1e9/base.Seconds(), "slowdown")
 }
 
 // Attach without a supervisor fails, before the caller installs a filter

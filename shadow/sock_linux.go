@@ -21,7 +21,10 @@ const sendTimeout = 30 * time.Second
 // Attach asks the supervisor listening at socketPath to trace this
 // process and returns once it does, so that the caller may Install and
 // exec the supervised command.
-func Attach(socketPath string) error {
+func Attach(socketPath string) error { return AttachMode(socketPath, ModeShadow) }
+
+// AttachMode is Attach with mode m: ModeSeal asks only to be sealed.
+func AttachMode(socketPath string, m Mode) error {
 	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socketPath, Net: "unix"})
 	if err != nil {
 		return fmt.Errorf("shadow: connecting to the supervisor: %w", err)
@@ -30,7 +33,7 @@ func Attach(socketPath string) error {
 	if err := c.SetDeadline(time.Now().Add(sendTimeout)); err != nil {
 		return fmt.Errorf("shadow: %w", err)
 	}
-	if _, err := c.Write([]byte{0}); err != nil {
+	if _, err := c.Write([]byte{byte(m)}); err != nil {
 		return fmt.Errorf("shadow: asking to be traced: %w", err)
 	}
 	var ack [1]byte
@@ -76,7 +79,7 @@ func (s *Supervisor) Listen(ctx context.Context, socketPath string) error {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		pid, err := peerPID(c)
+		pid, mode, err := peerPID(c)
 		if err != nil {
 			log.Warn("shadow: refusing a connection", "err", err)
 			c.Close()
@@ -86,7 +89,7 @@ func (s *Supervisor) Listen(ctx context.Context, socketPath string) error {
 		// once the process is traced, or not at all.
 		go func() {
 			defer c.Close()
-			err := s.Trace(ctx, pid, func() {
+			err := s.trace(ctx, pid, mode, func() {
 				if _, err := c.Write([]byte{1}); err != nil {
 					log.Warn("shadow: acking", "pid", pid, "err", err)
 				}
@@ -98,35 +101,40 @@ func (s *Supervisor) Listen(ctx context.Context, socketPath string) error {
 	}
 	st := s.Stats()
 	log.Info("shadow supervisor stopped", "forks", st.Forks, "opens", st.Opens, "symlinks", st.Symlinks,
-		"mkdirs", st.Mkdirs, "unlinks", st.Unlinks, "replay_errors", st.ReplayErrors, "threads", st.Threads, "skipped", st.Skipped)
+		"mkdirs", st.Mkdirs, "unlinks", st.Unlinks, "replay_errors", st.ReplayErrors, "threads", st.Threads, "skipped", st.Skipped,
+		"sealed", st.Sealed)
 	return ctx.Err()
 }
 
-// peerPID reads Attach's byte and returns the process that sent it.
-func peerPID(c *net.UnixConn) (int, error) {
+// peerPID reads Attach's byte, the Mode, and returns the process that
+// sent it and the mode.
+func peerPID(c *net.UnixConn) (int, Mode, error) {
 	if err := c.SetReadDeadline(time.Now().Add(sendTimeout)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var b [1]byte
 	if _, err := io.ReadFull(c, b[:]); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var cred *unix.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if cerr != nil {
-		return 0, cerr
+		return 0, 0, cerr
 	}
 	if cred.Pid <= 0 {
-		return 0, fmt.Errorf("peer in another PID namespace (pid %d)", cred.Pid)
+		return 0, 0, fmt.Errorf("peer in another PID namespace (pid %d)", cred.Pid)
 	}
-	return int(cred.Pid), nil
+	if m := Mode(b[0]); m != ModeShadow && m != ModeSeal {
+		return 0, 0, fmt.Errorf("unknown mode %d", b[0])
+	}
+	return int(cred.Pid), Mode(b[0]), nil
 }

@@ -8,7 +8,7 @@ import "golang.org/x/sys/unix"
 // compat) are let through unmirrored.
 const nativeAuditArch = unix.AUDIT_ARCH_X86_64
 
-// hostSyscalls are the syscalls to mirror, by number on this host.
+// hostSyscalls are the syscalls to mirror or seal, by number on this host.
 func hostSyscalls() []hostSyscall {
 	return []hostSyscall{
 		{unix.SYS_OPEN, sysOpen}, {unix.SYS_OPENAT, sysOpenat}, {unix.SYS_OPENAT2, sysOpenat2}, {unix.SYS_CREAT, sysCreat},
@@ -16,5 +16,6 @@ func hostSyscalls() []hostSyscall {
 		{unix.SYS_MKDIR, sysMkdir}, {unix.SYS_MKDIRAT, sysMkdirat},
 		{unix.SYS_UNLINK, sysUnlink}, {unix.SYS_UNLINKAT, sysUnlinkat}, {unix.SYS_RMDIR, sysRmdir},
 		{unix.SYS_CLONE, sysClone}, {unix.SYS_CLONE3, sysClone3}, {unix.SYS_FORK, sysFork}, {unix.SYS_VFORK, sysVfork},
+		{unix.SYS_MOUNT, sysMount}, {unix.SYS_FSOPEN, sysFsopen}, {unix.SYS_STATFS, sysStatfs}, {unix.SYS_FSTATFS, sysFstatfs},
 	}
 }

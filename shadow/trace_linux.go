@@ -24,8 +24,10 @@ import (
 
 // traceOptions: stop at the filter's syscalls, and trace every process and
 // thread the tracees make, as they inherit the filter.
+// TRACESYSGOOD marks a syscall-exit stop (the seal's statfs) apart from a
+// SIGTRAP.
 const traceOptions = unix.PTRACE_O_TRACESECCOMP | unix.PTRACE_O_TRACEFORK |
-	unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE
+	unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACESYSGOOD
 
 // wNoThread is __WNOTHREAD: wait for this thread's tracees only, so that
 // several tracers (one per Attach) keep apart.
@@ -56,6 +58,11 @@ const ptraceSyscallInfoSeccomp = 3
 // is done, the tracees are let go at their next stop (they then get ENOSYS
 // for the filter's syscalls, which want a tracer).
 func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error {
+	return s.trace(ctx, pid, ModeShadow, attached)
+}
+
+// trace is Trace for a tree that attached with mode m.
+func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()) error {
 	runtime.LockOSThread()
 	// The thread ends with the goroutine (not unlocked): its tracees are
 	// then detached by the kernel.
@@ -74,6 +81,8 @@ func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error 
 		kinds[int32(c.nr)] = c.kind
 	}
 	caller := &procCaller{pageSize: os.Getpagesize()}
+	// The statfs calls whose exit the seal awaits, by thread.
+	exits := make(map[int]statfsExit)
 	for {
 		var ws unix.WaitStatus
 		tid, err := unix.Wait4(-1, &ws, unix.WALL|wNoThread, nil)
@@ -98,7 +107,19 @@ func (s *Supervisor) Trace(ctx context.Context, pid int, attached func()) error 
 		sig, event := ws.StopSignal(), int(uint32(ws)>>16&0xff)
 		switch {
 		case event == unix.PTRACE_EVENT_SECCOMP:
-			s.stopped(tid, kinds, caller, rp)
+			if x, ok := s.stopped(tid, m, kinds, caller, rp); ok {
+				// Run the syscall and stop at its exit.
+				exits[tid] = x
+				err = unix.PtraceSyscall(tid, 0)
+				break
+			}
+			err = unix.PtraceCont(tid, 0)
+		case event == 0 && sig == unix.SIGTRAP|0x80:
+			// A syscall-exit stop that PtraceSyscall asked for.
+			if x, ok := exits[tid]; ok {
+				delete(exits, tid)
+				s.sealStatfsExit(tid, x)
+			}
 			err = unix.PtraceCont(tid, 0)
 		case event == unix.PTRACE_EVENT_STOP:
 			switch sig {
@@ -155,8 +176,10 @@ func seizeAll(pid int) error {
 	}
 }
 
-// stopped replays the syscall at which tid is stopped, if it is one to.
-func (s *Supervisor) stopped(tid int, kinds map[int32]sysKind, c *procCaller, rp *replayer) {
+// stopped replays the syscall at which tid is stopped, if it is one to
+// and m is ModeShadow, and seals it if s has a Seal. ok asks for the
+// syscall's exit stop, for x.
+func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCaller, rp *replayer) (x statfsExit, ok bool) {
 	log := s.log()
 	var info ptraceSyscallInfo
 	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GET_SYSCALL_INFO, uintptr(tid),
@@ -164,32 +187,53 @@ func (s *Supervisor) stopped(tid int, kinds map[int32]sysKind, c *procCaller, rp
 	if errno != 0 || info.Op != ptraceSyscallInfoSeccomp {
 		log.Debug("shadow: no syscall info", "tid", tid, "err", errno, "op", info.Op)
 		s.skipped.Add(1)
-		return
+		return x, false
 	}
 	d := seccompData{Nr: int32(info.Nr), Arch: info.Arch, IP: info.IP, Args: info.Args}
 	kind, ok := kinds[d.Nr]
 	if !ok || d.Arch != nativeAuditArch {
 		log.Debug("shadow: unexpected syscall", "nr", d.Nr, "arch", d.Arch)
 		s.skipped.Add(1)
-		return
+		return x, false
 	}
 	c.pid = tid
+	switch kind {
+	case sysMount, sysFsopen:
+		if s.Seal != nil {
+			s.sealMount(tid, kind, &d, c)
+		}
+		c.close()
+		return x, false
+	case sysStatfs, sysFstatfs:
+		if s.Seal != nil {
+			x, ok = sealStatfs(tid, kind, &d, c)
+		}
+		c.close()
+		return x, ok
+	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()
 	switch {
 	case err != nil:
 		log.Debug("shadow: not replayed", "tid", tid, "nr", d.Nr, "err", err)
 		s.skipped.Add(1)
-		return
+		return x, false
 	case !replay:
 		s.threads.Add(1)
-		return
+		return x, false
+	}
+	if s.Seal != nil && r.Op == Open {
+		s.sealOpen(tid, kind, &r)
+	}
+	if m == ModeSeal {
+		return x, false
 	}
 	r.PID = tid
 	r.Comm = readComm(tid)
 	s.count(r.Op)
 	log.Debug("shadow: replaying", "op", r.Op, "pid", r.PID, "comm", r.Comm, "path", r.Path, "target", r.Target, "flags", r.Flags, "mode", r.Mode)
 	rp.replay(r)
+	return x, false
 }
 
 // replayer runs Replay on another thread for the tracer's locked one.

@@ -20,6 +20,7 @@ import (
 	"github.com/kpemu/kpemu/kernel/kpemufs"
 	"github.com/kpemu/kpemu/kprobes"
 	"github.com/kpemu/kpemu/kprobes/events"
+	"github.com/kpemu/kpemu/shadow"
 )
 
 // tracingDir is where the tracing files sit in the debugfs tree, as
@@ -42,6 +43,7 @@ type runOptions struct {
 	gdb     string
 	modules []string
 	shadow  string
+	seal    string
 }
 
 func newRunCmd() *cobra.Command {
@@ -67,6 +69,7 @@ SIGTERM, which unmount cleanly.`,
 	f.StringVar(&o.gdb, "gdb", "", "serve the GDB remote protocol at this TCP address (e.g. :1234); the guest runs until a debugger attaches")
 	f.StringArrayVar(&o.modules, "module", nil, "load this module of the image once the kernel is ready (repeatable; see kpemu/modules); --probe MOD:SYM probes are registered after")
 	f.StringVar(&o.shadow, "shadow-socket", "", "once the guest is ready, listen on this unix socket for kpemu shadow-exec processes and have the guest replay their forks, opens, symlinks, mkdirs and unlinks")
+	f.StringVar(&o.seal, "seal", "", "with --shadow-socket: keep the shadow-exec processes on this kpemu's trees (their /proc/mounts shows them as tracefs and debugfs, a mount of either binds them); the directory (a private tmpfs) holds their rewritten mount tables")
 	f.BoolVar(&o.par, "parallel", false, "run one host thread per vCPU (faster on several host cores, not deterministic)")
 	f.BoolVar(&o.interp, "interpret", false, "interpret every guest instruction instead of translating blocks to host code (slower; the guest sees no difference)")
 	f.BoolVar(&o.perfMap, "perf-map", false, "write /tmp/perf-PID.map, so that Linux perf names samples in translated code after the guest pc they run")
@@ -204,7 +207,11 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	var shadowDone <-chan struct{}
 	if o.shadow != "" {
-		shadowDone = startShadow(ctx, k, o.shadow, log)
+		var seal *shadow.Seal
+		if o.seal != "" {
+			seal = &shadow.Seal{Debugfs: o.mount, Tracefs: o.tracefs, Dir: o.seal}
+		}
+		shadowDone = startShadow(ctx, k, o.shadow, seal, log)
 	}
 	select {
 	case <-ctx.Done():

@@ -17,6 +17,7 @@ import (
 
 func newShadowExecCmd() *cobra.Command {
 	var socket string
+	var sealOnly bool
 	cmd := &cobra.Command{
 		Use:   "shadow-exec --socket PATH -- CMD [ARG...]",
 		Short: "Run CMD with its forks, opens, symlinks, mkdirs and unlinks replayed by the guest",
@@ -25,7 +26,9 @@ a seccomp filter that stops every fork, open, symlink, mkdir, unlink and
 rmdir of CMD and its descendants for that tracer, and exec CMD. The guest
 replays each of those calls before the host makes it, so its probes see
 what the host's processes do. If kpemu goes away, those calls fail with
-ENOSYS. CMD and its descendants cannot be traced by strace or gdb.`,
+ENOSYS. CMD and its descendants cannot be traced by strace or gdb.
+With --seal-only the guest replays nothing: CMD is only sealed (run's
+--seal), and only its opens, mounts and statfs calls stop for the tracer.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if socket == "" {
@@ -38,10 +41,14 @@ ENOSYS. CMD and its descendants cannot be traced by strace or gdb.`,
 				return err
 			}
 			env := os.Environ()
-			if err := shadow.Attach(socket); err != nil {
+			mode := shadow.ModeShadow
+			if sealOnly {
+				mode = shadow.ModeSeal
+			}
+			if err := shadow.AttachMode(socket, mode); err != nil {
 				return err
 			}
-			if err := shadow.Install(); err != nil {
+			if err := shadow.InstallMode(mode); err != nil {
 				return err
 			}
 			// From the goroutine Install locked to the filtered thread.
@@ -49,6 +56,7 @@ ENOSYS. CMD and its descendants cannot be traced by strace or gdb.`,
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "the unix socket of kpemu run --shadow-socket")
+	cmd.Flags().BoolVar(&sealOnly, "seal-only", false, "replay nothing in the guest: only seal CMD (kpemu run --seal)")
 	// CMD's own flags are its arguments, with or without "--".
 	cmd.Flags().SetInterspersed(false)
 	return cmd
@@ -56,7 +64,8 @@ ENOSYS. CMD and its descendants cannot be traced by strace or gdb.`,
 
 // startShadow serves --shadow-socket once the guest is ready to replay,
 // until ctx ends; done is closed when the socket is gone.
-func startShadow(ctx context.Context, k *kernel.Kernel, socket string, log *slog.Logger) (done <-chan struct{}) {
+// seal, if not nil, seals the traced processes.
+func startShadow(ctx context.Context, k *kernel.Kernel, socket string, seal *shadow.Seal, log *slog.Logger) (done <-chan struct{}) {
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
@@ -65,9 +74,12 @@ func startShadow(ctx context.Context, k *kernel.Kernel, socket string, log *slog
 		case <-ctx.Done():
 			return
 		}
-		err := shadow.Listen(ctx, socket, func(ctx context.Context, r shadow.Request) error {
-			return k.Shadow(ctx, shadowRequest(r))
-		}, log)
+		sup := &shadow.Supervisor{
+			Replay: func(ctx context.Context, r shadow.Request) error { return k.Shadow(ctx, shadowRequest(r)) },
+			Log:    log,
+			Seal:   seal,
+		}
+		err := sup.Listen(ctx, socket)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("--shadow-socket", "err", err)
 		}

@@ -7,7 +7,8 @@
 // NUMBER(kimage_voffset)=, ...), with which a script turns a kernel
 // image address into a mem offset ($((0x$va - kimage_voffset))), and
 // modules is /proc/modules's format, and loads ("+name") and unloads
-// ("-name") the image's modules when written, as insmod and rmmod. None
+// ("-name") the image's modules when written, as insmod and rmmod, and
+// sys/kernel/ holds the guest's tracing sysctls (SysctlDir). None
 // of these exist in Linux's debugfs; they live in their own directory so
 // that no Linux path changes meaning.
 package kpemufs
@@ -25,7 +26,7 @@ import (
 )
 
 // Register creates kpemu/{kallsyms,dmesg,mem,modules,version,vmcoreinfo}
-// in tree.
+// and SysctlDir's files in tree.
 func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	dir, err := tree.MkdirAll("kpemu", 0o755)
 	if err != nil {
@@ -53,7 +54,7 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	if _, err := dir.CreateFile("modules", 0o600, mods); err != nil {
 		return fmt.Errorf("creating kpemu/modules: %w", err)
 	}
-	return nil
+	return registerSysctls(tree, k.SetFtraceEnabled)
 }
 
 // showModules is /proc/modules: newest first.

@@ -1,0 +1,175 @@
+package shadow
+
+import (
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Seal keeps the tools of a traced tree on kpemu's trees, so that they
+// never reach the host kernel's tracing (scripts/kpemu-ns.sh):
+//
+//   - /proc/mounts, /proc/PID/mounts and /proc/PID/mountinfo (self,
+//     thread-self, task/TID) show kpemu's FUSE mounts with the type that
+//     Linux shows, "tracefs" or "debugfs", not "fuse.kpemu", and without
+//     FUSE's own super options: libtracefs and perf look for the type, and
+//     mount the host's tracefs when they do not find it. The open is
+//     redirected to a copy of the table, rewritten, in Dir.
+//   - statfs(2) and fstatfs(2) of a file on one of those mounts give
+//     Linux's f_type (TRACEFS_MAGIC, DEBUGFS_MAGIC), not FUSE's: perf
+//     looks for the magic at /sys/kernel/tracing first. The syscall runs,
+//     and its result is rewritten at its exit stop.
+//   - mount(2) of a tracefs or debugfs binds kpemu's tree there instead
+//     (and fails with ENODEV where that cannot be done: a tracee in
+//     another mount namespace, or no such tree); fsopen(2) of either fails
+//     with ENOSYS, so that a mount(8) that tries the new mount API first
+//     falls back to mount(2).
+type Seal struct {
+	Tracefs string // kpemu's tracing tree, as Linux's /sys/kernel/tracing ("" if none)
+	Debugfs string // kpemu's debugfs tree ("" if none)
+	Dir     string // where the rewritten mount tables go; a private tmpfs
+}
+
+// Mode is what a Supervisor does with a process tree that attaches.
+type Mode byte
+
+const (
+	// ModeShadow replays the tree's syscalls in the guest, and seals it if
+	// the Supervisor has a Seal.
+	ModeShadow Mode = 0
+	// ModeSeal only seals the tree: nothing is replayed, and its filter
+	// stops only the syscalls that the seal acts on.
+	ModeSeal Mode = 1
+)
+
+// fuseType is the type of kpemu's mounts in the host's mount tables.
+const fuseType = "fuse.kpemu"
+
+// mountTable reports whether absolute path p is a mount table of /proc,
+// and which: the process ("self", "thread-self", a PID) and the file
+// ("mounts" or "mountinfo"). /proc/mounts is self's mounts; a thread's
+// (/proc/PID/task/TID/) is its process's.
+func mountTable(p string) (proc, file string, ok bool) {
+	p = path.Clean(p)
+	if p == "/proc/mounts" {
+		return "self", "mounts", true
+	}
+	rest, found := strings.CutPrefix(p, "/proc/")
+	if !found {
+		return "", "", false
+	}
+	parts := strings.Split(rest, "/")
+	switch {
+	case len(parts) == 2:
+	case len(parts) == 4 && parts[1] == "task" && isPID(parts[2]) && parts[0] != "thread-self":
+	default:
+		return "", "", false
+	}
+	if parts[len(parts)-1] != "mounts" && parts[len(parts)-1] != "mountinfo" {
+		return "", "", false
+	}
+	if parts[0] != "self" && parts[0] != "thread-self" && !isPID(parts[0]) {
+		return "", "", false
+	}
+	return parts[0], parts[len(parts)-1], true
+}
+
+func isPID(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && strconv.Itoa(n) == s
+}
+
+// dropFuseOpts removes from a comma-separated list the options that FUSE
+// adds to a mount's; Linux's tracefs and debugfs have none of them.
+func dropFuseOpts(opts string) string {
+	var keep []string
+	for _, o := range strings.Split(opts, ",") {
+		name, _, _ := strings.Cut(o, "=")
+		switch name {
+		case "user_id", "group_id", "default_permissions", "allow_other", "max_read", "blksize":
+			continue
+		}
+		keep = append(keep, o)
+	}
+	return strings.Join(keep, ",")
+}
+
+// linuxType is the type Linux shows for a kpemu mount whose source (its
+// FsName) is source, or "" if it is not one that kpemu stands in for.
+func linuxType(fstype, source string) string {
+	if fstype != fuseType || (source != "tracefs" && source != "debugfs") {
+		return ""
+	}
+	return source
+}
+
+// rewriteMounts rewrites the lines of kpemu's mounts in a /proc/PID/mounts
+// table ("SOURCE TARGET TYPE OPTS 0 0") with Linux's type and options.
+func rewriteMounts(table string) string {
+	return rewriteLines(table, func(f []string) bool {
+		if len(f) < 4 {
+			return false
+		}
+		t := linuxType(f[2], f[0])
+		if t == "" {
+			return false
+		}
+		f[2], f[3] = t, dropFuseOpts(f[3])
+		return true
+	})
+}
+
+// rewriteMountinfo does rewriteMounts's for /proc/PID/mountinfo ("ID
+// PARENT MAJ:MIN ROOT TARGET OPTS [OPTIONAL...] - TYPE SOURCE SUPEROPTS").
+func rewriteMountinfo(table string) string {
+	return rewriteLines(table, func(f []string) bool {
+		sep := -1
+		for i := 6; i < len(f); i++ {
+			if f[i] == "-" {
+				sep = i
+				break
+			}
+		}
+		if sep < 0 || sep+3 >= len(f) {
+			return false
+		}
+		t := linuxType(f[sep+1], f[sep+2])
+		if t == "" {
+			return false
+		}
+		f[sep+1], f[sep+3] = t, dropFuseOpts(f[sep+3])
+		return true
+	})
+}
+
+// rewriteLines calls fix with each line's space-separated fields and, if
+// it returns true, puts the line back together from them.
+func rewriteLines(table string, fix func([]string) bool) string {
+	var b strings.Builder
+	b.Grow(len(table))
+	for _, line := range strings.SplitAfter(table, "\n") {
+		body, nl := strings.CutSuffix(line, "\n")
+		f := strings.Split(body, " ")
+		if fix(f) {
+			b.WriteString(strings.Join(f, " "))
+			if nl {
+				b.WriteByte('\n')
+			}
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// sealedFsType is the kpemu tree that stands in for a mount of file
+// system type fstype, or "" if fstype is not one the seal keeps away.
+func (s *Seal) sealedFsType(fstype string) (tree string, sealed bool) {
+	switch fstype {
+	case "tracefs":
+		return s.Tracefs, true
+	case "debugfs":
+		return s.Debugfs, true
+	}
+	return "", false
+}

@@ -1,0 +1,377 @@
+//go:build linux && (amd64 || arm64)
+
+package shadow
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// sealOpen redirects an open of a mount table (see Seal) to a rewritten
+// copy, if the table shows a kpemu mount. A copy is named by its content
+// and never rewritten: the few distinct tables a namespace has take a file
+// each, however many processes read them.
+func (s *Supervisor) sealOpen(tid int, kind sysKind, r *Request) {
+	p := r.Path
+	if p == "/etc/mtab" {
+		// A symlink to the table, as systemd and Debian make it.
+		if t, err := os.Readlink(p); err == nil && (t == "../proc/self/mounts" || t == "/proc/self/mounts" || t == "/proc/mounts") {
+			p = "/proc/self/mounts"
+		}
+	}
+	proc, file, ok := mountTable(p)
+	if !ok || r.Flags&0o3 != 0 {
+		return // a write open fails on the real table (EACCES)
+	}
+	arg := 1 // openat, openat2: the path is the second argument
+	switch kind {
+	case sysOpen:
+		arg = 0
+	case sysOpenat, sysOpenat2:
+	default:
+		return
+	}
+	switch proc {
+	case "self", "thread-self":
+		// /proc/TID/ shows the thread's own table, as self does.
+		proc = strconv.Itoa(tid)
+	}
+	table, err := os.ReadFile("/proc/" + proc + "/" + file)
+	if err != nil {
+		return // the tracee's open fails as it would
+	}
+	var out string
+	if file == "mounts" {
+		out = rewriteMounts(string(table))
+	} else {
+		out = rewriteMountinfo(string(table))
+	}
+	if out == string(table) {
+		return
+	}
+	sum := sha256.Sum256([]byte(out))
+	name := filepath.Join(s.Seal.Dir, file+"-"+hex.EncodeToString(sum[:12]))
+	if err := writeOnce(name, out); err != nil {
+		s.log().Warn("shadow: seal: writing a mount table", "path", r.Path, "err", err)
+		return
+	}
+	if err := redirectPath(tid, arg, name); err != nil {
+		s.log().Warn("shadow: seal: redirecting an open", "tid", tid, "path", r.Path, "err", err)
+		return
+	}
+	s.sealed.Add(1)
+}
+
+// writeOnce makes file name hold data, unless it exists (then it does):
+// a new file is written whole and renamed into place, so that a reader
+// never sees part of it.
+func writeOnce(name, data string) error {
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), ".new-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o444)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// redirectPath makes the stopped syscall's path argument arg point to p:
+// it writes p below the tracee's stack pointer (and its red zone), which
+// nothing uses while the thread is in a syscall.
+func redirectPath(tid, arg int, p string) error {
+	rg, err := getRegs(tid)
+	if err != nil {
+		return fmt.Errorf("getting registers: %w", err)
+	}
+	b := append([]byte(p), 0)
+	// No margin beyond the red zone: a Go tracee's goroutine stack has
+	// only its guard (some 800 bytes) free below the stack pointer.
+	addr := (rg.sp() - redZone - uint64(len(b))) &^ 15
+	if _, err := unix.PtracePokeData(tid, uintptr(addr), b); err != nil {
+		return fmt.Errorf("writing the path at %#x: %w", addr, err)
+	}
+	rg.setArg(arg, addr)
+	if err := setRegs(tid, rg); err != nil {
+		return fmt.Errorf("setting registers: %w", err)
+	}
+	return nil
+}
+
+// Linux's mount(2) flags the seal looks at.
+const (
+	msPropagation = unix.MS_SHARED | unix.MS_PRIVATE | unix.MS_SLAVE | unix.MS_UNBINDABLE
+	// msPerMount are the flags a bind mount takes, by a remount.
+	msPerMount = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC |
+		unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME | unix.MS_STRICTATIME
+)
+
+// sealMount serves a stopped mount(2) or fsopen(2) of a tracefs or debugfs:
+// mount(2) binds kpemu's tree at its target, as the tracee, and fsopen(2)
+// fails with ENOSYS (see Seal). Other file systems, remounts, binds, moves
+// and propagation changes (which ignore the type) go on unchanged.
+func (s *Supervisor) sealMount(tid int, kind sysKind, d *seccompData, c *procCaller) {
+	var ret int64
+	switch kind {
+	case sysMount:
+		flags := d.Args[3]
+		if d.Args[2] == 0 || flags&(unix.MS_REMOUNT|unix.MS_BIND|unix.MS_MOVE|msPropagation) != 0 {
+			return
+		}
+		fstype, err := c.readString(d.Args[2])
+		if err != nil {
+			return // the host's mount fails with EFAULT
+		}
+		tree, sealed := s.Seal.sealedFsType(fstype)
+		if !sealed {
+			return
+		}
+		ret = -int64(s.bindTree(tid, tree, d.Args[1], flags, c))
+	case sysFsopen:
+		name, err := c.readString(d.Args[0])
+		if err != nil {
+			return
+		}
+		if _, sealed := s.Seal.sealedFsType(name); !sealed {
+			return
+		}
+		ret = -int64(unix.ENOSYS)
+	default:
+		return
+	}
+	rg, err := getRegs(tid)
+	if err == nil {
+		rg.skipSyscall(ret)
+		err = setRegs(tid, rg)
+	}
+	if err != nil {
+		// The host's mount must not run: the tracee is left to die
+		// rather than mount the host kernel's tracing.
+		s.log().Error("shadow: seal: cannot skip a mount; killing the caller", "tid", tid, "err", err)
+		_ = unix.Tgkill(tgid(tid), tid, unix.SIGKILL)
+		return
+	}
+	s.sealed.Add(1)
+}
+
+// bindTree binds tree at the tracee's target, as mount(2) of the file
+// system would mount it there; it returns the errno for the tracee (0 for
+// success).
+func (s *Supervisor) bindTree(tid int, tree string, target uint64, flags uint64, c *procCaller) unix.Errno {
+	if !hasCap(tid, unix.CAP_SYS_ADMIN) {
+		return unix.EPERM
+	}
+	if tree == "" || !sameMountNS(tid) {
+		// No tree here, or the tracee's mounts are not the tracer's to
+		// change: as on a kernel without the file system.
+		return unix.ENODEV
+	}
+	p, err := absPath(atFDCWD, target, c)
+	switch {
+	case err == errEmptyPath:
+		return unix.ENOENT
+	case err != nil:
+		return unix.EFAULT
+	}
+	if root, err := os.Readlink("/proc/" + strconv.Itoa(tid) + "/root"); err == nil && root != "/" {
+		p = path.Join(root, p) // a chrooted tracee
+	}
+	if err := unix.Mount(tree, p, "", unix.MS_BIND, ""); err != nil {
+		return errnoOf(err)
+	}
+	if f := flags & msPerMount; f != 0 {
+		if err := unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|uintptr(f), ""); err != nil {
+			_ = unix.Unmount(p, unix.MNT_DETACH)
+			return errnoOf(err)
+		}
+	}
+	s.log().Debug("shadow: seal: bound kpemu's tree for a mount", "tid", tid, "tree", tree, "target", p)
+	return 0
+}
+
+func errnoOf(err error) unix.Errno {
+	if e, ok := err.(unix.Errno); ok {
+		return e
+	}
+	return unix.EINVAL
+}
+
+// sameMountNS reports whether tid is in the tracer's mount namespace.
+func sameMountNS(tid int) bool {
+	mine, err1 := os.Readlink("/proc/self/ns/mnt")
+	theirs, err2 := os.Readlink("/proc/" + strconv.Itoa(tid) + "/ns/mnt")
+	return err1 == nil && err2 == nil && mine == theirs
+}
+
+// hasCap reports whether capability c is in tid's effective set.
+func hasCap(tid int, c uint) bool {
+	v, ok := statusField(tid, "CapEff")
+	if !ok {
+		return false
+	}
+	caps, err := strconv.ParseUint(v, 16, 64)
+	return err == nil && caps&(1<<c) != 0
+}
+
+// tgid is the process of thread tid (tid itself if unknown).
+func tgid(tid int) int {
+	if v, ok := statusField(tid, "Tgid"); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return tid
+}
+
+// statusField is field name of /proc/TID/status.
+func statusField(tid int, name string) (string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/status")
+	if err != nil {
+		return "", false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// Linux's statfs f_type of the file systems the seal deals in.
+const (
+	fuseSuperMagic = 0x65735546
+	tracefsMagic   = 0x74726163
+	debugfsMagic   = 0x64626720
+)
+
+// statfsExit is a statfs(2) or fstatfs(2) of a kpemu tree whose result
+// the seal rewrites at the syscall's exit.
+type statfsExit struct {
+	buf   uint64 // the struct statfs; f_type is its first word
+	magic uint64 // Linux's f_type for the tree
+}
+
+// sealStatfs asks for the exit of a statfs or fstatfs of a file on a kpemu
+// mount, so that its f_type shows as tracefs's or debugfs's, not FUSE's
+// (perf looks for the magic at /sys/kernel/tracing before /proc/mounts).
+func sealStatfs(tid int, kind sysKind, d *seccompData, c *procCaller) (statfsExit, bool) {
+	var p string
+	var err error
+	if kind == sysStatfs {
+		if p, err = absPath(atFDCWD, d.Args[0], c); err == nil {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				p = r
+			}
+		}
+	} else {
+		p, err = c.dir(int32(d.Args[0]))
+	}
+	if err != nil || !path.IsAbs(p) {
+		return statfsExit{}, false
+	}
+	t, ok := kpemuMountType(tid, p)
+	if !ok {
+		return statfsExit{}, false
+	}
+	magic := uint64(debugfsMagic)
+	if t == "tracefs" {
+		magic = tracefsMagic
+	}
+	return statfsExit{buf: d.Args[1], magic: magic}, true
+}
+
+// kpemuMountType is the Linux type of the kpemu mount that holds p in
+// tid's mount table, if a kpemu mount holds it.
+func kpemuMountType(tid int, p string) (string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/mountinfo")
+	if err != nil {
+		return "", false
+	}
+	best, typ := -1, ""
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, " ")
+		sep := -1
+		for i := 6; i < len(f); i++ {
+			if f[i] == "-" {
+				sep = i
+				break
+			}
+		}
+		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
+			continue
+		}
+		mp := unescapeMount(f[4])
+		if p != mp && mp != "/" && !strings.HasPrefix(p, mp+"/") {
+			continue
+		}
+		// The deepest mount point holds p; of mounts on the same one, the
+		// last, which covers the others.
+		if len(mp) >= best {
+			best, typ = len(mp), linuxType(f[sep+1], f[sep+2])
+		}
+	}
+	return typ, typ != ""
+}
+
+// unescapeMount undoes the octal escapes (\040 for a space) of a mount
+// table's paths.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// sealStatfsExit rewrites the f_type of a statfs that succeeded on a
+// kpemu tree.
+func (s *Supervisor) sealStatfsExit(tid int, x statfsExit) {
+	rg, err := getRegs(tid)
+	if err != nil || rg.ret() != 0 {
+		return
+	}
+	c := &procCaller{pid: tid, pageSize: os.Getpagesize()}
+	defer c.close()
+	var b [8]byte
+	if err := c.read(x.buf, b[:]); err != nil || binary.LittleEndian.Uint64(b[:]) != fuseSuperMagic {
+		return
+	}
+	binary.LittleEndian.PutUint64(b[:], x.magic)
+	if _, err := unix.PtracePokeData(tid, uintptr(x.buf), b[:]); err != nil {
+		s.log().Warn("shadow: seal: rewriting statfs's f_type", "tid", tid, "err", err)
+		return
+	}
+	s.sealed.Add(1)
+}
