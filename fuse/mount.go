@@ -44,8 +44,9 @@ type Options struct {
 	// Debug logs every FUSE request and reply to Logger, at debug level.
 	Debug bool
 	// FsName is the source shown by mount(8), df and /proc/mounts;
-	// "debugfs" if empty. Linux's tools (ftracetest, trace-cmd) look for
-	// "tracefs" or "debugfs" in /proc/mounts to find the tracing tree.
+	// "debugfs" if empty. The type shown is "fuse.kpemu": tools that
+	// look for a tracefs or debugfs by type (trace-cmd, perf) find it
+	// only under kpemu-ns.sh's seal (shadow.Seal), which shows it so.
 	FsName string
 	// Root is the directory of the tree that the mount shows (as
 	// /sys/kernel/tracing shows debugfs's tracing/); the whole tree if
