@@ -143,7 +143,7 @@ func (kp *Kprobes) setjmpPreHandler(jp *Jprobe, regs *Regs) bool {
 		}
 	}
 	regs.PC = jp.entry
-	kp.observe(ObsSetjmp, kp.cpu(regs), 0, regs, kp.byAddr[js.saved.PC], jp.entry)
+	kp.observe(ObsSetjmp, kp.cpu(regs), 0, regs, kp.pointAt(js.saved.PC), jp.entry)
 	return true
 }
 

@@ -121,11 +121,35 @@ type probePoint struct {
 	opcode   uint32       // the original instruction
 	slot     uint64       // out-of-line slot {opcode, BRK #6}; 0 when simulated
 	simulate simulateFunc // for instructions that read or write the PC
-	probes   []*Kprobe
-	armed    bool
+	// slotReady: the slot holds the instruction. A point registered
+	// without stopping the machine gets its slot filled when it is first
+	// armed: the host writes guest memory only with the world stopped.
+	slotReady bool
+	// probes, newest first: replaced, never changed in place, so that a
+	// probe can come or go while a vCPU runs through the list (list).
+	probes atomic.Pointer[[]*Kprobe]
+	armed  bool
 	// gone: the text under the point was freed (its module unloaded); the
 	// point is out of byAddr, kept in its bucket for kprobes/list only.
 	gone bool
+}
+
+// list returns the point's probes, newest first.
+func (pt *probePoint) list() []*Kprobe {
+	if l := pt.probes.Load(); l != nil {
+		return *l
+	}
+	return nil
+}
+
+// setList replaces the point's probes; kp.mu is held.
+func (pt *probePoint) setList(l []*Kprobe) { pt.probes.Store(&l) }
+
+// pointAt is the hit path's look-up of the point at addr.
+func (kp *Kprobes) pointAt(addr uint64) *probePoint {
+	kp.byAddrMu.RLock()
+	defer kp.byAddrMu.RUnlock()
+	return kp.byAddr[addr]
 }
 
 // kprobeCtlblk is the per-CPU kprobe_ctlblk.
@@ -147,9 +171,12 @@ type Kprobes struct {
 	k   *kernel.Kernel
 	log *slog.Logger
 
-	mu          sync.Mutex // serialises registration; see the package doc
-	buckets     [1 << hashBits][]*probePoint
+	mu      sync.Mutex // serialises registration; see the package doc
+	buckets [1 << hashBits][]*probePoint
+	// byAddr is the points by address. Changed under kp.mu and, as the
+	// hit path reads it while the machine runs, byAddrMu.
 	byAddr      map[uint64]*probePoint
+	byAddrMu    sync.RWMutex
 	allDisarmed bool
 	slots       slotAllocator
 	blacklist   []BlacklistEntry
@@ -260,19 +287,32 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 	}
 	p.nmissed.Store(0)
 
+	// A disabled probe arms nothing: it joins the table without stopping
+	// the machine (as Linux's register_kprobe does not stop_machine for
+	// it), which a write of thousands of kprobe events would otherwise
+	// wait for, once a probe. The hit path sees the new list or the old.
+	disabled := p.flags&flagDisabled != 0
+
 	if pt := kp.byAddr[addr]; pt != nil {
 		if p.breakHandler != nil {
-			for _, q := range pt.probes {
+			for _, q := range pt.list() {
 				if q.breakHandler != nil {
 					return fmt.Errorf("%w: %s already has a jprobe", syscall.EEXIST, kp.k.Kallsyms().Format(addr))
 				}
 			}
 		}
-		var perr error
-		stop(func() {
+		add := func() {
 			p.Addr = addr
 			p.point = pt
-			pt.probes = append([]*Kprobe{p}, pt.probes...)
+			pt.setList(append([]*Kprobe{p}, pt.list()...))
+		}
+		if disabled {
+			add()
+			return nil
+		}
+		var perr error
+		stop(func() {
+			add()
 			perr = kp.updateArming(pt)
 		})
 		return perr
@@ -282,34 +322,63 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 	if err != nil {
 		return err
 	}
+	pt := &probePoint{addr: addr, opcode: opcode}
+	pt.setList([]*Kprobe{p})
+	add := func() {
+		p.Addr = addr
+		p.point = pt
+		h := hashPtr(addr)
+		kp.buckets[h] = append([]*probePoint{pt}, kp.buckets[h]...)
+		kp.byAddrMu.Lock()
+		kp.byAddr[addr] = pt
+		kp.byAddrMu.Unlock()
+	}
+	if class == insnGoodNoSlot {
+		pt.simulate = simulatorFor(opcode)
+	} else if disabled {
+		// A never-used slot needs no look at the vCPUs (alloc does, to
+		// reuse a freed one); its instruction goes in at the first arming.
+		if slot, ok := kp.slots.allocFresh(); ok {
+			pt.slot = slot
+		}
+	}
+	if disabled && (pt.slot != 0 || pt.simulate != nil) {
+		add()
+		return nil
+	}
 	var perr error
 	stop(func() {
-		pt := &probePoint{addr: addr, opcode: opcode, probes: []*Kprobe{p}}
-		if class == insnGoodNoSlot {
-			pt.simulate = simulatorFor(opcode)
-		} else {
+		if pt.simulate == nil && pt.slot == 0 {
 			slot, ok := kp.slots.alloc(kp.kcb)
 			if !ok {
 				perr = fmt.Errorf("%w: out of instruction slots", syscall.ENOMEM)
 				return
 			}
-			// arch_prepare_ss_slot: the instruction, then BRK #6.
-			if perr = kp.k.PatchTextNosync(slot, opcode); perr != nil {
-				return
-			}
-			if perr = kp.k.PatchTextNosync(slot+4, brkOpcodeKprobesSS); perr != nil {
-				return
-			}
 			pt.slot = slot
 		}
-		p.Addr = addr
-		p.point = pt
-		h := hashPtr(addr)
-		kp.buckets[h] = append([]*probePoint{pt}, kp.buckets[h]...)
-		kp.byAddr[addr] = pt
+		if pt.slot != 0 {
+			if perr = kp.prepareSlot(pt); perr != nil {
+				kp.slots.free(pt.slot)
+				return
+			}
+		}
+		add()
 		perr = kp.updateArming(pt)
 	})
 	return perr
+}
+
+// prepareSlot is arch_prepare_ss_slot: the instruction, then BRK #6. The
+// machine must be stopped.
+func (kp *Kprobes) prepareSlot(pt *probePoint) error {
+	if err := kp.k.PatchTextNosync(pt.slot, pt.opcode); err != nil {
+		return err
+	}
+	if err := kp.k.PatchTextNosync(pt.slot+4, brkOpcodeKprobesSS); err != nil {
+		return err
+	}
+	pt.slotReady = true
+	return nil
 }
 
 // checkAddressSafe is check_kprobe_address_safe: core kernel text, or
@@ -388,7 +457,7 @@ func (kp *Kprobes) shouldArm(pt *probePoint) bool {
 	if kp.allDisarmed {
 		return false
 	}
-	for _, p := range pt.probes {
+	for _, p := range pt.list() {
 		if !p.disabled() {
 			return true
 		}
@@ -409,6 +478,11 @@ func (kp *Kprobes) updateArming(pt *probePoint) error {
 	insn := pt.opcode
 	if want {
 		insn = brkOpcodeKprobes
+		if pt.slot != 0 && !pt.slotReady {
+			if err := kp.prepareSlot(pt); err != nil {
+				return fmt.Errorf("%w: %w", syscall.EINVAL, err)
+			}
+		}
 	}
 	if err := kp.k.PatchTextNosync(pt.addr, insn); err != nil {
 		return fmt.Errorf("%w: %w", syscall.EINVAL, err)
@@ -432,40 +506,52 @@ func (kp *Kprobes) unregister(p *Kprobe, stop func(func())) {
 	if pt == nil {
 		return
 	}
-	stop(func() {
-		for i, c := range pt.probes {
-			if c == p {
-				pt.probes = append(pt.probes[:i:i], pt.probes[i+1:]...)
-				break
-			}
+	if p.disabled() && !pt.armed && !kp.shouldArm(pt) {
+		// Nothing to patch: as in register, no stop of the machine.
+		kp.dropProbe(pt, p)
+		return
+	}
+	stop(func() { kp.dropProbe(pt, p) })
+}
+
+// dropProbe takes p off pt, and pt out of the table with its last probe;
+// kp.mu is held, and the machine stopped unless pt is not armed.
+func (kp *Kprobes) dropProbe(pt *probePoint, p *Kprobe) {
+	l := pt.list()
+	for i, c := range l {
+		if c == p {
+			pt.setList(append(l[:i:i], l[i+1:]...))
+			break
 		}
-		p.point = nil
-		if len(pt.probes) > 0 {
-			if err := kp.updateArming(pt); err != nil {
-				kp.log.Error("kprobes: disarming", "addr", pt.addr, "err", err)
-			}
-			return
+	}
+	p.point = nil
+	if len(pt.list()) > 0 {
+		if err := kp.updateArming(pt); err != nil {
+			kp.log.Error("kprobes: disarming", "addr", pt.addr, "err", err)
 		}
-		if pt.armed && !pt.gone {
-			if err := kp.k.PatchTextNosync(pt.addr, pt.opcode); err != nil {
-				kp.log.Error("kprobes: restoring text", "addr", pt.addr, "err", err)
-			}
-			pt.armed = false
+		return
+	}
+	if pt.armed && !pt.gone {
+		if err := kp.k.PatchTextNosync(pt.addr, pt.opcode); err != nil {
+			kp.log.Error("kprobes: restoring text", "addr", pt.addr, "err", err)
 		}
-		if kp.byAddr[pt.addr] == pt {
-			delete(kp.byAddr, pt.addr)
+		pt.armed = false
+	}
+	if kp.byAddr[pt.addr] == pt {
+		kp.byAddrMu.Lock()
+		delete(kp.byAddr, pt.addr)
+		kp.byAddrMu.Unlock()
+	}
+	h := hashPtr(pt.addr)
+	for i, q := range kp.buckets[h] {
+		if q == pt {
+			kp.buckets[h] = append(kp.buckets[h][:i:i], kp.buckets[h][i+1:]...)
+			break
 		}
-		h := hashPtr(pt.addr)
-		for i, q := range kp.buckets[h] {
-			if q == pt {
-				kp.buckets[h] = append(kp.buckets[h][:i:i], kp.buckets[h][i+1:]...)
-				break
-			}
-		}
-		if pt.slot != 0 {
-			kp.slots.free(pt.slot)
-		}
-	})
+	}
+	if pt.slot != 0 {
+		kp.slots.free(pt.slot)
+	}
 }
 
 // Enable clears a probe's DISABLED flag (enable_kprobe) and arms its
@@ -575,7 +661,7 @@ func (kp *Kprobes) List() []ListEntry {
 	for _, b := range kp.buckets {
 		for _, pt := range b {
 			sym, off, ok := syms.LookupAddr(pt.addr)
-			for _, p := range pt.probes {
+			for _, p := range pt.list() {
 				e := ListEntry{Addr: pt.addr, Type: p.Type(), Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
 				if ok {
 					e.Symbol, e.Module = sym.Name, sym.Module
