@@ -114,7 +114,8 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		}
 	}
 	edir := path.Join(gdir, ev.name)
-	if _, err := t.tree.Mkdir(edir, modeDir); err != nil {
+	d, err := t.tree.Mkdir(edir, modeDir)
+	if err != nil {
 		return fmt.Errorf("%w: creating %s: %w", syscall.EEXIST, edir, err)
 	}
 	if ev.static == nil {
@@ -136,7 +137,9 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		}{f.name, fsMode(f.mode), f.ops})
 	}
 	for _, f := range files {
-		if _, err := t.tree.CreateFile(path.Join(edir, f.name), f.mode, f.ops); err != nil {
+		// In d, not by path: a lookup from the root for each file
+		// costs as much as making it.
+		if _, err := d.CreateFile(f.name, f.mode, f.ops); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", edir, f.name, err)
 		}
 	}
@@ -151,10 +154,12 @@ func (t *Tracing) removeEventFiles(ev *event) {
 		t.log.Warn("removing event directory", "event", ev.key(), "err", err)
 	}
 	t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
-	for _, o := range t.events {
-		if o != ev && o.group == ev.group {
-			return
-		}
+	others := t.groups[ev.group]
+	if t.events[ev.key()] == ev {
+		others--
+	}
+	if others > 0 {
+		return
 	}
 	if err := t.tree.RemoveAll(gdir); err != nil {
 		t.log.Warn("removing group directory", "group", ev.group, "err", err)
@@ -164,7 +169,8 @@ func (t *Tracing) removeEventFiles(ev *event) {
 
 // mirror queues a change of the tracing hierarchy to the guest, whose
 // trace_events.c makes the tracefs_create_dir()/tracefs_remove() call
-// Linux makes here; syncMirror waits for it.
+// Linux makes here. The writer does not wait for it: the guest makes the
+// calls in order, soon after (kernel.MirrorTracefs).
 func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
 	if seq := t.kp.Kernel().MirrorTracefs(op, dir); seq != 0 {
 		t.mirrored.Store(seq)
@@ -172,8 +178,11 @@ func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
 }
 
 // syncMirror returns once the guest made the tracefs calls of every change
-// queued so far (while it runs; see kernel.SyncTracefs). Called without
-// t.mu: the guest's calls may hit probes, whose handlers take it.
+// queued so far (while it runs, and for a bounded time; see
+// kernel.SyncTracefs), so that a read of trace shows what a probe on them
+// recorded for the writes before it, as on Linux, where the writer made
+// them. It does not wait when the guest is in step. Called without t.mu:
+// the guest's calls may hit probes, whose handlers take it.
 func (t *Tracing) syncMirror() { t.kp.Kernel().SyncTracefs(t.mirrored.Load()) }
 
 // showEnable is event_enable_read: 1 when enabled, 0 when not or only
