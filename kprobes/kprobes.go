@@ -562,6 +562,27 @@ func (kp *Kprobes) Enable(p *Kprobe) error { return kp.setDisabled(p, false) }
 // disarmed when no enabled probe is left on it.
 func (kp *Kprobes) Disable(p *Kprobe) error { return kp.setDisabled(p, true) }
 
+// SetDisabledMany is Disable (disabled) or Enable of every probe in ps,
+// with the machine stopped once for all of them, not once a probe: how
+// enabling every event of a group arms its thousands of probes. It goes
+// on past a failing probe and returns the first error.
+func (kp *Kprobes) SetDisabledMany(ps []*Kprobe, disabled bool) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	var first error
+	kp.k.StopMachine(func() {
+		for _, p := range ps {
+			if err := kp.setDisabledLocked(p, disabled, direct); err != nil && first == nil {
+				first = err
+			}
+		}
+	})
+	return first
+}
+
 func (kp *Kprobes) setDisabled(p *Kprobe, disabled bool) error {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()

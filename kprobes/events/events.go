@@ -51,6 +51,11 @@ type Tracing struct {
 	cmdlines savedCmdlines // the comms of the pids in the buffer
 	info     infoState     // trace_marker, tracing_cpumask, saved_tgids & co; see infofiles.go
 
+	// arming, while a write enables or disables many events, collects
+	// the probes to arm (true) and disarm (false), so that they are
+	// armed in one stop of the machine; see batchArming.
+	arming map[bool][]*kprobes.Kprobe
+
 	// mirrored is the last change queued to the guest's tracefs
 	// hierarchy (kernel.MirrorTracefs), which a reader of trace waits
 	// for.
@@ -860,7 +865,25 @@ func (t *Tracing) enableDisable(ev *event, enable, soft bool) error {
 	return nil
 }
 
-// armProbes arms or disarms the event's probes.
+// batchArming runs fn, which enables or disables events, and arms and
+// disarms their probes at its end, in one stop of the machine for each;
+// t.mu is held. It returns fn's error, else the arming's first.
+func (t *Tracing) batchArming(fn func() error) error {
+	t.arming = map[bool][]*kprobes.Kprobe{}
+	err := fn()
+	b := t.arming
+	t.arming = nil
+	if aerr := t.kp.SetDisabledMany(b[false], true); err == nil {
+		err = aerr
+	}
+	if aerr := t.kp.SetDisabledMany(b[true], false); err == nil {
+		err = aerr
+	}
+	return err
+}
+
+// armProbes arms or disarms the event's probes: at once, or at the end
+// of the batch (batchArming) that is under way.
 func (t *Tracing) armProbes(ev *event, on bool) error {
 	ev.enabled.Store(on)
 	if ev.static != nil {
@@ -870,6 +893,10 @@ func (t *Tracing) armProbes(ev *event, on bool) error {
 	for _, tp := range ev.probes {
 		// __enable_trace_kprobe: a probe whose module went is skipped.
 		if !tp.registered || t.kp.Gone(tp.kprobe()) {
+			continue
+		}
+		if b := t.arming; b != nil {
+			b[on] = append(b[on], tp.kprobe())
 			continue
 		}
 		var err error

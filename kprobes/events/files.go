@@ -243,15 +243,18 @@ func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Cont
 		defer t.mu.Unlock()
 		// __ftrace_set_clr_event_nolock: every matching event, the
 		// first error returned (a uprobe event fails to enable).
-		var first error
-		for _, ev := range t.sortedEvents() {
-			if !match(ev) {
-				continue
+		first := t.batchArming(func() error {
+			var first error
+			for _, ev := range t.sortedEvents() {
+				if !match(ev) {
+					continue
+				}
+				if err := t.setEnabled(ev, on); err != nil && first == nil {
+					first = err
+				}
 			}
-			if err := t.setEnabled(ev, on); err != nil && first == nil {
-				first = err
-			}
-		}
+			return first
+		})
 		if first != nil {
 			return 0, first
 		}
