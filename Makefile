@@ -9,9 +9,9 @@
 #   make check-image  fail if the committed images differ from their sources
 #   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit,
 #                 trace_pipe's events/s and hit-to-read latency, the cost of many
-#                 kprobe events; then guest MIPS of kpemu and QEMU on one program,
-#                 their ratio, and kpemu's peak RSS; then the kprobe files through
-#                 a real mount against tmpfs (scripts/bench-mount.sh)
+#                 kprobe events; then the kprobe files through a real mount
+#                 against tmpfs (scripts/bench-mount.sh); then guest MIPS of kpemu
+#                 and QEMU on one program, their ratio, and kpemu's peak RSS
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
@@ -77,8 +77,8 @@ test: deps lint unit e2e
 # and measure each other.
 bench: deps
 	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
-	GO=$(GO) bash scripts/bench-vs-qemu.sh
 	GO=$(GO) bash scripts/bench-mount.sh
+	GO=$(GO) bash scripts/bench-vs-qemu.sh
 
 clean:
 	rm -rf bin

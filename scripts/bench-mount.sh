@@ -11,11 +11,14 @@
 #   remove-10k  echo > kprobe_events (O_TRUNC: every event goes)
 #   echo-1      one echo ... >> kprobe_events of a single event (on a
 #               tree without the 10,000; the event is removed untimed)
+#   echo-1-sh   the same echo, by this shell's builtin: no fork, so the
+#               file's own cost (open, write, close) shows
 #
 # Each is run RUNS times; the median is printed in ms with its tmpfs
-# counterpart (the same command on a file holding the same bytes) and
-# their ratio. Every command is a child shell (sh -c), on both sides, so
-# both pay the same fork and exec.
+# counterpart (the same command on a file holding the same bytes), their
+# ratio, and their difference (what the mount adds). Every command but
+# echo-1-sh is a child shell (sh -c), on both sides, so both pay the same
+# fork and exec, which on a loaded machine can outweigh the rest.
 #
 #   scripts/bench-mount.sh [-k KPEMU] [-r RUNS] [-n EVENTS]
 #
@@ -77,14 +80,13 @@ for ((i = 0; i < N; i++)); do
 done >"$tmp/events"
 one="p:kprobes/benchone ${funcs[0]}"
 
-# now: the wall clock in µs.
-now() { local t=${EPOCHREALTIME/./}; echo "$t"; }
-# timed CMD: run CMD in a child shell and print its wall time in µs.
+# timed CMD: run CMD in a child shell and print its wall time in µs
+# (EPOCHREALTIME, read without a fork).
 timed() {
 	local t0 t1
-	t0=$(now)
+	t0=${EPOCHREALTIME/./}
 	sh -c "$1"
-	t1=$(now)
+	t1=${EPOCHREALTIME/./}
 	echo $((t1 - t0))
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -121,13 +123,22 @@ for ((r = 0; r < RUNS; r++)); do
 	b=$(timed "echo '$one' >> '$TMPFS/kprobe_events'")
 	record echo-1 "$a" "$b"
 	echo '-:kprobes/benchone' >>"$T/kprobe_events"
+
+	: >"$TMPFS/kprobe_events"
+	t0=${EPOCHREALTIME/./}
+	echo "$one" >>"$T/kprobe_events"
+	t1=${EPOCHREALTIME/./}
+	echo "$one" >>"$TMPFS/kprobe_events"
+	t2=${EPOCHREALTIME/./}
+	record echo-1-sh $((t1 - t0)) $((t2 - t1))
+	echo '-:kprobes/benchone' >>"$T/kprobe_events"
 done
 
-printf '%-11s %10s %10s %8s   (median of %d; %d events)\n' figure mount-ms tmpfs-ms ratio "$RUNS" "$N"
-for name in add-10k list-10k toggle-10k remove-10k echo-1; do
+printf '%-11s %10s %10s %8s %10s   (median of %d; %d events)\n' figure mount-ms tmpfs-ms ratio extra-ms "$RUNS" "$N"
+for name in add-10k list-10k toggle-10k remove-10k echo-1 echo-1-sh; do
 	# shellcheck disable=SC2086 # the runs are a list
 	f=$(printf '%s\n' ${fuse[$name]} | median)
 	# shellcheck disable=SC2086
 	m=$(printf '%s\n' ${tmpfs[$name]} | median)
-	awk -v n="$name" -v f="$f" -v m="$m" 'BEGIN { printf "%-11s %10.2f %10.2f %7.1fx\n", n, f / 1000, m / 1000, f / m }'
+	awk -v n="$name" -v f="$f" -v m="$m" 'BEGIN { printf "%-11s %10.2f %10.2f %7.1fx %10.2f\n", n, f / 1000, m / 1000, f / m, (f - m) / 1000 }'
 done
