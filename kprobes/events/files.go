@@ -85,6 +85,7 @@ func (t *Tracing) writeKprobeEvents(_ context.Context, p []byte, _ int64) (int, 
 
 // showProfile is probes_profile_seq_show.
 func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
+	t.syncMirror() // the hits of the tracefs calls of the writes before
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
@@ -179,9 +180,9 @@ func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
 
 // syncMirror returns once the guest made the tracefs calls of every change
 // queued so far (while it runs, and for a bounded time; see
-// kernel.SyncTracefs), so that a read of trace shows what a probe on them
-// recorded for the writes before it, as on Linux, where the writer made
-// them. It does not wait when the guest is in step. Called without t.mu:
+// kernel.SyncTracefs), so that a read of trace or kprobe_profile shows
+// what a probe on them recorded for the writes before it, as on Linux,
+// where the writer made them. It does not wait when the guest is in step. Called without t.mu:
 // the guest's calls may hit probes, whose handlers take it.
 func (t *Tracing) syncMirror() { t.kp.Kernel().SyncTracefs(t.mirrored.Load()) }
 

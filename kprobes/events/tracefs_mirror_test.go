@@ -33,6 +33,16 @@ func TestTracefsMirror(t *testing.T) {
 	if err := f.write("tracing/kprobe_events", "p:newgrp/test kernel_clone\n", false); err != nil {
 		t.Fatal(err)
 	}
+	// kprobe_profile counts the calls too (read first: trace waits).
+	var hits int
+	for _, l := range strings.Split(f.read(t, "tracing/kprobe_profile"), "\n") {
+		if fs := strings.Fields(l); len(fs) == 3 && fs[0] == "mkdir" {
+			fmt.Sscan(fs[1], &hits)
+		}
+	}
+	if hits < 2 {
+		t.Errorf("kprobe_profile counts %d tracefs_create_dir calls after creating newgrp/test, want 2 or more", hits)
+	}
 	trace := f.read(t, "tracing/trace")
 	for _, want := range []string{`mkdir: (tracefs_create_dir+0x0/`, `name="newgrp"`, `name="test"`} {
 		if !strings.Contains(trace, want) {
