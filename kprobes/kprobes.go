@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
-	"strings"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -695,24 +695,45 @@ func (kp *Kprobes) List() []ListEntry {
 }
 
 // String formats the entry exactly as Linux 6.1's report_probe.
-func (e ListEntry) String() string {
-	var b strings.Builder
+func (e ListEntry) String() string { return string(e.appendLine(nil)) }
+
+// appendLine appends the entry's line to b: String without fmt, since
+// kprobes/list makes thousands of them.
+func (e ListEntry) appendLine(b []byte) []byte {
+	b = appendHex16(b, e.Addr)
+	b = append(b, "  "...)
+	b = append(b, byte(e.Type))
+	b = append(b, "  "...)
 	if e.Symbol != "" {
 		mod := " "
 		if e.Module != "" {
 			mod = e.Module
 		}
-		fmt.Fprintf(&b, "%016x  %c  %s+0x%x  %s ", e.Addr, e.Type, e.Symbol, e.Offset, mod)
+		b = append(b, e.Symbol...)
+		b = append(b, "+0x"...)
+		b = strconv.AppendUint(b, e.Offset, 16)
+		b = append(b, "  "...)
+		b = append(b, mod...)
 	} else {
-		fmt.Fprintf(&b, "%016x  %c  0x%016x ", e.Addr, e.Type, e.Addr)
+		b = append(b, "0x"...)
+		b = appendHex16(b, e.Addr)
 	}
+	b = append(b, ' ')
 	if e.Gone {
-		b.WriteString("[GONE]")
+		b = append(b, "[GONE]"...)
 	} else if e.Disabled {
-		b.WriteString("[DISABLED]")
+		b = append(b, "[DISABLED]"...)
 	}
-	b.WriteByte('\n')
-	return b.String()
+	return append(b, '\n')
+}
+
+// appendHex16 appends v as %016x does.
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for i := 60; i >= 0; i -= 4 {
+		b = append(b, digits[v>>uint(i)&0xf])
+	}
+	return b
 }
 
 // Regs is the guest's struct pt_regs as a handler sees it, and the vCPU
