@@ -7,7 +7,10 @@
 #               cat's 128 KiB writes would cut a line in two, which Linux
 #               parses as two commands)
 #   list-10k    cat kprobes/list with those 10,000 probes registered
-#   toggle-10k  echo 0, then echo 1, into kprobes/enabled with them
+#   enable-10k  echo 1 > events/kprobes/enable: every event enabled, every
+#               probe armed
+#   toggle-10k  echo 0, then echo 1, into kprobes/enabled with them armed
+#   disable-10k echo 0 > events/kprobes/enable
 #   remove-10k  echo > kprobe_events (O_TRUNC: every event goes)
 #   echo-1      one echo ... >> kprobe_events of a single event (on a
 #               tree without the 10,000; the event is removed untimed)
@@ -109,9 +112,17 @@ for ((r = 0; r < RUNS; r++)); do
 	b=$(timed "cat '$TMPFS/list' >/dev/null")
 	record list-10k "$a" "$b"
 
+	a=$(timed "echo 1 > '$T/events/kprobes/enable'")
+	b=$(timed "echo 1 > '$TMPFS/enable'")
+	record enable-10k "$a" "$b"
+
 	a=$(timed "echo 0 > '$MNT/kprobes/enabled'; echo 1 > '$MNT/kprobes/enabled'")
 	b=$(timed "echo 0 > '$TMPFS/enabled'; echo 1 > '$TMPFS/enabled'")
 	record toggle-10k "$a" "$b"
+
+	a=$(timed "echo 0 > '$T/events/kprobes/enable'")
+	b=$(timed "echo 0 > '$TMPFS/enable'")
+	record disable-10k "$a" "$b"
 
 	a=$(timed "echo > '$T/kprobe_events'")
 	b=$(timed "echo > '$TMPFS/kprobe_events'")
@@ -135,7 +146,7 @@ for ((r = 0; r < RUNS; r++)); do
 done
 
 printf '%-11s %10s %10s %8s %10s   (median of %d; %d events)\n' figure mount-ms tmpfs-ms ratio extra-ms "$RUNS" "$N"
-for name in add-10k list-10k toggle-10k remove-10k echo-1 echo-1-sh; do
+for name in add-10k list-10k enable-10k toggle-10k disable-10k remove-10k echo-1 echo-1-sh; do
 	# shellcheck disable=SC2086 # the runs are a list
 	f=$(printf '%s\n' ${fuse[$name]} | median)
 	# shellcheck disable=SC2086
