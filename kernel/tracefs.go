@@ -187,14 +187,9 @@ func (k *Kernel) SyncTracefs(seq uint64) {
 }
 
 // TracefsQueued returns the sequence number of the last change queued to
-// the guest's tracefs hierarchy, and TracefsApplied how far the guest got:
-// the mirror is in step when they are equal.
+// the guest's tracefs hierarchy, for SyncTracefs.
 func (k *Kernel) TracefsQueued() uint64 {
 	k.tracefs.mu.Lock()
 	defer k.tracefs.mu.Unlock()
 	return k.tracefs.queued
 }
-
-// TracefsApplied returns the sequence number of the last change the guest
-// applied to its tracefs hierarchy.
-func (k *Kernel) TracefsApplied() uint64 { return k.tracefs.applied.at() }
