@@ -100,8 +100,9 @@ func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
 // enable file when it is the group's first event); t.mu is held.
 func (t *Tracing) createEventFiles(ev *event) error {
 	gdir := path.Join(t.dir, "events", ev.group)
-	if _, err := t.tree.LookupDir(gdir); err != nil {
-		if _, err := t.tree.Mkdir(gdir, modeDir); err != nil {
+	g, err := t.tree.LookupDir(gdir)
+	if err != nil {
+		if g, err = t.tree.Mkdir(gdir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", gdir, err)
 		}
 		if ev.static == nil { // the guest made the static ones at boot (event_trace_init)
@@ -114,34 +115,30 @@ func (t *Tracing) createEventFiles(ev *event) error {
 			return fmt.Errorf("creating %s/filter: %w", gdir, err)
 		}
 	}
-	edir := path.Join(gdir, ev.name)
-	d, err := t.tree.Mkdir(edir, modeDir)
+	// In the directories themselves, not by path: a look-up from the root
+	// for each file costs as much as making it.
+	d, err := g.Mkdir(ev.name, modeDir)
 	if err != nil {
-		return fmt.Errorf("%w: creating %s: %w", syscall.EEXIST, edir, err)
+		return fmt.Errorf("%w: creating %s/%s: %w", syscall.EEXIST, gdir, ev.name, err)
 	}
 	if ev.static == nil {
 		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group, ev.name))
 	}
-	files := []struct {
-		name string
-		mode fs.FileMode
-		ops  debugfs.FileOps
-	}{
-		{"enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}},
-		{"id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}},
+	create := func(name string, mode fs.FileMode, ops debugfs.FileOps) error {
+		if _, err := d.CreateFile(name, mode, ops); err != nil {
+			return fmt.Errorf("creating %s/%s/%s: %w", gdir, ev.name, name, err)
+		}
+		return nil
+	}
+	if err := create("enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}); err != nil {
+		return err
+	}
+	if err := create("id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}); err != nil {
+		return err
 	}
 	for _, f := range t.eventControlFiles(ev) {
-		files = append(files, struct {
-			name string
-			mode fs.FileMode
-			ops  debugfs.FileOps
-		}{f.name, fsMode(f.mode), f.ops})
-	}
-	for _, f := range files {
-		// In d, not by path: a lookup from the root for each file
-		// costs as much as making it.
-		if _, err := d.CreateFile(f.name, f.mode, f.ops); err != nil {
-			return fmt.Errorf("creating %s/%s: %w", edir, f.name, err)
+		if err := create(f.name, fsMode(f.mode), f.ops); err != nil {
+			return err
 		}
 	}
 	return nil
