@@ -8,8 +8,10 @@
 #   make image    rebuild the guest images with clang + ld.lld
 #   make check-image  fail if the committed images differ from their sources
 #   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit,
-#                 trace_pipe's events/s and hit-to-read latency; then guest MIPS of
-#                 kpemu and QEMU on one program, their ratio, and kpemu's peak RSS
+#                 trace_pipe's events/s and hit-to-read latency, the cost of many
+#                 kprobe events; then the kprobe files through a real mount
+#                 against tmpfs (scripts/bench-mount.sh); then guest MIPS of kpemu
+#                 and QEMU on one program, their ratio, and kpemu's peak RSS
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
@@ -75,6 +77,7 @@ test: deps lint unit e2e
 # and measure each other.
 bench: deps
 	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
+	GO=$(GO) bash scripts/bench-mount.sh
 	GO=$(GO) bash scripts/bench-vs-qemu.sh
 
 clean:

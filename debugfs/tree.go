@@ -212,22 +212,24 @@ func (d *Dir) CreateFile(name string, perm fs.FileMode, ops FileOps) (*File, err
 
 // add initializes n (the base of c) and links c into d as name.
 func (d *Dir) add(n *node, c Node, op, name string, mode fs.FileMode) error {
-	p := path.Join(d.Path(), name)
+	// The path only for an error: making it walks up to the root, which
+	// adds up when a write makes thousands of event directories.
+	fail := func(err error) error { return &fs.PathError{Op: op, Path: path.Join(d.Path(), name), Err: err} }
 	if err := checkName(name); err != nil {
-		return &fs.PathError{Op: op, Path: p, Err: err}
+		return fail(err)
 	}
 	if mode.Perm() != mode&^fs.ModeDir {
-		return &fs.PathError{Op: op, Path: p, Err: syscall.EINVAL}
+		return fail(syscall.EINVAL)
 	}
 	d.tree.initNode(n, d, name, mode)
 
 	d.tree.mu.Lock()
 	defer d.tree.mu.Unlock()
 	if d.Removed() {
-		return &fs.PathError{Op: op, Path: p, Err: syscall.ENOENT}
+		return fail(syscall.ENOENT)
 	}
 	if _, ok := d.children[name]; ok {
-		return &fs.PathError{Op: op, Path: p, Err: syscall.EEXIST}
+		return fail(syscall.EEXIST)
 	}
 	d.children[name] = c
 	return nil

@@ -408,6 +408,7 @@ func (k *Kernel) hcReady(cpu *machine.CPU) error {
 		fn()
 	}
 	k.readyOnce.Do(func() { close(k.ready) })
+	k.fillTracefsRing() // what was queued during boot
 	k.log.Info("guest kernel ready", "cpu", cpu.Index(), "instructions", cpu.Retired())
 	cpu.SetX(0, 0)
 	return nil

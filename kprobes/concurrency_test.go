@@ -14,7 +14,8 @@ import (
 
 // Probes hit on every vCPU at once (parallel mode: one host thread per
 // vCPU) while another goroutine registers, unregisters, enables,
-// disables and globally toggles them. Nothing may be lost or left behind:
+// disables and globally toggles them, and registers disabled ones (which
+// do not stop the machine). Nothing may be lost or left behind:
 // every hit's handler runs exactly once per counted hit, no instruction
 // stays half patched, and the guest keeps running.
 func TestConcurrentHitsAndChanges(t *testing.T) {
@@ -103,6 +104,23 @@ func TestConcurrentHitsAndChanges(t *testing.T) {
 			}
 			kp.Unregister(p)
 		}
+		// Disabled probes come and go without stopping the machine: on
+		// a point that hits run through, and on a new one, enabled
+		// before it goes.
+		on := &kprobes.Kprobe{Symbol: s, Disabled: true}
+		fresh := &kprobes.Kprobe{Symbol: s, Offset: 4 * uint64(3+i%3), Disabled: true}
+		if err := kp.Register(on); err != nil {
+			t.Error(err)
+		}
+		if err := kp.Register(fresh); err == nil {
+			if i%2 == 0 {
+				if err := kp.Enable(fresh); err != nil {
+					t.Error(err)
+				}
+			}
+			kp.Unregister(fresh)
+		}
+		kp.Unregister(on)
 		if i%5 == 0 {
 			if err := kp.DisarmAll(); err != nil {
 				t.Error(err)

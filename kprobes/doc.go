@@ -15,12 +15,16 @@
 // site (its second instruction, kernel.Kernel.FtraceLocation) cannot be
 // probed; its first instruction, MOV X9, LR since ftrace_init, can.
 //
-// Locking: the probe table is changed only with kp.mu held and with every
-// vCPU stopped (kernel.StopMachine). The hit path runs on a vCPU, so it
-// reads the table without locks, exactly as Linux relies on stop_machine
-// and RCU. One change is made without kp.mu: probes registered before the
-// guest can take a BRK are armed in its HC_KERNEL_READY hostcall
-// (armDeferred), with every vCPU stopped, which only flips armed states.
+// Locking: the probe table is changed only with kp.mu held and, for
+// whatever arms or disarms a point, with every vCPU stopped
+// (kernel.StopMachine). The hit path runs on a vCPU, so it reads the table
+// without kp.mu, as Linux relies on stop_machine and RCU. A disabled probe
+// comes and goes without stopping the machine: a point's probe list is
+// replaced atomically (RCU's list_add_rcu), and the address map has a
+// read-write lock of its own. One change is made without kp.mu: probes
+// registered before the guest can take a BRK are armed in its
+// HC_KERNEL_READY hostcall (armDeferred), with every vCPU stopped, which
+// only flips armed states.
 //
 // Modules (module.go): probes may sit on module text ("mod:sym"); when
 // the module goes they turn [GONE] (kill_kprobe), and the module's

@@ -35,8 +35,10 @@ func (kp *Kprobes) RegisterFiles(tree *debugfs.Tree) error {
 }
 
 func (kp *Kprobes) showList(_ context.Context, w *bytes.Buffer) error {
+	var line []byte
 	for _, e := range kp.List() {
-		w.WriteString(e.String())
+		line = e.appendLine(line[:0])
+		w.Write(line)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 	}
 	regs.CPU = cpu.Index()
 	kcb := &kp.kcb[cpu.Index()]
-	pt := kp.byAddr[regs.PC]
+	pt := kp.pointAt(regs.PC)
 	kp.observe(ObsBreak, cpu, regsAddr, regs, pt, 0)
 	if pt == nil {
 		// A jprobe handler's jprobe_return: no probe here, the kprobe BRK,
@@ -91,7 +91,7 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 func (kp *Kprobes) preHandlers(pt *probePoint, regs *Regs) bool {
 	kcb := &kp.kcb[regs.CPU]
 	kcb.instance = nil
-	for _, p := range pt.probes {
+	for _, p := range pt.list() {
 		if p.disabled() {
 			continue
 		}
@@ -105,7 +105,7 @@ func (kp *Kprobes) preHandlers(pt *probePoint, regs *Regs) bool {
 }
 
 func (kp *Kprobes) postHandlers(pt *probePoint, regs *Regs) {
-	for _, p := range pt.probes {
+	for _, p := range pt.list() {
 		if !p.disabled() && p.PostHandler != nil {
 			p.PostHandler(p, regs)
 		}
@@ -125,7 +125,7 @@ const (
 func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) int {
 	switch kcb.status {
 	case statusHitActive, statusHitSSDone:
-		for _, p := range pt.probes {
+		for _, p := range pt.list() {
 			p.nmissed.Add(1)
 		}
 		if !kp.setupSinglestep(pt, regs, kcb, true) {
@@ -135,7 +135,7 @@ func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) int {
 	case statusHitSS, statusReenter:
 		// dump_kprobe, as Linux 5.x prints it.
 		kp.log.Error("kprobes: Unrecoverable kprobe detected.", "dump", fmt.Sprintf("Name: %s Offset: %x Address: %s",
-			pt.probes[0].Symbol, pt.probes[0].Offset, kp.k.Kallsyms().Format(pt.addr)), "current", kp.k.Kallsyms().Format(kcb.cur.addr))
+			pt.list()[0].Symbol, pt.list()[0].Offset, kp.k.Kallsyms().Format(pt.addr)), "current", kp.k.Kallsyms().Format(kcb.cur.addr))
 		return reenterUnrecoverable
 	default:
 		kp.log.Error("kprobes: unexpected kprobe state", "status", kcb.status)

@@ -150,7 +150,7 @@ func (kp *Kprobes) setjmpPreHandler(jp *Jprobe, regs *Regs) bool {
 	if err := kp.k.AddPreemptCount(regs.CPU, 1); err != nil {
 		kp.log.Error("jprobe: preempt_disable", "err", err)
 	}
-	kp.observe(ObsSetjmp, kp.cpu(regs), 0, regs, kp.byAddr[js.saved.PC], jp.entry)
+	kp.observe(ObsSetjmp, kp.cpu(regs), 0, regs, kp.pointAt(js.saved.PC), jp.entry)
 	return true
 }
 

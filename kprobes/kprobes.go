@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
-	"strings"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -121,11 +121,35 @@ type probePoint struct {
 	opcode   uint32       // the original instruction
 	slot     uint64       // out-of-line slot {opcode, BRK #6}; 0 when simulated
 	simulate simulateFunc // for instructions that read or write the PC
-	probes   []*Kprobe
-	armed    bool
+	// slotReady: the slot holds the instruction. A point registered
+	// without stopping the machine gets its slot filled when it is first
+	// armed: the host writes guest memory only with the world stopped.
+	slotReady bool
+	// probes, newest first: replaced, never changed in place, so that a
+	// probe can come or go while a vCPU runs through the list (list).
+	probes atomic.Pointer[[]*Kprobe]
+	armed  bool
 	// gone: the text under the point was freed (its module unloaded); the
 	// point is out of byAddr, kept in its bucket for kprobes/list only.
 	gone bool
+}
+
+// list returns the point's probes, newest first.
+func (pt *probePoint) list() []*Kprobe {
+	if l := pt.probes.Load(); l != nil {
+		return *l
+	}
+	return nil
+}
+
+// setList replaces the point's probes; kp.mu is held.
+func (pt *probePoint) setList(l []*Kprobe) { pt.probes.Store(&l) }
+
+// pointAt is the hit path's look-up of the point at addr.
+func (kp *Kprobes) pointAt(addr uint64) *probePoint {
+	kp.byAddrMu.RLock()
+	defer kp.byAddrMu.RUnlock()
+	return kp.byAddr[addr]
 }
 
 // kprobeCtlblk is the per-CPU kprobe_ctlblk.
@@ -147,9 +171,12 @@ type Kprobes struct {
 	k   *kernel.Kernel
 	log *slog.Logger
 
-	mu          sync.Mutex // serialises registration; see the package doc
-	buckets     [1 << hashBits][]*probePoint
+	mu      sync.Mutex // serialises registration; see the package doc
+	buckets [1 << hashBits][]*probePoint
+	// byAddr is the points by address. Changed under kp.mu and, as the
+	// hit path reads it while the machine runs, byAddrMu.
 	byAddr      map[uint64]*probePoint
+	byAddrMu    sync.RWMutex
 	allDisarmed bool
 	// guestReady: the guest can take a BRK (its vectors, break hooks and
 	// every CPU are up; HC_KERNEL_READY). Until then points are registered
@@ -289,19 +316,32 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 	}
 	p.nmissed.Store(0)
 
+	// A disabled probe arms nothing: it joins the table without stopping
+	// the machine (as Linux's register_kprobe does not stop_machine for
+	// it), which a write of thousands of kprobe events would otherwise
+	// wait for, once a probe. The hit path sees the new list or the old.
+	disabled := p.flags&flagDisabled != 0
+
 	if pt := kp.byAddr[addr]; pt != nil {
 		if p.breakHandler != nil {
-			for _, q := range pt.probes {
+			for _, q := range pt.list() {
 				if q.breakHandler != nil {
 					return fmt.Errorf("%w: %s already has a jprobe", syscall.EEXIST, kp.k.Kallsyms().Format(addr))
 				}
 			}
 		}
-		var perr error
-		stop(func() {
+		add := func() {
 			p.Addr = addr
 			p.point = pt
-			pt.probes = append([]*Kprobe{p}, pt.probes...)
+			pt.setList(append([]*Kprobe{p}, pt.list()...))
+		}
+		if disabled {
+			add()
+			return nil
+		}
+		var perr error
+		stop(func() {
+			add()
 			perr = kp.updateArming(pt)
 		})
 		return perr
@@ -311,34 +351,63 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 	if err != nil {
 		return err
 	}
+	pt := &probePoint{addr: addr, opcode: opcode}
+	pt.setList([]*Kprobe{p})
+	add := func() {
+		p.Addr = addr
+		p.point = pt
+		h := hashPtr(addr)
+		kp.buckets[h] = append([]*probePoint{pt}, kp.buckets[h]...)
+		kp.byAddrMu.Lock()
+		kp.byAddr[addr] = pt
+		kp.byAddrMu.Unlock()
+	}
+	if class == insnGoodNoSlot {
+		pt.simulate = simulatorFor(opcode)
+	} else if disabled {
+		// A never-used slot needs no look at the vCPUs (alloc does, to
+		// reuse a freed one); its instruction goes in at the first arming.
+		if slot, ok := kp.slots.allocFresh(); ok {
+			pt.slot = slot
+		}
+	}
+	if disabled && (pt.slot != 0 || pt.simulate != nil) {
+		add()
+		return nil
+	}
 	var perr error
 	stop(func() {
-		pt := &probePoint{addr: addr, opcode: opcode, probes: []*Kprobe{p}}
-		if class == insnGoodNoSlot {
-			pt.simulate = simulatorFor(opcode)
-		} else {
+		if pt.simulate == nil && pt.slot == 0 {
 			slot, ok := kp.slots.alloc(kp.kcb)
 			if !ok {
 				perr = fmt.Errorf("%w: out of instruction slots", syscall.ENOMEM)
 				return
 			}
-			// arch_prepare_ss_slot: the instruction, then BRK #6.
-			if perr = kp.k.PatchTextNosync(slot, opcode); perr != nil {
-				return
-			}
-			if perr = kp.k.PatchTextNosync(slot+4, brkOpcodeKprobesSS); perr != nil {
-				return
-			}
 			pt.slot = slot
 		}
-		p.Addr = addr
-		p.point = pt
-		h := hashPtr(addr)
-		kp.buckets[h] = append([]*probePoint{pt}, kp.buckets[h]...)
-		kp.byAddr[addr] = pt
+		if pt.slot != 0 {
+			if perr = kp.prepareSlot(pt); perr != nil {
+				kp.slots.free(pt.slot)
+				return
+			}
+		}
+		add()
 		perr = kp.updateArming(pt)
 	})
 	return perr
+}
+
+// prepareSlot is arch_prepare_ss_slot: the instruction, then BRK #6. The
+// machine must be stopped.
+func (kp *Kprobes) prepareSlot(pt *probePoint) error {
+	if err := kp.k.PatchTextNosync(pt.slot, pt.opcode); err != nil {
+		return err
+	}
+	if err := kp.k.PatchTextNosync(pt.slot+4, brkOpcodeKprobesSS); err != nil {
+		return err
+	}
+	pt.slotReady = true
+	return nil
 }
 
 // checkAddressSafe is check_kprobe_address_safe: core kernel text, or
@@ -417,7 +486,7 @@ func (kp *Kprobes) shouldArm(pt *probePoint) bool {
 	if kp.allDisarmed || !kp.guestReady.Load() {
 		return false
 	}
-	for _, p := range pt.probes {
+	for _, p := range pt.list() {
 		if !p.disabled() {
 			return true
 		}
@@ -438,6 +507,11 @@ func (kp *Kprobes) updateArming(pt *probePoint) error {
 	insn := pt.opcode
 	if want {
 		insn = brkOpcodeKprobes
+		if pt.slot != 0 && !pt.slotReady {
+			if err := kp.prepareSlot(pt); err != nil {
+				return fmt.Errorf("%w: %w", syscall.EINVAL, err)
+			}
+		}
 	}
 	if err := kp.k.PatchTextNosync(pt.addr, insn); err != nil {
 		return fmt.Errorf("%w: %w", syscall.EINVAL, err)
@@ -461,40 +535,52 @@ func (kp *Kprobes) unregister(p *Kprobe, stop func(func())) {
 	if pt == nil {
 		return
 	}
-	stop(func() {
-		for i, c := range pt.probes {
-			if c == p {
-				pt.probes = append(pt.probes[:i:i], pt.probes[i+1:]...)
-				break
-			}
+	if p.disabled() && !pt.armed && !kp.shouldArm(pt) {
+		// Nothing to patch: as in register, no stop of the machine.
+		kp.dropProbe(pt, p)
+		return
+	}
+	stop(func() { kp.dropProbe(pt, p) })
+}
+
+// dropProbe takes p off pt, and pt out of the table with its last probe;
+// kp.mu is held, and the machine stopped unless pt is not armed.
+func (kp *Kprobes) dropProbe(pt *probePoint, p *Kprobe) {
+	l := pt.list()
+	for i, c := range l {
+		if c == p {
+			pt.setList(append(l[:i:i], l[i+1:]...))
+			break
 		}
-		p.point = nil
-		if len(pt.probes) > 0 {
-			if err := kp.updateArming(pt); err != nil {
-				kp.log.Error("kprobes: disarming", "addr", pt.addr, "err", err)
-			}
-			return
+	}
+	p.point = nil
+	if len(pt.list()) > 0 {
+		if err := kp.updateArming(pt); err != nil {
+			kp.log.Error("kprobes: disarming", "addr", pt.addr, "err", err)
 		}
-		if pt.armed && !pt.gone {
-			if err := kp.k.PatchTextNosync(pt.addr, pt.opcode); err != nil {
-				kp.log.Error("kprobes: restoring text", "addr", pt.addr, "err", err)
-			}
-			pt.armed = false
+		return
+	}
+	if pt.armed && !pt.gone {
+		if err := kp.k.PatchTextNosync(pt.addr, pt.opcode); err != nil {
+			kp.log.Error("kprobes: restoring text", "addr", pt.addr, "err", err)
 		}
-		if kp.byAddr[pt.addr] == pt {
-			delete(kp.byAddr, pt.addr)
+		pt.armed = false
+	}
+	if kp.byAddr[pt.addr] == pt {
+		kp.byAddrMu.Lock()
+		delete(kp.byAddr, pt.addr)
+		kp.byAddrMu.Unlock()
+	}
+	h := hashPtr(pt.addr)
+	for i, q := range kp.buckets[h] {
+		if q == pt {
+			kp.buckets[h] = append(kp.buckets[h][:i:i], kp.buckets[h][i+1:]...)
+			break
 		}
-		h := hashPtr(pt.addr)
-		for i, q := range kp.buckets[h] {
-			if q == pt {
-				kp.buckets[h] = append(kp.buckets[h][:i:i], kp.buckets[h][i+1:]...)
-				break
-			}
-		}
-		if pt.slot != 0 {
-			kp.slots.free(pt.slot)
-		}
-	})
+	}
+	if pt.slot != 0 {
+		kp.slots.free(pt.slot)
+	}
 }
 
 // Enable clears a probe's DISABLED flag (enable_kprobe) and arms its
@@ -504,6 +590,27 @@ func (kp *Kprobes) Enable(p *Kprobe) error { return kp.setDisabled(p, false) }
 // Disable sets a probe's DISABLED flag (disable_kprobe); the address is
 // disarmed when no enabled probe is left on it.
 func (kp *Kprobes) Disable(p *Kprobe) error { return kp.setDisabled(p, true) }
+
+// SetDisabledMany is Disable (disabled) or Enable of every probe in ps,
+// with the machine stopped once for all of them, not once a probe: how
+// enabling every event of a group arms its thousands of probes. It goes
+// on past a failing probe and returns the first error.
+func (kp *Kprobes) SetDisabledMany(ps []*Kprobe, disabled bool) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	var first error
+	kp.k.StopMachine(func() {
+		for _, p := range ps {
+			if err := kp.setDisabledLocked(p, disabled, direct); err != nil && first == nil {
+				first = err
+			}
+		}
+	})
+	return first
+}
 
 func (kp *Kprobes) setDisabled(p *Kprobe, disabled bool) error {
 	kp.mu.Lock()
@@ -604,7 +711,7 @@ func (kp *Kprobes) List() []ListEntry {
 	for _, b := range kp.buckets {
 		for _, pt := range b {
 			sym, off, ok := syms.LookupAddr(pt.addr)
-			for _, p := range pt.probes {
+			for _, p := range pt.list() {
 				e := ListEntry{Addr: pt.addr, Type: p.Type(), Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
 				if ok {
 					e.Symbol, e.Module = sym.Name, sym.Module
@@ -617,24 +724,45 @@ func (kp *Kprobes) List() []ListEntry {
 }
 
 // String formats the entry exactly as Linux 6.1's report_probe.
-func (e ListEntry) String() string {
-	var b strings.Builder
+func (e ListEntry) String() string { return string(e.appendLine(nil)) }
+
+// appendLine appends the entry's line to b: String without fmt, since
+// kprobes/list makes thousands of them.
+func (e ListEntry) appendLine(b []byte) []byte {
+	b = appendHex16(b, e.Addr)
+	b = append(b, "  "...)
+	b = append(b, byte(e.Type))
+	b = append(b, "  "...)
 	if e.Symbol != "" {
 		mod := " "
 		if e.Module != "" {
 			mod = e.Module
 		}
-		fmt.Fprintf(&b, "%016x  %c  %s+0x%x  %s ", e.Addr, e.Type, e.Symbol, e.Offset, mod)
+		b = append(b, e.Symbol...)
+		b = append(b, "+0x"...)
+		b = strconv.AppendUint(b, e.Offset, 16)
+		b = append(b, "  "...)
+		b = append(b, mod...)
 	} else {
-		fmt.Fprintf(&b, "%016x  %c  0x%016x ", e.Addr, e.Type, e.Addr)
+		b = append(b, "0x"...)
+		b = appendHex16(b, e.Addr)
 	}
+	b = append(b, ' ')
 	if e.Gone {
-		b.WriteString("[GONE]")
+		b = append(b, "[GONE]"...)
 	} else if e.Disabled {
-		b.WriteString("[DISABLED]")
+		b = append(b, "[DISABLED]"...)
 	}
-	b.WriteByte('\n')
-	return b.String()
+	return append(b, '\n')
+}
+
+// appendHex16 appends v as %016x does.
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for i := 60; i >= 0; i -= 4 {
+		b = append(b, digits[v>>uint(i)&0xf])
+	}
+	return b
 }
 
 // Regs is the guest's struct pt_regs as a handler sees it, and the vCPU

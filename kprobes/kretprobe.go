@@ -150,7 +150,7 @@ func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
 	kp.instances.tasks[task] = append(kp.instances.tasks[task], ri)
 	kp.instances.mu.Unlock()
 	regs.X[30] = kp.trampoline
-	kp.observe(ObsKretEntry, kp.cpu(regs), 0, regs, kp.byAddr[regs.PC], ri.RetAddr)
+	kp.observe(ObsKretEntry, kp.cpu(regs), 0, regs, kp.pointAt(regs.PC), ri.RetAddr)
 	return false
 }
 
@@ -198,7 +198,7 @@ func (kp *Kprobes) hcKretprobeTrampoline(cpu *machine.CPU) error {
 
 	correct := mine[0].RetAddr
 	regs.PC = correct
-	kp.observe(ObsKretReturn, cpu, regsAddr, regs, kp.byAddr[mine[0].rp.Kp.Addr], correct)
+	kp.observe(ObsKretReturn, cpu, regsAddr, regs, kp.pointAt(mine[0].rp.Kp.Addr), correct)
 	// Newest first, as the list is walked; each instance's ret_addr is
 	// set to the real one before its handler runs.
 	for i := len(mine) - 1; i >= 0; i-- {

@@ -42,11 +42,13 @@ func (kp *Kprobes) killProbes(in func(addr uint64) bool) {
 				}
 				pt.gone = true
 				pt.armed = false
-				for _, p := range pt.probes {
+				for _, p := range pt.list() {
 					p.flags |= flagGone
 				}
 				if kp.byAddr[pt.addr] == pt {
+					kp.byAddrMu.Lock()
 					delete(kp.byAddr, pt.addr)
+					kp.byAddrMu.Unlock()
 				}
 				if pt.slot != 0 {
 					kp.slots.free(pt.slot)

@@ -207,3 +207,113 @@ func parseLine(line string) (cpu int, us uint64, ok bool) {
 	}
 	return c, s*1_000_000 + u, true
 }
+
+// BenchmarkManyEvents times what a user does with many kprobe events, at
+// 1,000 and 10,000 to show how each grows: one write of n p: events to
+// kprobe_events, enabling and disabling them all (events/kprobes/enable),
+// reading kprobes/list, and removing them all (an O_TRUNC write). Each is
+// reported per event; a cost that does not grow with n stays flat. The
+// guest is stopped, except in "running", where it runs by itself as under
+// kpemu run, and every stop of the machine waits for a vCPU's quantum;
+// there guest-mirror is how long after the write the guest took to make
+// its tracefs_create_dir calls, which the write does not wait for.
+func BenchmarkManyEvents(b *testing.B) {
+	for _, c := range []struct {
+		n       int
+		running bool
+	}{{1_000, false}, {10_000, false}, {10_000, true}} {
+		name := strconv.Itoa(c.n)
+		if c.running {
+			name += "-running"
+		}
+		b.Run(name, func(b *testing.B) { benchManyEvents(b, c.n, c.running) })
+	}
+}
+
+func benchManyEvents(b *testing.B, n int, running bool) {
+	var add, mirror, enable, disable, list, remove time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		f := setup(b)
+		cmds := manyEvents(b, f, n)
+		if running {
+			f.run(b)
+		}
+		b.StartTimer()
+
+		timed := func(d *time.Duration, p, data string, trunc bool) {
+			t0 := time.Now()
+			if err := f.write(p, data, trunc); err != nil {
+				b.Fatalf("%s: %v", p, err)
+			}
+			*d += time.Since(t0)
+		}
+		timed(&add, "tracing/kprobe_events", cmds, false)
+		if running {
+			// The guest makes its tracefs calls after the write
+			// returned (kernel.MirrorTracefs): how long it takes.
+			t0 := time.Now()
+			f.k.SyncTracefs(f.k.TracefsQueued())
+			mirror += time.Since(t0)
+		}
+		timed(&enable, "tracing/events/kprobes/enable", "1\n", true)
+		timed(&disable, "tracing/events/kprobes/enable", "0\n", true)
+		t0 := time.Now()
+		out, err := f.tree.ReadFile("kprobes/list")
+		if err != nil {
+			b.Fatal(err)
+		}
+		list += time.Since(t0)
+		if lines := bytes.Count(out, []byte("\n")); lines != n {
+			b.Fatalf("kprobes/list has %d lines, want %d", lines, n)
+		}
+		timed(&remove, "tracing/kprobe_events", "", true)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N) / float64(n) }
+	b.ReportMetric(per(add), "add-us/event")
+	if running {
+		b.ReportMetric(per(mirror), "guest-mirror-us/event")
+	}
+	b.ReportMetric(per(enable), "enable-us/event")
+	b.ReportMetric(per(disable), "disable-us/event")
+	b.ReportMetric(per(list), "list-us/event")
+	b.ReportMetric(per(remove), "remove-us/event")
+}
+
+// manyEvents returns n p: event definitions, spread over the functions
+// kprobe events may probe (traceable, not blacklisted, a unique name):
+// where those run out, several events share a kprobe.
+func manyEvents(b *testing.B, f *fixture, n int) string {
+	b.Helper()
+	blacklisted := map[string]bool{}
+	for _, l := range strings.Split(f.read(b, "kprobes/blacklist"), "\n") {
+		if fs := strings.Fields(l); len(fs) == 2 {
+			blacklisted[fs[1]] = true
+		}
+	}
+	seen := map[string]int{}
+	var order []string
+	for _, l := range strings.Split(f.read(b, "tracing/available_filter_functions"), "\n") {
+		fs := strings.Fields(l)
+		if len(fs) == 0 || strings.ContainsAny(fs[0], ".:") || blacklisted[fs[0]] {
+			continue
+		}
+		if seen[fs[0]]++; seen[fs[0]] == 1 {
+			order = append(order, fs[0])
+		}
+	}
+	var funcs []string
+	for _, fn := range order {
+		if seen[fn] == 1 {
+			funcs = append(funcs, fn)
+		}
+	}
+	if len(funcs) == 0 {
+		b.Fatal("no function to probe")
+	}
+	var s strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&s, "p:kprobes/e%d %s\n", i, funcs[i%len(funcs)])
+	}
+	return s.String()
+}

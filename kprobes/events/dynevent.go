@@ -40,7 +40,6 @@ func (k dynKind) has(tp *traceProbe) bool {
 // stopping at the first failing line (the lines before it stay done) and
 // returning its error. who names the file in debug logs.
 func (t *Tracing) parseRunCommand(p []byte, who string, run func(string) error) (int, error) {
-	defer t.syncMirror()
 	data := string(p)
 	for done := 0; done < len(data); {
 		line := data[done:]

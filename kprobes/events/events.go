@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ type Tracing struct {
 	mu     sync.Mutex        // event_mutex: guards everything below
 	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
 	events map[string]*event // by group/name
+	groups map[string]int    // how many of events are in each group
 	nextID int
 	errlog errorLog
 	buf    *ringBuffer // the per-CPU ring buffer; see ringbuf.go
@@ -49,8 +51,14 @@ type Tracing struct {
 	cmdlines savedCmdlines // the comms of the pids in the buffer
 	info     infoState     // trace_marker, tracing_cpumask, saved_tgids & co; see infofiles.go
 
+	// arming, while a write enables or disables many events, collects
+	// the probes to arm (true) and disarm (false), so that they are
+	// armed in one stop of the machine; see batchArming.
+	arming map[bool][]*kprobes.Kprobe
+
 	// mirrored is the last change queued to the guest's tracefs
-	// hierarchy (kernel.MirrorTracefs), which a writer waits for.
+	// hierarchy (kernel.MirrorTracefs), which a reader of trace waits
+	// for.
 	mirrored atomic.Uint64
 
 	ft    functionTracer // current_tracer, the function tracer; see ftrace.go
@@ -141,7 +149,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), nextID: 2000, buf: newRingBuffer(kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, buf: newRingBuffer(kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
 	t.on.Store(true)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {
@@ -435,7 +443,7 @@ func (t *Tracing) register(tp *traceProbe, pl *probeLog) error {
 		t.removeEventFiles(ev)
 		return err
 	}
-	t.events[ev.key()] = ev
+	t.addEvent(ev)
 	ev.probes = append(ev.probes, tp)
 	t.probes = append(t.probes, tp)
 	return nil
@@ -688,7 +696,9 @@ func (t *Tracing) release(line string, kind dynKind) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	err := fmt.Errorf("%w: no event matches %q", syscall.ENOENT, line)
-	for _, tp := range append([]*traceProbe(nil), t.probes...) {
+	gone := map[*traceProbe]bool{}
+	defer t.dropProbes(gone)
+	for _, tp := range t.probes {
 		ev := tp.ev
 		if !kind.has(tp) || name != "" && ev.name != name || hasGroup && ev.group != group || !tp.matchHead(t, argv[1:]) {
 			continue
@@ -696,6 +706,7 @@ func (t *Tracing) release(line string, kind dynKind) error {
 		if err = t.unregisterProbe(tp); err != nil {
 			break
 		}
+		gone[tp] = true
 	}
 	return err
 }
@@ -729,7 +740,8 @@ func (t *Tracing) unregisterKprobe(tp *traceProbe) {
 	tp.registered = false
 }
 
-// unregisterProbe is unregister_trace_kprobe; t.mu is held.
+// unregisterProbe is unregister_trace_kprobe, but for taking tp out of
+// t.probes, which the caller does with dropProbes; t.mu is held.
 func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 	ev := tp.ev
 	if len(ev.probes) == 1 {
@@ -737,7 +749,7 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, ev.key())
 		}
 		t.removeEventFiles(ev)
-		delete(t.events, ev.key())
+		t.dropEvent(ev)
 	}
 	t.unregisterKprobe(tp)
 	for i, p := range ev.probes {
@@ -745,18 +757,37 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 			ev.probes = append(ev.probes[:i:i], ev.probes[i+1:]...)
 		}
 	}
-	for i, p := range t.probes {
-		if p == tp {
-			t.probes = append(t.probes[:i:i], t.probes[i+1:]...)
-		}
-	}
 	return nil
+}
+
+// dropProbes takes the probes in gone out of t.probes, in one pass for a
+// whole command: one at a time, removing every event would be quadratic.
+// t.mu is held.
+func (t *Tracing) dropProbes(gone map[*traceProbe]bool) {
+	if len(gone) > 0 {
+		t.probes = slices.DeleteFunc(t.probes, func(tp *traceProbe) bool { return gone[tp] })
+	}
+}
+
+// addEvent and dropEvent add ev to t.events and take it out; t.mu is held.
+func (t *Tracing) addEvent(ev *event) {
+	t.events[ev.key()] = ev
+	t.groups[ev.group]++
+}
+
+func (t *Tracing) dropEvent(ev *event) {
+	if t.events[ev.key()] != ev {
+		return
+	}
+	delete(t.events, ev.key())
+	if t.groups[ev.group]--; t.groups[ev.group] == 0 {
+		delete(t.groups, ev.group)
+	}
 }
 
 // releaseAll is dyn_events_release_all: EBUSY if any event of kind is
 // enabled, otherwise every event of kind goes.
 func (t *Tracing) releaseAll(kind dynKind) error {
-	defer t.syncMirror()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
@@ -764,13 +795,16 @@ func (t *Tracing) releaseAll(kind dynKind) error {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, tp.ev.key())
 		}
 	}
-	for _, tp := range append([]*traceProbe(nil), t.probes...) {
+	gone := map[*traceProbe]bool{}
+	defer t.dropProbes(gone)
+	for _, tp := range t.probes {
 		if !kind.has(tp) {
 			continue
 		}
 		if err := t.unregisterProbe(tp); err != nil {
 			return err
 		}
+		gone[tp] = true
 	}
 	return nil
 }
@@ -831,7 +865,25 @@ func (t *Tracing) enableDisable(ev *event, enable, soft bool) error {
 	return nil
 }
 
-// armProbes arms or disarms the event's probes.
+// batchArming runs fn, which enables or disables events, and arms and
+// disarms their probes at its end, in one stop of the machine for each;
+// t.mu is held. It returns fn's error, else the arming's first.
+func (t *Tracing) batchArming(fn func() error) error {
+	t.arming = map[bool][]*kprobes.Kprobe{}
+	err := fn()
+	b := t.arming
+	t.arming = nil
+	if aerr := t.kp.SetDisabledMany(b[false], true); err == nil {
+		err = aerr
+	}
+	if aerr := t.kp.SetDisabledMany(b[true], false); err == nil {
+		err = aerr
+	}
+	return err
+}
+
+// armProbes arms or disarms the event's probes: at once, or at the end
+// of the batch (batchArming) that is under way.
 func (t *Tracing) armProbes(ev *event, on bool) error {
 	ev.enabled.Store(on)
 	if ev.static != nil {
@@ -841,6 +893,10 @@ func (t *Tracing) armProbes(ev *event, on bool) error {
 	for _, tp := range ev.probes {
 		// __enable_trace_kprobe: a probe whose module went is skipped.
 		if !tp.registered || t.kp.Gone(tp.kprobe()) {
+			continue
+		}
+		if b := t.arming; b != nil {
+			b[on] = append(b[on], tp.kprobe())
 			continue
 		}
 		var err error

@@ -85,6 +85,7 @@ func (t *Tracing) writeKprobeEvents(_ context.Context, p []byte, _ int64) (int, 
 
 // showProfile is probes_profile_seq_show.
 func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
+	t.syncMirror() // the hits of the tracefs calls of the writes before
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
@@ -99,8 +100,9 @@ func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
 // enable file when it is the group's first event); t.mu is held.
 func (t *Tracing) createEventFiles(ev *event) error {
 	gdir := path.Join(t.dir, "events", ev.group)
-	if _, err := t.tree.LookupDir(gdir); err != nil {
-		if _, err := t.tree.Mkdir(gdir, modeDir); err != nil {
+	g, err := t.tree.LookupDir(gdir)
+	if err != nil {
+		if g, err = t.tree.Mkdir(gdir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", gdir, err)
 		}
 		if ev.static == nil { // the guest made the static ones at boot (event_trace_init)
@@ -113,31 +115,30 @@ func (t *Tracing) createEventFiles(ev *event) error {
 			return fmt.Errorf("creating %s/filter: %w", gdir, err)
 		}
 	}
-	edir := path.Join(gdir, ev.name)
-	if _, err := t.tree.Mkdir(edir, modeDir); err != nil {
-		return fmt.Errorf("%w: creating %s: %w", syscall.EEXIST, edir, err)
+	// In the directories themselves, not by path: a look-up from the root
+	// for each file costs as much as making it.
+	d, err := g.Mkdir(ev.name, modeDir)
+	if err != nil {
+		return fmt.Errorf("%w: creating %s/%s: %w", syscall.EEXIST, gdir, ev.name, err)
 	}
 	if ev.static == nil {
 		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group, ev.name))
 	}
-	files := []struct {
-		name string
-		mode fs.FileMode
-		ops  debugfs.FileOps
-	}{
-		{"enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}},
-		{"id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}},
+	create := func(name string, mode fs.FileMode, ops debugfs.FileOps) error {
+		if _, err := d.CreateFile(name, mode, ops); err != nil {
+			return fmt.Errorf("creating %s/%s/%s: %w", gdir, ev.name, name, err)
+		}
+		return nil
+	}
+	if err := create("enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}); err != nil {
+		return err
+	}
+	if err := create("id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}); err != nil {
+		return err
 	}
 	for _, f := range t.eventControlFiles(ev) {
-		files = append(files, struct {
-			name string
-			mode fs.FileMode
-			ops  debugfs.FileOps
-		}{f.name, fsMode(f.mode), f.ops})
-	}
-	for _, f := range files {
-		if _, err := t.tree.CreateFile(path.Join(edir, f.name), f.mode, f.ops); err != nil {
-			return fmt.Errorf("creating %s/%s: %w", edir, f.name, err)
+		if err := create(f.name, fsMode(f.mode), f.ops); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -151,10 +152,12 @@ func (t *Tracing) removeEventFiles(ev *event) {
 		t.log.Warn("removing event directory", "event", ev.key(), "err", err)
 	}
 	t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
-	for _, o := range t.events {
-		if o != ev && o.group == ev.group {
-			return
-		}
+	others := t.groups[ev.group]
+	if t.events[ev.key()] == ev {
+		others--
+	}
+	if others > 0 {
+		return
 	}
 	if err := t.tree.RemoveAll(gdir); err != nil {
 		t.log.Warn("removing group directory", "group", ev.group, "err", err)
@@ -164,7 +167,8 @@ func (t *Tracing) removeEventFiles(ev *event) {
 
 // mirror queues a change of the tracing hierarchy to the guest, whose
 // trace_events.c makes the tracefs_create_dir()/tracefs_remove() call
-// Linux makes here; syncMirror waits for it.
+// Linux makes here. The writer does not wait for it: the guest makes the
+// calls in order, soon after (kernel.MirrorTracefs).
 func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
 	if seq := t.kp.Kernel().MirrorTracefs(op, dir); seq != 0 {
 		t.mirrored.Store(seq)
@@ -172,8 +176,11 @@ func (t *Tracing) mirror(op kernel.TracefsOp, dir string) {
 }
 
 // syncMirror returns once the guest made the tracefs calls of every change
-// queued so far (while it runs; see kernel.SyncTracefs). Called without
-// t.mu: the guest's calls may hit probes, whose handlers take it.
+// queued so far (while it runs, and for a bounded time; see
+// kernel.SyncTracefs), so that a read of trace or kprobe_profile shows
+// what a probe on them recorded for the writes before it, as on Linux,
+// where the writer made them. It does not wait when the guest is in step. Called without t.mu:
+// the guest's calls may hit probes, whose handlers take it.
 func (t *Tracing) syncMirror() { t.kp.Kernel().SyncTracefs(t.mirrored.Load()) }
 
 // showEnable is event_enable_read: 1 when enabled, 0 when not or only
@@ -234,15 +241,18 @@ func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Cont
 		defer t.mu.Unlock()
 		// __ftrace_set_clr_event_nolock: every matching event, the
 		// first error returned (a uprobe event fails to enable).
-		var first error
-		for _, ev := range t.sortedEvents() {
-			if !match(ev) {
-				continue
+		first := t.batchArming(func() error {
+			var first error
+			for _, ev := range t.sortedEvents() {
+				if !match(ev) {
+					continue
+				}
+				if err := t.setEnabled(ev, on); err != nil && first == nil {
+					first = err
+				}
 			}
-			if err := t.setEnabled(ev, on); err != nil && first == nil {
-				first = err
-			}
-		}
+			return first
+		})
 		if first != nil {
 			return 0, first
 		}

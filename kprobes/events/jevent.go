@@ -77,7 +77,7 @@ func (t *Tracing) createJprobeEvent(argv []string, pl *probeLog) error {
 		}
 		return err
 	}
-	t.events[ev.key()] = ev
+	t.addEvent(ev)
 	ev.probes = append(ev.probes, tp)
 	t.probes = append(t.probes, tp)
 	return nil

@@ -10,7 +10,7 @@ import (
 )
 
 // run runs the fixture's machine on another goroutine until the test ends.
-func (f *fixture) run(t *testing.T) {
+func (f *fixture) run(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

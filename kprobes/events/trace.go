@@ -418,6 +418,7 @@ func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
 // announced, as test_cpu_buff_start does (never for the first two
 // entries: s_next counts the first one as 0).
 func (t *Tracing) showTraceCPU(w *bytes.Buffer, cpu int) {
+	t.syncMirror()
 	t.showBuffer(w, t.buf, cpu, nil)
 }
 

@@ -215,7 +215,7 @@ func (t *Tracing) initStaticEvents() error {
 		if err := t.createEventFiles(ev); err != nil {
 			return err
 		}
-		t.events[ev.key()] = ev
+		t.addEvent(ev)
 		t.static[tp] = ev
 	}
 	k.SetTracepointHandler(t.tracepointHit)

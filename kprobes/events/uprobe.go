@@ -203,7 +203,7 @@ func (t *Tracing) registerUprobe(tp *traceProbe, pl *probeLog) error {
 	}
 	ev.id = t.nextID
 	t.nextID++
-	t.events[ev.key()] = ev
+	t.addEvent(ev)
 	ev.probes = append(ev.probes, tp)
 	t.probes = append(t.probes, tp)
 	return nil
