@@ -9,7 +9,8 @@
 #   make check-image  fail if the committed images differ from their sources
 #   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit,
 #                 trace_pipe's events/s and hit-to-read latency, the cost of many
-#                 kprobe events; then the kprobe files through a real mount
+#                 kprobe events, an unmount while readers hold the tree, a
+#                 sealed open; then the kprobe files through a real mount
 #                 against tmpfs (scripts/bench-mount.sh); then guest MIPS of kpemu
 #                 and QEMU on one program, their ratio, and kpemu's peak RSS
 
@@ -76,7 +77,7 @@ test: deps lint unit e2e
 # -p 1: one package's benchmarks at a time, or two share the host's cores
 # and measure each other.
 bench: deps
-	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/
+	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/ ./fuse/ ./shadow/
 	GO=$(GO) bash scripts/bench-mount.sh
 	GO=$(GO) bash scripts/bench-vs-qemu.sh
 
