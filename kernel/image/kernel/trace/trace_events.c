@@ -7,8 +7,9 @@
  * tracefs; it queues each change in tracefs_requests, and the workload
  * applies them in order (trace_mirror_poll, once per iteration), calling
  * tracefs_create_dir()/tracefs_remove() as Linux's writer of kprobe_events
- * does, then tells the host with HC_TRACEFS_DONE how far it got, so that
- * the host's write returns only after the guest made the call.
+ * does, then tells the host with HC_TRACEFS_DONE how far it got: the host
+ * refills the ring from its backlog then, and a read of trace or
+ * kprobe_profile waits for the calls of the writes before it.
  */
 #include <linux/kernel.h>
 #include <linux/fs.h>
