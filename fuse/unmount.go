@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kpemu/kpemu/internal/mountinfo"
 )
 
 // Taking the mount down, whoever holds it.
@@ -170,8 +172,8 @@ func unmountCopies(id uint32, log *slog.Logger) {
 
 // mountsOf returns the mount points of device dev ("0:42") in a
 // mountinfo file, deepest first so that nested copies go first.
-func mountsOf(mountinfo, dev string) []string {
-	f, err := os.Open(mountinfo)
+func mountsOf(table, dev string) []string {
+	f, err := os.Open(table)
 	if err != nil {
 		return nil
 	}
@@ -181,32 +183,13 @@ func mountsOf(mountinfo, dev string) []string {
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) > 4 && fields[2] == dev {
-			mps = append(mps, unescapeMountinfo(fields[4]))
+			mps = append(mps, mountinfo.Unescape(fields[4]))
 		}
 	}
 	for i, j := 0, len(mps)-1; i < j; i, j = i+1, j-1 {
 		mps[i], mps[j] = mps[j], mps[i]
 	}
 	return mps
-}
-
-// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMountinfo(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // ownerLock is held by the kpemu that serves a mount point, so that a

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kpemu/kpemu/internal/mountinfo"
 )
 
 // sealOpen redirects an open of a mount table (see Seal) to a rewritten
@@ -322,7 +324,7 @@ func kpemuMountType(tid int, p string) (string, bool) {
 		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
 			continue
 		}
-		mp := unescapeMount(f[4])
+		mp := mountinfo.Unescape(f[4])
 		if p != mp && mp != "/" && !strings.HasPrefix(p, mp+"/") {
 			continue
 		}
@@ -333,26 +335,6 @@ func kpemuMountType(tid int, p string) (string, bool) {
 		}
 	}
 	return typ, typ != ""
-}
-
-// unescapeMount undoes the octal escapes (\040 for a space) of a mount
-// table's paths.
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // sealStatfsExit rewrites the f_type of a statfs that succeeded on a
