@@ -91,7 +91,9 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 func (kp *Kprobes) preHandlers(pt *probePoint, regs *Regs) bool {
 	kcb := &kp.kcb[regs.CPU]
 	kcb.instance = nil
-	for _, p := range pt.list() {
+	l := pt.list()
+	for i := len(l) - 1; i >= 0; i-- {
+		p := l[i]
 		if p.disabled() {
 			continue
 		}
@@ -105,7 +107,9 @@ func (kp *Kprobes) preHandlers(pt *probePoint, regs *Regs) bool {
 }
 
 func (kp *Kprobes) postHandlers(pt *probePoint, regs *Regs) {
-	for _, p := range pt.list() {
+	l := pt.list()
+	for i := len(l) - 1; i >= 0; i-- {
+		p := l[i]
 		if !p.disabled() && p.PostHandler != nil {
 			p.PostHandler(p, regs)
 		}
@@ -134,8 +138,10 @@ func (kp *Kprobes) reenter(pt *probePoint, regs *Regs, kcb *kprobeCtlblk) int {
 		return reenterStepped
 	case statusHitSS, statusReenter:
 		// dump_kprobe, as Linux 5.x prints it.
+		l := pt.list()
+		newest := l[len(l)-1]
 		kp.log.Error("kprobes: Unrecoverable kprobe detected.", "dump", fmt.Sprintf("Name: %s Offset: %x Address: %s",
-			pt.list()[0].Symbol, pt.list()[0].Offset, kp.k.Kallsyms().Format(pt.addr)), "current", kp.k.Kallsyms().Format(kcb.cur.addr))
+			newest.Symbol, newest.Offset, kp.k.Kallsyms().Format(pt.addr)), "current", kp.k.Kallsyms().Format(kcb.cur.addr))
 		return reenterUnrecoverable
 	default:
 		kp.log.Error("kprobes: unexpected kprobe state", "status", kcb.status)

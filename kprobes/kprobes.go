@@ -125,8 +125,12 @@ type probePoint struct {
 	// without stopping the machine gets its slot filled when it is first
 	// armed: the host writes guest memory only with the world stopped.
 	slotReady bool
-	// probes, newest first: replaced, never changed in place, so that a
-	// probe can come or go while a vCPU runs through the list (list).
+	// probes, oldest first (Linux's list, newest first, read backwards):
+	// never changed below a published length, so that a probe can come
+	// or go while a vCPU runs through the list (list). A new probe is
+	// appended in place where the array has room (no reader sees past
+	// its own length), so that a point's thousandth probe costs what its
+	// first did; a removal copies.
 	probes atomic.Pointer[[]*Kprobe]
 	armed  bool
 	// gone: the text under the point was freed (its module unloaded); the
@@ -134,7 +138,8 @@ type probePoint struct {
 	gone bool
 }
 
-// list returns the point's probes, newest first.
+// list returns the point's probes, oldest first: Linux's order (newest
+// first, list_add_rcu) is this read from the end.
 func (pt *probePoint) list() []*Kprobe {
 	if l := pt.probes.Load(); l != nil {
 		return *l
@@ -333,7 +338,7 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 		add := func() {
 			p.Addr = addr
 			p.point = pt
-			pt.setList(append([]*Kprobe{p}, pt.list()...))
+			pt.setList(append(pt.list(), p))
 		}
 		if disabled {
 			add()
@@ -711,7 +716,9 @@ func (kp *Kprobes) List() []ListEntry {
 	for _, b := range kp.buckets {
 		for _, pt := range b {
 			sym, off, ok := syms.LookupAddr(pt.addr)
-			for _, p := range pt.list() {
+			l := pt.list()
+			for i := len(l) - 1; i >= 0; i-- {
+				p := l[i]
 				e := ListEntry{Addr: pt.addr, Type: p.Type(), Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
 				if ok {
 					e.Symbol, e.Module = sym.Name, sym.Module

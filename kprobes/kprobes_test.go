@@ -295,6 +295,16 @@ func TestAggregateProbes(t *testing.T) {
 	if len(l) != 2 || l[0].Addr != addr || l[1].Addr != addr {
 		t.Fatalf("list = %v", l)
 	}
+	// kprobes/list shows a point's probes newest first, as Linux's
+	// list_add_rcu leaves them.
+	third := &kprobes.Kprobe{Symbol: "do_fork", Disabled: true}
+	if err := kp.Register(third); err != nil {
+		t.Fatal(err)
+	}
+	if l := kp.List(); len(l) != 3 || !l[0].Disabled || l[1].Disabled || l[2].Disabled {
+		t.Fatalf("list = %v, want the disabled newest first", l)
+	}
+	kp.Unregister(third)
 	runIterations(t, k, 5)
 	if len(order) < 2 || order[0] != "second" || order[1] != "first" {
 		t.Fatalf("handler order %v, want newest first", order[:min(len(order), 4)])
