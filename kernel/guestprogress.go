@@ -21,10 +21,14 @@ type guestProgress struct {
 
 // queue returns the address of the guest's request ring named sym (0 if
 // the image has none), and has the guest's hostcall hc, which says how
-// far it got, report to p: how each host-to-guest queue is wired up.
-func (k *Kernel) queue(sym string, hc uint16, p *guestProgress) uint64 {
+// far it got, report to p and then call drained, if not nil, with the
+// world stopped: how each host-to-guest queue is wired up.
+func (k *Kernel) queue(sym string, hc uint16, p *guestProgress, drained func()) uint64 {
 	k.m.SetHostcall(hc, func(cpu *machine.CPU) error {
 		p.report(cpu.X(0))
+		if drained != nil {
+			drained()
+		}
 		cpu.SetX(0, 0)
 		return nil
 	})

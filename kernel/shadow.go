@@ -73,7 +73,7 @@ type shadowReplayer struct {
 
 func (k *Kernel) initShadow() {
 	s := &k.shadow
-	s.ring = k.queue("shadow_requests", HCShadowDone, &s.replayed)
+	s.ring = k.queue("shadow_requests", HCShadowDone, &s.replayed, nil)
 	s.timeout = shadowTimeout
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"sync"
 	"time"
-
-	"github.com/kpemu/kpemu/machine"
 )
 
 // The guest's tracefs hierarchy. kpemu serves the tracing files from the
@@ -69,15 +67,8 @@ type tracefsMirror struct {
 func (k *Kernel) initTracefsMirror() {
 	tm := &k.tracefs
 	tm.timeout = tracefsSyncTimeout
-	if s, ok := k.syms.LookupName("tracefs_requests"); ok {
-		tm.ring = s.Addr
-	}
-	k.m.SetHostcall(HCTracefsDone, func(cpu *machine.CPU) error {
-		tm.applied.report(cpu.X(0))
-		k.fillTracefsRing() // the world is stopped: a hostcall
-		cpu.SetX(0, 0)
-		return nil
-	})
+	// The guest drained the ring: refill it from the backlog.
+	tm.ring = k.queue("tracefs_requests", HCTracefsDone, &tm.applied, k.fillTracefsRing)
 }
 
 // MirrorTracefs queues a change to the guest's tracefs hierarchy: path is
