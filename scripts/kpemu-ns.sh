@@ -119,8 +119,9 @@ await() {
 }
 trees_mounted() { [ -e /sys/kernel/debug/kpemu/kallsyms ] && [ -e /sys/kernel/tracing/kprobe_events ]; }
 await "mount its trees" trees_mounted
-# The trees mount while the guest boots; give its user space (init, sh,
-# lockd, ...) a moment to start, as a box that a script logs in to has.
+# The trees mount once the guest kernel is ready; give its user space
+# (init, sh, lockd, ...) a moment to start, as a box that a script logs
+# in to has.
 until grep -q "Run /init as init process" /sys/kernel/debug/kpemu/dmesg 2>/dev/null; do
 	[ "$(date +%s)" -lt "$end" ] || break
 	sleep 0.1
