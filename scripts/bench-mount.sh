@@ -98,41 +98,37 @@ record() { # NAME FUSE_US TMPFS_US: append one run's pair
 	fuse[$1]="${fuse[$1]:-} $2"
 	tmpfs[$1]="${tmpfs[$1]:-} $3"
 }
+pair() { # NAME FUSE_CMD TMPFS_CMD: time both, record the pair
+	record "$1" "$(timed "$2")" "$(timed "$3")"
+}
 
 for ((r = 0; r < RUNS; r++)); do
 	# The tmpfs twins hold the same bytes as the files they stand for.
 	: >"$TMPFS/kprobe_events"
-	a=$(timed "dd if='$tmp/events' of='$T/kprobe_events' bs=4M conv=notrunc status=none")
-	b=$(timed "dd if='$tmp/events' of='$TMPFS/kprobe_events' bs=4M conv=notrunc status=none")
-	record add-10k "$a" "$b"
+	pair add-10k "dd if='$tmp/events' of='$T/kprobe_events' bs=4M conv=notrunc status=none" \
+		"dd if='$tmp/events' of='$TMPFS/kprobe_events' bs=4M conv=notrunc status=none"
 
 	cat "$MNT/kprobes/list" >"$TMPFS/list"
 	[ "$(wc -l <"$TMPFS/list")" -ge "$N" ] || { echo "kprobes/list has $(wc -l <"$TMPFS/list") lines, want $N" >&2; exit 1; }
-	a=$(timed "cat '$MNT/kprobes/list' >/dev/null")
-	b=$(timed "cat '$TMPFS/list' >/dev/null")
-	record list-10k "$a" "$b"
+	pair list-10k "cat '$MNT/kprobes/list' >/dev/null" \
+		"cat '$TMPFS/list' >/dev/null"
 
-	a=$(timed "echo 1 > '$T/events/kprobes/enable'")
-	b=$(timed "echo 1 > '$TMPFS/enable'")
-	record enable-10k "$a" "$b"
+	pair enable-10k "echo 1 > '$T/events/kprobes/enable'" \
+		"echo 1 > '$TMPFS/enable'"
 
-	a=$(timed "echo 0 > '$MNT/kprobes/enabled'; echo 1 > '$MNT/kprobes/enabled'")
-	b=$(timed "echo 0 > '$TMPFS/enabled'; echo 1 > '$TMPFS/enabled'")
-	record toggle-10k "$a" "$b"
+	pair toggle-10k "echo 0 > '$MNT/kprobes/enabled'; echo 1 > '$MNT/kprobes/enabled'" \
+		"echo 0 > '$TMPFS/enabled'; echo 1 > '$TMPFS/enabled'"
 
-	a=$(timed "echo 0 > '$T/events/kprobes/enable'")
-	b=$(timed "echo 0 > '$TMPFS/enable'")
-	record disable-10k "$a" "$b"
+	pair disable-10k "echo 0 > '$T/events/kprobes/enable'" \
+		"echo 0 > '$TMPFS/enable'"
 
-	a=$(timed "echo > '$T/kprobe_events'")
-	b=$(timed "echo > '$TMPFS/kprobe_events'")
-	record remove-10k "$a" "$b"
+	pair remove-10k "echo > '$T/kprobe_events'" \
+		"echo > '$TMPFS/kprobe_events'"
 	[ ! -s "$T/kprobe_events" ] || { echo "kprobe_events not empty after removal" >&2; exit 1; }
 
 	: >"$TMPFS/kprobe_events"
-	a=$(timed "echo '$one' >> '$T/kprobe_events'")
-	b=$(timed "echo '$one' >> '$TMPFS/kprobe_events'")
-	record echo-1 "$a" "$b"
+	pair echo-1 "echo '$one' >> '$T/kprobe_events'" \
+		"echo '$one' >> '$TMPFS/kprobe_events'"
 	echo '-:kprobes/benchone' >>"$T/kprobe_events"
 
 	: >"$TMPFS/kprobe_events"

@@ -43,13 +43,21 @@ expect_err() {
 # many times slower than usual, so a check waits for the event it needs,
 # never for a time; BOUND seconds only turn a hang into a failure.
 BOUND=${E2E_BOUND:-240}
-# poll CMD...: runs CMD until it succeeds; fails after BOUND seconds.
+# poll CMD...: runs CMD every POLL_STEP (0.1) seconds until it succeeds;
+# fails after BOUND seconds.
 poll() {
 	local end=$((SECONDS + BOUND))
 	until "$@"; do
 		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.1
+		sleep "${POLL_STEP:-0.1}"
 	done
+}
+# stop_kpemu SIG: signal kpemu and wait for it; its exit status is in rc.
+stop_kpemu() {
+	kill -"$1" "$pid"
+	wait "$pid"
+	rc=$?
+	pid=
 }
 # is FILE TEXT: FILE reads TEXT.
 is() { [ "$(cat "$1")" = "$2" ]; }
@@ -800,10 +808,7 @@ unshare -m --propagation private sleep 60 &
 nspid=$!
 poll grep -q " $MNT " /proc/$nspid/mountinfo
 start=$(date +%s%N)
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=
+stop_kpemu TERM
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "    (SIGTERM to exit with a reader, a cwd and a namespace copy holding the mount: $ms ms)"
 expect "SIGTERM exits 0" 0 "$rc"
@@ -828,10 +833,7 @@ if wait_mounted; then ok "a stale mount is cleaned at the next start"; else bad 
 expect "the new run lists its probe" "1" "$(grep -c '  k  tcp_v4_rcv+0x0    $' "$D/kprobes/list")"
 poll grep -q ramfs_helper "$D/kpemu/modules"
 expect "--module loads a module at boot" "ramfs_helper 4096 0 - Live $MODULES_VADDR" "$(cat "$D/kpemu/modules")"
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-pid=
+stop_kpemu INT
 expect "SIGINT exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; fi
 
@@ -841,13 +843,13 @@ if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; 
 # can take them, and the guest keeps running.
 "$KPEMU" run --mount "$MNT" --probe kmem_cache_alloc >"$LOG" 2>&1 &
 pid=$!
-until mounted; do :; done # no sleep: the probe goes in the moment the tree appears
+POLL_STEP=0.01 poll mounted # the probe goes in the moment the tree appears
 echo 'p:early kmalloc' > "$T/kprobe_events" && echo 1 > "$T/events/kprobes/early/enable"
 expect_err "a probe on preempt_count_add is refused (NOKPROBE_SYMBOL, as in Linux)" "Invalid argument" "echo 'p:hot preempt_count_add' >> '$T/kprobe_events'"
 poll hits_above early 0
 if [ "$(hits early)" != 0 ]; then ok "a probe written as the mount appears hits"; else bad "a probe written as the mount appears hits" "$(cat "$T/kprobe_profile")"; fi
 if grep -q "Kernel panic\|Internal error" "$D/kpemu/dmesg"; then bad "probes armed at boot leave the guest running" "$(cat "$D/kpemu/dmesg")"; else ok "probes armed at boot leave the guest running"; fi
-kill -INT "$pid"; wait "$pid"; pid=
+stop_kpemu INT
 
 # What the blacklist prevents on the debug exception path: a probe on
 # do_debug_exception is hit again by every BRK; the guest notices its stack
@@ -860,10 +862,7 @@ expect "a probe on do_debug_exception: the guest reports its stack overflow" \
 	"$(printf 'ESR: 0x00000000f2000004 -- BRK (AArch64)\nInsufficient stack space to handle exception!\nKernel panic - not syncing: kernel stack overflow')" \
 	"$(sed -n 's/^\[ *[0-9.]*\] //p' "$D/kpemu/dmesg" | grep -E '^(Insufficient|ESR:|Kernel panic)' | sort -u)"
 expect "kpemu serves on after the guest panicked" "1" "$(grep -c '  k  do_debug_exception+0x0    $' "$D/kprobes/list")"
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-pid=
+stop_kpemu INT
 expect "SIGINT exits 0 after a guest panic" 0 "$rc"
 
 # kpemu explain walks through one hit.
