@@ -90,6 +90,7 @@ struct dir_context {
  * for ever, so the dentry tree is the directory tree.
  */
 struct dentry {
+	struct hlist_node	d_hash;		/* in dentry_hashtable while linked */
 	struct dentry		*d_parent;
 	struct inode		*d_inode;	/* NULL: negative (being created) */
 	struct list_head	d_child;	/* in the parent's d_subdirs */

@@ -74,4 +74,46 @@ static inline int list_empty(const struct list_head *head)
 	     &pos->member != (head);					\
 	     pos = n, n = list_next_entry(n, member))
 
+/* Hash lists: one pointer per bucket, as Linux's hlist. */
+static inline void INIT_HLIST_NODE(struct hlist_node *h)
+{
+	h->next = NULL;
+	h->pprev = NULL;
+}
+
+static inline int hlist_unhashed(const struct hlist_node *h)
+{
+	return !h->pprev;
+}
+
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	struct hlist_node *first = h->first;
+
+	n->next = first;
+	if (first)
+		first->pprev = &n->next;
+	h->first = n;
+	n->pprev = &h->first;
+}
+
+static inline void hlist_del_init(struct hlist_node *n)
+{
+	if (hlist_unhashed(n))
+		return;
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+	INIT_HLIST_NODE(n);
+}
+
+#define hlist_entry_safe(ptr, type, member) \
+	({ __typeof__(ptr) ____ptr = (ptr); ____ptr ? hlist_entry(____ptr, type, member) : NULL; })
+#define hlist_entry(ptr, type, member) container_of(ptr, type, member)
+
+#define hlist_for_each_entry(pos, head, member)					\
+	for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)), member);	\
+	     pos;								\
+	     pos = hlist_entry_safe((pos)->member.next, __typeof__(*(pos)), member))
+
 #endif /* _LINUX_LIST_H */

@@ -47,5 +47,13 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
+struct hlist_head {
+	struct hlist_node *first;
+};
+
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+
 #endif /* !__ASSEMBLY__ */
 #endif /* _LINUX_TYPES_H */
