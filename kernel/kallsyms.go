@@ -33,6 +33,7 @@ type Kallsyms struct {
 type symTable struct {
 	syms   []Symbol
 	byName map[string][]int
+	gen    uint64 // the table's place in the sequence of tables
 }
 
 func newSymTable(syms []Symbol) *symTable {
@@ -66,7 +67,7 @@ func (k *Kallsyms) addModule(mod string, syms []Symbol) error {
 		s.Module = mod
 		all = append(all, s)
 	}
-	k.tab.Store(newSymTable(all))
+	k.store(newSymTable(all))
 	return nil
 }
 
@@ -86,8 +87,18 @@ func (k *Kallsyms) removeModuleSymbols(mod string, drop func(Symbol) bool) {
 			all = append(all, s)
 		}
 	}
-	k.tab.Store(newSymTable(all))
+	k.store(newSymTable(all))
 }
+
+// store installs t as the table after the current one; k.mu is held.
+func (k *Kallsyms) store(t *symTable) {
+	t.gen = k.tab.Load().gen + 1
+	k.tab.Store(t)
+}
+
+// Generation changes whenever the table does (a module's symbols come or
+// go): what was rendered from a lookup is current while it is unchanged.
+func (k *Kallsyms) Generation() uint64 { return k.tab.Load().gen }
 
 // newKallsyms builds the table from an ELF symbol table. Mapping symbols
 // ($x, $d), section and file symbols are dropped, as Linux's kallsyms does.

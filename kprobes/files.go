@@ -35,11 +35,7 @@ func (kp *Kprobes) RegisterFiles(tree *debugfs.Tree) error {
 }
 
 func (kp *Kprobes) showList(_ context.Context, w *bytes.Buffer) error {
-	var line []byte
-	for _, e := range kp.List() {
-		line = e.appendLine(line[:0])
-		w.Write(line)
-	}
+	w.Write(kp.listText())
 	return nil
 }
 

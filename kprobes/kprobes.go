@@ -203,6 +203,21 @@ type Kprobes struct {
 	stepMode atomic.Int32 // StepMode; read on the hit path
 
 	guest guestAPI // module-registered probes with guest handlers; see guest.go
+
+	// listGen counts the changes kprobes/list shows (a probe registered
+	// or unregistered, disabled, enabled or gone); listed is the list as
+	// last rendered. Both under mu.
+	listGen uint64
+	listed  listCache
+}
+
+// listCache is kprobes/list's text as rendered at a listGen and a symbol
+// table generation: an open of the list with 10,000 probes copies it
+// rather than render 10,000 lines again.
+type listCache struct {
+	valid       bool
+	gen, symGen uint64
+	text        []byte // never changed once stored
 }
 
 // New attaches the probe subsystem to k: it builds the blacklist and
@@ -339,6 +354,7 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 			p.Addr = addr
 			p.point = pt
 			pt.setList(append(pt.list(), p))
+			kp.listGen++
 		}
 		if disabled {
 			add()
@@ -361,6 +377,7 @@ func (kp *Kprobes) register(p *Kprobe, stop func(func())) error {
 	add := func() {
 		p.Addr = addr
 		p.point = pt
+		kp.listGen++
 		h := hashPtr(addr)
 		kp.buckets[h] = append([]*probePoint{pt}, kp.buckets[h]...)
 		kp.byAddrMu.Lock()
@@ -551,6 +568,7 @@ func (kp *Kprobes) unregister(p *Kprobe, stop func(func())) {
 // dropProbe takes p off pt, and pt out of the table with its last probe;
 // kp.mu is held, and the machine stopped unless pt is not armed.
 func (kp *Kprobes) dropProbe(pt *probePoint, p *Kprobe) {
+	kp.listGen++
 	l := pt.list()
 	for i, c := range l {
 		if c == p {
@@ -633,6 +651,7 @@ func (kp *Kprobes) setDisabledLocked(p *Kprobe, disabled bool, stop func(func())
 	}
 	var err error
 	stop(func() {
+		kp.listGen++
 		if disabled {
 			p.flags |= flagDisabled
 		} else {
@@ -711,23 +730,45 @@ type ListEntry struct {
 func (kp *Kprobes) List() []ListEntry {
 	kp.mu.Lock()
 	defer kp.mu.Unlock()
-	syms := kp.k.Kallsyms()
 	var out []ListEntry
+	kp.eachListedLocked(func(e *ListEntry) { out = append(out, *e) })
+	return out
+}
+
+// listText returns kprobes/list's bytes, rendered again only if what it
+// shows changed since the last call. The caller must not modify them.
+func (kp *Kprobes) listText() []byte {
+	kp.mu.Lock()
+	defer kp.mu.Unlock()
+	symGen := kp.k.Kallsyms().Generation()
+	if c := &kp.listed; c.valid && c.gen == kp.listGen && c.symGen == symGen {
+		return c.text
+	}
+	var b []byte
+	kp.eachListedLocked(func(e *ListEntry) { b = e.appendLine(b) })
+	kp.listed = listCache{valid: true, gen: kp.listGen, symGen: symGen, text: b}
+	return b
+}
+
+// eachListedLocked calls f with each probe's entry in List's order; kp.mu
+// is held. f must not keep e, which is reused.
+func (kp *Kprobes) eachListedLocked(f func(e *ListEntry)) {
+	syms := kp.k.Kallsyms()
+	var e ListEntry
 	for _, b := range kp.buckets {
 		for _, pt := range b {
 			sym, off, ok := syms.LookupAddr(pt.addr)
 			l := pt.list()
 			for i := len(l) - 1; i >= 0; i-- {
 				p := l[i]
-				e := ListEntry{Addr: pt.addr, Type: p.Type(), Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
+				e = ListEntry{Addr: pt.addr, Type: p.Type(), Offset: off, Gone: p.flags&flagGone != 0, Disabled: p.flags&flagDisabled != 0}
 				if ok {
 					e.Symbol, e.Module = sym.Name, sym.Module
 				}
-				out = append(out, e)
+				f(&e)
 			}
 		}
 	}
-	return out
 }
 
 // String formats the entry exactly as Linux 6.1's report_probe.

@@ -42,6 +42,7 @@ func (kp *Kprobes) killProbes(in func(addr uint64) bool) {
 				}
 				pt.gone = true
 				pt.armed = false
+				kp.listGen++
 				for _, p := range pt.list() {
 					p.flags |= flagGone
 				}

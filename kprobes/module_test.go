@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
@@ -226,5 +227,51 @@ func TestGuestKprobeSamples(t *testing.T) {
 	waitFor(t, "the workload after the unloads", func() bool { return stopped(t, k, "workload_iterations") > n+100 })
 	if msg, ok := k.Panicked(); ok {
 		t.Fatalf("guest panicked: %s", msg)
+	}
+}
+
+// TestListFileFollowsEveryChange: kprobes/list is rendered once and kept
+// until what it shows changes; after every kind of change its bytes are
+// those of a fresh rendering, never the kept ones.
+func TestListFileFollowsEveryChange(t *testing.T) {
+	k, kp := bootRunning(t)
+	tree := debugfs.NewTree()
+	if err := kp.RegisterFiles(tree); err != nil {
+		t.Fatal(err)
+	}
+	p := &kprobes.Kprobe{Symbol: "vfs_read"}
+	q := &kprobes.Kprobe{Symbol: "vfs_read"}
+	m := &kprobes.Kprobe{Symbol: "e1000ish:vnet_rx"}
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"register", func() error { return kp.Register(p) }},
+		{"register on the same point", func() error { return kp.Register(q) }},
+		{"disable", func() error { return kp.Disable(p) }},
+		{"enable", func() error { return kp.Enable(p) }},
+		{"disarm all", kp.DisarmAll},
+		{"arm all", kp.ArmAll},
+		{"load a module", func() error { return k.LoadEmbeddedModule("e1000ish") }},
+		{"register on the module", func() error { return kp.Register(m) }},
+		{"unload it: gone", func() error { return k.UnloadModule("e1000ish") }},
+		{"load it again: its symbols are back", func() error { return k.LoadEmbeddedModule("e1000ish") }},
+		{"unregister", func() error { kp.Unregister(q); return nil }},
+		{"unregister the rest", func() error { kp.Unregister(p); kp.Unregister(m); return nil }},
+	}
+	for _, s := range steps {
+		if _, err := tree.ReadFile("kprobes/list"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		got, err := tree.ReadFile("kprobes/list")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := listText(kp); string(got) != want {
+			t.Errorf("after %s: kprobes/list = %q, want %q", s.name, got, want)
+		}
 	}
 }
