@@ -119,3 +119,37 @@ func TestTracefsMirrorBacklog(t *testing.T) {
 		}
 	}
 }
+
+// TestTracefsMirrorManyEvents: the guest makes the directory of every
+// one of 3,000 events. Its kernel pages were a 256 KiB arena that held
+// about 1,000 event directories: tracefs_create_dir returned NULL for the
+// rest, and every allocation after them failed.
+func TestTracefsMirrorManyEvents(t *testing.T) {
+	const n = 3000
+	f := setup(t)
+	f.run(t)
+	for _, w := range []struct{ file, data string }{
+		{"tracing/kprobe_events", "r:watch/mkdir tracefs_create_dir $retval\n"},
+		{"tracing/events/watch/enable", "1\n"},
+		{"tracing/buffer_size_kb", "4096\n"},
+	} {
+		if err := f.write(w.file, w.data, w.file != "tracing/kprobe_events"); err != nil {
+			t.Fatalf("%s: %v", w.file, err)
+		}
+	}
+	var s strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&s, "p:many/e%d kernel_clone\n", i)
+	}
+	if err := f.write("tracing/kprobe_events", s.String(), false); err != nil {
+		t.Fatal(err)
+	}
+	trace := f.read(t, "tracing/trace") // waits for the guest's calls
+	// (watch/ and watch/mkdir may be made after the probe is armed too)
+	if calls := strings.Count(trace, "mkdir: ("); calls < n+1 {
+		t.Fatalf("the trace has %d tracefs_create_dir returns, want %d or more (the group's and each event's)", calls, n+1)
+	}
+	if failed := strings.Count(trace, "arg1=0x0\n"); failed != 0 {
+		t.Errorf("tracefs_create_dir returned NULL %d times of %d", failed, n+1)
+	}
+}
