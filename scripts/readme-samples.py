@@ -157,16 +157,16 @@ class Checker:
                     print(f"      |{line}")
         self.failed += 1
 
-    def poll(self, produce, want):
-        """Re-run produce() until its normalised lines match want; the last
-        lines it produced."""
+    def poll(self, produce, want, gone=lambda: False):
+        """Re-run produce() until its normalised lines match want, or gone()
+        says they never will; the last lines it produced."""
         want = normalise(want)
         end = time.monotonic() + BOUND
         while True:
             got = produce()
             if matches(want, normalise(got)):
                 return True, got
-            if time.monotonic() > end:
+            if gone() or time.monotonic() > end:
                 return False, got
             time.sleep(0.1)
 
@@ -196,8 +196,18 @@ def main():
 
     try:
         title, steps = run_blocks[0]
-        ok, got = c.poll(lambda: read_log() if make.poll() is None else read_log() + ["(make exited)"],
-                         steps[0][1])
+        # Once make has exited, its output is all there will be: the log
+        # is read after make.poll() so that it holds all of it then.
+        exited = False
+
+        def make_output():
+            nonlocal exited
+            exited = make.poll() is not None
+            return read_log()
+
+        ok, got = c.poll(make_output, steps[0][1], gone=lambda: exited)
+        if exited:
+            got.append(f"(make exited with status {make.returncode})")
         c.report(ok, f"{title}: make run", steps[0][1], got)
         if not os.path.exists(os.path.join(mnt, "kprobes/list")):
             c.report(False, "make run mounts the tree", None, read_log())
