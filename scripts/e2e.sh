@@ -2,7 +2,9 @@
 # End-to-end test of kpemu through a real FUSE mount, with real cat, echo
 # and dd: boot the emulated kernel with two probes, list them, add a trace
 # event, watch its hits climb, disarm every probe globally (the BRKs must
-# leave kernel text and the hits must stop), re-arm, and tear down.
+# leave kernel text and the hits must stop), re-arm, and tear down; and
+# much more of the tree, signals and stale mounts, kpemu-ns.sh, and last
+# the README's samples (scripts/readme-samples.py).
 #
 #   KPEMU=bin/kpemu bash scripts/e2e.sh
 #
