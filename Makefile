@@ -3,7 +3,7 @@
 #   make run      build and run kpemu: boot the embedded kernel, mount its
 #                 debugfs at $(MOUNT) with kprobes on $(PROBES)
 #   make test     every test: lint, unit, QEMU differential, end-to-end through FUSE
-#                 (with the README's samples); about 8 minutes on 2 cores (docs/testing.md)
+#                 (with the README's samples); 6-8 minutes on 2 cores (docs/testing.md)
 #   make deps     install the Debian packages the tests need (run by test)
 #   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
 #   make image    rebuild the guest images with clang + ld.lld
