@@ -3,6 +3,7 @@
 #   make run      build and run kpemu: boot the embedded kernel, mount its
 #                 debugfs at $(MOUNT) with kprobes on $(PROBES)
 #   make test     every test: lint, unit, QEMU differential, end-to-end through FUSE
+#                 (with the README's samples); 6-8 minutes on 2 cores (docs/testing.md)
 #   make deps     install the Debian packages the tests need (run by test)
 #   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
 #   make image    rebuild the guest images with clang + ld.lld
@@ -16,7 +17,7 @@
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
-DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch time busybox-static python3 trace-cmd linux-perf
+DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch device-tree-compiler time busybox-static python3 trace-cmd linux-perf
 RUN_PACKAGES = fuse3
 MOUNT    ?= /tmp/dbg
 PROBES   ?= vfs_read do_fork

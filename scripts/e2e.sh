@@ -2,7 +2,9 @@
 # End-to-end test of kpemu through a real FUSE mount, with real cat, echo
 # and dd: boot the emulated kernel with two probes, list them, add a trace
 # event, watch its hits climb, disarm every probe globally (the BRKs must
-# leave kernel text and the hits must stop), re-arm, and tear down.
+# leave kernel text and the hits must stop), re-arm, and tear down; and
+# much more of the tree, signals and stale mounts, kpemu-ns.sh, and last
+# the README's samples (scripts/readme-samples.py).
 #
 #   KPEMU=bin/kpemu bash scripts/e2e.sh
 #
@@ -1012,6 +1014,23 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		grep -c "^tracefs /sys/kernel/tracing tracefs " /proc/mounts' 2>&1)
 	expect "kpemu-ns.sh -S: the guest does not see the shell, which is still sealed" "$(printf '0\n1')" "$out"
 fi
+
+# The samples of the README and docs/ (`<!-- sample: ... -->` blocks): the
+# README's `make run`, run as written, and each command shown against that
+# mount, compared with the output shown, so that they cannot go stale
+# (scripts/readme-samples.py says what it normalises and why).
+out=$(python3 "$(dirname "$0")/readme-samples.py" "$(dirname "$0")/../README.md" "$(dirname "$0")"/../docs/*.md 2>&1)
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"PASS "*) ok "README samples: ${line#PASS }" ;;
+	"FAIL "*) bad "README samples: ${line#FAIL }" ;;
+	*" passed, 0 failed") [ "$rc" -eq 0 ] || bad "readme-samples.py exits 0" "exit status $rc" ;;
+	*" passed, "*" failed") ;;
+	*) printf '%s\n' "$line" ;;
+	esac
+done <<<"$out"
+case $out in *" passed, "*" failed"*) ;; *) bad "readme-samples.py runs" "exit status $rc" ;; esac
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
