@@ -44,6 +44,11 @@ NORMALISE = [
     # log print them): fixed for one guest image, but they move whenever
     # kernel/image changes, and the sample is about structure and symbols.
     (re.compile(r"\b(0x)?[0-9a-f]{16}\b"), r"\1ADDR"),
+    # The guest's printk time stamps and its instruction count at ready:
+    # fixed for one guest image, but any change to kernel/image moves them
+    # (as the addresses); the lines and their order stay checked.
+    (re.compile(r'line="\[ *\d+\.\d{6}\] '), 'line="[T] '),
+    (re.compile(r"\binstructions=\d+\b"), "instructions=N"),
     # A trace line's TASK-PID, CPU and time stamp: which task hits first, on
     # which CPU and when depends on how the host scheduled the guest against
     # the shell; so does need-resched (the second flag: a tick that just
