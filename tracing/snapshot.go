@@ -1,0 +1,280 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sync"
+	"syscall"
+
+	"github.com/kpemu/kpemu/debugfs"
+)
+
+// The snapshot buffer, after Linux 6.1's CONFIG_TRACER_SNAPSHOT: trace.c's
+// snapshot and per_cpu/cpuN/snapshot files (tracing_snapshot_write,
+// print_snapshot_help, update_max_tr) and trace_events_trigger.c's
+// snapshot trigger.
+//
+// The snapshot is a second ring buffer, tr->max_buffer: two pages a CPU
+// while it is freed, the live buffer's size once allocated, and resized
+// with it from then on (__tracing_resize_ring_buffer). Taking a snapshot
+// swaps the two whole, so the live buffer goes on from what the snapshot
+// held, which Linux does not clear. kpemu swaps the per-CPU buffers'
+// states (rbState) under their locks rather than the buffers, so that
+// the writers' t.buf never changes under them.
+//
+// The reference kernel (Debian's 6.1 arm64) has no latency tracer, so no
+// tracer uses the max buffer (use_max_tr) and the EBUSY of a write while
+// one does cannot happen; and it has no CONFIG_RING_BUFFER_ALLOW_SWAP,
+// so a per-CPU snapshot file can clear its CPU's part of the snapshot but
+// not take one (EINVAL). per_cpu/cpuN/snapshot_raw, the binary pages of
+// the snapshot as trace_pipe_raw has them of the live buffer, is not
+// implemented, as trace_pipe_raw is not.
+
+// snapshotState is the trace array's snapshot: tr->max_buffer and
+// tr->allocated_snapshot.
+type snapshotState struct {
+	// mu is tr->max_lock: a swap (a write of 1, a snapshot trigger on a
+	// vCPU) against allocating, freeing and resizing. Taken after
+	// traceArray.sizeMu and before any cpuBuffer's mu.
+	mu        sync.Mutex
+	buf       *ringBuffer
+	allocated bool // tr->allocated_snapshot
+}
+
+// initSnapshot makes the freed snapshot buffer (allocate_trace_buffers:
+// max_buffer starts at one byte a CPU, so two pages) and its files.
+func (t *Tracing) initSnapshot() error {
+	t.snap.buf = newRingBuffer(len(t.buf.cpus), traceBufSizeBoot)
+	files := []struct {
+		name string
+		cpu  int
+	}{{"snapshot", -1}}
+	for cpu := range t.buf.cpus {
+		files = append(files, struct {
+			name string
+			cpu  int
+		}{fmt.Sprintf("per_cpu/cpu%d/snapshot", cpu), cpu})
+	}
+	for _, f := range files {
+		// Opening with O_TRUNC does nothing: tracing_snapshot_open
+		// has no truncation.
+		ops := debugfs.FileOps{Show: t.showSnapshot(f.cpu), Write: t.writeSnapshot(f.cpu)}
+		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), modeWrite, ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
+		}
+	}
+	return nil
+}
+
+// showSnapshot is a read of snapshot (cpu < 0) or per_cpu/cpuN/snapshot:
+// s_show over the snapshot buffer, which prints print_snapshot_help
+// in place of the column headers while it shows nothing.
+func (t *Tracing) showSnapshot(cpu int) func(context.Context, *bytes.Buffer) error {
+	return func(_ context.Context, w *bytes.Buffer) error {
+		t.showBuffer(w, t.snap.buf, cpu, func(w *bytes.Buffer) { t.snapshotHelp(w, cpu) })
+		return nil
+	}
+}
+
+// snapshotHelp is print_snapshot_help, with the per-CPU help of a kernel
+// without CONFIG_RING_BUFFER_ALLOW_SWAP.
+func (t *Tracing) snapshotHelp(w *bytes.Buffer, cpu int) {
+	t.snap.mu.Lock()
+	allocated := t.snap.allocated
+	t.snap.mu.Unlock()
+	if allocated {
+		w.WriteString("#\n# * Snapshot is allocated *\n#\n")
+	} else {
+		w.WriteString("#\n# * Snapshot is freed *\n#\n")
+	}
+	w.WriteString("# Snapshot commands:\n")
+	if cpu < 0 {
+		w.WriteString("# echo 0 > snapshot : Clears and frees snapshot buffer\n" +
+			"# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n" +
+			"#                      Takes a snapshot of the main buffer.\n" +
+			"# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n" +
+			"#                      (Doesn't have to be '2' works with any number that\n" +
+			"#                       is not a '0' or '1')\n")
+		return
+	}
+	w.WriteString("# echo 0 > snapshot : Invalid for per_cpu snapshot file.\n" +
+		"# echo 1 > snapshot : Not supported with this kernel.\n" +
+		"#                     Must use main snapshot file to allocate.\n" +
+		"# echo 2 > snapshot : Clears this cpu's snapshot buffer (but does not allocate)\n" +
+		"#                      (Doesn't have to be '2' works with any number that\n" +
+		"#                       is not a '0' or '1')\n")
+}
+
+// writeSnapshot is tracing_snapshot_write: the buffer is expanded first
+// (tracing_update_buffers, even for a value it then refuses), then a
+// decimal number (kstrtoul_from_user): 0 frees the snapshot (EINVAL in a
+// per-CPU file), 1 allocates it if need be and takes a snapshot (EINVAL
+// in a per-CPU file: no CONFIG_RING_BUFFER_ALLOW_SWAP), anything else
+// clears it, or its CPU's part, if it is allocated.
+func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (int, error) {
+	return func(_ context.Context, p []byte, _ int64) (int, error) {
+		t.updateBuffers()
+		v, err := kstrtoulFromUser(p)
+		if err != nil {
+			return 0, fmt.Errorf("snapshot: %w", err)
+		}
+		t.ta.sizeMu.Lock()
+		defer t.ta.sizeMu.Unlock()
+		switch v {
+		case 0:
+			if cpu >= 0 {
+				return 0, fmt.Errorf("%w: a per-CPU snapshot cannot be freed", syscall.EINVAL)
+			}
+			t.freeSnapshot()
+		case 1:
+			if cpu >= 0 {
+				return 0, fmt.Errorf("%w: no per-CPU snapshot swap (CONFIG_RING_BUFFER_ALLOW_SWAP)", syscall.EINVAL)
+			}
+			t.allocSnapshot()
+			t.takeSnapshot()
+		default:
+			t.snap.mu.Lock()
+			if t.snap.allocated {
+				for i, b := range t.snap.buf.cpus {
+					if cpu < 0 || i == cpu {
+						b.reset()
+					}
+				}
+			}
+			t.snap.mu.Unlock()
+		}
+		return len(p), nil
+	}
+}
+
+// allocSnapshotInstance is tracing_alloc_snapshot_instance, for callers
+// that do not hold t.ta.sizeMu (a trigger's or function command's
+// registration).
+func (t *Tracing) allocSnapshotInstance() {
+	t.ta.sizeMu.Lock()
+	defer t.ta.sizeMu.Unlock()
+	t.allocSnapshot()
+}
+
+// allocSnapshot is tracing_alloc_snapshot_instance and, when allocated
+// already, resize_buffer_duplicate_size: the snapshot takes the live
+// buffer's size CPU by CPU. t.ta.sizeMu is held, so no resize races.
+func (t *Tracing) allocSnapshot() {
+	t.snap.mu.Lock()
+	defer t.snap.mu.Unlock()
+	for i, b := range t.buf.cpus {
+		b.mu.Lock()
+		n := len(b.pages)
+		b.mu.Unlock()
+		t.snap.buf.cpus[i].resize(n)
+	}
+	t.snap.allocated = true
+}
+
+// freeSnapshot is free_snapshot: the buffer is not freed but shrunk to
+// its two pages a CPU and emptied; t.ta.sizeMu is held.
+func (t *Tracing) freeSnapshot() {
+	t.snap.mu.Lock()
+	defer t.snap.mu.Unlock()
+	if !t.snap.allocated {
+		return
+	}
+	for _, b := range t.snap.buf.cpus {
+		b.resize(int(pagesFor(traceBufSizeBoot)))
+		b.reset()
+	}
+	t.snap.allocated = false
+}
+
+// resizeSnapshot is __tracing_resize_ring_buffer's part for the max
+// buffer: an allocated snapshot takes the size the live buffer took;
+// t.ta.sizeMu and t.snap.mu are held.
+func (t *Tracing) resizeSnapshot(pages, cpu int) {
+	if !t.snap.allocated {
+		return
+	}
+	for i, b := range t.snap.buf.cpus {
+		if cpu < 0 || i == cpu {
+			b.resize(pages)
+		}
+	}
+}
+
+// takeSnapshot is update_max_tr: swap the live buffer with the
+// allocated snapshot CPU by CPU, then wake the trace_pipe readers, which
+// now have the old snapshot to read. It reports false, having done
+// nothing, when the snapshot is not allocated. It runs on a vCPU for the
+// snapshot trigger.
+func (t *Tracing) takeSnapshot() bool {
+	t.snap.mu.Lock()
+	if !t.snap.allocated {
+		t.snap.mu.Unlock()
+		return false
+	}
+	for i, live := range t.buf.cpus {
+		spare := t.snap.buf.cpus[i]
+		live.mu.Lock()
+		spare.mu.Lock()
+		live.rbState, spare.rbState = spare.rbState, live.rbState
+		spare.mu.Unlock()
+		live.mu.Unlock()
+	}
+	t.snap.mu.Unlock()
+	t.buf.wake()
+	return true
+}
+
+// wake is ring_buffer_wake_waiters: the readers waiting for an event
+// look at the buffer again.
+func (rb *ringBuffer) wake() {
+	rb.waitMu.Lock()
+	defer rb.waitMu.Unlock()
+	if rb.wait != nil {
+		close(rb.wait)
+		rb.wait = nil
+	}
+	rb.waiting.Store(false)
+}
+
+// snapshotCaller is where tracing_snapshot_instance_cond calls
+// trace_array_puts in the reference kernel, as kallsyms resolves it:
+// the %ps of the entries it writes, with sym-offset
+// "tracing_snapshot_instance_cond+0x10c/0x180" (the oracle's trace).
+const (
+	snapshotCaller     = "tracing_snapshot_instance_cond"
+	snapshotCallerOff  = 0x10c
+	snapshotCallerSize = 0x180
+)
+
+// snapshotNotAllocated is what tracing_snapshot_instance_cond does when a
+// snapshot trigger fires without a snapshot (`echo 0 > snapshot` freed
+// it under the trigger): two trace_array_puts, which the trace_printk
+// option lets through, then tracing off, a permanent snapshot. No stack
+// follows them with the stacktrace option: Linux's would be its own
+// frames in the probe handler, which the guest does not have.
+func (t *Tracing) snapshotNotAllocated(cpu int, flags uint8) {
+	if t.flag(optTracePrintk) && t.on.Load() {
+		comm, pid := t.kp.Kernel().Current(cpu)
+		for _, msg := range []string{"*** SNAPSHOT NOT ALLOCATED ***", "*** stopping trace here!   ***"} {
+			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg}
+			// __trace_array_puts: the print_entry, the text, room for
+			// a newline and the NUL.
+			t.commit(cpu, comm, &e, printEntryHeadSize+len(msg)+2, nil)
+		}
+	}
+	t.on.Store(false)
+}
+
+// printSnapshotPuts is trace_print_print for snapshotNotAllocated's
+// entries: "%ps: text", the caller being Linux's, which the guest's
+// kallsyms lacks. sym-addr's address is left out, for the same reason.
+func printSnapshotPuts(w *bytes.Buffer, e *traceEntry, sym uint32) {
+	w.WriteString(snapshotCaller)
+	if sym&optSymOffset != 0 {
+		fmt.Fprintf(w, "+0x%x/0x%x", snapshotCallerOff, snapshotCallerSize)
+	}
+	w.WriteString(": ")
+	w.WriteString(e.text)
+}
