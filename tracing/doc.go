@@ -45,7 +45,7 @@
 // formats (printkfmt.go).
 //
 // Everything the tracers record goes into a per-CPU ring buffer after
-// ring_buffer.c (ringbuf.go): pages that events fill by their records'
+// ring_buffer.c (package ring): pages that events fill by their records'
 // sizes, overwritten or dropped when full, with Linux's counters. trace,
 // trace_pipe and per_cpu/cpuN/ print it as trace.c and trace_output.c do
 // (trace.go); trace_options, options/, trace_clock and the buffer sizes

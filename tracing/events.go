@@ -43,8 +43,8 @@ type Tracing struct {
 	groups map[string]int    // how many of events are in each group
 	nextID int
 	errlog errorLog
-	buf    *ringBuffer // the per-CPU ring buffer; see ringbuf.go
-	on     atomic.Bool // tracing_on
+	buf    *traceBuffer // the per-CPU ring buffer (package ring)
+	on     atomic.Bool  // tracing_on
 
 	ta       traceArray    // trace flags, clock, buffer size; see options.go
 	snap     snapshotState // the snapshot buffer; see snapshot.go
@@ -149,7 +149,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, buf: newRingBuffer(kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, buf: newTraceBuffer(kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
 	t.on.Store(true)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {

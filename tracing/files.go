@@ -44,7 +44,7 @@ func (t *Tracing) createFiles() error {
 		{"trace", modeWrite, debugfs.FileOps{
 			Show:     t.showTrace,
 			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-			Truncate: func(context.Context) error { t.buf.reset(); return nil },
+			Truncate: func(context.Context) error { t.buf.Reset(); return nil },
 		}},
 		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.openTracePipe(-1)}},
 		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},

@@ -136,7 +136,7 @@ func (t *Tracing) setTracer(name string) error {
 		}
 	}
 	ft.current = tracerNop
-	t.buf.reset()
+	t.buf.Reset()
 	if name == tracerFunction {
 		// function_trace_init: tracing_start_function_trace.
 		if err := k.RegisterFtraceFunction(&ft.ops); err != nil {

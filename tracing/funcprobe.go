@@ -541,7 +541,7 @@ func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
 	}
 	s := traceEntry{kind: entryStack, pid: int32(pid), flags: t.funcProbeFlags(c), stack: frames}
 	s.ts = t.clock()
-	t.buf.write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	t.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
 // ftraceDump is ftrace_dump (DUMP_ALL for cpu < 0, else DUMP_ORIG of
@@ -551,7 +551,7 @@ func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
 func (t *Tracing) ftraceDump(cpu int) {
 	t.on.Store(false)
 	lf := t.lineFormat()
-	entries, cpus := t.buf.snapshot(cpu)
+	entries, cpus := t.buf.Snapshot(cpu)
 	t.log.Info("Dumping ftrace buffer:")
 	if len(entries) == 0 {
 		t.log.Info("   (ftrace buffer empty)")
@@ -566,8 +566,8 @@ func (t *Tracing) ftraceDump(cpu int) {
 		t.log.Info("---------------------------------")
 	}
 	if cpu < 0 {
-		t.buf.reset()
+		t.buf.Reset()
 	} else {
-		t.buf.cpus[cpu].reset()
+		t.buf.CPU(cpu).Reset()
 	}
 }

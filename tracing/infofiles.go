@@ -58,7 +58,7 @@ const markerCPU = 0
 func (t *Tracing) createInfoFiles() error {
 	t.info.bufferPercent.Store(bufferPercentDefault)
 	t.kp.Kernel().RegisterModuleNotifier(t.printkFormatsModuleCallback)
-	ncpu := len(t.buf.cpus)
+	ncpu := t.buf.NumCPUs()
 	t.info.cpumask = make([]uint32, (ncpu+31)/32)
 	for cpu := 0; cpu < ncpu; cpu++ {
 		t.info.cpumask[cpu/32] |= 1 << (cpu % 32)
@@ -167,7 +167,7 @@ func (t *Tracing) commitMarker(ctx context.Context, e *traceEntry, payload int) 
 	}
 	e.pid = int32(pid)
 	e.ts = t.clock()
-	if !t.buf.write(markerCPU, e, payload) {
+	if !t.buf.Write(markerCPU, e, payload) {
 		return syscall.EBADF
 	}
 	if pid != 0 && t.flag(optRecordCmd) && t.recordingTaskinfo() {
@@ -526,7 +526,7 @@ func (t *Tracing) showCpumask(_ context.Context, w *bytes.Buffer) error {
 	t.info.cpumaskMu.Lock()
 	mask := append([]uint32(nil), t.info.cpumask...)
 	t.info.cpumaskMu.Unlock()
-	nbits := len(t.buf.cpus)
+	nbits := t.buf.NumCPUs()
 	chunk := nbits % 32
 	if chunk == 0 {
 		chunk = 32
@@ -550,7 +550,7 @@ func (t *Tracing) writeCpumask(_ context.Context, p []byte, _ int64) (int, error
 	if len(p) == 0 {
 		return 0, syscall.EINVAL
 	}
-	ncpu := len(t.buf.cpus)
+	ncpu := t.buf.NumCPUs()
 	mask, err := parseBitmap(cstring(p), ncpu)
 	if err != nil {
 		return 0, err
@@ -558,7 +558,7 @@ func (t *Tracing) writeCpumask(_ context.Context, p []byte, _ int64) (int, error
 	t.info.cpumaskMu.Lock()
 	defer t.info.cpumaskMu.Unlock()
 	for cpu := 0; cpu < ncpu; cpu++ {
-		t.buf.cpus[cpu].recordOff.Store(mask[cpu/32]&(1<<(cpu%32)) == 0)
+		t.buf.CPU(cpu).SetRecording(mask[cpu/32]&(1<<(cpu%32)) != 0)
 	}
 	t.info.cpumask = mask
 	return len(p), nil

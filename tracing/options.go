@@ -229,7 +229,7 @@ func (s *savedCmdlines) find(pid int) string {
 // initTraceArray sets the defaults and creates the files of this file.
 func (t *Tracing) initTraceArray() error {
 	t.ta.flags.Store(optDefault)
-	ncpu := len(t.buf.cpus)
+	ncpu := t.buf.NumCPUs()
 	files := []struct {
 		name string
 		mode uint32
@@ -318,8 +318,8 @@ func (t *Tracing) writeTraceClock(_ context.Context, p []byte, _ int64) (int, er
 		if c == name {
 			t.ta.optMu.Lock()
 			t.ta.clockID.Store(int32(i))
-			t.buf.reset()
-			t.snap.buf.reset() // tracing_set_clock empties the max buffer too
+			t.buf.Reset()
+			t.snap.buf.Reset() // tracing_set_clock empties the max buffer too
 			t.ta.optMu.Unlock()
 			return len(p), nil
 		}
@@ -404,7 +404,7 @@ func (t *Tracing) setTraceFlag(mask uint32, on bool) {
 		t.updateForkHook() // trace_event_follow_fork, ftrace_pid_follow_fork
 	}
 	if mask == optOverwrite {
-		t.buf.overwrite.Store(on)
+		t.buf.SetOverwrite(on)
 	}
 }
 

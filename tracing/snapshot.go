@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/tracing/ring"
 )
 
 // The snapshot buffer, after Linux 6.1's CONFIG_TRACER_SNAPSHOT: trace.c's
@@ -21,8 +22,8 @@ import (
 // with it from then on (__tracing_resize_ring_buffer). Taking a snapshot
 // swaps the two whole, so the live buffer goes on from what the snapshot
 // held, which Linux does not clear. kpemu swaps the per-CPU buffers'
-// states (rbState) under their locks rather than the buffers, so that
-// the writers' t.buf never changes under them.
+// contents under their locks (ring.Buffer.Swap) rather than the
+// buffers, so that the writers' t.buf never changes under them.
 //
 // The reference kernel (Debian's 6.1 arm64) has no latency tracer, so no
 // tracer uses the max buffer (use_max_tr) and the EBUSY of a write while
@@ -37,21 +38,21 @@ import (
 type snapshotState struct {
 	// mu is tr->max_lock: a swap (a write of 1, a snapshot trigger on a
 	// vCPU) against allocating, freeing and resizing. Taken after
-	// traceArray.sizeMu and before any cpuBuffer's mu.
+	// traceArray.sizeMu and before any ring.CPU's lock.
 	mu        sync.Mutex
-	buf       *ringBuffer
+	buf       *traceBuffer
 	allocated bool // tr->allocated_snapshot
 }
 
 // initSnapshot makes the freed snapshot buffer (allocate_trace_buffers:
 // max_buffer starts at one byte a CPU, so two pages) and its files.
 func (t *Tracing) initSnapshot() error {
-	t.snap.buf = newRingBuffer(len(t.buf.cpus), traceBufSizeBoot)
+	t.snap.buf = newTraceBuffer(t.buf.NumCPUs(), traceBufSizeBoot)
 	files := []struct {
 		name string
 		cpu  int
 	}{{"snapshot", -1}}
-	for cpu := range t.buf.cpus {
+	for cpu := range t.buf.NumCPUs() {
 		files = append(files, struct {
 			name string
 			cpu  int
@@ -137,9 +138,9 @@ func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (i
 		default:
 			t.snap.mu.Lock()
 			if t.snap.allocated {
-				for i, b := range t.snap.buf.cpus {
+				for i := range t.snap.buf.NumCPUs() {
 					if cpu < 0 || i == cpu {
-						b.reset()
+						t.snap.buf.CPU(i).Reset()
 					}
 				}
 			}
@@ -164,11 +165,8 @@ func (t *Tracing) allocSnapshotInstance() {
 func (t *Tracing) allocSnapshot() {
 	t.snap.mu.Lock()
 	defer t.snap.mu.Unlock()
-	for i, b := range t.buf.cpus {
-		b.mu.Lock()
-		n := len(b.pages)
-		b.mu.Unlock()
-		t.snap.buf.cpus[i].resize(n)
+	for i := range t.buf.NumCPUs() {
+		t.snap.buf.CPU(i).Resize(t.buf.CPU(i).Pages())
 	}
 	t.snap.allocated = true
 }
@@ -181,9 +179,10 @@ func (t *Tracing) freeSnapshot() {
 	if !t.snap.allocated {
 		return
 	}
-	for _, b := range t.snap.buf.cpus {
-		b.resize(int(pagesFor(traceBufSizeBoot)))
-		b.reset()
+	for i := range t.snap.buf.NumCPUs() {
+		b := t.snap.buf.CPU(i)
+		b.Resize(int(ring.PagesFor(traceBufSizeBoot)))
+		b.Reset()
 	}
 	t.snap.allocated = false
 }
@@ -195,9 +194,9 @@ func (t *Tracing) resizeSnapshot(pages, cpu int) {
 	if !t.snap.allocated {
 		return
 	}
-	for i, b := range t.snap.buf.cpus {
+	for i := range t.snap.buf.NumCPUs() {
 		if cpu < 0 || i == cpu {
-			b.resize(pages)
+			t.snap.buf.CPU(i).Resize(pages)
 		}
 	}
 }
@@ -213,29 +212,10 @@ func (t *Tracing) takeSnapshot() bool {
 		t.snap.mu.Unlock()
 		return false
 	}
-	for i, live := range t.buf.cpus {
-		spare := t.snap.buf.cpus[i]
-		live.mu.Lock()
-		spare.mu.Lock()
-		live.rbState, spare.rbState = spare.rbState, live.rbState
-		spare.mu.Unlock()
-		live.mu.Unlock()
-	}
+	t.buf.Swap(t.snap.buf)
 	t.snap.mu.Unlock()
-	t.buf.wake()
+	t.buf.Wake()
 	return true
-}
-
-// wake is ring_buffer_wake_waiters: the readers waiting for an event
-// look at the buffer again.
-func (rb *ringBuffer) wake() {
-	rb.waitMu.Lock()
-	defer rb.waitMu.Unlock()
-	if rb.wait != nil {
-		close(rb.wait)
-		rb.wait = nil
-	}
-	rb.waiting.Store(false)
 }
 
 // snapshotCaller is where tracing_snapshot_instance_cond calls

@@ -10,9 +10,10 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/ring"
 )
 
-// What the tracers write into the ring buffer (ringbuf.go) and how trace,
+// What the tracers write into the ring buffer (package ring) and how trace,
 // trace_pipe and per_cpu/cpuN/{trace,trace_pipe} print it, after Linux
 // 6.1's kernel/trace/trace.c (s_show, tracing_read_pipe, the headers) and
 // trace_output.c (trace_print_context, trace_fn_trace, trace_stack_print).
@@ -42,7 +43,6 @@ type traceEntry struct {
 	pid    int32
 	flags  uint8 // common_flags: traceFlagIrqsOff, traceFlagNeedResched
 	kind   entryKind
-	length uint16 // the bytes it takes in its page (ringbuf.go)
 	nlen   uint16 // probe events: the length of the event's name at the start of text
 	typ    uint16 // probe events: the event's id, common_type (the raw, hex and bin options print it: rawoutput.go)
 	text   string // probe events: "myprobe fd=0x1", the arguments formatted at the hit; entryPrint: the message
@@ -50,6 +50,24 @@ type traceEntry struct {
 	parent uint64
 	stack  []uint64
 }
+
+// traceBuffer is the ring buffer of trace entries, ordered by their
+// time stamps.
+type traceBuffer = ring.Buffer[traceEntry]
+
+func newTraceBuffer(ncpu int, size uint64) *traceBuffer {
+	return ring.New(ncpu, size, func(e *traceEntry) uint64 { return e.ts })
+}
+
+// Buffer sizes from trace.c.
+const (
+	// traceBufSizeBoot is the per-CPU size before expansion
+	// (tracer_alloc_buffers: 1 byte, so two pages).
+	traceBufSizeBoot = 1
+	// traceBufSizeDefault is TRACE_BUF_SIZE_DEFAULT, the per-CPU size in
+	// bytes the buffer expands to when tracing is first used.
+	traceBufSizeDefault = 1441792
+)
 
 // Payload sizes: what each entry's record takes in the ring buffer, as
 // Linux lays it out (trace_entries.h, trace_probe.h).
@@ -131,7 +149,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 // function tracer's entries get none).
 func (t *Tracing) commit(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
 	e.ts = t.clock()
-	if !t.buf.write(cpu, e, payload) {
+	if !t.buf.Write(cpu, e, payload) {
 		return
 	}
 	if t.recordsCmdline(e.kind) {
@@ -150,7 +168,7 @@ func (t *Tracing) commit(cpu int, comm string, e *traceEntry, payload int, from 
 func (t *Tracing) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
 	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: t.unwind(from.pc, from.fp)}
 	s.ts = t.clock()
-	t.buf.write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	t.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
 // unwind is stack_trace_save_regs on arm64 (arch_stack_walk from a
@@ -368,17 +386,17 @@ func (t *Tracing) printIPSym(w *bytes.Buffer, addr uint64, sym uint32) {
 // every CPU's even in a per_cpu file, as Linux's. help, when not nil, is
 // what s_show prints instead of the column headers when the file shows
 // nothing (print_snapshot_help: the snapshot files' help).
-func (t *Tracing) writeHeader(w *bytes.Buffer, lf lineFormat, rb *ringBuffer, cpu int, help func(*bytes.Buffer)) {
+func (t *Tracing) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
 	fmt.Fprintf(w, "# tracer: %s\n#\n", t.currentTracer())
-	if help != nil && rb.empty(cpu) {
+	if help != nil && rb.Empty(cpu) {
 		help(w)
 		return
 	}
 	if lf.flags&optContextInfo == 0 {
 		return
 	}
-	entries, written := rb.totals()
-	fmt.Fprintf(w, "# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", entries, written, len(rb.cpus))
+	entries, written := rb.Totals()
+	fmt.Fprintf(w, "# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", entries, written, rb.NumCPUs())
 	// record-tgid adds the TGID column, and moves the flags' legend
 	// right of it.
 	tgid := lf.flags&optRecordTgid != 0
@@ -424,14 +442,14 @@ func (t *Tracing) showTraceCPU(w *bytes.Buffer, cpu int) {
 
 // showBuffer is s_show over rb, the live buffer or the snapshot's
 // (snapshot.go), with help as writeHeader takes it.
-func (t *Tracing) showBuffer(w *bytes.Buffer, rb *ringBuffer, cpu int, help func(*bytes.Buffer)) {
+func (t *Tracing) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
 	lf := t.lineFormat()
 	// test_cpu_buff_start is print_trace_fmt's: raw, hex and bin
 	// announce nothing.
-	annotate := lf.flags&optAnnotate != 0 && lf.flags&(optRaw|optHex|optBin) == 0 && rb.overruns() > 0
+	annotate := lf.flags&optAnnotate != 0 && lf.flags&(optRaw|optHex|optBin) == 0 && rb.Overruns() > 0
 	t.writeHeader(w, lf, rb, cpu, help)
-	entries, cpus := rb.snapshot(cpu)
-	started := make([]bool, len(rb.cpus))
+	entries, cpus := rb.Snapshot(cpu)
+	started := make([]bool, rb.NumCPUs())
 	for i := range entries {
 		c := cpus[i]
 		if annotate && !started[c] {
@@ -488,15 +506,15 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		return n, nil
 	}
 	t := r.t
-	for t.buf.empty(r.cpu) {
+	for t.buf.Empty(r.cpu) {
 		if r.nonblock {
 			return 0, syscall.EAGAIN
 		}
 		if !t.on.Load() && r.pos > 0 {
 			return 0, nil
 		}
-		wait := t.buf.waiter()
-		if !t.buf.empty(r.cpu) {
+		wait := t.buf.Waiter()
+		if !t.buf.Empty(r.cpu) {
 			break
 		}
 		select {
@@ -510,7 +528,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 	w, line := &r.w, &r.line
 	w.Reset()
 	for w.Len() < cnt {
-		e, cpu, seq, lost, ok := t.buf.peekNext(r.cpu)
+		e, cpu, seq, lost, ok := t.buf.PeekNext(r.cpu)
 		if !ok {
 			break
 		}
@@ -522,7 +540,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		if w.Len() > 0 && w.Len()+line.Len() >= pageSize {
 			break // it does not fit the trace_seq (PAGE_SIZE with its NUL): the next read's
 		}
-		if t.buf.consumeIf(cpu, seq) {
+		if t.buf.ConsumeIf(cpu, seq) {
 			w.Write(line.Bytes())
 		}
 	}
@@ -536,11 +554,9 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 func (t *Tracing) showStats(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
 		inNS := clockInNS(int(t.ta.clockID.Load()))
-		b := t.buf.cpus[cpu]
-		b.mu.Lock()
-		entries, overrun, commitOverrun, bytes := b.count(), b.overrun, b.commitOverrun, b.bytes()
-		oldest, dropped, read := b.oldestTS(), b.dropped, b.read
-		b.mu.Unlock()
+		s := t.buf.CPU(cpu).Stats()
+		entries, overrun, commitOverrun, bytes := s.Entries, s.Overrun, s.CommitOverrun, s.Bytes
+		oldest, dropped, read := s.OldestTS, s.Dropped, s.Read
 		now := t.clock()
 		fmt.Fprintf(w, "entries: %d\noverrun: %d\ncommit overrun: %d\nbytes: %d\n", entries, overrun, commitOverrun, bytes)
 		if inNS {
@@ -605,11 +621,9 @@ func (t *Tracing) showBufferTotalSize(_ context.Context, w *bytes.Buffer) error 
 
 // bufferSizes is each CPU's buffer in bytes; t.ta.sizeMu is held.
 func (t *Tracing) bufferSizes() []uint64 {
-	out := make([]uint64, len(t.buf.cpus))
-	for i, b := range t.buf.cpus {
-		b.mu.Lock()
-		out[i] = b.sizeBytes()
-		b.mu.Unlock()
+	out := make([]uint64, t.buf.NumCPUs())
+	for i := range out {
+		out[i] = t.buf.CPU(i).SizeBytes()
 	}
 	return out
 }
@@ -643,7 +657,7 @@ func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) 
 func (t *Tracing) resizeBuffer(size uint64, cpu int) error {
 	t.ta.expanded = true
 	t.ta.settled.Store(true)
-	n := pagesFor(size)
+	n := ring.PagesFor(size)
 	if n > t.kp.Kernel().Machine().RAMSize()/pageSize {
 		return syscall.ENOMEM
 	}
@@ -651,9 +665,9 @@ func (t *Tracing) resizeBuffer(size uint64, cpu int) error {
 	// between the two resizes.
 	t.snap.mu.Lock()
 	defer t.snap.mu.Unlock()
-	for i, b := range t.buf.cpus {
+	for i := range t.buf.NumCPUs() {
 		if cpu < 0 || i == cpu {
-			b.resize(int(n))
+			t.buf.CPU(i).Resize(int(n))
 		}
 	}
 	t.resizeSnapshot(int(n), cpu)
@@ -678,7 +692,7 @@ func (t *Tracing) updateBuffers() {
 // empties that CPU's buffer alone.
 func (t *Tracing) resetCPU(cpu int) func(context.Context) error {
 	return func(context.Context) error {
-		t.buf.cpus[cpu].reset()
+		t.buf.CPU(cpu).Reset()
 		return nil
 	}
 }
