@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // Fetch-argument parsing, after Linux 6.1's kernel/trace/trace_probe.c
@@ -287,7 +288,7 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 			if !ctx.user {
 				return nil, parseError(pl, offs, errFileOnKprobe)
 			}
-			v, err := kstrtoll(arg[2:], 0)
+			v, err := kstr.Strtoll(arg[2:], 0)
 			if err != nil {
 				pl.logErr(offs, errBadFileOffs)
 				return nil, fmt.Errorf("%w: %s", err, errBadFileOffs)

@@ -15,6 +15,7 @@ import (
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/filter"
 )
 
 // Limits from Linux's trace_probe.h and trace.h.
@@ -85,8 +86,8 @@ type event struct {
 	// the event is enabled or in soft mode. Read by the dispatcher.
 	enabled    atomic.Bool
 	id         int
-	filter     atomic.Pointer[filterNode] // nil: every hit is recorded
-	filterText string                     // as written; guarded by Tracing.mu
+	filter     atomic.Pointer[filter.Node] // nil: every hit is recorded
+	filterText string                      // as written; guarded by Tracing.mu
 
 	// Soft mode (trigger.go): smRef counts the triggers that keep the
 	// event armed (its own, as one, and each enable_event or
@@ -388,6 +389,7 @@ func parseEventName(spec string, offset int, pl *probeLog) (group, name string, 
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // isGoodName is is_good_name: a C identifier.
 func isGoodName(s string) bool {

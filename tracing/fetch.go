@@ -8,6 +8,7 @@ import (
 
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/filter"
 )
 
 // Fetching argument values at a hit and printing them as Linux's
@@ -234,26 +235,26 @@ func argsString(args []*probeArg) string {
 
 // fieldValue is the argument's value as a filter sees it: a scalar at its
 // type's width (sign-extended for signed types), or a string.
-func (f *fetcher) fieldValue(pa *probeArg) filterValue {
+func (f *fetcher) fieldValue(pa *probeArg) filter.Value {
 	v, data, isData, ok := f.value(pa.code)
 	last := pa.code[len(pa.code)-1].op
 	if pa.typ.str {
 		if isData {
-			return filterValue{str: data, isStr: true}
+			return filter.Value{Str: data, IsStr: true}
 		}
 		if !ok {
-			return filterValue{isStr: true}
+			return filter.Value{IsStr: true}
 		}
 		s, _ := f.readString(v, pa.typ.user || last == opUDeref)
-		return filterValue{str: s, isStr: true}
+		return filter.Value{Str: s, IsStr: true}
 	}
 	if !ok {
-		return filterValue{}
+		return filter.Value{}
 	}
 	if last == opDeref || last == opUDeref {
 		b := make([]byte, 8)
 		if !f.readMem(v, b[:pa.typ.size], last == opUDeref) {
-			return filterValue{}
+			return filter.Value{}
 		}
 		v = binary.LittleEndian.Uint64(b)
 	}
@@ -267,7 +268,7 @@ func (f *fetcher) fieldValue(pa *probeArg) filterValue {
 	if pa.bitW > 0 {
 		v = (v << (64 - pa.bitW - pa.bitOff)) >> (64 - pa.bitW)
 	}
-	return filterValue{num: v}
+	return filter.Value{Num: v}
 }
 
 // traceFlagIrqsOff is TRACE_FLAG_IRQS_OFF in common_flags: a kprobe
@@ -280,16 +281,16 @@ func (f *fetcher) passes(ev *event, comm string, pid, cpu int, flags uint64) boo
 	if fp == nil {
 		return true
 	}
-	return (*fp).eval(f.fields(ev, comm, pid, cpu, flags))
+	return (*fp).Eval(f.fields(ev, comm, pid, cpu, flags))
 }
 
 // fields are the values a filter reads from a hit's record: the event's
 // filters and its triggers' (trigger.go).
-func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map[string]filterValue {
-	fields := map[string]filterValue{
-		"common_pid": {num: uint64(int64(pid))}, "comm": {str: comm, isStr: true},
-		"common_type": {num: uint64(ev.id)}, "common_flags": {num: flags}, "common_preempt_count": {},
-		"cpu": {num: uint64(cpu)},
+func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map[string]filter.Value {
+	fields := map[string]filter.Value{
+		"common_pid": {Num: uint64(int64(pid))}, "comm": {Str: comm, IsStr: true},
+		"common_type": {Num: uint64(ev.id)}, "common_flags": {Num: flags}, "common_preempt_count": {},
+		"cpu": {Num: uint64(cpu)},
 	}
 	for _, a := range ev.args {
 		if a.count == 0 {

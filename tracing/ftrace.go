@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The function tracer and the ftrace files of tracefs, after Linux 6.1's
@@ -575,7 +575,7 @@ func (g ftraceGlob) match(str string) bool {
 	case matchEndOnly:
 		return strings.HasSuffix(str, g.search)
 	case matchGlob:
-		return globMatch(g.search, str)
+		return kstr.GlobMatch(g.search, str)
 	}
 	return false
 }
@@ -602,7 +602,7 @@ func (t *Tracing) matchRecords(hash *kernel.FtraceHash, fn string, mod *string) 
 	recs := k.FtraceRecords()
 	if funcG.typ == matchIndex {
 		// add_rec_by_index: simple_strtoul(search, NULL, 0), from 1.
-		idx := simpleStrtoul(funcG.search)
+		idx := kstr.SimpleStrtoul(funcG.search)
 		if idx == 0 || idx > uint64(len(recs)) {
 			return 0
 		}
@@ -636,121 +636,4 @@ func matchModule(modname string, modG ftraceGlob, exclude bool) bool {
 	}
 	matches := modname != "" && modG.match(modname)
 	return matches != exclude
-}
-
-// simpleStrtoul is simple_strtoul(s, NULL, 0): the longest prefix that is
-// a number in C's notation (0x hex, 0 octal, else decimal).
-func simpleStrtoul(s string) uint64 {
-	base := uint64(10)
-	switch {
-	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isHexDigit(s[2]):
-		base, s = 16, s[2:]
-	case len(s) > 1 && s[0] == '0':
-		base, s = 8, s[1:]
-	}
-	var v uint64
-	for i := 0; i < len(s); i++ {
-		d, err := strconv.ParseUint(s[i:i+1], 16, 8)
-		if err != nil || d >= base {
-			break
-		}
-		v = v*base + d
-	}
-	return v
-}
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// globMatch is lib/glob.c's glob_match: '?', '*', '[...]' classes with
-// ranges and '!' inversion, and '\' escapes; '*' matches '/' too.
-func globMatch(pat, str string) bool {
-	p, s := 0, 0
-	backPat, backStr := -1, 0
-	for {
-		c := at(str, s)
-		s++
-		d := at(pat, p)
-		p++
-		matched := false
-		switch d {
-		case '?':
-			if c == 0 {
-				return false
-			}
-			continue
-		case '*':
-			if at(pat, p) == 0 {
-				return true
-			}
-			backPat = p
-			s--
-			backStr = s
-			continue
-		case '[':
-			inverted := at(pat, p) == '!'
-			class := p
-			if inverted {
-				class++
-			}
-			a := at(pat, class)
-			class++
-			malformed := false
-			match := false
-			for {
-				b := a
-				if a == 0 {
-					malformed = true
-					break
-				}
-				if at(pat, class) == '-' && at(pat, class+1) != ']' {
-					b = at(pat, class+1)
-					if b == 0 {
-						malformed = true
-						break
-					}
-					class += 2
-				}
-				if a <= c && c <= b {
-					match = true
-				}
-				a = at(pat, class)
-				class++
-				if a == ']' {
-					break
-				}
-			}
-			if !malformed {
-				if match == inverted {
-					break // backtrack
-				}
-				p = class
-				continue
-			}
-			// A malformed class is a literal '['.
-			if c == d {
-				continue
-			}
-		case '\\':
-			d = at(pat, p)
-			p++
-			matched = c == d
-		default:
-			matched = c == d
-		}
-		if matched {
-			if d == 0 {
-				return true
-			}
-			continue
-		}
-		// backtrack
-		if c == 0 || backPat < 0 {
-			return false
-		}
-		p = backPat
-		backStr++
-		s = backStr
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The function commands of set_ftrace_filter ("func:command[:param]"),
@@ -160,7 +161,7 @@ func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, tra
 	if hasParam {
 		number, _, _ := strings.Cut(param, ":")
 		if number != "" {
-			v, err := kstrtoull(number, 0)
+			v, err := kstr.Strtoull(number, 0)
 			if err != nil {
 				return fmt.Errorf("%w: count %q", err, number)
 			}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The files at the tracing root around the trace array that are neither
@@ -305,7 +306,7 @@ func (t *Tracing) showSavedCmdlinesSize(_ context.Context, w *bytes.Buffer) erro
 // base 10, 1 to PID_MAX_DEFAULT (EINVAL otherwise); the comms saved so
 // far go with the old buffer.
 func (t *Tracing) writeSavedCmdlinesSize(_ context.Context, p []byte, _ int64) (int, error) {
-	v, err := kstrtoulFromUser(p)
+	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {
 		return 0, err
 	}
@@ -443,7 +444,7 @@ func (t *Tracing) showBufferPercent(_ context.Context, w *bytes.Buffer) error {
 // and Linux's trace_pipe wakes at the first event whatever it is, so it
 // is kept and shown.
 func (t *Tracing) writeBufferPercent(_ context.Context, p []byte, _ int64) (int, error) {
-	v, err := kstrtoulFromUser(p)
+	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {
 		return 0, err
 	}
@@ -469,7 +470,7 @@ func nsecsFile(v *atomic.Uint64) debugfs.FileOps {
 			return nil
 		},
 		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
-			us, err := kstrtoulFromUser(p)
+			us, err := kstr.StrtoulFromUser(p)
 			if err != nil {
 				return 0, err
 			}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The trace array's settings and the files around the ring buffer, after
@@ -459,7 +460,7 @@ func boolOptionFile(get func() bool, set func(bool) error) debugfs.FileOps {
 			return nil
 		},
 		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
-			v, err := kstrtoulFromUser(p)
+			v, err := kstr.StrtoulFromUser(p)
 			if err != nil {
 				return 0, err
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The pid filters of the tracing root, after Linux 6.1: set_event_pid and
@@ -272,7 +273,7 @@ func parsePidWrite(old *pidSet, p []byte) (*pidSet, int, error) {
 		if !parser.loaded() {
 			break
 		}
-		v, err := kstrtoull(parser.word(), 0)
+		v, err := kstr.Strtoull(parser.word(), 0)
 		if err != nil {
 			return nil, 0, fmt.Errorf("pid %q: %w", parser.word(), syscall.EINVAL)
 		}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 	"github.com/kpemu/kpemu/tracing/ring"
 )
 
@@ -117,7 +118,7 @@ func (t *Tracing) snapshotHelp(w *bytes.Buffer, cpu int) {
 func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		t.updateBuffers()
-		v, err := kstrtoulFromUser(p)
+		v, err := kstr.StrtoulFromUser(p)
 		if err != nil {
 			return 0, fmt.Errorf("snapshot: %w", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The stack tracer, after Linux 6.1's kernel/trace/trace_stack.c: an
@@ -130,7 +130,7 @@ func (t *Tracing) showStackMaxSize(_ context.Context, w *bytes.Buffer) error {
 
 // writeStackMaxSize is stack_max_size_write: kstrtoul_from_user, base 10.
 func (t *Tracing) writeStackMaxSize(_ context.Context, p []byte, _ int64) (int, error) {
-	v, err := kstrtoulFromUser(p)
+	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {
 		return 0, err
 	}
@@ -138,26 +138,6 @@ func (t *Tracing) writeStackMaxSize(_ context.Context, p []byte, _ int64) (int, 
 	t.stack.maxSize = v
 	t.stack.mu.Unlock()
 	return len(p), nil
-}
-
-// kstrtoulFromUser is kstrtoul_from_user(buf, count, 10): the first 22
-// bytes at most, an optional '+', decimal digits, an optional newline.
-func kstrtoulFromUser(p []byte) (uint64, error) {
-	const bufLen = 1 + 64/3 + 1 // 1 + sizeof(unsigned long) * 8 / 3 + 1
-	s := string(p[:min(len(p), bufLen-1)])
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimSuffix(s, "\n")
-	s = strings.TrimPrefix(s, "+")
-	v, err := strconv.ParseUint(s, 10, 64)
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, syscall.ERANGE
-	}
-	if err != nil {
-		return 0, syscall.EINVAL
-	}
-	return v, nil
 }
 
 // showStackTrace is stack_trace's seq_file: the header, Linux's notice

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/tracing/filter"
 )
 
 // Subsystem filters (events/GROUP/filter), after Linux 6.1's
@@ -89,20 +90,20 @@ func (t *Tracing) writeSubsysFilter(group string, p []byte) (int, error) {
 	// Every event's filter is built before any is set, so that a hit
 	// never sees a group half filtered by the old string and half by
 	// the new one for longer than the stores below take.
-	nodes := make([]*filterNode, len(evs))
+	nodes := make([]*filter.Node, len(evs))
 	texts := make([]string, len(evs))
 	for i, ev := range evs {
-		var n filterNode
+		var n filter.Node
 		var err error
-		if checkFilter(s, filterFields(ev)) == nil {
-			n, err = parseFilter(s, ev)
+		if filter.Check(s, filterFields(ev)) == nil {
+			n, err = filter.Parse(s, filterFields(ev))
 		}
 		if n == nil || err != nil {
 			// process_preds failed: parse_error(pe,
 			// FILT_ERR_BAD_SUBSYS_FILTER, 0) then append_filter_err.
-			pe := &filterParseError{code: filtErrBadSubsysFilter}
-			texts[i] = pe.text(s)
-			t.errlog.add(errLogEntry{ts: t.now(), loc: "event filter parse error", msg: filtErrText[pe.code], cmd: s})
+			pe := &filter.ParseError{Code: filter.ErrBadSubsysFilter}
+			texts[i] = pe.Text(s)
+			t.errlog.add(errLogEntry{ts: t.now(), loc: "event filter parse error", msg: pe.Code.String(), cmd: s})
 			continue
 		}
 		nodes[i], texts[i] = &n, s

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 	"github.com/kpemu/kpemu/tracing/ring"
 )
 
@@ -634,7 +635,7 @@ func (t *Tracing) bufferSizes() []uint64 {
 // size whose bytes wrap round is what it wraps to.
 func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
-		v, err := kstrtoulFromUser(p)
+		v, err := kstr.StrtoulFromUser(p)
 		if err != nil {
 			return 0, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/filter"
 )
 
 // Static trace events: Linux's TRACE_EVENT()s on the guest's tracepoints
@@ -66,9 +67,9 @@ func (r record) str(off, n int) string {
 }
 
 // value is the field as a filter sees it.
-func (r record) value(f tpField) filterValue {
+func (r record) value(f tpField) filter.Value {
 	if f.str {
-		return filterValue{str: r.str(f.offset, f.size), isStr: true}
+		return filter.Value{Str: r.str(f.offset, f.size), IsStr: true}
 	}
 	var v uint64
 	switch f.size {
@@ -80,7 +81,7 @@ func (r record) value(f tpField) filterValue {
 	case 8:
 		v = r.u64(f.offset)
 	}
-	return filterValue{num: v}
+	return filter.Value{Num: v}
 }
 
 func commField(name string, off int) tpField {

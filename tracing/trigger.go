@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/filter"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // Event triggers (events/<group>/<event>/trigger), after Linux 6.1's
@@ -91,9 +93,9 @@ type trigger struct {
 	// unlimited. Linux keeps it in an unsigned long printed with %ld,
 	// so ":18446744073709551615" is unlimited too.
 	count      atomic.Int64
-	filter     filterNode // nil: every hit
-	filterText string     // as shown after " if "
-	target     *event     // enable_event, disable_event
+	filter     filter.Node // nil: every hit
+	filterText string      // as shown after " if "
+	target     *event      // enable_event, disable_event
 }
 
 // triggerSet is an event's triggers, replaced whole under Tracing.mu and
@@ -276,7 +278,7 @@ func parseCount(param string) (int64, error) {
 	if number == "" {
 		return 0, fmt.Errorf("%w: an empty count", syscall.EINVAL)
 	}
-	v, err := kstrtoull(number, 0)
+	v, err := kstr.Strtoull(number, 0)
 	if err != nil {
 		return 0, fmt.Errorf("count %q: %w", number, err)
 	}
@@ -288,18 +290,18 @@ func parseCount(param string) (int64, error) {
 // errno: create_event_filter is called with set_str false, so neither the
 // event's filter file nor error_log hears of it.
 func setTriggerFilter(tr *trigger, ev *event, s string) error {
-	word, filter, found := strsep(s, " \t")
+	word, expr, found := strsep(s, " \t")
 	if word != "if" || !found {
 		return fmt.Errorf("%w: %q is not \"if <filter>\"", syscall.EINVAL, s)
 	}
-	if pe := checkFilter(filter, filterFields(ev)); pe != nil {
-		return fmt.Errorf("trigger filter %q: %w", filter, pe.errno)
+	if pe := filter.Check(expr, filterFields(ev)); pe != nil {
+		return fmt.Errorf("trigger filter %q: %w", expr, pe.Errno)
 	}
-	n, err := parseFilter(filter, ev)
+	n, err := filter.Parse(expr, filterFields(ev))
 	if err != nil {
-		return fmt.Errorf("trigger filter %q: %w", filter, err)
+		return fmt.Errorf("trigger filter %q: %w", expr, err)
 	}
-	tr.filter, tr.filterText = n, filter
+	tr.filter, tr.filterText = n, expr
 	return nil
 }
 
@@ -493,7 +495,7 @@ func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, h
 		return 0, false
 	}
 	reserved := t.on.Load()
-	var fields map[string]filterValue
+	var fields map[string]filter.Value
 	for _, tr := range set.list {
 		if tr.filter != nil {
 			if fields == nil {
@@ -501,7 +503,7 @@ func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, h
 				f := fetcher{t: t, regs: regs, hit: hit}
 				fields = f.fields(ev, comm, pid, regs.CPU, flags)
 			}
-			if !tr.filter.eval(fields) {
+			if !tr.filter.Eval(fields) {
 				continue
 			}
 		}

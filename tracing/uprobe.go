@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // uprobe events, after Linux 6.1's kernel/trace/trace_uprobe.c: the
@@ -105,7 +106,7 @@ func (t *Tracing) createUprobeLogged(argv []string, colon int, eventSpec *string
 		case open+end+1 != len(arg):
 			return parseError(pl, argAt+open+end+1, errBadRefcntSuffix)
 		}
-		v, err := kstrtoull(arg[open+1:open+end], 0)
+		v, err := kstr.Strtoull(arg[open+1:open+end], 0)
 		if err != nil {
 			pl.logErr(argAt+open+1, errBadRefcnt)
 			return fmt.Errorf("%w: %s", err, errBadRefcnt)
@@ -118,7 +119,7 @@ func (t *Tracing) createUprobeLogged(argv []string, colon int, eventSpec *string
 		}
 		isReturn, arg = true, arg[:i]
 	}
-	offset, err := kstrtoull(arg, 0)
+	offset, err := kstr.Strtoull(arg, 0)
 	if err != nil {
 		pl.logErr(argAt, errBadUprobeOffs)
 		return fmt.Errorf("%w: %s", err, errBadUprobeOffs)

@@ -135,4 +135,3 @@ func TestCPUBufferResize(t *testing.T) {
 		t.Errorf("shrunk: %d entries %d overrun oldest %d, want 214 408 409", b.count(), b.overrun, b.pages[b.head].ts)
 	}
 }
-

@@ -1,11 +1,11 @@
-package tracing
+package kstr
 
 import (
 	"syscall"
 	"testing"
 )
 
-// kstrtoull and kstrtoll accept and refuse what Linux's lib/kstrtox.c
+// Strtoull and Strtoll accept and refuse what Linux's lib/kstrtox.c
 // does, with its errnos.
 func TestKstrto(t *testing.T) {
 	for _, tt := range []struct {
@@ -43,13 +43,13 @@ func TestKstrto(t *testing.T) {
 		{"-9223372036854775808", 0, syscall.EINVAL, -1 << 63, nil},
 		{"-9223372036854775809", 0, syscall.EINVAL, 0, syscall.ERANGE},
 	} {
-		u, err := kstrtoull(tt.s, 0)
+		u, err := Strtoull(tt.s, 0)
 		if err != tt.uerr || err == nil && u != tt.u {
-			t.Errorf("kstrtoull(%q) = %d, %v; want %d, %v", tt.s, u, err, tt.u, tt.uerr)
+			t.Errorf("Strtoull(%q) = %d, %v; want %d, %v", tt.s, u, err, tt.u, tt.uerr)
 		}
-		l, err := kstrtoll(tt.s, 0)
+		l, err := Strtoll(tt.s, 0)
 		if err != tt.lerr || err == nil && l != tt.l {
-			t.Errorf("kstrtoll(%q) = %d, %v; want %d, %v", tt.s, l, err, tt.l, tt.lerr)
+			t.Errorf("Strtoll(%q) = %d, %v; want %d, %v", tt.s, l, err, tt.l, tt.lerr)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package tracing
+package filter
 
 import (
 	"strconv"
@@ -11,33 +11,33 @@ import (
 // parse_pred(). They decide which error a bad filter gets, where the caret
 // goes and which errno the writer sees (Linux returns calc_stack's
 // negative codes as they are: -EPERM, -ENOENT, -ESRCH). The filter itself
-// is then built by parseFilter.
+// is then built by Parse.
 
-// filtErr is a FILT_ERR_* code; its text is Linux's err_text[].
-type filtErr int
+// Err is a FILT_ERR_* code; its String is Linux's err_text[].
+type Err int
 
 const (
-	filtErrNone filtErr = iota
-	filtErrInvalidOp
-	filtErrTooManyOpen
-	filtErrTooManyClose
-	filtErrMissingQuote
-	filtErrOperandTooLong
-	filtErrExpectString
-	filtErrExpectDigit
-	filtErrIllegalFieldOp
-	filtErrFieldNotFound
-	filtErrIllegalIntval
-	filtErrBadSubsysFilter
-	filtErrTooManyPreds
-	filtErrInvalidFilter
-	filtErrIPFieldOnly
-	filtErrInvalidValue
-	filtErrErrno
-	filtErrNoFilter
+	ErrNone Err = iota
+	ErrInvalidOp
+	ErrTooManyOpen
+	ErrTooManyClose
+	ErrMissingQuote
+	ErrOperandTooLong
+	ErrExpectString
+	ErrExpectDigit
+	ErrIllegalFieldOp
+	ErrFieldNotFound
+	ErrIllegalIntval
+	ErrBadSubsysFilter
+	ErrTooManyPreds
+	ErrInvalidFilter
+	ErrIPFieldOnly
+	ErrInvalidValue
+	ErrErrno
+	ErrNoFilter
 )
 
-var filtErrText = [...]string{
+var errText = [...]string{
 	"No error",
 	"Invalid operator",
 	"Too many '('",
@@ -58,21 +58,26 @@ var filtErrText = [...]string{
 	"No filter found",
 }
 
-// filterParseError is struct filter_parse_error plus the errno returned.
-type filterParseError struct {
-	code  filtErr // 0: no parse error recorded ("Error: (0)")
-	pos   int
-	errno syscall.Errno
+// String is the error's text in error_log and the filter file.
+func (e Err) String() string { return errText[e] }
+
+// ParseError is struct filter_parse_error plus the errno returned.
+type ParseError struct {
+	Code  Err // ErrNone: no parse error recorded ("Error: (0)")
+	Pos   int
+	Errno syscall.Errno
 }
 
-// filterField is what parse_pred needs to know of a field.
-type filterField struct {
-	str    bool
-	signed bool
+// Field is what parse_pred needs to know of a field.
+type Field struct {
+	Str    bool // a string field (else a number)
+	Signed bool
 }
 
 func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 func isAlnum(c byte) bool { return isDigit(c) || isAlpha(c) }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // at is str[i] with C's terminating NUL.
 func at(s string, i int) byte {
@@ -82,8 +87,9 @@ func at(s string, i int) byte {
 	return 0
 }
 
-// checkFilter returns Linux's verdict on filter s, nil if it parses.
-func checkFilter(s string, fields map[string]filterField) *filterParseError {
+// Check returns Linux's verdict on filter s over fields, nil if it
+// parses.
+func Check(s string, fields map[string]Field) *ParseError {
 	if pe := calcStack(s); pe != nil {
 		return pe
 	}
@@ -91,7 +97,7 @@ func checkFilter(s string, fields map[string]filterField) *filterParseError {
 }
 
 // calcStack is calc_stack(): parentheses and quotes balance.
-func calcStack(s string) *filterParseError {
+func calcStack(s string) *ParseError {
 	open, quote, lastQuote, nrPreds := 1, byte(0), 0, 0
 	isPred := false
 	i := 0
@@ -121,7 +127,7 @@ func calcStack(s string) *filterParseError {
 		case ')':
 			isPred = false
 			if open == 1 {
-				return &filterParseError{filtErrTooManyClose, i, syscall.EPERM}
+				return &ParseError{ErrTooManyClose, i, syscall.EPERM}
 			}
 			open--
 			continue
@@ -132,7 +138,7 @@ func calcStack(s string) *filterParseError {
 		}
 	}
 	if quote != 0 {
-		return &filterParseError{filtErrMissingQuote, lastQuote, syscall.ESRCH}
+		return &ParseError{ErrMissingQuote, lastQuote, syscall.ESRCH}
 	}
 	if open != 1 {
 		level := open
@@ -148,7 +154,7 @@ func calcStack(s string) *filterParseError {
 			switch c {
 			case '(':
 				if level == open {
-					return &filterParseError{filtErrTooManyOpen, i, syscall.ENOENT}
+					return &ParseError{ErrTooManyOpen, i, syscall.ENOENT}
 				}
 				level--
 			case ')':
@@ -157,16 +163,16 @@ func calcStack(s string) *filterParseError {
 				quote = c
 			}
 		}
-		return &filterParseError{filtErrTooManyOpen, 0, syscall.ENOENT}
+		return &ParseError{ErrTooManyOpen, 0, syscall.ENOENT}
 	}
 	if nrPreds == 0 {
-		return &filterParseError{errno: syscall.EINVAL}
+		return &ParseError{Errno: syscall.EINVAL}
 	}
 	return nil
 }
 
 // predicateParse is the first pass of predicate_parse().
-func predicateParse(s string, fields map[string]filterField) *filterParseError {
+func predicateParse(s string, fields map[string]Field) *ParseError {
 	depth, n := 0, 0
 	pendingOp := false // an && or || waits for its right operand
 	ptr := 0
@@ -205,9 +211,9 @@ func predicateParse(s string, fields map[string]filterField) *filterParseError {
 					ptr++
 					break
 				}
-				return &filterParseError{filtErrTooManyPreds, next, syscall.EPERM}
+				return &ParseError{ErrTooManyPreds, next, syscall.EPERM}
 			default:
-				return &filterParseError{filtErrTooManyPreds, next, syscall.EPERM}
+				return &ParseError{ErrTooManyPreds, next, syscall.EPERM}
 			}
 			if c == '&' || c == '|' {
 				pendingOp = true
@@ -218,17 +224,17 @@ func predicateParse(s string, fields map[string]filterField) *filterParseError {
 				break
 			}
 			if depth == 0 {
-				return &filterParseError{filtErrTooManyClose, ptr, syscall.EPERM}
+				return &ParseError{ErrTooManyClose, ptr, syscall.EPERM}
 			}
 			depth--
 		}
 	}
 	if n == 0 {
-		return &filterParseError{filtErrNoFilter, ptr, syscall.EINVAL}
+		return &ParseError{ErrNoFilter, ptr, syscall.EINVAL}
 	}
 	if pendingOp {
 		// Linux 6.1.192 (asked, see the closing note): "count == 1 &&"
-		return &filterParseError{filtErrInvalidFilter, ptr, syscall.EINVAL}
+		return &ParseError{ErrInvalidFilter, ptr, syscall.EINVAL}
 	}
 	return nil
 }
@@ -238,9 +244,9 @@ var filterOps = []string{"~", "!=", "==", "<=", "<", ">=", ">", "&"}
 
 // parsePred is parse_pred(): str starts at the predicate, pos is where
 // Linux says it starts (one past it). It returns the length parsed.
-func parsePred(str string, pos int, fields map[string]filterField) (int, *filterParseError) {
-	bad := func(code filtErr, p int) (int, *filterParseError) {
-		return 0, &filterParseError{code, p, syscall.EINVAL}
+func parsePred(str string, pos int, fields map[string]Field) (int, *ParseError) {
+	bad := func(code Err, p int) (int, *ParseError) {
+		return 0, &ParseError{code, p, syscall.EINVAL}
 	}
 	i := 0
 	for isSpace(at(str, i)) {
@@ -251,11 +257,11 @@ func parsePred(str string, pos int, fields map[string]filterField) (int, *filter
 		i++
 	}
 	if i == s {
-		return 0, &filterParseError{errno: syscall.EPERM} // returns -1, no parse error
+		return 0, &ParseError{Errno: syscall.EPERM} // returns -1, no parse error
 	}
 	field, ok := fields[str[s:i]]
 	if !ok {
-		return bad(filtErrFieldNotFound, pos+i)
+		return bad(ErrFieldNotFound, pos+i)
 	}
 	if strings.HasPrefix(str[i:], ".ustring") {
 		i += len(".ustring")
@@ -271,7 +277,7 @@ func parsePred(str string, pos int, fields map[string]filterField) (int, *filter
 		}
 	}
 	if op == "" {
-		return bad(filtErrInvalidOp, pos+i)
+		return bad(ErrInvalidOp, pos+i)
 	}
 	i += len(op)
 	for isSpace(at(str, i)) {
@@ -281,26 +287,26 @@ func parsePred(str string, pos int, fields map[string]filterField) (int, *filter
 	switch c := at(str, i); {
 	case c == '\'' || c == '"':
 		if op != "!=" && op != "~" && op != "==" {
-			return bad(filtErrIllegalFieldOp, pos+i)
+			return bad(ErrIllegalFieldOp, pos+i)
 		}
-		if !field.str {
-			return bad(filtErrExpectDigit, pos+i)
+		if !field.Str {
+			return bad(ErrExpectDigit, pos+i)
 		}
 		for i++; at(str, i) != 0 && str[i] != c; i++ {
 		}
 		if at(str, i) == 0 {
-			return bad(filtErrMissingQuote, pos+i)
+			return bad(ErrMissingQuote, pos+i)
 		}
 		if i-(s+1) >= 256 { // MAX_FILTER_STR_VAL
-			return bad(filtErrOperandTooLong, pos+i)
+			return bad(ErrOperandTooLong, pos+i)
 		}
 		i++
 	case isDigit(c) || c == '-':
-		if field.str {
-			return bad(filtErrExpectString, pos+i)
+		if field.Str {
+			return bad(ErrExpectString, pos+i)
 		}
 		if op == "~" {
-			return bad(filtErrIllegalFieldOp, pos+i)
+			return bad(ErrIllegalFieldOp, pos+i)
 		}
 		if c == '-' {
 			i++
@@ -309,13 +315,13 @@ func parsePred(str string, pos int, fields map[string]filterField) (int, *filter
 			i++
 		}
 		if i-s >= 24 {
-			return bad(filtErrOperandTooLong, pos+i)
+			return bad(ErrOperandTooLong, pos+i)
 		}
-		if !kstrtox(str[s:i], field.signed) {
-			return bad(filtErrIllegalIntval, pos+s)
+		if !kstrtox(str[s:i], field.Signed) {
+			return bad(ErrIllegalIntval, pos+s)
 		}
 	default:
-		return bad(filtErrInvalidValue, pos+i)
+		return bad(ErrInvalidValue, pos+i)
 	}
 	return i, nil
 }
@@ -343,15 +349,15 @@ func cBase(v string) string {
 	return v
 }
 
-// text is what append_filter_err() leaves in the filter file after the
+// Text is what append_filter_err() leaves in the filter file after the
 // filter string (the caret clamped to it, off by one as Linux has it).
-func (pe *filterParseError) text(filter string) string {
-	if pe.code <= filtErrNone {
+func (pe *ParseError) Text(filter string) string {
+	if pe.Code <= ErrNone {
 		return filter + "\nError: (0)\n"
 	}
-	w := min(pe.pos, len(filter))
+	w := min(pe.Pos, len(filter))
 	if w > 0 {
 		w++
 	}
-	return filter + "\n" + strings.Repeat(" ", max(w-1, 0)) + "^\nparse_error: " + filtErrText[pe.code] + "\n"
+	return filter + "\n" + strings.Repeat(" ", max(w-1, 0)) + "^\nparse_error: " + pe.Code.String() + "\n"
 }
