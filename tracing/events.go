@@ -30,7 +30,13 @@ const (
 // errCanceled is -ECANCELED: "not a kprobe command", EINVAL to the writer.
 var errCanceled = errors.New("not a kprobe event command")
 
-// Tracing owns the kprobe events of one kernel and their tracefs files.
+// Tracing is the state of the tracing tree that every tracing root
+// shares, Linux's globals in kernel/trace: the trace events and the
+// dynamic event list (kprobe_events, uprobe_events), the static events
+// on the guest's tracepoints, the saved comms and tgids, the
+// trace_printk formats, the stack tracer and the kernel hooks. Each
+// root's own state (its buffer, tracer, options, pid filters) is a
+// TraceArray; today there is one, top, the tree's top directory.
 type Tracing struct {
 	kp   *kprobes.Kprobes
 	tree *debugfs.Tree
@@ -38,19 +44,20 @@ type Tracing struct {
 	log  *slog.Logger
 	now  func() time.Duration
 
+	// top is the top-level trace array, Linux's global_trace: the
+	// files in dir itself.
+	top *TraceArray
+
 	mu     sync.Mutex        // event_mutex: guards everything below
 	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
 	events map[string]*event // by group/name
 	groups map[string]int    // how many of events are in each group
 	nextID int
-	errlog errorLog
-	buf    *traceBuffer // the per-CPU ring buffer (package ring)
-	on     atomic.Bool  // tracing_on
 
-	ta       traceArray    // trace flags, clock, buffer size; see options.go
-	snap     snapshotState // the snapshot buffer; see snapshot.go
-	cmdlines savedCmdlines // the comms of the pids in the buffer
-	info     infoState     // trace_marker, tracing_cpumask, saved_tgids & co; see infofiles.go
+	cmdlines savedCmdlines // savedcmd: the comms of the pids in the buffers
+	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go
+	fmts     printkFormats // the modules' trace_printk formats; see printkfmt.go
+	thresh   atomic.Uint64 // tracing_thresh, in ns
 
 	// arming, while a write enables or disables many events, collects
 	// the probes to arm (true) and disarm (false), so that they are
@@ -62,10 +69,7 @@ type Tracing struct {
 	// for.
 	mirrored atomic.Uint64
 
-	ft    functionTracer // current_tracer, the function tracer; see ftrace.go
-	stack stackTracer    // the stack tracer; see stack.go
-
-	pids pidFilters // set_event_pid, set_ftrace_pid and the -fork options; see pidfilter.go
+	stack stackTracer // the stack tracer, one for the kernel; see stack.go
 
 	// static is the static events by their tracepoints; made by New
 	// and never changed after (tracepoint.go).
@@ -150,8 +154,8 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, buf: newTraceBuffer(kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
-	t.on.Store(true)
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000}
+	t.top = newTraceArray(t, dir)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {
 		return nil, err
@@ -216,7 +220,7 @@ func (t *Tracing) create(argv []string) error {
 	}
 	if pl.err != nil {
 		pl.err.ts = t.now()
-		t.errlog.add(*pl.err)
+		t.top.errlog.add(*pl.err)
 	}
 	return err
 }

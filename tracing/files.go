@@ -37,14 +37,14 @@ func (t *Tracing) createFiles() error {
 		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showDynEvents(dynKprobe), Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynKprobe) }}},
 		{"kprobe_profile", modeRead, debugfs.FileOps{Show: t.showProfile}},
 		{"error_log", modeWrite, debugfs.FileOps{
-			Show:     func(_ context.Context, w *bytes.Buffer) error { t.errlog.show(w); return nil },
+			Show:     func(_ context.Context, w *bytes.Buffer) error { t.top.errlog.show(w); return nil },
 			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-			Truncate: func(context.Context) error { t.errlog.clear(); return nil },
+			Truncate: func(context.Context) error { t.top.errlog.clear(); return nil },
 		}},
 		{"trace", modeWrite, debugfs.FileOps{
 			Show:     t.showTrace,
 			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-			Truncate: func(context.Context) error { t.buf.Reset(); return nil },
+			Truncate: func(context.Context) error { t.top.buf.Reset(); return nil },
 		}},
 		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.openTracePipe(-1)}},
 		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},

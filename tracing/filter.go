@@ -55,7 +55,7 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 			if pe.Code > filter.ErrNone {
 				e.msg, e.pos = pe.Code.String(), pe.Pos
 			}
-			t.errlog.add(e)
+			t.top.errlog.add(e)
 			return 0, pe.Errno
 		}
 		n, err := filter.Parse(s, filterFields(ev))

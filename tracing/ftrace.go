@@ -64,7 +64,7 @@ type ftraceModLoad struct {
 
 // initFtrace creates the function tracer's files and its ops.
 func (t *Tracing) initFtrace() error {
-	ft := &t.ft
+	ft := &t.top.ft
 	ft.current = tracerNop
 	ft.ops.Func = t.functionTraceCall
 	t.kp.Kernel().RegisterModuleNotifier(t.ftraceModuleCallback)
@@ -88,9 +88,9 @@ func (t *Tracing) initFtrace() error {
 
 // currentTracer is the name current_tracer shows.
 func (t *Tracing) currentTracer() string {
-	t.ft.mu.Lock()
-	defer t.ft.mu.Unlock()
-	return t.ft.current
+	t.top.ft.mu.Lock()
+	defer t.top.ft.mu.Unlock()
+	return t.top.ft.current
 }
 
 func (t *Tracing) showCurrentTracer(_ context.Context, w *bytes.Buffer) error {
@@ -119,7 +119,7 @@ func (t *Tracing) writeCurrentTracer(_ context.Context, p []byte, _ int64) (int,
 // (even for a name it then refuses).
 func (t *Tracing) setTracer(name string) error {
 	t.updateBuffers()
-	ft := &t.ft
+	ft := &t.top.ft
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
 	if name != tracerNop && name != tracerFunction {
@@ -136,7 +136,7 @@ func (t *Tracing) setTracer(name string) error {
 		}
 	}
 	ft.current = tracerNop
-	t.buf.Reset()
+	t.top.buf.Reset()
 	if name == tracerFunction {
 		// function_trace_init: tracing_start_function_trace.
 		if err := k.RegisterFtraceFunction(&ft.ops); err != nil {
@@ -150,12 +150,12 @@ func (t *Tracing) setTracer(name string) error {
 // functionTraceCall is function_trace_call: one TRACE_FN entry per call,
 // unless tracing is off. It runs on the vCPU, inside the hostcall.
 func (t *Tracing) functionTraceCall(c kernel.FtraceCall) {
-	if !t.on.Load() {
+	if !t.top.on.Load() {
 		return
 	}
 	k := t.kp.Kernel()
 	cpu := c.CPU.Index()
-	if t.pids.fn.ignoresCurrent(k, cpu) {
+	if t.top.pids.fn.ignoresCurrent(k, cpu) {
 		return // ftrace_pid_func: set_ftrace_pid, set_ftrace_notrace_pid (pidfilter.go)
 	}
 	comm, pid := k.Current(cpu)
@@ -229,9 +229,9 @@ func (t *Tracing) regexFileOps(ops *kernel.FtraceOps, filter bool, mods *[]ftrac
 			it := &regexIter{t: t, ops: ops, filter: filter, mods: mods, parser: traceParser{size: ftraceBuffMax}}
 			if flags&os.O_TRUNC != 0 {
 				if mods != nil {
-					t.ft.modMu.Lock()
+					t.top.ft.modMu.Lock()
 					*mods = nil // clear_ftrace_mod_list
-					t.ft.modMu.Unlock()
+					t.top.ft.modMu.Unlock()
 				}
 			} else if filter {
 				it.hash = ops.Filter()
@@ -268,11 +268,11 @@ func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool,
 		}
 	}
 	if mods != nil {
-		t.ft.modMu.Lock()
+		t.top.ft.modMu.Lock()
 		for _, m := range *mods {
 			fmt.Fprintf(w, "%s:mod:%s\n", m.fn, m.module)
 		}
-		t.ft.modMu.Unlock()
+		t.top.ft.modMu.Unlock()
 	}
 	if filter && mods != nil { // FTRACE_ITER_DO_PROBES: a trace array's set_ftrace_filter
 		t.showFuncProbes(w)
@@ -333,9 +333,9 @@ func (it *regexIter) Close(context.Context) {
 		}
 	}
 	if it.filter && it.mods != nil {
-		it.t.ft.modMu.Lock()
+		it.t.top.ft.modMu.Lock()
 		it.hash.Mod = len(*it.mods) > 0
-		it.t.ft.modMu.Unlock()
+		it.t.top.ft.modMu.Unlock()
 	}
 	if err := it.t.kp.Kernel().FtraceSetHash(it.ops, it.filter, it.hash); err != nil {
 		it.t.log.Error("ftrace: installing a filter", "err", err)
@@ -435,8 +435,8 @@ func (t *Tracing) ftraceModCallback(hash *kernel.FtraceHash, fn, module string, 
 // (all of them for "!*"; EINVAL if none); otherwise the command is kept,
 // newest first, unless the module is loaded (EINVAL: it matched nothing).
 func (t *Tracing) cacheMod(fn, module string, mods *[]ftraceModLoad) error {
-	t.ft.modMu.Lock()
-	defer t.ft.modMu.Unlock()
+	t.top.ft.modMu.Lock()
+	defer t.top.ft.modMu.Unlock()
 	if strings.HasPrefix(fn, "!") {
 		fn = fn[1:]
 		var keep []ftraceModLoad
@@ -466,7 +466,7 @@ func (t *Tracing) ftraceModuleCallback(ev kernel.ModuleEvent) {
 	if ev.State != kernel.ModuleComing {
 		return
 	}
-	ft := &t.ft
+	ft := &t.top.ft
 	for _, filter := range []bool{true, false} {
 		mods := &ft.modNotrace
 		if filter {

@@ -244,7 +244,7 @@ func (t *Tracing) eventEnableFunc(glob string, enable bool, param string) error 
 // the kinds that keep data). EINVAL when none matches or all of them had
 // the probe already.
 func (t *Tracing) registerFuncProbe(glob string, kind probeKind, newData func() *probeData) error {
-	ft := &t.ft
+	ft := &t.top.ft
 	ft.probeMu.Lock()
 	defer ft.probeMu.Unlock()
 	var probe *funcProbe
@@ -310,7 +310,7 @@ func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
 		}
 		g = &pg
 	}
-	ft := &t.ft
+	ft := &t.top.ft
 	ft.probeMu.Lock()
 	defer ft.probeMu.Unlock()
 	idx := slices.IndexFunc(ft.probes, func(p *funcProbe) bool { return p.kind == kind })
@@ -377,7 +377,7 @@ func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
 // ftrace_snapshot_print). Linux walks each probe's hash in bucket order;
 // kpemu in record order.
 func (t *Tracing) showFuncProbes(w *bytes.Buffer) {
-	ft := &t.ft
+	ft := &t.top.ft
 	ft.probeMu.Lock()
 	probes := slices.Clone(ft.probes)
 	ft.probeMu.Unlock()
@@ -422,7 +422,7 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 	d := p.lookup(c.IP)
 	switch p.kind {
 	case probeTraceon, probeTraceoff:
-		t.on.Store(p.kind == probeTraceon)
+		t.top.on.Store(p.kind == probeTraceon)
 	case probeTraceonCount, probeTraceoffCount:
 		// update_traceon_count: a count is spent only by a change.
 		on := p.kind == probeTraceonCount
@@ -430,17 +430,17 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 			return
 		}
 		old := d.count.Load()
-		if old <= 0 || t.on.Load() == on {
+		if old <= 0 || t.top.on.Load() == on {
 			return
 		}
-		t.on.Store(on)
+		t.top.on.Store(on)
 		d.count.CompareAndSwap(old, old-1)
 	case probeStacktrace:
 		t.funcProbeStack(c)
 	case probeStacktraceCount:
 		// ftrace_stacktrace_count: only while tracing is on; a count
 		// of -1 (no number) counts down without end, as on Linux.
-		if d == nil || !t.on.Load() {
+		if d == nil || !t.top.on.Load() {
 			return
 		}
 		for {
@@ -529,7 +529,7 @@ func (t *Tracing) funcProbeFlags(c kernel.FtraceCall) uint8 {
 // caller's) and skips those before the return address into the traced
 // function.
 func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
-	if !t.on.Load() {
+	if !t.top.on.Load() {
 		return
 	}
 	k := t.kp.Kernel()
@@ -542,7 +542,7 @@ func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
 	}
 	s := traceEntry{kind: entryStack, pid: int32(pid), flags: t.funcProbeFlags(c), stack: frames}
 	s.ts = t.clock()
-	t.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	t.top.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
 // ftraceDump is ftrace_dump (DUMP_ALL for cpu < 0, else DUMP_ORIG of
@@ -550,9 +550,9 @@ func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
 // consumed. Linux prints them on the console; kpemu logs them on its own
 // (the host's) log, as its guest console is.
 func (t *Tracing) ftraceDump(cpu int) {
-	t.on.Store(false)
+	t.top.on.Store(false)
 	lf := t.lineFormat()
-	entries, cpus := t.buf.Snapshot(cpu)
+	entries, cpus := t.top.buf.Snapshot(cpu)
 	t.log.Info("Dumping ftrace buffer:")
 	if len(entries) == 0 {
 		t.log.Info("   (ftrace buffer empty)")
@@ -567,8 +567,8 @@ func (t *Tracing) ftraceDump(cpu int) {
 		t.log.Info("---------------------------------")
 	}
 	if cpu < 0 {
-		t.buf.Reset()
+		t.top.buf.Reset()
 	} else {
-		t.buf.CPU(cpu).Reset()
+		t.top.buf.CPU(cpu).Reset()
 	}
 }

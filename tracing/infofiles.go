@@ -24,17 +24,15 @@ import (
 // dyn_ftrace_total_info, timestamp_mode, buffer_percent, free_buffer,
 // tracing_thresh, tracing_max_latency and tracing_cpumask.
 
-// infoState is what these files keep beside the trace array.
-type infoState struct {
+// arrayInfo is what these files keep of a trace array beside its
+// buffer; saved_tgids, printk_formats and tracing_thresh are global
+// (Tracing's).
+type arrayInfo struct {
 	bufferPercent atomic.Uint32 // tr->buffer_percent
-	thresh        atomic.Uint64 // tracing_thresh, in ns
 	maxLatency    atomic.Uint64 // tr->max_latency, in ns
 
 	cpumaskMu sync.Mutex // guards cpumask; the ring buffer keeps its own copy per CPU
 	cpumask   []uint32   // tr->tracing_cpumask, 32 CPUs a word
-
-	tgids savedTgids
-	fmts  printkFormats // the modules' trace_printk formats; see printkfmt.go
 }
 
 // Limits from trace.c and trace.h.
@@ -57,12 +55,12 @@ const markerCPU = 0
 
 // createInfoFiles creates the files of this file.
 func (t *Tracing) createInfoFiles() error {
-	t.info.bufferPercent.Store(bufferPercentDefault)
+	t.top.info.bufferPercent.Store(bufferPercentDefault)
 	t.kp.Kernel().RegisterModuleNotifier(t.printkFormatsModuleCallback)
-	ncpu := t.buf.NumCPUs()
-	t.info.cpumask = make([]uint32, (ncpu+31)/32)
+	ncpu := t.top.buf.NumCPUs()
+	t.top.info.cpumask = make([]uint32, (ncpu+31)/32)
 	for cpu := 0; cpu < ncpu; cpu++ {
-		t.info.cpumask[cpu/32] |= 1 << (cpu % 32)
+		t.top.info.cpumask[cpu/32] |= 1 << (cpu % 32)
 	}
 	ro := func(show func(*bytes.Buffer)) debugfs.FileOps {
 		return debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { show(w); return nil }}
@@ -76,7 +74,7 @@ func (t *Tracing) createInfoFiles() error {
 		{"trace_marker_raw", 0o220, debugfs.FileOps{Write: t.writeMarkerRaw}},
 		{"saved_cmdlines", 0o440, ro(t.cmdlines.show)},
 		{"saved_cmdlines_size", 0o640, debugfs.FileOps{Show: t.showSavedCmdlinesSize, Write: t.writeSavedCmdlinesSize}},
-		{"saved_tgids", 0o440, ro(t.info.tgids.show)},
+		{"saved_tgids", 0o440, ro(t.tgids.show)},
 		{"printk_formats", 0o440, ro(t.showPrintkFormats)},
 		{"dyn_ftrace_total_info", 0o440, ro(t.showDynFtraceTotalInfo)},
 		// kpemu stamps events by deltas only: absolute time stamps
@@ -84,8 +82,8 @@ func (t *Tracing) createInfoFiles() error {
 		{"timestamp_mode", 0o440, ro(func(w *bytes.Buffer) { w.WriteString("[delta] absolute\n") })},
 		{"buffer_percent", 0o640, debugfs.FileOps{Show: t.showBufferPercent, Write: t.writeBufferPercent}},
 		{"free_buffer", 0o200, debugfs.FileOps{Open: t.openFreeBuffer, OpenRead: t.openReadFreeBuffer}},
-		{"tracing_thresh", 0o640, nsecsFile(&t.info.thresh)},
-		{"tracing_max_latency", 0o640, nsecsFile(&t.info.maxLatency)},
+		{"tracing_thresh", 0o640, nsecsFile(&t.thresh)},
+		{"tracing_max_latency", 0o640, nsecsFile(&t.top.info.maxLatency)},
 		{"tracing_cpumask", 0o640, debugfs.FileOps{Show: t.showCpumask, Write: t.writeCpumask}},
 	}
 	for _, f := range files {
@@ -159,7 +157,7 @@ func (t *Tracing) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (int, e
 // event or the function tracer), and tgids (record-tgid as well), so that
 // "<...>" shows where Linux shows it. The flags are a system call's: none.
 func (t *Tracing) commitMarker(ctx context.Context, e *traceEntry, payload int) error {
-	if !t.on.Load() {
+	if !t.top.on.Load() {
 		return syscall.EBADF
 	}
 	pid := 0
@@ -168,7 +166,7 @@ func (t *Tracing) commitMarker(ctx context.Context, e *traceEntry, payload int) 
 	}
 	e.pid = int32(pid)
 	e.ts = t.clock()
-	if !t.buf.Write(markerCPU, e, payload) {
+	if !t.top.buf.Write(markerCPU, e, payload) {
 		return syscall.EBADF
 	}
 	if pid != 0 && t.flag(optRecordCmd) && t.recordingTaskinfo() {
@@ -177,7 +175,7 @@ func (t *Tracing) commitMarker(ctx context.Context, e *traceEntry, payload int) 
 			t.cmdlines.save(pid, comm)
 		}
 		if t.flag(optRecordTgid) && tgid != 0 {
-			t.info.tgids.save(pid, tgid)
+			t.tgids.save(pid, tgid)
 		}
 	}
 	return nil
@@ -370,13 +368,13 @@ func (t *Tracing) saveTgid(cpu, pid int) {
 	if pid == 0 {
 		return
 	}
-	t.info.tgids.save(pid, t.kp.Kernel().CurrentTgid(cpu))
+	t.tgids.save(pid, t.kp.Kernel().CurrentTgid(cpu))
 }
 
 // appendTgid is trace_print_context's tgid column: "(%7d) " of the
 // saved tgid, "(-------) " without one; out ends with the pid's column.
 func (t *Tracing) appendTgid(out []byte, pid int) []byte {
-	tgid := t.info.tgids.find(pid)
+	tgid := t.tgids.find(pid)
 	if tgid == 0 {
 		return append(out, " (-------)"...)
 	}
@@ -434,7 +432,7 @@ func ftracePages(n int) (pages, groups int) {
 }
 
 func (t *Tracing) showBufferPercent(_ context.Context, w *bytes.Buffer) error {
-	fmt.Fprintf(w, "%d\n", t.info.bufferPercent.Load())
+	fmt.Fprintf(w, "%d\n", t.top.info.bufferPercent.Load())
 	return nil
 }
 
@@ -451,7 +449,7 @@ func (t *Tracing) writeBufferPercent(_ context.Context, p []byte, _ int64) (int,
 	if v > 100 {
 		return 0, syscall.EINVAL
 	}
-	t.info.bufferPercent.Store(uint32(v))
+	t.top.info.bufferPercent.Store(uint32(v))
 	return len(p), nil
 }
 
@@ -513,10 +511,10 @@ func (t *Tracing) openReadFreeBuffer(context.Context, int) (func(context.Context
 // keeping the newest of what it held.
 func (t *Tracing) freeBuffer() {
 	if t.flag(optStopOnFree) {
-		t.on.Store(false)
+		t.top.on.Store(false)
 	}
-	t.ta.sizeMu.Lock()
-	defer t.ta.sizeMu.Unlock()
+	t.top.opts.sizeMu.Lock()
+	defer t.top.opts.sizeMu.Unlock()
 	_ = t.resizeBuffer(0, -1) // two pages never exceed the guest's RAM
 }
 
@@ -524,10 +522,10 @@ func (t *Tracing) freeBuffer() {
 // 32-bit words in hex from the highest, the highest as wide as its CPUs
 // need, the others 8 digits, with commas between.
 func (t *Tracing) showCpumask(_ context.Context, w *bytes.Buffer) error {
-	t.info.cpumaskMu.Lock()
-	mask := append([]uint32(nil), t.info.cpumask...)
-	t.info.cpumaskMu.Unlock()
-	nbits := t.buf.NumCPUs()
+	t.top.info.cpumaskMu.Lock()
+	mask := append([]uint32(nil), t.top.info.cpumask...)
+	t.top.info.cpumaskMu.Unlock()
+	nbits := t.top.buf.NumCPUs()
 	chunk := nbits % 32
 	if chunk == 0 {
 		chunk = 32
@@ -551,17 +549,17 @@ func (t *Tracing) writeCpumask(_ context.Context, p []byte, _ int64) (int, error
 	if len(p) == 0 {
 		return 0, syscall.EINVAL
 	}
-	ncpu := t.buf.NumCPUs()
+	ncpu := t.top.buf.NumCPUs()
 	mask, err := parseBitmap(cstring(p), ncpu)
 	if err != nil {
 		return 0, err
 	}
-	t.info.cpumaskMu.Lock()
-	defer t.info.cpumaskMu.Unlock()
+	t.top.info.cpumaskMu.Lock()
+	defer t.top.info.cpumaskMu.Unlock()
 	for cpu := 0; cpu < ncpu; cpu++ {
-		t.buf.CPU(cpu).SetRecording(mask[cpu/32]&(1<<(cpu%32)) != 0)
+		t.top.buf.CPU(cpu).SetRecording(mask[cpu/32]&(1<<(cpu%32)) != 0)
 	}
-	t.info.cpumask = mask
+	t.top.info.cpumask = mask
 	return len(p), nil
 }
 

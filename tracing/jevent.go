@@ -94,7 +94,7 @@ func (t *Tracing) jprobeDispatcher(tp *traceProbe) func([]kprobes.JprobeArg, *kp
 		}
 		post, rec := t.callTriggers(ev, regs, traceFlagIrqsOff)
 		defer t.postTriggers(ev, post, regs, traceFlagIrqsOff)
-		if !rec || !t.on.Load() {
+		if !rec || !t.top.on.Load() {
 			return
 		}
 		comm, pid := t.kp.Kernel().Current(regs.CPU)

@@ -117,7 +117,7 @@ func clockInNS(id int) bool { return id != clockCounter && id != clockUptime }
 const guestHZ = 250
 
 // traceArray is what trace.c keeps beside the top-level buffer.
-type traceArray struct {
+type traceSettings struct {
 	flags    atomic.Uint32 // tr->trace_flags
 	nopFlags atomic.Uint32 // the nop tracer's tracer_flags
 	clockID  atomic.Int32  // tr->clock_id, an index into traceClocks()
@@ -131,7 +131,7 @@ type traceArray struct {
 }
 
 // flag reports whether the trace flag mask is set.
-func (t *Tracing) flag(mask uint32) bool { return t.ta.flags.Load()&mask != 0 }
+func (t *Tracing) flag(mask uint32) bool { return t.top.opts.flags.Load()&mask != 0 }
 
 // clock is the current trace clock's now: the guest's time since boot
 // in nanoseconds for local, global, perf, mono, mono_raw and boot (the
@@ -142,11 +142,11 @@ func (t *Tracing) flag(mask uint32) bool { return t.ta.flags.Load()&mask != 0 }
 // the guest's jiffies in USER_HZ ticks for uptime
 // (jiffies_64_to_clock_t).
 func (t *Tracing) clock() uint64 {
-	switch t.ta.clockID.Load() {
+	switch t.top.opts.clockID.Load() {
 	case clockTAI:
 		return uint64(t.kp.Kernel().Machine().RTCTime().UnixNano())
 	case clockCounter:
-		return t.ta.counter.Add(1)
+		return t.top.opts.counter.Add(1)
 	case clockUptime:
 		j, err := t.kp.Kernel().ReadSymbolU64("jiffies")
 		if err != nil {
@@ -163,7 +163,7 @@ func (t *Tracing) clock() uint64 {
 // asks for them: events with record-cmd, the function tracer always,
 // trace_printk with the trace_printk option. kpemu saves at the commit.
 func (t *Tracing) recordsCmdline(kind entryKind) bool {
-	f := t.ta.flags.Load()
+	f := t.top.opts.flags.Load()
 	switch kind {
 	case entryFn:
 		return true
@@ -229,8 +229,8 @@ func (s *savedCmdlines) find(pid int) string {
 
 // initTraceArray sets the defaults and creates the files of this file.
 func (t *Tracing) initTraceArray() error {
-	t.ta.flags.Store(optDefault)
-	ncpu := t.buf.NumCPUs()
+	t.top.opts.flags.Store(optDefault)
+	ncpu := t.top.buf.NumCPUs()
 	files := []struct {
 		name string
 		mode uint32
@@ -291,7 +291,7 @@ func (t *Tracing) initTraceArray() error {
 // showTraceClock is tracing_clock_show: the clocks, the current one in
 // brackets.
 func (t *Tracing) showTraceClock(_ context.Context, w *bytes.Buffer) error {
-	cur := int(t.ta.clockID.Load())
+	cur := int(t.top.opts.clockID.Load())
 	for i, name := range traceClocks() {
 		if i > 0 {
 			w.WriteByte(' ')
@@ -317,11 +317,11 @@ func (t *Tracing) writeTraceClock(_ context.Context, p []byte, _ int64) (int, er
 	name := stripSpace(cstring(p))
 	for i, c := range traceClocks() {
 		if c == name {
-			t.ta.optMu.Lock()
-			t.ta.clockID.Store(int32(i))
-			t.buf.Reset()
-			t.snap.buf.Reset() // tracing_set_clock empties the max buffer too
-			t.ta.optMu.Unlock()
+			t.top.opts.optMu.Lock()
+			t.top.opts.clockID.Store(int32(i))
+			t.top.buf.Reset()
+			t.top.snap.buf.Reset() // tracing_set_clock empties the max buffer too
+			t.top.opts.optMu.Unlock()
 			return len(p), nil
 		}
 	}
@@ -340,7 +340,7 @@ func cstring(p []byte) string {
 // showTraceOptions is tracing_trace_options_show: each option, "no"
 // before it when off, then the current tracer's options.
 func (t *Tracing) showTraceOptions(_ context.Context, w *bytes.Buffer) error {
-	flags := t.ta.flags.Load()
+	flags := t.top.opts.flags.Load()
 	for _, o := range traceOptions() {
 		if flags&o.mask == 0 {
 			w.WriteString("no")
@@ -348,7 +348,7 @@ func (t *Tracing) showTraceOptions(_ context.Context, w *bytes.Buffer) error {
 		w.WriteString(o.name + "\n")
 	}
 	if t.currentTracer() == tracerNop {
-		nop := t.ta.nopFlags.Load()
+		nop := t.top.opts.nopFlags.Load()
 		for _, o := range []struct {
 			name string
 			mask uint32
@@ -394,18 +394,18 @@ func (t *Tracing) writeTraceOptions(_ context.Context, p []byte, _ int64) (int, 
 // setTraceFlag is set_tracer_flag: overwrite goes to the ring buffer
 // (ring_buffer_change_overwrite).
 func (t *Tracing) setTraceFlag(mask uint32, on bool) {
-	t.ta.optMu.Lock()
-	defer t.ta.optMu.Unlock()
+	t.top.opts.optMu.Lock()
+	defer t.top.opts.optMu.Unlock()
 	if on {
-		t.ta.flags.Or(mask)
+		t.top.opts.flags.Or(mask)
 	} else {
-		t.ta.flags.And(^mask)
+		t.top.opts.flags.And(^mask)
 	}
 	if mask&(optEventFork|optFuncFork) != 0 {
 		t.updateForkHook() // trace_event_follow_fork, ftrace_pid_follow_fork
 	}
 	if mask == optOverwrite {
-		t.buf.SetOverwrite(on)
+		t.top.buf.SetOverwrite(on)
 	}
 }
 
@@ -423,9 +423,9 @@ func (t *Tracing) setNopOption(name string, mask uint32, on bool) error {
 	}
 	t.log.Debug(fmt.Sprintf("nop_test_accept flag set to %d: we accept. Now cat trace_options to see the result", v))
 	if on {
-		t.ta.nopFlags.Or(mask)
+		t.top.opts.nopFlags.Or(mask)
 	} else {
-		t.ta.nopFlags.And(^mask)
+		t.top.opts.nopFlags.And(^mask)
 	}
 	return nil
 }
@@ -442,7 +442,7 @@ func (t *Tracing) optionFile(mask uint32) debugfs.FileOps {
 // (trace_options_fops): a write that changes the value asks the nop
 // tracer, whichever tracer is current.
 func (t *Tracing) nopOptionFile(name string, mask uint32) debugfs.FileOps {
-	get := func() bool { return t.ta.nopFlags.Load()&mask != 0 }
+	get := func() bool { return t.top.opts.nopFlags.Load()&mask != 0 }
 	return boolOptionFile(get, func(on bool) error {
 		if get() == on {
 			return nil

@@ -154,7 +154,7 @@ type pidFilters struct {
 
 // eventPidIgnored is trace_event_ignore_this_pid for a hit on cpu.
 func (t *Tracing) eventPidIgnored(cpu int) bool {
-	return t.pids.event.ignoresCurrent(t.kp.Kernel(), cpu)
+	return t.top.pids.event.ignoresCurrent(t.kp.Kernel(), cpu)
 }
 
 // pidFileOps are the operations of one of the four files: f's pids list
@@ -204,7 +204,7 @@ func (t *Tracing) pidFileOps(f *pidFilter, noPids, events bool) debugfs.FileOps 
 		// so this is Open rather than Truncate.
 		Open: func(_ context.Context, flags int) (debugfs.OpenFile, error) {
 			if flags&os.O_TRUNC != 0 {
-				t.pids.mu.Lock()
+				t.top.pids.mu.Lock()
 				l := f.load()
 				if noPids {
 					l.noPids = nil
@@ -212,7 +212,7 @@ func (t *Tracing) pidFileOps(f *pidFilter, noPids, events bool) debugfs.FileOps 
 					l.pids = nil
 				}
 				f.store(l)
-				t.pids.mu.Unlock()
+				t.top.pids.mu.Unlock()
 				t.updateForkHook()
 			}
 			return pidOpen(write), nil
@@ -233,8 +233,8 @@ func (pidOpen) Close(context.Context)                                         {}
 // built from the old one and the written pids, and replaces it whole, or
 // nothing changes.
 func (t *Tracing) writePids(f *pidFilter, noPids bool, p []byte) (int, error) {
-	t.pids.mu.Lock()
-	defer t.pids.mu.Unlock()
+	t.top.pids.mu.Lock()
+	defer t.top.pids.mu.Unlock()
 	l := f.load()
 	old := &l.pids
 	if noPids {
@@ -292,8 +292,8 @@ func parsePidWrite(old *pidSet, p []byte) (*pidSet, int, error) {
 // forkFollowed is whether a -fork option and a set list ask for the fork
 // hook.
 func (t *Tracing) forkFollowed() bool {
-	return t.flag(optEventFork) && t.pids.event.lists.Load() != nil ||
-		t.flag(optFuncFork) && t.pids.fn.lists.Load() != nil
+	return t.flag(optEventFork) && t.top.pids.event.lists.Load() != nil ||
+		t.flag(optFuncFork) && t.top.pids.fn.lists.Load() != nil
 }
 
 // updateForkHook registers the fork hook when forkFollowed and
@@ -301,7 +301,7 @@ func (t *Tracing) forkFollowed() bool {
 // wake_up_new_task or release_task cannot be traced gets no hook; the
 // options then only keep their values.
 func (t *Tracing) updateForkHook() {
-	ph := &t.pids
+	ph := &t.top.pids
 	ph.hookMu.Lock()
 	defer ph.hookMu.Unlock()
 	want := t.forkFollowed()
@@ -353,7 +353,7 @@ func (t *Tracing) updateForkHook() {
 // sched_process_fork(current, p), at release_task(p) sched_process_free(p);
 // the task is the call's x0, in the pt_regs ftrace_caller saved.
 func (t *Tracing) pidForkExit(c kernel.FtraceCall) {
-	ph := &t.pids
+	ph := &t.top.pids
 	k := t.kp.Kernel()
 	task, err := k.Read64(c.Regs)
 	if err != nil {

@@ -18,7 +18,7 @@ func (t *Tracing) hcTracePrintk(cpu *machine.CPU) error {
 	ip, text := cpu.X(0), cpu.X(1)
 	cpu.SetX(0, 0)
 	t.updateBuffers()
-	if !t.on.Load() || !t.flag(optTracePrintk) {
+	if !t.top.on.Load() || !t.flag(optTracePrintk) {
 		return nil
 	}
 	k := t.kp.Kernel()

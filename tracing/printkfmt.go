@@ -44,7 +44,7 @@ func (t *Tracing) printkFormatsModuleCallback(ev kernel.ModuleEvent) {
 		return
 	}
 	k := t.kp.Kernel()
-	pf := &t.info.fmts
+	pf := &t.fmts
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	r := ev.Module.TraceBprintkFmt
@@ -89,7 +89,7 @@ func (t *Tracing) showPrintkFormats(w *bytes.Buffer) {
 			}
 		}
 	}
-	pf := &t.info.fmts
+	pf := &t.fmts
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	for _, f := range pf.list {

@@ -24,7 +24,7 @@ import (
 // swaps the two whole, so the live buffer goes on from what the snapshot
 // held, which Linux does not clear. kpemu swaps the per-CPU buffers'
 // contents under their locks (ring.Buffer.Swap) rather than the
-// buffers, so that the writers' t.buf never changes under them.
+// buffers, so that the writers' t.top.buf never changes under them.
 //
 // The reference kernel (Debian's 6.1 arm64) has no latency tracer, so no
 // tracer uses the max buffer (use_max_tr) and the EBUSY of a write while
@@ -48,12 +48,12 @@ type snapshotState struct {
 // initSnapshot makes the freed snapshot buffer (allocate_trace_buffers:
 // max_buffer starts at one byte a CPU, so two pages) and its files.
 func (t *Tracing) initSnapshot() error {
-	t.snap.buf = newTraceBuffer(t.buf.NumCPUs(), traceBufSizeBoot)
+	t.top.snap.buf = newTraceBuffer(t.top.buf.NumCPUs(), traceBufSizeBoot)
 	files := []struct {
 		name string
 		cpu  int
 	}{{"snapshot", -1}}
-	for cpu := range t.buf.NumCPUs() {
+	for cpu := range t.top.buf.NumCPUs() {
 		files = append(files, struct {
 			name string
 			cpu  int
@@ -75,7 +75,7 @@ func (t *Tracing) initSnapshot() error {
 // in place of the column headers while it shows nothing.
 func (t *Tracing) showSnapshot(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
-		t.showBuffer(w, t.snap.buf, cpu, func(w *bytes.Buffer) { t.snapshotHelp(w, cpu) })
+		t.showBuffer(w, t.top.snap.buf, cpu, func(w *bytes.Buffer) { t.snapshotHelp(w, cpu) })
 		return nil
 	}
 }
@@ -83,9 +83,9 @@ func (t *Tracing) showSnapshot(cpu int) func(context.Context, *bytes.Buffer) err
 // snapshotHelp is print_snapshot_help, with the per-CPU help of a kernel
 // without CONFIG_RING_BUFFER_ALLOW_SWAP.
 func (t *Tracing) snapshotHelp(w *bytes.Buffer, cpu int) {
-	t.snap.mu.Lock()
-	allocated := t.snap.allocated
-	t.snap.mu.Unlock()
+	t.top.snap.mu.Lock()
+	allocated := t.top.snap.allocated
+	t.top.snap.mu.Unlock()
 	if allocated {
 		w.WriteString("#\n# * Snapshot is allocated *\n#\n")
 	} else {
@@ -122,8 +122,8 @@ func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (i
 		if err != nil {
 			return 0, fmt.Errorf("snapshot: %w", err)
 		}
-		t.ta.sizeMu.Lock()
-		defer t.ta.sizeMu.Unlock()
+		t.top.opts.sizeMu.Lock()
+		defer t.top.opts.sizeMu.Unlock()
 		switch v {
 		case 0:
 			if cpu >= 0 {
@@ -137,67 +137,67 @@ func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (i
 			t.allocSnapshot()
 			t.takeSnapshot()
 		default:
-			t.snap.mu.Lock()
-			if t.snap.allocated {
-				for i := range t.snap.buf.NumCPUs() {
+			t.top.snap.mu.Lock()
+			if t.top.snap.allocated {
+				for i := range t.top.snap.buf.NumCPUs() {
 					if cpu < 0 || i == cpu {
-						t.snap.buf.CPU(i).Reset()
+						t.top.snap.buf.CPU(i).Reset()
 					}
 				}
 			}
-			t.snap.mu.Unlock()
+			t.top.snap.mu.Unlock()
 		}
 		return len(p), nil
 	}
 }
 
 // allocSnapshotInstance is tracing_alloc_snapshot_instance, for callers
-// that do not hold t.ta.sizeMu (a trigger's or function command's
+// that do not hold t.top.opts.sizeMu (a trigger's or function command's
 // registration).
 func (t *Tracing) allocSnapshotInstance() {
-	t.ta.sizeMu.Lock()
-	defer t.ta.sizeMu.Unlock()
+	t.top.opts.sizeMu.Lock()
+	defer t.top.opts.sizeMu.Unlock()
 	t.allocSnapshot()
 }
 
 // allocSnapshot is tracing_alloc_snapshot_instance and, when allocated
 // already, resize_buffer_duplicate_size: the snapshot takes the live
-// buffer's size CPU by CPU. t.ta.sizeMu is held, so no resize races.
+// buffer's size CPU by CPU. t.top.opts.sizeMu is held, so no resize races.
 func (t *Tracing) allocSnapshot() {
-	t.snap.mu.Lock()
-	defer t.snap.mu.Unlock()
-	for i := range t.buf.NumCPUs() {
-		t.snap.buf.CPU(i).Resize(t.buf.CPU(i).Pages())
+	t.top.snap.mu.Lock()
+	defer t.top.snap.mu.Unlock()
+	for i := range t.top.buf.NumCPUs() {
+		t.top.snap.buf.CPU(i).Resize(t.top.buf.CPU(i).Pages())
 	}
-	t.snap.allocated = true
+	t.top.snap.allocated = true
 }
 
 // freeSnapshot is free_snapshot: the buffer is not freed but shrunk to
-// its two pages a CPU and emptied; t.ta.sizeMu is held.
+// its two pages a CPU and emptied; t.top.opts.sizeMu is held.
 func (t *Tracing) freeSnapshot() {
-	t.snap.mu.Lock()
-	defer t.snap.mu.Unlock()
-	if !t.snap.allocated {
+	t.top.snap.mu.Lock()
+	defer t.top.snap.mu.Unlock()
+	if !t.top.snap.allocated {
 		return
 	}
-	for i := range t.snap.buf.NumCPUs() {
-		b := t.snap.buf.CPU(i)
+	for i := range t.top.snap.buf.NumCPUs() {
+		b := t.top.snap.buf.CPU(i)
 		b.Resize(int(ring.PagesFor(traceBufSizeBoot)))
 		b.Reset()
 	}
-	t.snap.allocated = false
+	t.top.snap.allocated = false
 }
 
 // resizeSnapshot is __tracing_resize_ring_buffer's part for the max
 // buffer: an allocated snapshot takes the size the live buffer took;
-// t.ta.sizeMu and t.snap.mu are held.
+// t.top.opts.sizeMu and t.top.snap.mu are held.
 func (t *Tracing) resizeSnapshot(pages, cpu int) {
-	if !t.snap.allocated {
+	if !t.top.snap.allocated {
 		return
 	}
-	for i := range t.snap.buf.NumCPUs() {
+	for i := range t.top.snap.buf.NumCPUs() {
 		if cpu < 0 || i == cpu {
-			t.snap.buf.CPU(i).Resize(pages)
+			t.top.snap.buf.CPU(i).Resize(pages)
 		}
 	}
 }
@@ -208,14 +208,14 @@ func (t *Tracing) resizeSnapshot(pages, cpu int) {
 // nothing, when the snapshot is not allocated. It runs on a vCPU for the
 // snapshot trigger.
 func (t *Tracing) takeSnapshot() bool {
-	t.snap.mu.Lock()
-	if !t.snap.allocated {
-		t.snap.mu.Unlock()
+	t.top.snap.mu.Lock()
+	if !t.top.snap.allocated {
+		t.top.snap.mu.Unlock()
 		return false
 	}
-	t.buf.Swap(t.snap.buf)
-	t.snap.mu.Unlock()
-	t.buf.Wake()
+	t.top.buf.Swap(t.top.snap.buf)
+	t.top.snap.mu.Unlock()
+	t.top.buf.Wake()
 	return true
 }
 
@@ -236,7 +236,7 @@ const (
 // follows them with the stacktrace option: Linux's would be its own
 // frames in the probe handler, which the guest does not have.
 func (t *Tracing) snapshotNotAllocated(cpu int, flags uint8) {
-	if t.flag(optTracePrintk) && t.on.Load() {
+	if t.flag(optTracePrintk) && t.top.on.Load() {
 		comm, pid := t.kp.Kernel().Current(cpu)
 		for _, msg := range []string{"*** SNAPSHOT NOT ALLOCATED ***", "*** stopping trace here!   ***"} {
 			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg}
@@ -245,7 +245,7 @@ func (t *Tracing) snapshotNotAllocated(cpu int, flags uint8) {
 			t.commit(cpu, comm, &e, printEntryHeadSize+len(msg)+2, nil)
 		}
 	}
-	t.on.Store(false)
+	t.top.on.Store(false)
 }
 
 // printSnapshotPuts is trace_print_print for snapshotNotAllocated's

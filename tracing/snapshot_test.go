@@ -176,8 +176,8 @@ func TestSnapshotFollowsBufferSize(t *testing.T) {
 	tr, _ := newTestTracing(t, 2)
 	pages := func() []int {
 		var out []int
-		for cpu := range tr.snap.buf.NumCPUs() {
-			out = append(out, tr.snap.buf.CPU(cpu).Pages())
+		for cpu := range tr.top.snap.buf.NumCPUs() {
+			out = append(out, tr.top.snap.buf.CPU(cpu).Pages())
 		}
 		return out
 	}
@@ -214,17 +214,17 @@ func TestSnapshotKeepsOverrunCounts(t *testing.T) {
 	for i := 0; i < 400; i++ {
 		printk(tr, 0, uint64(1000+i), strings.Repeat("x", 20))
 	}
-	want, written := tr.buf.Totals()
+	want, written := tr.top.buf.Totals()
 	if want == written {
 		t.Fatalf("no overrun: %d/%d", want, written)
 	}
 	if err := tr.tree.WriteFile("tracing/snapshot", []byte("1\n"), true); err != nil {
 		t.Fatal(err)
 	}
-	if e, w := tr.snap.buf.Totals(); e != want || w != written {
+	if e, w := tr.top.snap.buf.Totals(); e != want || w != written {
 		t.Errorf("snapshot totals %d/%d, want %d/%d", e, w, want, written)
 	}
-	if e, w := tr.buf.Totals(); e != 0 || w != 0 {
+	if e, w := tr.top.buf.Totals(); e != 0 || w != 0 {
 		t.Errorf("live totals after the snapshot %d/%d, want 0/0", e, w)
 	}
 }

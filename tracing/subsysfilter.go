@@ -103,7 +103,7 @@ func (t *Tracing) writeSubsysFilter(group string, p []byte) (int, error) {
 			// FILT_ERR_BAD_SUBSYS_FILTER, 0) then append_filter_err.
 			pe := &filter.ParseError{Code: filter.ErrBadSubsysFilter}
 			texts[i] = pe.Text(s)
-			t.errlog.add(errLogEntry{ts: t.now(), loc: "event filter parse error", msg: pe.Code.String(), cmd: s})
+			t.top.errlog.add(errLogEntry{ts: t.now(), loc: "event filter parse error", msg: pe.Code.String(), cmd: s})
 			continue
 		}
 		nodes[i], texts[i] = &n, s

@@ -102,7 +102,7 @@ type stackFrom struct{ pc, fp uint64 }
 
 // record writes one event, as kprobe_trace_func and print_kprobe_event.
 func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
-	if !t.on.Load() {
+	if !t.top.on.Load() {
 		return
 	}
 	f := fetcher{t: t, regs: regs}
@@ -125,7 +125,7 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 // the return address, as Linux's trampoline handler sets the pc of the
 // regs it passes on.
 func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
-	if !t.on.Load() {
+	if !t.top.on.Load() {
 		return
 	}
 	f := fetcher{t: t, regs: regs}
@@ -150,7 +150,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 // function tracer's entries get none).
 func (t *Tracing) commit(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
 	e.ts = t.clock()
-	if !t.buf.Write(cpu, e, payload) {
+	if !t.top.buf.Write(cpu, e, payload) {
 		return
 	}
 	if t.recordsCmdline(e.kind) {
@@ -169,7 +169,7 @@ func (t *Tracing) commit(cpu int, comm string, e *traceEntry, payload int, from 
 func (t *Tracing) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
 	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: t.unwind(from.pc, from.fp)}
 	s.ts = t.clock()
-	t.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	t.top.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
 // unwind is stack_trace_save_regs on arm64 (arch_stack_walk from a
@@ -205,7 +205,7 @@ type lineFormat struct {
 }
 
 func (t *Tracing) lineFormat() lineFormat {
-	return lineFormat{flags: t.ta.flags.Load(), inNS: clockInNS(int(t.ta.clockID.Load()))}
+	return lineFormat{flags: t.top.opts.flags.Load(), inNS: clockInNS(int(t.top.opts.clockID.Load()))}
 }
 
 // printLine is print_trace_line in the default format: the context
@@ -438,7 +438,7 @@ func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
 // entries: s_next counts the first one as 0).
 func (t *Tracing) showTraceCPU(w *bytes.Buffer, cpu int) {
 	t.syncMirror()
-	t.showBuffer(w, t.buf, cpu, nil)
+	t.showBuffer(w, t.top.buf, cpu, nil)
 }
 
 // showBuffer is s_show over rb, the live buffer or the snapshot's
@@ -507,15 +507,15 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		return n, nil
 	}
 	t := r.t
-	for t.buf.Empty(r.cpu) {
+	for t.top.buf.Empty(r.cpu) {
 		if r.nonblock {
 			return 0, syscall.EAGAIN
 		}
-		if !t.on.Load() && r.pos > 0 {
+		if !t.top.on.Load() && r.pos > 0 {
 			return 0, nil
 		}
-		wait := t.buf.Waiter()
-		if !t.buf.Empty(r.cpu) {
+		wait := t.top.buf.Waiter()
+		if !t.top.buf.Empty(r.cpu) {
 			break
 		}
 		select {
@@ -529,7 +529,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 	w, line := &r.w, &r.line
 	w.Reset()
 	for w.Len() < cnt {
-		e, cpu, seq, lost, ok := t.buf.PeekNext(r.cpu)
+		e, cpu, seq, lost, ok := t.top.buf.PeekNext(r.cpu)
 		if !ok {
 			break
 		}
@@ -541,7 +541,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		if w.Len() > 0 && w.Len()+line.Len() >= pageSize {
 			break // it does not fit the trace_seq (PAGE_SIZE with its NUL): the next read's
 		}
-		if t.buf.ConsumeIf(cpu, seq) {
+		if t.top.buf.ConsumeIf(cpu, seq) {
 			w.Write(line.Bytes())
 		}
 	}
@@ -554,8 +554,8 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 // showStats is per_cpu/cpuN/stats (tracing_stats_read).
 func (t *Tracing) showStats(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
-		inNS := clockInNS(int(t.ta.clockID.Load()))
-		s := t.buf.CPU(cpu).Stats()
+		inNS := clockInNS(int(t.top.opts.clockID.Load()))
+		s := t.top.buf.CPU(cpu).Stats()
 		entries, overrun, commitOverrun, bytes := s.Entries, s.Overrun, s.CommitOverrun, s.Bytes
 		oldest, dropped, read := s.OldestTS, s.Dropped, s.Read
 		now := t.clock()
@@ -580,8 +580,8 @@ func (t *Tracing) showStats(cpu int) func(context.Context, *bytes.Buffer) error 
 // M the size it will take then.
 func (t *Tracing) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
-		t.ta.sizeMu.Lock()
-		defer t.ta.sizeMu.Unlock()
+		t.top.opts.sizeMu.Lock()
+		defer t.top.opts.sizeMu.Unlock()
 		sizes := t.bufferSizes()
 		if cpu >= 0 {
 			fmt.Fprintf(w, "%d\n", sizes[cpu]>>10)
@@ -593,7 +593,7 @@ func (t *Tracing) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) e
 				return nil
 			}
 		}
-		if !t.ta.expanded {
+		if !t.top.opts.expanded {
 			fmt.Fprintf(w, "%d (expanded: %d)\n", sizes[0]>>10, traceBufSizeDefault>>10)
 		} else {
 			fmt.Fprintf(w, "%d\n", sizes[0]>>10)
@@ -605,14 +605,14 @@ func (t *Tracing) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) e
 // showBufferTotalSize is buffer_total_size_kb: the CPUs' sizes in KiB,
 // added up.
 func (t *Tracing) showBufferTotalSize(_ context.Context, w *bytes.Buffer) error {
-	t.ta.sizeMu.Lock()
-	defer t.ta.sizeMu.Unlock()
+	t.top.opts.sizeMu.Lock()
+	defer t.top.opts.sizeMu.Unlock()
 	var total, expanded uint64
 	for _, s := range t.bufferSizes() {
 		total += s >> 10
 		expanded += traceBufSizeDefault >> 10
 	}
-	if t.ta.expanded {
+	if t.top.opts.expanded {
 		fmt.Fprintf(w, "%d\n", total)
 	} else {
 		fmt.Fprintf(w, "%d (expanded: %d)\n", total, expanded)
@@ -620,11 +620,11 @@ func (t *Tracing) showBufferTotalSize(_ context.Context, w *bytes.Buffer) error 
 	return nil
 }
 
-// bufferSizes is each CPU's buffer in bytes; t.ta.sizeMu is held.
+// bufferSizes is each CPU's buffer in bytes; t.top.opts.sizeMu is held.
 func (t *Tracing) bufferSizes() []uint64 {
-	out := make([]uint64, t.buf.NumCPUs())
+	out := make([]uint64, t.top.buf.NumCPUs())
 	for i := range out {
-		out[i] = t.buf.CPU(i).SizeBytes()
+		out[i] = t.top.buf.CPU(i).SizeBytes()
 	}
 	return out
 }
@@ -642,8 +642,8 @@ func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) 
 		if v == 0 {
 			return 0, syscall.EINVAL
 		}
-		t.ta.sizeMu.Lock()
-		defer t.ta.sizeMu.Unlock()
+		t.top.opts.sizeMu.Lock()
+		defer t.top.opts.sizeMu.Unlock()
 		if err := t.resizeBuffer(v<<10, cpu); err != nil {
 			return 0, err
 		}
@@ -654,21 +654,21 @@ func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) 
 // resizeBuffer is __tracing_resize_ring_buffer: whoever sets a size
 // settles it, so the buffer is expanded from then on. More pages than
 // the guest has RAM is ENOMEM (__rb_allocate_pages' si_mem_available
-// check). t.ta.sizeMu is held.
+// check). t.top.opts.sizeMu is held.
 func (t *Tracing) resizeBuffer(size uint64, cpu int) error {
-	t.ta.expanded = true
-	t.ta.settled.Store(true)
+	t.top.opts.expanded = true
+	t.top.opts.settled.Store(true)
 	n := ring.PagesFor(size)
 	if n > t.kp.Kernel().Machine().RAMSize()/pageSize {
 		return syscall.ENOMEM
 	}
 	// The snapshot, when allocated, takes the same size, with no swap
 	// between the two resizes.
-	t.snap.mu.Lock()
-	defer t.snap.mu.Unlock()
-	for i := range t.buf.NumCPUs() {
+	t.top.snap.mu.Lock()
+	defer t.top.snap.mu.Unlock()
+	for i := range t.top.buf.NumCPUs() {
 		if cpu < 0 || i == cpu {
-			t.buf.CPU(i).Resize(int(n))
+			t.top.buf.CPU(i).Resize(int(n))
 		}
 	}
 	t.resizeSnapshot(int(n), cpu)
@@ -679,12 +679,12 @@ func (t *Tracing) resizeBuffer(size uint64, cpu int) error {
 // (enabling an event, setting a tracer, a trace_printk) expands the
 // buffer from the two pages a CPU has at boot to TRACE_BUF_SIZE_DEFAULT.
 func (t *Tracing) updateBuffers() {
-	if t.ta.settled.Load() {
+	if t.top.opts.settled.Load() {
 		return // every trace_printk comes here: no lock once settled
 	}
-	t.ta.sizeMu.Lock()
-	defer t.ta.sizeMu.Unlock()
-	if !t.ta.expanded {
+	t.top.opts.sizeMu.Lock()
+	defer t.top.opts.sizeMu.Unlock()
+	if !t.top.opts.expanded {
 		_ = t.resizeBuffer(traceBufSizeDefault, -1) // 1.4 MiB per CPU fits any guest kpemu boots
 	}
 }
@@ -693,7 +693,7 @@ func (t *Tracing) updateBuffers() {
 // empties that CPU's buffer alone.
 func (t *Tracing) resetCPU(cpu int) func(context.Context) error {
 	return func(context.Context) error {
-		t.buf.CPU(cpu).Reset()
+		t.top.buf.CPU(cpu).Reset()
 		return nil
 	}
 }

@@ -42,7 +42,7 @@ func newTestTracing(t *testing.T, ncpu int) (*Tracing, *uint64) {
 // printk writes a trace_printk entry "0: text" on cpu at ts.
 func printk(tr *Tracing, cpu int, ts uint64, text string) {
 	e := traceEntry{kind: entryPrint, pid: 1, flags: traceFlagIrqsOff, text: text, ts: ts}
-	tr.buf.Write(cpu, &e, printEntryHeadSize+len(text)+1)
+	tr.top.buf.Write(cpu, &e, printEntryHeadSize+len(text)+1)
 }
 
 func (tr *Tracing) testPipe(cpu int) func(context.Context, []byte, int64) (int, error) {
@@ -86,8 +86,8 @@ func TestTracePipe(t *testing.T) {
 		printk(tr, 0, 40_000, strings.Repeat("x", 64-len(line(0, "40", ""))))
 	}
 	n, _ = read(ctx, big, 0)
-	if n != 63*64 || tr.buf.CPU(0).Stats().Read != 1+63 {
-		t.Errorf("a full read returned %d bytes and read %d entries, want %d and 64", n, tr.buf.CPU(0).Stats().Read, 63*64)
+	if n != 63*64 || tr.top.buf.CPU(0).Stats().Read != 1+63 {
+		t.Errorf("a full read returned %d bytes and read %d entries, want %d and 64", n, tr.top.buf.CPU(0).Stats().Read, 63*64)
 	}
 	n, _ = read(ctx, big, 0)
 	if n != 37*64 {
@@ -95,14 +95,14 @@ func TestTracePipe(t *testing.T) {
 	}
 
 	// Overruns: the next read announces them.
-	tr.buf.Reset()
-	for cpu := range tr.buf.NumCPUs() {
-		tr.buf.CPU(cpu).Resize(2)
+	tr.top.buf.Reset()
+	for cpu := range tr.top.buf.NumCPUs() {
+		tr.top.buf.CPU(cpu).Resize(2)
 	}
 	for i := 0; i < 500; i++ {
 		printk(tr, 1, uint64(50_000+i), "yyyy")
 	}
-	lost := tr.buf.CPU(1).Stats().Overrun
+	lost := tr.top.buf.CPU(1).Stats().Overrun
 	if lost == 0 {
 		t.Fatal("no overrun")
 	}
@@ -143,7 +143,7 @@ func TestTracePipeWait(t *testing.T) {
 		t.Errorf("woken read %q", got)
 	}
 
-	tr.on.Store(false)
+	tr.top.on.Store(false)
 	if n, err := read(ctx, buf, 0); n != 0 || err != nil {
 		t.Errorf("tracing off, empty, after a read: %d %v, want end of file", n, err)
 	}
@@ -160,8 +160,8 @@ func TestTracePipeWait(t *testing.T) {
 // announced; per_cpu files show their CPU with every CPU's counts.
 func TestTraceShowMergeAndAnnotate(t *testing.T) {
 	tr, _ := newTestTracing(t, 2)
-	for cpu := range tr.buf.NumCPUs() {
-		tr.buf.CPU(cpu).Resize(2)
+	for cpu := range tr.top.buf.NumCPUs() {
+		tr.top.buf.CPU(cpu).Resize(2)
 	}
 	for i := 0; i < 3; i++ {
 		printk(tr, 0, uint64(1000+i), "zero")
@@ -175,7 +175,7 @@ func TestTraceShowMergeAndAnnotate(t *testing.T) {
 		return w.String()
 	}
 	out := show(-1)
-	cpu1 := tr.buf.CPU(1).Stats().Entries
+	cpu1 := tr.top.buf.CPU(1).Stats().Entries
 	if want := fmt.Sprintf("# entries-in-buffer/entries-written: %d/503   #P:2\n", 3+cpu1); !strings.Contains(out, want) || cpu1 == 500 {
 		t.Errorf("header: %s, want %s", out[:200], want)
 	}
@@ -335,7 +335,7 @@ func BenchmarkCommitToPipe(b *testing.B) {
 		e := traceEntry{kind: entryKprobe, pid: 1, flags: traceFlagIrqsOff, ip: vfsRead.Addr, nlen: 2, text: "rd"}
 		tr.commit(i&1, "bench", &e, kprobeHeadSize, nil)
 	}
-	for delivered.Load()+int64(tr.buf.Overruns()) < int64(b.N) && time.Since(start) < time.Minute {
+	for delivered.Load()+int64(tr.top.buf.Overruns()) < int64(b.N) && time.Since(start) < time.Minute {
 		time.Sleep(time.Millisecond)
 	}
 	elapsed := time.Since(start)
@@ -343,5 +343,5 @@ func BenchmarkCommitToPipe(b *testing.B) {
 	cancel()
 	<-done
 	b.ReportMetric(float64(delivered.Load())/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(tr.buf.Overruns())/float64(b.N), "overrun/op")
+	b.ReportMetric(float64(tr.top.buf.Overruns())/float64(b.N), "overrun/op")
 }

@@ -151,10 +151,10 @@ func (t *Tracing) createTracefsFiles() error {
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
-		{"set_event_pid", t.pidFileOps(&t.pids.event, false, true), 0o640},
-		{"set_event_notrace_pid", t.pidFileOps(&t.pids.event, true, true), 0o640},
-		{"set_ftrace_pid", t.pidFileOps(&t.pids.fn, false, false), 0o640},
-		{"set_ftrace_notrace_pid", t.pidFileOps(&t.pids.fn, true, false), 0o640},
+		{"set_event_pid", t.pidFileOps(&t.top.pids.event, false, true), 0o640},
+		{"set_event_notrace_pid", t.pidFileOps(&t.top.pids.event, true, true), 0o640},
+		{"set_ftrace_pid", t.pidFileOps(&t.top.pids.fn, false, false), 0o640},
+		{"set_ftrace_notrace_pid", t.pidFileOps(&t.top.pids.fn, true, false), 0o640},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -165,7 +165,7 @@ func (t *Tracing) createTracefsFiles() error {
 }
 
 func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {
-	if t.on.Load() {
+	if t.top.on.Load() {
 		w.WriteString("1\n")
 	} else {
 		w.WriteString("0\n")
@@ -179,7 +179,7 @@ func (t *Tracing) writeTracingOn(_ context.Context, p []byte, _ int64) (int, err
 	if err != nil {
 		return 0, syscall.EINVAL
 	}
-	t.on.Store(v != 0)
+	t.top.on.Store(v != 0)
 	return len(p), nil
 }
 

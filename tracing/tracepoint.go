@@ -262,14 +262,14 @@ func (t *Tracing) staticPidIgnored(ev *event, cpu int, r record) bool {
 	if other < 0 {
 		return true
 	}
-	l := t.pids.event.lists.Load()
+	l := t.top.pids.event.lists.Load()
 	return l == nil || l.ignores(other)
 }
 
 // recordStatic writes the event's record, as trace_event_buffer_commit,
 // with the line TP_printk makes.
 func (t *Tracing) recordStatic(ev *event, regs *kprobes.Regs, flags uint64, hit *tpHit) {
-	if !t.on.Load() {
+	if !t.top.on.Load() {
 		return
 	}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)

@@ -494,7 +494,7 @@ func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, h
 	if t.pidIgnored(regs.CPU, hit) {
 		return 0, false
 	}
-	reserved := t.on.Load()
+	reserved := t.top.on.Load()
 	var fields map[string]filter.Value
 	for _, tr := range set.list {
 		if tr.filter != nil {
@@ -555,16 +555,16 @@ func (t *Tracing) fire(tr *trigger, regs *kprobes.Regs, flags uint64) {
 			t.snapshotNotAllocated(regs.CPU, uint8(flags))
 		}
 	case ettStacktrace:
-		if !tr.take() || !t.on.Load() {
+		if !tr.take() || !t.top.on.Load() {
 			return
 		}
 		_, pid := t.kp.Kernel().Current(regs.CPU)
 		t.commitStack(regs.CPU, int32(pid), uint8(flags), stackFrom{pc: regs.PC, fp: regs.X[29]})
 	case ettTraceOnOff:
-		if t.on.Load() == tr.cmd.on || !tr.take() {
+		if t.top.on.Load() == tr.cmd.on || !tr.take() {
 			return
 		}
-		t.on.Store(tr.cmd.on)
+		t.top.on.Store(tr.cmd.on)
 	case ettEventEnable:
 		// Only a flag: the target was armed when the trigger was set.
 		if tr.target.softDisabled.Load() != tr.cmd.on || !tr.take() {

@@ -77,7 +77,7 @@ func (t *Tracing) createUprobe(argv []string) error {
 	err := t.createUprobeLogged(argv, colon, eventSpec, isReturn, pl)
 	if pl.err != nil {
 		pl.err.ts = t.now()
-		t.errlog.add(*pl.err)
+		t.top.errlog.add(*pl.err)
 	}
 	return err
 }
