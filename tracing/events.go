@@ -163,10 +163,10 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 	if err := t.createTracefsFiles(); err != nil {
 		return nil, err
 	}
-	if err := t.initTraceArray(); err != nil {
+	if err := t.top.initTraceArray(); err != nil {
 		return nil, err
 	}
-	if err := t.initSnapshot(); err != nil {
+	if err := t.top.initSnapshot(); err != nil {
 		return nil, err
 	}
 	if err := t.initFtrace(); err != nil {
@@ -819,7 +819,7 @@ func (t *Tracing) releaseAll(kind dynKind) error {
 // soft mode 0 only soft-disables the event, which stays armed for its
 // triggers; t.mu is held.
 func (t *Tracing) setEnabled(ev *event, on bool) error {
-	t.updateBuffers() // event_enable_write's tracing_update_buffers
+	t.top.updateBuffers() // event_enable_write's tracing_update_buffers
 	return t.enableDisable(ev, on, false)
 }
 

@@ -42,11 +42,11 @@ func (t *Tracing) createFiles() error {
 			Truncate: func(context.Context) error { t.top.errlog.clear(); return nil },
 		}},
 		{"trace", modeWrite, debugfs.FileOps{
-			Show:     t.showTrace,
+			Show:     t.top.showTrace,
 			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
 			Truncate: func(context.Context) error { t.top.buf.Reset(); return nil },
 		}},
-		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.openTracePipe(-1)}},
+		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.top.openTracePipe(-1)}},
 		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},
 		{"events/header_page", modeRead, hdrPage},
 		{"events/header_event", modeRead, hdrEvent},

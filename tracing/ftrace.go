@@ -118,7 +118,7 @@ func (t *Tracing) writeCurrentTracer(_ context.Context, p []byte, _ int64) (int,
 // setTracer is tracing_set_tracer, which first expands the buffer
 // (even for a name it then refuses).
 func (t *Tracing) setTracer(name string) error {
-	t.updateBuffers()
+	t.top.updateBuffers()
 	ft := &t.top.ft
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
@@ -167,7 +167,7 @@ func (t *Tracing) functionTraceCall(c kernel.FtraceCall) {
 	if k.NeedResched(k.CurrentTask(cpu)) {
 		e.flags |= traceFlagNeedResched
 	}
-	t.commit(cpu, comm, &e, ftraceEntrySize, nil)
+	t.top.commit(cpu, comm, &e, ftraceEntrySize, nil)
 }
 
 // printRec is print_rec: %ps of a record's ip, "name [mod]" for a module's.

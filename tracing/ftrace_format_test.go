@@ -66,7 +66,7 @@ func TestFunctionEntryFormat(t *testing.T) {
 	lf := lineFormat{flags: optDefault, inNS: true}
 	for _, tt := range tests {
 		var w bytes.Buffer
-		tr.printLine(&w, tt.cpu, &tt.e, lf)
+		tr.top.printLine(&w, tt.cpu, &tt.e, lf)
 		if w.String() != tt.want {
 			t.Errorf("%s:\n%q\nwant\n%q", tt.name, w.String(), tt.want)
 		}

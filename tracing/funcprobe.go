@@ -169,7 +169,7 @@ func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, tra
 		}
 	}
 	if kind == probeSnapshot || kind == probeSnapshotCount {
-		t.allocSnapshotInstance()
+		t.top.allocSnapshotInstance()
 	}
 	return t.registerFuncProbe(glob, kind, func() *probeData {
 		d := &probeData{}
@@ -457,8 +457,8 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 		if p.kind == probeSnapshotCount && (d == nil || !takeCount(&d.count)) {
 			return
 		}
-		if !t.takeSnapshot() {
-			t.snapshotNotAllocated(c.CPU.Index(), t.funcProbeFlags(c))
+		if !t.top.takeSnapshot() {
+			t.top.snapshotNotAllocated(c.CPU.Index(), t.funcProbeFlags(c))
 		}
 	case probeDump, probeCpudump:
 		if p.kind == probeDump && (d == nil || !takeCount(&d.count)) {
@@ -541,7 +541,7 @@ func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
 		frames = frames[i:]
 	}
 	s := traceEntry{kind: entryStack, pid: int32(pid), flags: t.funcProbeFlags(c), stack: frames}
-	s.ts = t.clock()
+	s.ts = t.top.clock()
 	t.top.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
@@ -551,7 +551,7 @@ func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
 // (the host's) log, as its guest console is.
 func (t *Tracing) ftraceDump(cpu int) {
 	t.top.on.Store(false)
-	lf := t.lineFormat()
+	lf := t.top.lineFormat()
 	entries, cpus := t.top.buf.Snapshot(cpu)
 	t.log.Info("Dumping ftrace buffer:")
 	if len(entries) == 0 {
@@ -561,7 +561,7 @@ func (t *Tracing) ftraceDump(cpu int) {
 		var w bytes.Buffer
 		for i := range entries {
 			w.Reset()
-			t.printLine(&w, cpus[i], &entries[i], lf)
+			t.top.printLine(&w, cpus[i], &entries[i], lf)
 			t.log.Info(strings.TrimSuffix(w.String(), "\n"))
 		}
 		t.log.Info("---------------------------------")

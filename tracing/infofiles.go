@@ -70,8 +70,8 @@ func (t *Tracing) createInfoFiles() error {
 		mode uint32
 		ops  debugfs.FileOps
 	}{
-		{"trace_marker", 0o220, debugfs.FileOps{Write: t.writeMarker}},
-		{"trace_marker_raw", 0o220, debugfs.FileOps{Write: t.writeMarkerRaw}},
+		{"trace_marker", 0o220, debugfs.FileOps{Write: t.top.writeMarker}},
+		{"trace_marker_raw", 0o220, debugfs.FileOps{Write: t.top.writeMarkerRaw}},
 		{"saved_cmdlines", 0o440, ro(t.cmdlines.show)},
 		{"saved_cmdlines_size", 0o640, debugfs.FileOps{Show: t.showSavedCmdlinesSize, Write: t.writeSavedCmdlinesSize}},
 		{"saved_tgids", 0o440, ro(t.tgids.show)},
@@ -80,11 +80,11 @@ func (t *Tracing) createInfoFiles() error {
 		// kpemu stamps events by deltas only: absolute time stamps
 		// come with hist triggers, which it does not implement.
 		{"timestamp_mode", 0o440, ro(func(w *bytes.Buffer) { w.WriteString("[delta] absolute\n") })},
-		{"buffer_percent", 0o640, debugfs.FileOps{Show: t.showBufferPercent, Write: t.writeBufferPercent}},
-		{"free_buffer", 0o200, debugfs.FileOps{Open: t.openFreeBuffer, OpenRead: t.openReadFreeBuffer}},
+		{"buffer_percent", 0o640, debugfs.FileOps{Show: t.top.showBufferPercent, Write: t.top.writeBufferPercent}},
+		{"free_buffer", 0o200, debugfs.FileOps{Open: t.top.openFreeBuffer, OpenRead: t.top.openReadFreeBuffer}},
 		{"tracing_thresh", 0o640, nsecsFile(&t.thresh)},
 		{"tracing_max_latency", 0o640, nsecsFile(&t.top.info.maxLatency)},
-		{"tracing_cpumask", 0o640, debugfs.FileOps{Show: t.showCpumask, Write: t.writeCpumask}},
+		{"tracing_cpumask", 0o640, debugfs.FileOps{Show: t.top.showCpumask, Write: t.top.writeCpumask}},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -102,8 +102,8 @@ func (t *Tracing) createInfoFiles() error {
 // overwrite) is EBADF, "as if not open for write". The record's payload
 // is Linux's: the print_entry, the bytes, a NUL and room for a newline,
 // at least what "<faulted>" would need.
-func (t *Tracing) writeMarker(ctx context.Context, p []byte, _ int64) (int, error) {
-	if !t.flag(optMarkers) {
+func (ta *TraceArray) writeMarker(ctx context.Context, p []byte, _ int64) (int, error) {
+	if !ta.flag(optMarkers) {
 		return 0, syscall.EINVAL
 	}
 	cnt := min(len(p), traceBufSize)
@@ -117,7 +117,7 @@ func (t *Tracing) writeMarker(ctx context.Context, p []byte, _ int64) (int, erro
 	// empty write, which is the ip's last byte, never a newline.)
 	text = strings.TrimSuffix(text, "\n")
 	e := traceEntry{kind: entryMarker, text: text}
-	if err := t.commitMarker(ctx, &e, size); err != nil {
+	if err := ta.commitMarker(ctx, &e, size); err != nil {
 		return 0, err
 	}
 	return cnt, nil
@@ -128,8 +128,8 @@ func (t *Tracing) writeMarker(ctx context.Context, p []byte, _ int64) (int, erro
 // RAW_DATA_MAX_SIZE bytes or EINVAL, of which TRACE_BUF_SIZE are taken;
 // EINVAL with the markers option off, EBADF when the buffer does not
 // record.
-func (t *Tracing) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (int, error) {
-	if !t.flag(optMarkers) {
+func (ta *TraceArray) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (int, error) {
+	if !ta.flag(optMarkers) {
 		return 0, syscall.EINVAL
 	}
 	if len(p) < 4 || len(p) > rawDataMaxSize {
@@ -142,7 +142,7 @@ func (t *Tracing) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (int, e
 	}
 	id := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24
 	e := traceEntry{kind: entryRawData, ip: id, text: string(p[4:cnt])}
-	if err := t.commitMarker(ctx, &e, size); err != nil {
+	if err := ta.commitMarker(ctx, &e, size); err != nil {
 		return 0, err
 	}
 	return cnt, nil
@@ -156,8 +156,8 @@ func (t *Tracing) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (int, e
 // switch: while something records comms (record-cmd with an enabled
 // event or the function tracer), and tgids (record-tgid as well), so that
 // "<...>" shows where Linux shows it. The flags are a system call's: none.
-func (t *Tracing) commitMarker(ctx context.Context, e *traceEntry, payload int) error {
-	if !t.top.on.Load() {
+func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload int) error {
+	if !ta.on.Load() {
 		return syscall.EBADF
 	}
 	pid := 0
@@ -165,17 +165,17 @@ func (t *Tracing) commitMarker(ctx context.Context, e *traceEntry, payload int) 
 		pid = c.Pid
 	}
 	e.pid = int32(pid)
-	e.ts = t.clock()
-	if !t.top.buf.Write(markerCPU, e, payload) {
+	e.ts = ta.clock()
+	if !ta.buf.Write(markerCPU, e, payload) {
 		return syscall.EBADF
 	}
-	if pid != 0 && t.flag(optRecordCmd) && t.recordingTaskinfo() {
+	if pid != 0 && ta.flag(optRecordCmd) && ta.t.recordingTaskinfo() {
 		comm, tgid := hostTask(pid)
 		if comm != "" {
-			t.cmdlines.save(pid, comm)
+			ta.t.cmdlines.save(pid, comm)
 		}
-		if t.flag(optRecordTgid) && tgid != 0 {
-			t.tgids.save(pid, tgid)
+		if ta.flag(optRecordTgid) && tgid != 0 {
+			ta.t.tgids.save(pid, tgid)
 		}
 	}
 	return nil
@@ -431,8 +431,8 @@ func ftracePages(n int) (pages, groups int) {
 	return pages, groups
 }
 
-func (t *Tracing) showBufferPercent(_ context.Context, w *bytes.Buffer) error {
-	fmt.Fprintf(w, "%d\n", t.top.info.bufferPercent.Load())
+func (ta *TraceArray) showBufferPercent(_ context.Context, w *bytes.Buffer) error {
+	fmt.Fprintf(w, "%d\n", ta.info.bufferPercent.Load())
 	return nil
 }
 
@@ -441,7 +441,7 @@ func (t *Tracing) showBufferPercent(_ context.Context, w *bytes.Buffer) error {
 // blocked reader of trace_pipe_raw wakes; kpemu has no trace_pipe_raw,
 // and Linux's trace_pipe wakes at the first event whatever it is, so it
 // is kept and shown.
-func (t *Tracing) writeBufferPercent(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeBufferPercent(_ context.Context, p []byte, _ int64) (int, error) {
 	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {
 		return 0, err
@@ -449,7 +449,7 @@ func (t *Tracing) writeBufferPercent(_ context.Context, p []byte, _ int64) (int,
 	if v > 100 {
 		return 0, syscall.EINVAL
 	}
-	t.top.info.bufferPercent.Store(uint32(v))
+	ta.info.bufferPercent.Store(uint32(v))
 	return len(p), nil
 }
 
@@ -481,7 +481,7 @@ func nsecsFile(v *atomic.Uint64) debugfs.FileOps {
 // freeBufferOpen is one open of free_buffer for writing: its writes are
 // taken and dropped, its close frees the buffer, once.
 type freeBufferOpen struct {
-	t    *Tracing
+	ta   *TraceArray
 	once sync.Once
 }
 
@@ -489,43 +489,43 @@ func (o *freeBufferOpen) Write(_ context.Context, p []byte, _ int64) (int, error
 	return len(p), nil
 }
 
-func (o *freeBufferOpen) Close(context.Context) { o.once.Do(o.t.freeBuffer) }
+func (o *freeBufferOpen) Close(context.Context) { o.once.Do(o.ta.freeBuffer) }
 
 var _ debugfs.OpenFile = (*freeBufferOpen)(nil)
 
-func (t *Tracing) openFreeBuffer(context.Context, int) (debugfs.OpenFile, error) {
-	return &freeBufferOpen{t: t}, nil
+func (ta *TraceArray) openFreeBuffer(context.Context, int) (debugfs.OpenFile, error) {
+	return &freeBufferOpen{ta: ta}, nil
 }
 
 // openReadFreeBuffer: Linux frees the buffer at the release of any open
 // of free_buffer, a read-only one too (root may open it so), whose reads
 // fail with EINVAL, as the file has no read. kpemu sees no release of a
 // read-only open, so such an open frees the buffer when it opens.
-func (t *Tracing) openReadFreeBuffer(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
-	t.freeBuffer()
+func (ta *TraceArray) openReadFreeBuffer(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
+	ta.freeBuffer()
 	return func(context.Context, []byte, int64) (int, error) { return 0, syscall.EINVAL }, nil
 }
 
 // freeBuffer is tracing_free_buffer_release: tracing off with
 // disable_on_free, then the buffer shrunk to its least, two pages a CPU,
 // keeping the newest of what it held.
-func (t *Tracing) freeBuffer() {
-	if t.flag(optStopOnFree) {
-		t.top.on.Store(false)
+func (ta *TraceArray) freeBuffer() {
+	if ta.flag(optStopOnFree) {
+		ta.on.Store(false)
 	}
-	t.top.opts.sizeMu.Lock()
-	defer t.top.opts.sizeMu.Unlock()
-	_ = t.resizeBuffer(0, -1) // two pages never exceed the guest's RAM
+	ta.opts.sizeMu.Lock()
+	defer ta.opts.sizeMu.Unlock()
+	_ = ta.resizeBuffer(0, -1) // two pages never exceed the guest's RAM
 }
 
 // showCpumask is tracing_cpumask_read: "%*pb" over the guest's CPUs,
 // 32-bit words in hex from the highest, the highest as wide as its CPUs
 // need, the others 8 digits, with commas between.
-func (t *Tracing) showCpumask(_ context.Context, w *bytes.Buffer) error {
-	t.top.info.cpumaskMu.Lock()
-	mask := append([]uint32(nil), t.top.info.cpumask...)
-	t.top.info.cpumaskMu.Unlock()
-	nbits := t.top.buf.NumCPUs()
+func (ta *TraceArray) showCpumask(_ context.Context, w *bytes.Buffer) error {
+	ta.info.cpumaskMu.Lock()
+	mask := append([]uint32(nil), ta.info.cpumask...)
+	ta.info.cpumaskMu.Unlock()
+	nbits := ta.buf.NumCPUs()
 	chunk := nbits % 32
 	if chunk == 0 {
 		chunk = 32
@@ -545,21 +545,21 @@ func (t *Tracing) showCpumask(_ context.Context, w *bytes.Buffer) error {
 // the mask is cpumask_parse_user's, and the CPUs it leaves out stop
 // recording (ring_buffer_record_disable_cpu) while those it takes back
 // start again. A mask of no CPU is taken, as Linux takes it.
-func (t *Tracing) writeCpumask(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeCpumask(_ context.Context, p []byte, _ int64) (int, error) {
 	if len(p) == 0 {
 		return 0, syscall.EINVAL
 	}
-	ncpu := t.top.buf.NumCPUs()
+	ncpu := ta.buf.NumCPUs()
 	mask, err := parseBitmap(cstring(p), ncpu)
 	if err != nil {
 		return 0, err
 	}
-	t.top.info.cpumaskMu.Lock()
-	defer t.top.info.cpumaskMu.Unlock()
+	ta.info.cpumaskMu.Lock()
+	defer ta.info.cpumaskMu.Unlock()
 	for cpu := 0; cpu < ncpu; cpu++ {
-		t.top.buf.CPU(cpu).SetRecording(mask[cpu/32]&(1<<(cpu%32)) != 0)
+		ta.buf.CPU(cpu).SetRecording(mask[cpu/32]&(1<<(cpu%32)) != 0)
 	}
-	t.top.info.cpumask = mask
+	ta.info.cpumask = mask
 	return len(p), nil
 }
 

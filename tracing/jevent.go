@@ -104,7 +104,7 @@ func (t *Tracing) jprobeDispatcher(tp *traceProbe) func([]kprobes.JprobeArg, *kp
 			fmt.Fprintf(&w, " %s=%s", a.Name, formatParam(a))
 		}
 		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
-		t.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(ev), &stackFrom{regs.PC, regs.X[29]})
+		t.top.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(ev), &stackFrom{regs.PC, regs.X[29]})
 	}
 }
 

@@ -131,7 +131,7 @@ type traceSettings struct {
 }
 
 // flag reports whether the trace flag mask is set.
-func (t *Tracing) flag(mask uint32) bool { return t.top.opts.flags.Load()&mask != 0 }
+func (ta *TraceArray) flag(mask uint32) bool { return ta.opts.flags.Load()&mask != 0 }
 
 // clock is the current trace clock's now: the guest's time since boot
 // in nanoseconds for local, global, perf, mono, mono_raw and boot (the
@@ -141,29 +141,29 @@ func (t *Tracing) flag(mask uint32) bool { return t.top.opts.flags.Load()&mask !
 // leap-second offset until NTP sets one), an increment for counter, and
 // the guest's jiffies in USER_HZ ticks for uptime
 // (jiffies_64_to_clock_t).
-func (t *Tracing) clock() uint64 {
-	switch t.top.opts.clockID.Load() {
+func (ta *TraceArray) clock() uint64 {
+	switch ta.opts.clockID.Load() {
 	case clockTAI:
-		return uint64(t.kp.Kernel().Machine().RTCTime().UnixNano())
+		return uint64(ta.t.kp.Kernel().Machine().RTCTime().UnixNano())
 	case clockCounter:
-		return t.top.opts.counter.Add(1)
+		return ta.opts.counter.Add(1)
 	case clockUptime:
-		j, err := t.kp.Kernel().ReadSymbolU64("jiffies")
+		j, err := ta.t.kp.Kernel().ReadSymbolU64("jiffies")
 		if err != nil {
 			return 0
 		}
 		const tickNsec = (1_000_000_000 + guestHZ/2) / guestHZ // TICK_NSEC
 		return j * tickNsec / (1_000_000_000 / 100)            // USER_HZ is 100
 	}
-	return uint64(t.now())
+	return uint64(ta.t.now())
 }
 
 // recordsCmdline reports whether a commit of kind saves the task's comm.
 // Linux saves comms at the context switch after a commit while anyone
 // asks for them: events with record-cmd, the function tracer always,
 // trace_printk with the trace_printk option. kpemu saves at the commit.
-func (t *Tracing) recordsCmdline(kind entryKind) bool {
-	f := t.top.opts.flags.Load()
+func (ta *TraceArray) recordsCmdline(kind entryKind) bool {
+	f := ta.opts.flags.Load()
 	switch kind {
 	case entryFn:
 		return true
@@ -228,25 +228,25 @@ func (s *savedCmdlines) find(pid int) string {
 }
 
 // initTraceArray sets the defaults and creates the files of this file.
-func (t *Tracing) initTraceArray() error {
-	t.top.opts.flags.Store(optDefault)
-	ncpu := t.top.buf.NumCPUs()
+func (ta *TraceArray) initTraceArray() error {
+	ta.opts.flags.Store(optDefault)
+	ncpu := ta.buf.NumCPUs()
 	files := []struct {
 		name string
 		mode uint32
 		ops  debugfs.FileOps
 	}{
-		{"buffer_size_kb", 0o640, debugfs.FileOps{Show: t.showBufferSize(-1), Write: t.writeBufferSize(-1)}},
-		{"buffer_total_size_kb", 0o440, debugfs.FileOps{Show: t.showBufferTotalSize}},
-		{"trace_clock", 0o640, debugfs.FileOps{Show: t.showTraceClock, Write: t.writeTraceClock}},
-		{"trace_options", 0o640, debugfs.FileOps{Show: t.showTraceOptions, Write: t.writeTraceOptions}},
+		{"buffer_size_kb", 0o640, debugfs.FileOps{Show: ta.showBufferSize(-1), Write: ta.writeBufferSize(-1)}},
+		{"buffer_total_size_kb", 0o440, debugfs.FileOps{Show: ta.showBufferTotalSize}},
+		{"trace_clock", 0o640, debugfs.FileOps{Show: ta.showTraceClock, Write: ta.writeTraceClock}},
+		{"trace_options", 0o640, debugfs.FileOps{Show: ta.showTraceOptions, Write: ta.writeTraceOptions}},
 	}
 	for _, o := range traceOptions() {
 		files = append(files, struct {
 			name string
 			mode uint32
 			ops  debugfs.FileOps
-		}{"options/" + o.name, 0o640, t.optionFile(o.mask)})
+		}{"options/" + o.name, 0o640, ta.optionFile(o.mask)})
 	}
 	for _, o := range []struct {
 		name string
@@ -256,7 +256,7 @@ func (t *Tracing) initTraceArray() error {
 			name string
 			mode uint32
 			ops  debugfs.FileOps
-		}{"options/" + o.name, 0o640, t.nopOptionFile(o.name, o.mask)})
+		}{"options/" + o.name, 0o640, ta.nopOptionFile(o.name, o.mask)})
 	}
 	for cpu := 0; cpu < ncpu; cpu++ {
 		dir := fmt.Sprintf("per_cpu/cpu%d/", cpu)
@@ -265,24 +265,24 @@ func (t *Tracing) initTraceArray() error {
 			mode uint32
 			ops  debugfs.FileOps
 		}{
-			{dir + "buffer_size_kb", 0o640, debugfs.FileOps{Show: t.showBufferSize(cpu), Write: t.writeBufferSize(cpu)}},
-			{dir + "stats", 0o440, debugfs.FileOps{Show: t.showStats(cpu)}},
+			{dir + "buffer_size_kb", 0o640, debugfs.FileOps{Show: ta.showBufferSize(cpu), Write: ta.writeBufferSize(cpu)}},
+			{dir + "stats", 0o440, debugfs.FileOps{Show: ta.showStats(cpu)}},
 			{dir + "trace", 0o640, debugfs.FileOps{
-				Show:     func(_ context.Context, w *bytes.Buffer) error { t.showTraceCPU(w, cpu); return nil },
+				Show:     func(_ context.Context, w *bytes.Buffer) error { ta.showTraceCPU(w, cpu); return nil },
 				Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-				Truncate: t.resetCPU(cpu),
+				Truncate: ta.resetCPU(cpu),
 			}},
-			{dir + "trace_pipe", 0o440, debugfs.FileOps{OpenRead: t.openTracePipe(cpu)}},
+			{dir + "trace_pipe", 0o440, debugfs.FileOps{OpenRead: ta.openTracePipe(cpu)}},
 		}...)
 	}
 	for _, f := range files {
 		if dir := path.Dir(f.name); dir != "." {
-			if _, err := t.tree.MkdirAll(path.Join(t.dir, dir), modeDir); err != nil {
-				return fmt.Errorf("creating %s/%s: %w", t.dir, dir, err)
+			if _, err := ta.t.tree.MkdirAll(path.Join(ta.t.dir, dir), modeDir); err != nil {
+				return fmt.Errorf("creating %s/%s: %w", ta.t.dir, dir, err)
 			}
 		}
-		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
-			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
+		if _, err := ta.t.tree.CreateFile(path.Join(ta.t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", ta.t.dir, f.name, err)
 		}
 	}
 	return nil
@@ -290,8 +290,8 @@ func (t *Tracing) initTraceArray() error {
 
 // showTraceClock is tracing_clock_show: the clocks, the current one in
 // brackets.
-func (t *Tracing) showTraceClock(_ context.Context, w *bytes.Buffer) error {
-	cur := int(t.top.opts.clockID.Load())
+func (ta *TraceArray) showTraceClock(_ context.Context, w *bytes.Buffer) error {
+	cur := int(ta.opts.clockID.Load())
 	for i, name := range traceClocks() {
 		if i > 0 {
 			w.WriteByte(' ')
@@ -310,18 +310,18 @@ func (t *Tracing) showTraceClock(_ context.Context, w *bytes.Buffer) error {
 // white space, a clock's exact name (EINVAL otherwise). A new clock's
 // time stamps do not compare with the old one's, so the buffer is
 // emptied (tracing_set_clock).
-func (t *Tracing) writeTraceClock(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeTraceClock(_ context.Context, p []byte, _ int64) (int, error) {
 	if len(p) >= 64 {
 		return 0, syscall.EINVAL
 	}
 	name := stripSpace(cstring(p))
 	for i, c := range traceClocks() {
 		if c == name {
-			t.top.opts.optMu.Lock()
-			t.top.opts.clockID.Store(int32(i))
-			t.top.buf.Reset()
-			t.top.snap.buf.Reset() // tracing_set_clock empties the max buffer too
-			t.top.opts.optMu.Unlock()
+			ta.opts.optMu.Lock()
+			ta.opts.clockID.Store(int32(i))
+			ta.buf.Reset()
+			ta.snap.buf.Reset() // tracing_set_clock empties the max buffer too
+			ta.opts.optMu.Unlock()
 			return len(p), nil
 		}
 	}
@@ -339,16 +339,16 @@ func cstring(p []byte) string {
 
 // showTraceOptions is tracing_trace_options_show: each option, "no"
 // before it when off, then the current tracer's options.
-func (t *Tracing) showTraceOptions(_ context.Context, w *bytes.Buffer) error {
-	flags := t.top.opts.flags.Load()
+func (ta *TraceArray) showTraceOptions(_ context.Context, w *bytes.Buffer) error {
+	flags := ta.opts.flags.Load()
 	for _, o := range traceOptions() {
 		if flags&o.mask == 0 {
 			w.WriteString("no")
 		}
 		w.WriteString(o.name + "\n")
 	}
-	if t.currentTracer() == tracerNop {
-		nop := t.top.opts.nopFlags.Load()
+	if ta.t.currentTracer() == tracerNop {
+		nop := ta.opts.nopFlags.Load()
 		for _, o := range []struct {
 			name string
 			mask uint32
@@ -365,7 +365,7 @@ func (t *Tracing) showTraceOptions(_ context.Context, w *bytes.Buffer) error {
 // writeTraceOptions is tracing_trace_options_write and trace_set_options:
 // under 64 bytes, stripped, an option's name with "no" before it to turn
 // it off; a trace flag, else the current tracer's option, else EINVAL.
-func (t *Tracing) writeTraceOptions(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeTraceOptions(_ context.Context, p []byte, _ int64) (int, error) {
 	if len(p) >= 64 {
 		return 0, syscall.EINVAL
 	}
@@ -376,16 +376,16 @@ func (t *Tracing) writeTraceOptions(_ context.Context, p []byte, _ int64) (int, 
 	}
 	for _, o := range traceOptions() {
 		if o.name == name {
-			t.setTraceFlag(o.mask, on)
+			ta.setTraceFlag(o.mask, on)
 			return len(p), nil
 		}
 	}
-	if t.currentTracer() == tracerNop {
+	if ta.t.currentTracer() == tracerNop {
 		switch name {
 		case "test_nop_accept":
-			return len(p), t.setNopOption(name, nopOptAccept, on)
+			return len(p), ta.setNopOption(name, nopOptAccept, on)
 		case "test_nop_refuse":
-			return 0, t.setNopOption(name, nopOptRefuse, on)
+			return 0, ta.setNopOption(name, nopOptRefuse, on)
 		}
 	}
 	return 0, syscall.EINVAL
@@ -393,47 +393,47 @@ func (t *Tracing) writeTraceOptions(_ context.Context, p []byte, _ int64) (int, 
 
 // setTraceFlag is set_tracer_flag: overwrite goes to the ring buffer
 // (ring_buffer_change_overwrite).
-func (t *Tracing) setTraceFlag(mask uint32, on bool) {
-	t.top.opts.optMu.Lock()
-	defer t.top.opts.optMu.Unlock()
+func (ta *TraceArray) setTraceFlag(mask uint32, on bool) {
+	ta.opts.optMu.Lock()
+	defer ta.opts.optMu.Unlock()
 	if on {
-		t.top.opts.flags.Or(mask)
+		ta.opts.flags.Or(mask)
 	} else {
-		t.top.opts.flags.And(^mask)
+		ta.opts.flags.And(^mask)
 	}
 	if mask&(optEventFork|optFuncFork) != 0 {
-		t.updateForkHook() // trace_event_follow_fork, ftrace_pid_follow_fork
+		ta.updateForkHook() // trace_event_follow_fork, ftrace_pid_follow_fork
 	}
 	if mask == optOverwrite {
-		t.top.buf.SetOverwrite(on)
+		ta.buf.SetOverwrite(on)
 	}
 }
 
 // setNopOption is nop_set_flag under __set_tracer_option: it is asked
 // at every write, even of the value the option has, and says so in the
 // log; test_nop_refuse is EINVAL.
-func (t *Tracing) setNopOption(name string, mask uint32, on bool) error {
+func (ta *TraceArray) setNopOption(name string, mask uint32, on bool) error {
 	v := 0
 	if on {
 		v = 1
 	}
 	if mask == nopOptRefuse {
-		t.log.Debug(fmt.Sprintf("nop_test_refuse flag set to %d: we refuse. Now cat trace_options to see the result", v))
+		ta.t.log.Debug(fmt.Sprintf("nop_test_refuse flag set to %d: we refuse. Now cat trace_options to see the result", v))
 		return syscall.EINVAL
 	}
-	t.log.Debug(fmt.Sprintf("nop_test_accept flag set to %d: we accept. Now cat trace_options to see the result", v))
+	ta.t.log.Debug(fmt.Sprintf("nop_test_accept flag set to %d: we accept. Now cat trace_options to see the result", v))
 	if on {
-		t.top.opts.nopFlags.Or(mask)
+		ta.opts.nopFlags.Or(mask)
 	} else {
-		t.top.opts.nopFlags.And(^mask)
+		ta.opts.nopFlags.And(^mask)
 	}
 	return nil
 }
 
 // optionFile is options/NAME of a trace flag (trace_options_core_fops).
-func (t *Tracing) optionFile(mask uint32) debugfs.FileOps {
-	return boolOptionFile(func() bool { return t.flag(mask) }, func(on bool) error {
-		t.setTraceFlag(mask, on)
+func (ta *TraceArray) optionFile(mask uint32) debugfs.FileOps {
+	return boolOptionFile(func() bool { return ta.flag(mask) }, func(on bool) error {
+		ta.setTraceFlag(mask, on)
 		return nil
 	})
 }
@@ -441,13 +441,13 @@ func (t *Tracing) optionFile(mask uint32) debugfs.FileOps {
 // nopOptionFile is options/NAME of a nop tracer option
 // (trace_options_fops): a write that changes the value asks the nop
 // tracer, whichever tracer is current.
-func (t *Tracing) nopOptionFile(name string, mask uint32) debugfs.FileOps {
-	get := func() bool { return t.top.opts.nopFlags.Load()&mask != 0 }
+func (ta *TraceArray) nopOptionFile(name string, mask uint32) debugfs.FileOps {
+	get := func() bool { return ta.opts.nopFlags.Load()&mask != 0 }
 	return boolOptionFile(get, func(on bool) error {
 		if get() == on {
 			return nil
 		}
-		return t.setNopOption(name, mask, on)
+		return ta.setNopOption(name, mask, on)
 	})
 }
 

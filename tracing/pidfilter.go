@@ -153,27 +153,27 @@ type pidFilters struct {
 }
 
 // eventPidIgnored is trace_event_ignore_this_pid for a hit on cpu.
-func (t *Tracing) eventPidIgnored(cpu int) bool {
-	return t.top.pids.event.ignoresCurrent(t.kp.Kernel(), cpu)
+func (ta *TraceArray) eventPidIgnored(cpu int) bool {
+	return ta.pids.event.ignoresCurrent(ta.t.kp.Kernel(), cpu)
 }
 
 // pidFileOps are the operations of one of the four files: f's pids list
 // (noPids false) or its noPids list. events selects the event files'
 // behaviour (set_event_pid: an empty list reads empty, a write expands
 // the buffer) over the function tracer's (set_ftrace_pid: "no pid").
-func (t *Tracing) pidFileOps(f *pidFilter, noPids, events bool) debugfs.FileOps {
+func (ta *TraceArray) pidFileOps(f *pidFilter, noPids, events bool) debugfs.FileOps {
 	write := func(_ context.Context, p []byte, _ int64) (int, error) {
 		if len(p) == 0 {
 			return 0, nil
 		}
 		if events {
-			t.updateBuffers() // event_pid_write's tracing_update_buffers
+			ta.updateBuffers() // event_pid_write's tracing_update_buffers
 		}
-		n, err := t.writePids(f, noPids, p)
+		n, err := ta.writePids(f, noPids, p)
 		if err != nil {
 			return 0, err
 		}
-		t.updateForkHook()
+		ta.updateForkHook()
 		return n, nil
 	}
 	return debugfs.FileOps{
@@ -204,7 +204,7 @@ func (t *Tracing) pidFileOps(f *pidFilter, noPids, events bool) debugfs.FileOps 
 		// so this is Open rather than Truncate.
 		Open: func(_ context.Context, flags int) (debugfs.OpenFile, error) {
 			if flags&os.O_TRUNC != 0 {
-				t.top.pids.mu.Lock()
+				ta.pids.mu.Lock()
 				l := f.load()
 				if noPids {
 					l.noPids = nil
@@ -212,8 +212,8 @@ func (t *Tracing) pidFileOps(f *pidFilter, noPids, events bool) debugfs.FileOps 
 					l.pids = nil
 				}
 				f.store(l)
-				t.top.pids.mu.Unlock()
-				t.updateForkHook()
+				ta.pids.mu.Unlock()
+				ta.updateForkHook()
 			}
 			return pidOpen(write), nil
 		},
@@ -232,9 +232,9 @@ func (pidOpen) Close(context.Context)                                         {}
 // writePids is event_pid_write and ftrace.c's pid_write: the new list is
 // built from the old one and the written pids, and replaces it whole, or
 // nothing changes.
-func (t *Tracing) writePids(f *pidFilter, noPids bool, p []byte) (int, error) {
-	t.top.pids.mu.Lock()
-	defer t.top.pids.mu.Unlock()
+func (ta *TraceArray) writePids(f *pidFilter, noPids bool, p []byte) (int, error) {
+	ta.pids.mu.Lock()
+	defer ta.pids.mu.Unlock()
 	l := f.load()
 	old := &l.pids
 	if noPids {
@@ -291,27 +291,27 @@ func parsePidWrite(old *pidSet, p []byte) (*pidSet, int, error) {
 
 // forkFollowed is whether a -fork option and a set list ask for the fork
 // hook.
-func (t *Tracing) forkFollowed() bool {
-	return t.flag(optEventFork) && t.top.pids.event.lists.Load() != nil ||
-		t.flag(optFuncFork) && t.top.pids.fn.lists.Load() != nil
+func (ta *TraceArray) forkFollowed() bool {
+	return ta.flag(optEventFork) && ta.pids.event.lists.Load() != nil ||
+		ta.flag(optFuncFork) && ta.pids.fn.lists.Load() != nil
 }
 
 // updateForkHook registers the fork hook when forkFollowed and
 // unregisters it when not. A guest whose kernel_clone,
 // wake_up_new_task or release_task cannot be traced gets no hook; the
 // options then only keep their values.
-func (t *Tracing) updateForkHook() {
-	ph := &t.top.pids
+func (ta *TraceArray) updateForkHook() {
+	ph := &ta.pids
 	ph.hookMu.Lock()
 	defer ph.hookMu.Unlock()
-	want := t.forkFollowed()
+	want := ta.forkFollowed()
 	if want == ph.hooked {
 		return
 	}
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	if !want {
 		if err := k.UnregisterFtraceFunction(&ph.hook); err != nil {
-			t.log.Error("trace: unhooking fork and exit for the pid filters", "err", err)
+			ta.t.log.Error("trace: unhooking fork and exit for the pid filters", "err", err)
 		}
 		ph.hooked = false
 		return
@@ -322,27 +322,27 @@ func (t *Tracing) updateForkHook() {
 		wake, ok2 := syms.LookupName("wake_up_new_task")
 		free, ok3 := syms.LookupName("release_task")
 		if !ok1 || !ok2 || !ok3 {
-			t.log.Warn("trace: the guest lacks kernel_clone, wake_up_new_task or release_task; event-fork and function-fork follow no forks")
+			ta.t.log.Warn("trace: the guest lacks kernel_clone, wake_up_new_task or release_task; event-fork and function-fork follow no forks")
 			return
 		}
 		forkIP, freeIP := k.FtraceLocation(wake.Addr), k.FtraceLocation(free.Addr)
 		if forkIP == 0 || freeIP == 0 {
-			t.log.Warn("trace: wake_up_new_task or release_task is not traceable; event-fork and function-fork follow no forks")
+			ta.t.log.Warn("trace: wake_up_new_task or release_task is not traceable; event-fork and function-fork follow no forks")
 			return
 		}
 		var h kernel.FtraceHash
 		h.Add(forkIP)
 		h.Add(freeIP)
-		ph.hook.Func = t.pidForkExit
+		ph.hook.Func = ta.pidForkExit
 		if err := k.FtraceSetHash(&ph.hook, true, h); err != nil {
-			t.log.Error("trace: hooking fork and exit for the pid filters", "err", err)
+			ta.t.log.Error("trace: hooking fork and exit for the pid filters", "err", err)
 			return
 		}
 		ph.forkIP, ph.freeIP = forkIP, freeIP
 		ph.cloneLo, ph.cloneHi = clone.Addr, clone.Addr+max(clone.Size, 1)
 	}
 	if err := k.RegisterFtraceFunction(&ph.hook); err != nil {
-		t.log.Error("trace: hooking fork and exit for the pid filters", "err", err)
+		ta.t.log.Error("trace: hooking fork and exit for the pid filters", "err", err)
 		return
 	}
 	ph.hooked = true
@@ -352,9 +352,9 @@ func (t *Tracing) updateForkHook() {
 // wake_up_new_task(p) called by kernel_clone it is
 // sched_process_fork(current, p), at release_task(p) sched_process_free(p);
 // the task is the call's x0, in the pt_regs ftrace_caller saved.
-func (t *Tracing) pidForkExit(c kernel.FtraceCall) {
-	ph := &t.top.pids
-	k := t.kp.Kernel()
+func (ta *TraceArray) pidForkExit(c kernel.FtraceCall) {
+	ph := &ta.pids
+	k := ta.t.kp.Kernel()
 	task, err := k.Read64(c.Regs)
 	if err != nil {
 		return
@@ -364,10 +364,10 @@ func (t *Tracing) pidForkExit(c kernel.FtraceCall) {
 		return
 	}
 	var filters []*pidFilter
-	if t.flag(optEventFork) {
+	if ta.flag(optEventFork) {
 		filters = append(filters, &ph.event)
 	}
-	if t.flag(optFuncFork) {
+	if ta.flag(optFuncFork) {
 		filters = append(filters, &ph.fn)
 	}
 	switch c.IP {

@@ -17,8 +17,8 @@ import (
 func (t *Tracing) hcTracePrintk(cpu *machine.CPU) error {
 	ip, text := cpu.X(0), cpu.X(1)
 	cpu.SetX(0, 0)
-	t.updateBuffers()
-	if !t.top.on.Load() || !t.flag(optTracePrintk) {
+	t.top.updateBuffers()
+	if !t.top.on.Load() || !t.top.flag(optTracePrintk) {
 		return nil
 	}
 	k := t.kp.Kernel()
@@ -37,7 +37,7 @@ func (t *Tracing) hcTracePrintk(cpu *machine.CPU) error {
 			from = &stackFrom{lr, next}
 		}
 	}
-	t.commit(cpu.Index(), comm, &e, printEntryHeadSize+len(msg)+1, from)
+	t.top.commit(cpu.Index(), comm, &e, printEntryHeadSize+len(msg)+1, from)
 	return nil
 }
 

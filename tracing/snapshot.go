@@ -47,13 +47,13 @@ type snapshotState struct {
 
 // initSnapshot makes the freed snapshot buffer (allocate_trace_buffers:
 // max_buffer starts at one byte a CPU, so two pages) and its files.
-func (t *Tracing) initSnapshot() error {
-	t.top.snap.buf = newTraceBuffer(t.top.buf.NumCPUs(), traceBufSizeBoot)
+func (ta *TraceArray) initSnapshot() error {
+	ta.snap.buf = newTraceBuffer(ta.buf.NumCPUs(), traceBufSizeBoot)
 	files := []struct {
 		name string
 		cpu  int
 	}{{"snapshot", -1}}
-	for cpu := range t.top.buf.NumCPUs() {
+	for cpu := range ta.buf.NumCPUs() {
 		files = append(files, struct {
 			name string
 			cpu  int
@@ -62,9 +62,9 @@ func (t *Tracing) initSnapshot() error {
 	for _, f := range files {
 		// Opening with O_TRUNC does nothing: tracing_snapshot_open
 		// has no truncation.
-		ops := debugfs.FileOps{Show: t.showSnapshot(f.cpu), Write: t.writeSnapshot(f.cpu)}
-		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), modeWrite, ops); err != nil {
-			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
+		ops := debugfs.FileOps{Show: ta.showSnapshot(f.cpu), Write: ta.writeSnapshot(f.cpu)}
+		if _, err := ta.t.tree.CreateFile(path.Join(ta.t.dir, f.name), modeWrite, ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", ta.t.dir, f.name, err)
 		}
 	}
 	return nil
@@ -73,19 +73,19 @@ func (t *Tracing) initSnapshot() error {
 // showSnapshot is a read of snapshot (cpu < 0) or per_cpu/cpuN/snapshot:
 // s_show over the snapshot buffer, which prints print_snapshot_help
 // in place of the column headers while it shows nothing.
-func (t *Tracing) showSnapshot(cpu int) func(context.Context, *bytes.Buffer) error {
+func (ta *TraceArray) showSnapshot(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
-		t.showBuffer(w, t.top.snap.buf, cpu, func(w *bytes.Buffer) { t.snapshotHelp(w, cpu) })
+		ta.showBuffer(w, ta.snap.buf, cpu, func(w *bytes.Buffer) { ta.snapshotHelp(w, cpu) })
 		return nil
 	}
 }
 
 // snapshotHelp is print_snapshot_help, with the per-CPU help of a kernel
 // without CONFIG_RING_BUFFER_ALLOW_SWAP.
-func (t *Tracing) snapshotHelp(w *bytes.Buffer, cpu int) {
-	t.top.snap.mu.Lock()
-	allocated := t.top.snap.allocated
-	t.top.snap.mu.Unlock()
+func (ta *TraceArray) snapshotHelp(w *bytes.Buffer, cpu int) {
+	ta.snap.mu.Lock()
+	allocated := ta.snap.allocated
+	ta.snap.mu.Unlock()
 	if allocated {
 		w.WriteString("#\n# * Snapshot is allocated *\n#\n")
 	} else {
@@ -115,37 +115,37 @@ func (t *Tracing) snapshotHelp(w *bytes.Buffer, cpu int) {
 // per-CPU file), 1 allocates it if need be and takes a snapshot (EINVAL
 // in a per-CPU file: no CONFIG_RING_BUFFER_ALLOW_SWAP), anything else
 // clears it, or its CPU's part, if it is allocated.
-func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (int, error) {
+func (ta *TraceArray) writeSnapshot(cpu int) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
-		t.updateBuffers()
+		ta.updateBuffers()
 		v, err := kstr.StrtoulFromUser(p)
 		if err != nil {
 			return 0, fmt.Errorf("snapshot: %w", err)
 		}
-		t.top.opts.sizeMu.Lock()
-		defer t.top.opts.sizeMu.Unlock()
+		ta.opts.sizeMu.Lock()
+		defer ta.opts.sizeMu.Unlock()
 		switch v {
 		case 0:
 			if cpu >= 0 {
 				return 0, fmt.Errorf("%w: a per-CPU snapshot cannot be freed", syscall.EINVAL)
 			}
-			t.freeSnapshot()
+			ta.freeSnapshot()
 		case 1:
 			if cpu >= 0 {
 				return 0, fmt.Errorf("%w: no per-CPU snapshot swap (CONFIG_RING_BUFFER_ALLOW_SWAP)", syscall.EINVAL)
 			}
-			t.allocSnapshot()
-			t.takeSnapshot()
+			ta.allocSnapshot()
+			ta.takeSnapshot()
 		default:
-			t.top.snap.mu.Lock()
-			if t.top.snap.allocated {
-				for i := range t.top.snap.buf.NumCPUs() {
+			ta.snap.mu.Lock()
+			if ta.snap.allocated {
+				for i := range ta.snap.buf.NumCPUs() {
 					if cpu < 0 || i == cpu {
-						t.top.snap.buf.CPU(i).Reset()
+						ta.snap.buf.CPU(i).Reset()
 					}
 				}
 			}
-			t.top.snap.mu.Unlock()
+			ta.snap.mu.Unlock()
 		}
 		return len(p), nil
 	}
@@ -154,50 +154,50 @@ func (t *Tracing) writeSnapshot(cpu int) func(context.Context, []byte, int64) (i
 // allocSnapshotInstance is tracing_alloc_snapshot_instance, for callers
 // that do not hold t.top.opts.sizeMu (a trigger's or function command's
 // registration).
-func (t *Tracing) allocSnapshotInstance() {
-	t.top.opts.sizeMu.Lock()
-	defer t.top.opts.sizeMu.Unlock()
-	t.allocSnapshot()
+func (ta *TraceArray) allocSnapshotInstance() {
+	ta.opts.sizeMu.Lock()
+	defer ta.opts.sizeMu.Unlock()
+	ta.allocSnapshot()
 }
 
 // allocSnapshot is tracing_alloc_snapshot_instance and, when allocated
 // already, resize_buffer_duplicate_size: the snapshot takes the live
 // buffer's size CPU by CPU. t.top.opts.sizeMu is held, so no resize races.
-func (t *Tracing) allocSnapshot() {
-	t.top.snap.mu.Lock()
-	defer t.top.snap.mu.Unlock()
-	for i := range t.top.buf.NumCPUs() {
-		t.top.snap.buf.CPU(i).Resize(t.top.buf.CPU(i).Pages())
+func (ta *TraceArray) allocSnapshot() {
+	ta.snap.mu.Lock()
+	defer ta.snap.mu.Unlock()
+	for i := range ta.buf.NumCPUs() {
+		ta.snap.buf.CPU(i).Resize(ta.buf.CPU(i).Pages())
 	}
-	t.top.snap.allocated = true
+	ta.snap.allocated = true
 }
 
 // freeSnapshot is free_snapshot: the buffer is not freed but shrunk to
 // its two pages a CPU and emptied; t.top.opts.sizeMu is held.
-func (t *Tracing) freeSnapshot() {
-	t.top.snap.mu.Lock()
-	defer t.top.snap.mu.Unlock()
-	if !t.top.snap.allocated {
+func (ta *TraceArray) freeSnapshot() {
+	ta.snap.mu.Lock()
+	defer ta.snap.mu.Unlock()
+	if !ta.snap.allocated {
 		return
 	}
-	for i := range t.top.snap.buf.NumCPUs() {
-		b := t.top.snap.buf.CPU(i)
+	for i := range ta.snap.buf.NumCPUs() {
+		b := ta.snap.buf.CPU(i)
 		b.Resize(int(ring.PagesFor(traceBufSizeBoot)))
 		b.Reset()
 	}
-	t.top.snap.allocated = false
+	ta.snap.allocated = false
 }
 
 // resizeSnapshot is __tracing_resize_ring_buffer's part for the max
 // buffer: an allocated snapshot takes the size the live buffer took;
 // t.top.opts.sizeMu and t.top.snap.mu are held.
-func (t *Tracing) resizeSnapshot(pages, cpu int) {
-	if !t.top.snap.allocated {
+func (ta *TraceArray) resizeSnapshot(pages, cpu int) {
+	if !ta.snap.allocated {
 		return
 	}
-	for i := range t.top.snap.buf.NumCPUs() {
+	for i := range ta.snap.buf.NumCPUs() {
 		if cpu < 0 || i == cpu {
-			t.top.snap.buf.CPU(i).Resize(pages)
+			ta.snap.buf.CPU(i).Resize(pages)
 		}
 	}
 }
@@ -207,15 +207,15 @@ func (t *Tracing) resizeSnapshot(pages, cpu int) {
 // now have the old snapshot to read. It reports false, having done
 // nothing, when the snapshot is not allocated. It runs on a vCPU for the
 // snapshot trigger.
-func (t *Tracing) takeSnapshot() bool {
-	t.top.snap.mu.Lock()
-	if !t.top.snap.allocated {
-		t.top.snap.mu.Unlock()
+func (ta *TraceArray) takeSnapshot() bool {
+	ta.snap.mu.Lock()
+	if !ta.snap.allocated {
+		ta.snap.mu.Unlock()
 		return false
 	}
-	t.top.buf.Swap(t.top.snap.buf)
-	t.top.snap.mu.Unlock()
-	t.top.buf.Wake()
+	ta.buf.Swap(ta.snap.buf)
+	ta.snap.mu.Unlock()
+	ta.buf.Wake()
 	return true
 }
 
@@ -235,17 +235,17 @@ const (
 // option lets through, then tracing off, a permanent snapshot. No stack
 // follows them with the stacktrace option: Linux's would be its own
 // frames in the probe handler, which the guest does not have.
-func (t *Tracing) snapshotNotAllocated(cpu int, flags uint8) {
-	if t.flag(optTracePrintk) && t.top.on.Load() {
-		comm, pid := t.kp.Kernel().Current(cpu)
+func (ta *TraceArray) snapshotNotAllocated(cpu int, flags uint8) {
+	if ta.flag(optTracePrintk) && ta.on.Load() {
+		comm, pid := ta.t.kp.Kernel().Current(cpu)
 		for _, msg := range []string{"*** SNAPSHOT NOT ALLOCATED ***", "*** stopping trace here!   ***"} {
 			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg}
 			// __trace_array_puts: the print_entry, the text, room for
 			// a newline and the NUL.
-			t.commit(cpu, comm, &e, printEntryHeadSize+len(msg)+2, nil)
+			ta.commit(cpu, comm, &e, printEntryHeadSize+len(msg)+2, nil)
 		}
 	}
-	t.top.on.Store(false)
+	ta.on.Store(false)
 }
 
 // printSnapshotPuts is trace_print_print for snapshotNotAllocated's

@@ -116,7 +116,7 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 		f.format(&w, a)
 	}
 	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
-	t.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{regs.PC, regs.X[29]})
+	t.top.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{regs.PC, regs.X[29]})
 }
 
 // recordReturn writes one return event, as print_kretprobe_event:
@@ -139,7 +139,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 		f.format(&w, a)
 	}
 	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
-	t.commit(regs.CPU, comm, &e, kretprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{ri.RetAddr, regs.X[29]})
+	t.top.commit(regs.CPU, comm, &e, kretprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{ri.RetAddr, regs.X[29]})
 }
 
 // commit writes e to cpu's buffer stamped by the trace clock, as
@@ -148,28 +148,28 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 // with the stacktrace option writes a TRACE_STACK entry after it, the
 // kernel stack unwound from from (nil: the entry gets none, as Linux's
 // function tracer's entries get none).
-func (t *Tracing) commit(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
-	e.ts = t.clock()
-	if !t.top.buf.Write(cpu, e, payload) {
+func (ta *TraceArray) commit(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
+	e.ts = ta.clock()
+	if !ta.buf.Write(cpu, e, payload) {
 		return
 	}
-	if t.recordsCmdline(e.kind) {
-		t.cmdlines.save(int(e.pid), comm)
+	if ta.recordsCmdline(e.kind) {
+		ta.t.cmdlines.save(int(e.pid), comm)
 	}
-	if t.flag(optRecordTgid) {
-		t.saveTgid(cpu, int(e.pid))
+	if ta.flag(optRecordTgid) {
+		ta.t.saveTgid(cpu, int(e.pid))
 	}
-	if from != nil && t.flag(optStacktrace) {
-		t.commitStack(cpu, e.pid, e.flags, *from)
+	if from != nil && ta.flag(optStacktrace) {
+		ta.commitStack(cpu, e.pid, e.flags, *from)
 	}
 }
 
 // commitStack writes a TRACE_STACK entry of the guest stack from (the
 // stacktrace option after an event, the stacktrace trigger).
-func (t *Tracing) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
-	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: t.unwind(from.pc, from.fp)}
-	s.ts = t.clock()
-	t.top.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+func (ta *TraceArray) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
+	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: ta.t.unwind(from.pc, from.fp)}
+	s.ts = ta.clock()
+	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
 // unwind is stack_trace_save_regs on arm64 (arch_stack_walk from a
@@ -204,8 +204,8 @@ type lineFormat struct {
 	inNS  bool
 }
 
-func (t *Tracing) lineFormat() lineFormat {
-	return lineFormat{flags: t.top.opts.flags.Load(), inNS: clockInNS(int(t.top.opts.clockID.Load()))}
+func (ta *TraceArray) lineFormat() lineFormat {
+	return lineFormat{flags: ta.opts.flags.Load(), inNS: clockInNS(int(ta.opts.clockID.Load()))}
 }
 
 // printLine is print_trace_line in the default format: the context
@@ -213,7 +213,7 @@ func (t *Tracing) lineFormat() lineFormat {
 // kind prints itself. A trace_printk or a trace_marker write (both
 // TRACE_PRINT) with printk-msg-only (and trace_printk) on is its message
 // alone.
-func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat) {
+func (ta *TraceArray) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat) {
 	if (e.kind == entryPrint || e.kind == entryMarker || e.kind == entrySnapPuts) && lf.flags&optTracePrintk != 0 && lf.flags&optPrintkMsgOnly != 0 {
 		w.WriteString(e.text)
 		w.WriteByte('\n')
@@ -228,11 +228,11 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 		// " %12llu: " for a clock not in nanoseconds), appended by
 		// hand: trace_pipe's reader spends its time here.
 		var b [64]byte
-		out := padLeft(b[:0], t.cmdlines.find(int(e.pid)), 16)
+		out := padLeft(b[:0], ta.t.cmdlines.find(int(e.pid)), 16)
 		out = append(out, '-')
 		out = padRight(out, strconv.AppendInt(nil, int64(e.pid), 10), 7)
 		if lf.flags&optRecordTgid != 0 {
-			out = t.appendTgid(out, int(e.pid))
+			out = ta.t.appendTgid(out, int(e.pid))
 		}
 		out = append(out, " ["...)
 		out = appendZeroPad(out, uint64(cpu), 3)
@@ -258,29 +258,29 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 		// print_kprobe_event: the address always with its offset.
 		w.WriteString(e.text[:e.nlen])
 		w.WriteString(": (")
-		t.printIPSym(w, e.ip, sym|optSymOffset)
+		ta.t.printIPSym(w, e.ip, sym|optSymOffset)
 		w.WriteByte(')')
 		w.WriteString(e.text[e.nlen:])
 	case entryKretprobe:
 		// print_kretprobe_event: "(caller+off/size <- func)".
 		w.WriteString(e.text[:e.nlen])
 		w.WriteString(": (")
-		t.printIPSym(w, e.ip, sym|optSymOffset)
+		ta.t.printIPSym(w, e.ip, sym|optSymOffset)
 		w.WriteString(" <- ")
-		t.printIPSym(w, e.parent, sym&^optSymOffset)
+		ta.t.printIPSym(w, e.parent, sym&^optSymOffset)
 		w.WriteByte(')')
 		w.WriteString(e.text[e.nlen:])
 	case entryFn:
 		// trace_fn_trace: "func <-parent", the parent with
 		// print-parent and when there is one.
-		t.printIPSym(w, e.ip, sym)
+		ta.t.printIPSym(w, e.ip, sym)
 		if sym&optPrintParent != 0 && e.parent != 0 {
 			w.WriteString(" <-")
-			t.printIPSym(w, e.parent, sym)
+			ta.t.printIPSym(w, e.parent, sym)
 		}
 	case entryPrint:
 		// trace_print_print: "%ps: text".
-		t.printIPSym(w, e.ip, sym)
+		ta.t.printIPSym(w, e.ip, sym)
 		w.WriteString(": ")
 		w.WriteString(e.text)
 	case entryStack:
@@ -288,7 +288,7 @@ func (t *Tracing) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineForm
 		w.WriteString("<stack trace>")
 		for _, pc := range e.stack {
 			w.WriteString("\n => ")
-			t.printIPSym(w, pc, sym)
+			ta.t.printIPSym(w, pc, sym)
 		}
 	case entryMarker, entryRawData:
 		printMarker(w, e)
@@ -387,8 +387,8 @@ func (t *Tracing) printIPSym(w *bytes.Buffer, addr uint64, sym uint32) {
 // every CPU's even in a per_cpu file, as Linux's. help, when not nil, is
 // what s_show prints instead of the column headers when the file shows
 // nothing (print_snapshot_help: the snapshot files' help).
-func (t *Tracing) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
-	fmt.Fprintf(w, "# tracer: %s\n#\n", t.currentTracer())
+func (ta *TraceArray) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
+	fmt.Fprintf(w, "# tracer: %s\n#\n", ta.t.currentTracer())
 	if help != nil && rb.Empty(cpu) {
 		help(w)
 		return
@@ -426,8 +426,8 @@ func (t *Tracing) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffer, c
 }
 
 // showTrace is the trace file.
-func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
-	t.showTraceCPU(w, -1)
+func (ta *TraceArray) showTrace(_ context.Context, w *bytes.Buffer) error {
+	ta.showTraceCPU(w, -1)
 	return nil
 }
 
@@ -436,19 +436,19 @@ func (t *Tracing) showTrace(_ context.Context, w *bytes.Buffer) error {
 // (and annotate is on), a CPU whose first entry comes after others' is
 // announced, as test_cpu_buff_start does (never for the first two
 // entries: s_next counts the first one as 0).
-func (t *Tracing) showTraceCPU(w *bytes.Buffer, cpu int) {
-	t.syncMirror()
-	t.showBuffer(w, t.top.buf, cpu, nil)
+func (ta *TraceArray) showTraceCPU(w *bytes.Buffer, cpu int) {
+	ta.t.syncMirror()
+	ta.showBuffer(w, ta.buf, cpu, nil)
 }
 
 // showBuffer is s_show over rb, the live buffer or the snapshot's
 // (snapshot.go), with help as writeHeader takes it.
-func (t *Tracing) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
-	lf := t.lineFormat()
+func (ta *TraceArray) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
+	lf := ta.lineFormat()
 	// test_cpu_buff_start is print_trace_fmt's: raw, hex and bin
 	// announce nothing.
 	annotate := lf.flags&optAnnotate != 0 && lf.flags&(optRaw|optHex|optBin) == 0 && rb.Overruns() > 0
-	t.writeHeader(w, lf, rb, cpu, help)
+	ta.writeHeader(w, lf, rb, cpu, help)
 	entries, cpus := rb.Snapshot(cpu)
 	started := make([]bool, rb.NumCPUs())
 	for i := range entries {
@@ -459,7 +459,7 @@ func (t *Tracing) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help fun
 				fmt.Fprintf(w, "##### CPU %d buffer started ####\n", c)
 			}
 		}
-		t.printLine(w, c, &entries[i], lf)
+		ta.printLine(w, c, &entries[i], lf)
 	}
 }
 
@@ -472,7 +472,7 @@ const pageSize = 4096
 // and did not return.
 type pipeReader struct {
 	mu       sync.Mutex // iter->mutex: one read of an open at a time
-	t        *Tracing
+	ta       *TraceArray
 	cpu      int // < 0: every CPU
 	nonblock bool
 	left     []byte
@@ -482,9 +482,9 @@ type pipeReader struct {
 }
 
 // openTracePipe returns trace_pipe's OpenRead for cpu (< 0: all).
-func (t *Tracing) openTracePipe(cpu int) func(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
+func (ta *TraceArray) openTracePipe(cpu int) func(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
 	return func(_ context.Context, flags int) (func(context.Context, []byte, int64) (int, error), error) {
-		r := &pipeReader{t: t, cpu: cpu, nonblock: flags&syscall.O_NONBLOCK != 0}
+		r := &pipeReader{ta: ta, cpu: cpu, nonblock: flags&syscall.O_NONBLOCK != 0}
 		return r.read, nil
 	}
 }
@@ -506,16 +506,16 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		r.pos += int64(n)
 		return n, nil
 	}
-	t := r.t
-	for t.top.buf.Empty(r.cpu) {
+	ta := r.ta
+	for ta.buf.Empty(r.cpu) {
 		if r.nonblock {
 			return 0, syscall.EAGAIN
 		}
-		if !t.top.on.Load() && r.pos > 0 {
+		if !ta.on.Load() && r.pos > 0 {
 			return 0, nil
 		}
-		wait := t.top.buf.Waiter()
-		if !t.top.buf.Empty(r.cpu) {
+		wait := ta.buf.Waiter()
+		if !ta.buf.Empty(r.cpu) {
 			break
 		}
 		select {
@@ -525,11 +525,11 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		}
 	}
 	cnt := min(len(p), pageSize-1)
-	lf := t.lineFormat()
+	lf := ta.lineFormat()
 	w, line := &r.w, &r.line
 	w.Reset()
 	for w.Len() < cnt {
-		e, cpu, seq, lost, ok := t.top.buf.PeekNext(r.cpu)
+		e, cpu, seq, lost, ok := ta.buf.PeekNext(r.cpu)
 		if !ok {
 			break
 		}
@@ -537,11 +537,11 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		if lost > 0 {
 			fmt.Fprintf(line, "CPU:%d [LOST %d EVENTS]\n", cpu, lost)
 		}
-		t.printLine(line, cpu, &e, lf)
+		ta.printLine(line, cpu, &e, lf)
 		if w.Len() > 0 && w.Len()+line.Len() >= pageSize {
 			break // it does not fit the trace_seq (PAGE_SIZE with its NUL): the next read's
 		}
-		if t.top.buf.ConsumeIf(cpu, seq) {
+		if ta.buf.ConsumeIf(cpu, seq) {
 			w.Write(line.Bytes())
 		}
 	}
@@ -552,13 +552,13 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 }
 
 // showStats is per_cpu/cpuN/stats (tracing_stats_read).
-func (t *Tracing) showStats(cpu int) func(context.Context, *bytes.Buffer) error {
+func (ta *TraceArray) showStats(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
-		inNS := clockInNS(int(t.top.opts.clockID.Load()))
-		s := t.top.buf.CPU(cpu).Stats()
+		inNS := clockInNS(int(ta.opts.clockID.Load()))
+		s := ta.buf.CPU(cpu).Stats()
 		entries, overrun, commitOverrun, bytes := s.Entries, s.Overrun, s.CommitOverrun, s.Bytes
 		oldest, dropped, read := s.OldestTS, s.Dropped, s.Read
-		now := t.clock()
+		now := ta.clock()
 		fmt.Fprintf(w, "entries: %d\noverrun: %d\ncommit overrun: %d\nbytes: %d\n", entries, overrun, commitOverrun, bytes)
 		if inNS {
 			o, n := (oldest+500)/1000, (now+500)/1000
@@ -578,11 +578,11 @@ func (t *Tracing) showStats(cpu int) func(context.Context, *bytes.Buffer) error 
 // buffer_size_kb: tracing_entries_read. The top file shows "X" when the
 // CPUs differ, and before the buffer was first used "N (expanded: M)",
 // M the size it will take then.
-func (t *Tracing) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) error {
+func (ta *TraceArray) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
-		t.top.opts.sizeMu.Lock()
-		defer t.top.opts.sizeMu.Unlock()
-		sizes := t.bufferSizes()
+		ta.opts.sizeMu.Lock()
+		defer ta.opts.sizeMu.Unlock()
+		sizes := ta.bufferSizes()
 		if cpu >= 0 {
 			fmt.Fprintf(w, "%d\n", sizes[cpu]>>10)
 			return nil
@@ -593,7 +593,7 @@ func (t *Tracing) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) e
 				return nil
 			}
 		}
-		if !t.top.opts.expanded {
+		if !ta.opts.expanded {
 			fmt.Fprintf(w, "%d (expanded: %d)\n", sizes[0]>>10, traceBufSizeDefault>>10)
 		} else {
 			fmt.Fprintf(w, "%d\n", sizes[0]>>10)
@@ -604,15 +604,15 @@ func (t *Tracing) showBufferSize(cpu int) func(context.Context, *bytes.Buffer) e
 
 // showBufferTotalSize is buffer_total_size_kb: the CPUs' sizes in KiB,
 // added up.
-func (t *Tracing) showBufferTotalSize(_ context.Context, w *bytes.Buffer) error {
-	t.top.opts.sizeMu.Lock()
-	defer t.top.opts.sizeMu.Unlock()
+func (ta *TraceArray) showBufferTotalSize(_ context.Context, w *bytes.Buffer) error {
+	ta.opts.sizeMu.Lock()
+	defer ta.opts.sizeMu.Unlock()
 	var total, expanded uint64
-	for _, s := range t.bufferSizes() {
+	for _, s := range ta.bufferSizes() {
 		total += s >> 10
 		expanded += traceBufSizeDefault >> 10
 	}
-	if t.top.opts.expanded {
+	if ta.opts.expanded {
 		fmt.Fprintf(w, "%d\n", total)
 	} else {
 		fmt.Fprintf(w, "%d (expanded: %d)\n", total, expanded)
@@ -621,10 +621,10 @@ func (t *Tracing) showBufferTotalSize(_ context.Context, w *bytes.Buffer) error 
 }
 
 // bufferSizes is each CPU's buffer in bytes; t.top.opts.sizeMu is held.
-func (t *Tracing) bufferSizes() []uint64 {
-	out := make([]uint64, t.top.buf.NumCPUs())
+func (ta *TraceArray) bufferSizes() []uint64 {
+	out := make([]uint64, ta.buf.NumCPUs())
 	for i := range out {
-		out[i] = t.top.buf.CPU(i).SizeBytes()
+		out[i] = ta.buf.CPU(i).SizeBytes()
 	}
 	return out
 }
@@ -633,7 +633,7 @@ func (t *Tracing) bufferSizes() []uint64 {
 // base 10; 0 is EINVAL) for one CPU or all; the buffer takes the pages
 // it needs, at least two. Linux's arithmetic is unsigned long's, so a
 // size whose bytes wrap round is what it wraps to.
-func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) (int, error) {
+func (ta *TraceArray) writeBufferSize(cpu int) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		v, err := kstr.StrtoulFromUser(p)
 		if err != nil {
@@ -642,9 +642,9 @@ func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) 
 		if v == 0 {
 			return 0, syscall.EINVAL
 		}
-		t.top.opts.sizeMu.Lock()
-		defer t.top.opts.sizeMu.Unlock()
-		if err := t.resizeBuffer(v<<10, cpu); err != nil {
+		ta.opts.sizeMu.Lock()
+		defer ta.opts.sizeMu.Unlock()
+		if err := ta.resizeBuffer(v<<10, cpu); err != nil {
 			return 0, err
 		}
 		return len(p), nil
@@ -655,45 +655,45 @@ func (t *Tracing) writeBufferSize(cpu int) func(context.Context, []byte, int64) 
 // settles it, so the buffer is expanded from then on. More pages than
 // the guest has RAM is ENOMEM (__rb_allocate_pages' si_mem_available
 // check). t.top.opts.sizeMu is held.
-func (t *Tracing) resizeBuffer(size uint64, cpu int) error {
-	t.top.opts.expanded = true
-	t.top.opts.settled.Store(true)
+func (ta *TraceArray) resizeBuffer(size uint64, cpu int) error {
+	ta.opts.expanded = true
+	ta.opts.settled.Store(true)
 	n := ring.PagesFor(size)
-	if n > t.kp.Kernel().Machine().RAMSize()/pageSize {
+	if n > ta.t.kp.Kernel().Machine().RAMSize()/pageSize {
 		return syscall.ENOMEM
 	}
 	// The snapshot, when allocated, takes the same size, with no swap
 	// between the two resizes.
-	t.top.snap.mu.Lock()
-	defer t.top.snap.mu.Unlock()
-	for i := range t.top.buf.NumCPUs() {
+	ta.snap.mu.Lock()
+	defer ta.snap.mu.Unlock()
+	for i := range ta.buf.NumCPUs() {
 		if cpu < 0 || i == cpu {
-			t.top.buf.CPU(i).Resize(int(n))
+			ta.buf.CPU(i).Resize(int(n))
 		}
 	}
-	t.resizeSnapshot(int(n), cpu)
+	ta.resizeSnapshot(int(n), cpu)
 	return nil
 }
 
 // updateBuffers is tracing_update_buffers: the first use of tracing
 // (enabling an event, setting a tracer, a trace_printk) expands the
 // buffer from the two pages a CPU has at boot to TRACE_BUF_SIZE_DEFAULT.
-func (t *Tracing) updateBuffers() {
-	if t.top.opts.settled.Load() {
+func (ta *TraceArray) updateBuffers() {
+	if ta.opts.settled.Load() {
 		return // every trace_printk comes here: no lock once settled
 	}
-	t.top.opts.sizeMu.Lock()
-	defer t.top.opts.sizeMu.Unlock()
-	if !t.top.opts.expanded {
-		_ = t.resizeBuffer(traceBufSizeDefault, -1) // 1.4 MiB per CPU fits any guest kpemu boots
+	ta.opts.sizeMu.Lock()
+	defer ta.opts.sizeMu.Unlock()
+	if !ta.opts.expanded {
+		_ = ta.resizeBuffer(traceBufSizeDefault, -1) // 1.4 MiB per CPU fits any guest kpemu boots
 	}
 }
 
 // resetCPU is tracing_reset_cpu: per_cpu/cpuN/trace opened with O_TRUNC
 // empties that CPU's buffer alone.
-func (t *Tracing) resetCPU(cpu int) func(context.Context) error {
+func (ta *TraceArray) resetCPU(cpu int) func(context.Context) error {
 	return func(context.Context) error {
-		t.top.buf.CPU(cpu).Reset()
+		ta.buf.CPU(cpu).Reset()
 		return nil
 	}
 }

@@ -46,7 +46,7 @@ func printk(tr *Tracing, cpu int, ts uint64, text string) {
 }
 
 func (tr *Tracing) testPipe(cpu int) func(context.Context, []byte, int64) (int, error) {
-	read, _ := tr.openTracePipe(cpu)(context.Background(), 0)
+	read, _ := tr.top.openTracePipe(cpu)(context.Background(), 0)
 	return read
 }
 
@@ -126,7 +126,7 @@ func TestTracePipeWait(t *testing.T) {
 	ctx := context.Background()
 	buf := make([]byte, 4096)
 
-	nb, _ := tr.openTracePipe(-1)(ctx, syscall.O_NONBLOCK)
+	nb, _ := tr.top.openTracePipe(-1)(ctx, syscall.O_NONBLOCK)
 	if _, err := nb(ctx, buf, 0); !errors.Is(err, syscall.EAGAIN) {
 		t.Errorf("O_NONBLOCK on empty: %v, want EAGAIN", err)
 	}
@@ -171,7 +171,7 @@ func TestTraceShowMergeAndAnnotate(t *testing.T) {
 	}
 	show := func(cpu int) string {
 		var w bytes.Buffer
-		tr.showTraceCPU(&w, cpu)
+		tr.top.showTraceCPU(&w, cpu)
 		return w.String()
 	}
 	out := show(-1)
@@ -186,7 +186,7 @@ func TestTraceShowMergeAndAnnotate(t *testing.T) {
 	if strings.Count(out, "#####") != 1 {
 		t.Errorf("%d annotations, want 1", strings.Count(out, "#####"))
 	}
-	tr.setTraceFlag(optAnnotate, false)
+	tr.top.setTraceFlag(optAnnotate, false)
 	if strings.Contains(show(-1), "#####") {
 		t.Error("annotated with annotate off")
 	}
@@ -249,7 +249,7 @@ func TestPrintLineFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var w bytes.Buffer
-		tr.printLine(&w, 0, &tt.e, lineFormat{flags: tt.flags, inNS: tt.inNS})
+		tr.top.printLine(&w, 0, &tt.e, lineFormat{flags: tt.flags, inNS: tt.inNS})
 		if w.String() != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, w.String(), tt.want)
 		}
@@ -311,7 +311,7 @@ func BenchmarkCommitToPipe(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr.updateBuffers()
+	tr.top.updateBuffers()
 	vfsRead, _ := k.Kallsyms().LookupName("vfs_read")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -333,7 +333,7 @@ func BenchmarkCommitToPipe(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		e := traceEntry{kind: entryKprobe, pid: 1, flags: traceFlagIrqsOff, ip: vfsRead.Addr, nlen: 2, text: "rd"}
-		tr.commit(i&1, "bench", &e, kprobeHeadSize, nil)
+		tr.top.commit(i&1, "bench", &e, kprobeHeadSize, nil)
 	}
 	for delivered.Load()+int64(tr.top.buf.Overruns()) < int64(b.N) && time.Since(start) < time.Minute {
 		time.Sleep(time.Millisecond)

@@ -145,16 +145,16 @@ func (t *Tracing) createTracefsFiles() error {
 		{"README", ro(readme), 0o440},
 		{"available_tracers", ro(availableTracers), 0o440},
 		{"current_tracer", debugfs.FileOps{Show: t.showCurrentTracer, Write: t.writeCurrentTracer}, 0o640},
-		{"tracing_on", debugfs.FileOps{Show: t.showTracingOn, Write: t.writeTracingOn}, 0o640},
+		{"tracing_on", debugfs.FileOps{Show: t.top.showTracingOn, Write: t.top.writeTracingOn}, 0o640},
 		{"dynamic_events", debugfs.FileOps{Show: t.showDynEvents(dynAny), Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
 		{"uprobe_events", debugfs.FileOps{Show: t.showDynEvents(dynUprobe), Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
 		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
-		{"set_event_pid", t.pidFileOps(&t.top.pids.event, false, true), 0o640},
-		{"set_event_notrace_pid", t.pidFileOps(&t.top.pids.event, true, true), 0o640},
-		{"set_ftrace_pid", t.pidFileOps(&t.top.pids.fn, false, false), 0o640},
-		{"set_ftrace_notrace_pid", t.pidFileOps(&t.top.pids.fn, true, false), 0o640},
+		{"set_event_pid", t.top.pidFileOps(&t.top.pids.event, false, true), 0o640},
+		{"set_event_notrace_pid", t.top.pidFileOps(&t.top.pids.event, true, true), 0o640},
+		{"set_ftrace_pid", t.top.pidFileOps(&t.top.pids.fn, false, false), 0o640},
+		{"set_ftrace_notrace_pid", t.top.pidFileOps(&t.top.pids.fn, true, false), 0o640},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -164,8 +164,8 @@ func (t *Tracing) createTracefsFiles() error {
 	return t.createInfoFiles() // trace_marker, tracing_cpumask & co: infofiles.go
 }
 
-func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {
-	if t.top.on.Load() {
+func (ta *TraceArray) showTracingOn(_ context.Context, w *bytes.Buffer) error {
+	if ta.on.Load() {
 		w.WriteString("1\n")
 	} else {
 		w.WriteString("0\n")
@@ -174,12 +174,12 @@ func (t *Tracing) showTracingOn(_ context.Context, w *bytes.Buffer) error {
 }
 
 // writeTracingOn is rb_simple_write: a decimal number, non-zero is on.
-func (t *Tracing) writeTracingOn(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeTracingOn(_ context.Context, p []byte, _ int64) (int, error) {
 	v, err := strconv.ParseUint(strings.TrimSuffix(string(p), "\n"), 10, 64)
 	if err != nil {
 		return 0, syscall.EINVAL
 	}
-	t.top.on.Store(v != 0)
+	ta.on.Store(v != 0)
 	return len(p), nil
 }
 

@@ -255,7 +255,7 @@ func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 // traced (event_filter_pid_sched_switch_probe_pre), a wake-up when
 // the waker or the woken is (event_filter_pid_sched_wakeup_probe_pre).
 func (t *Tracing) staticPidIgnored(ev *event, cpu int, r record) bool {
-	if !t.eventPidIgnored(cpu) {
+	if !t.top.eventPidIgnored(cpu) {
 		return false
 	}
 	other := ev.static.other(r)
@@ -282,7 +282,7 @@ func (t *Tracing) recordStatic(ev *event, regs *kprobes.Regs, flags uint64, hit 
 	w.WriteString(": ")
 	ev.static.print(&w, hit.rec)
 	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String()}
-	t.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
+	t.top.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
 }
 
 // showStaticFormat is the format file of a static event.

@@ -331,7 +331,7 @@ func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next stri
 	if cmd.typ == ettSnapshot {
 		// register_snapshot_trigger: the snapshot is allocated first,
 		// and stays so if the registration then fails.
-		t.allocSnapshotInstance()
+		t.top.allocSnapshotInstance()
 	}
 	return t.registerTrigger(ev, tr)
 }
@@ -469,7 +469,7 @@ func (t *Tracing) pidIgnored(cpu int, hit *tpHit) bool {
 	if hit != nil {
 		return hit.ignored
 	}
-	return t.eventPidIgnored(cpu)
+	return t.top.eventPidIgnored(cpu)
 }
 
 // callTriggersHit is callTriggers for a hit that may be a static
@@ -551,15 +551,15 @@ func (t *Tracing) fire(tr *trigger, regs *kprobes.Regs, flags uint64) {
 	switch tr.cmd.typ {
 	case ettSnapshot:
 		// snapshot_count_trigger: every firing spends one.
-		if tr.take() && !t.takeSnapshot() {
-			t.snapshotNotAllocated(regs.CPU, uint8(flags))
+		if tr.take() && !t.top.takeSnapshot() {
+			t.top.snapshotNotAllocated(regs.CPU, uint8(flags))
 		}
 	case ettStacktrace:
 		if !tr.take() || !t.top.on.Load() {
 			return
 		}
 		_, pid := t.kp.Kernel().Current(regs.CPU)
-		t.commitStack(regs.CPU, int32(pid), uint8(flags), stackFrom{pc: regs.PC, fp: regs.X[29]})
+		t.top.commitStack(regs.CPU, int32(pid), uint8(flags), stackFrom{pc: regs.PC, fp: regs.X[29]})
 	case ettTraceOnOff:
 		if t.top.on.Load() == tr.cmd.on || !tr.take() {
 			return
