@@ -62,39 +62,60 @@ type ftraceModLoad struct {
 	fn, module string
 }
 
-// initFtrace creates the function tracer's files and its ops.
+// initFtrace creates the ftrace files every root shares, the top
+// array's function tracer (initFunctionTracer) and the stack tracer,
+// in the order of Linux's files.
 func (t *Tracing) initFtrace() error {
-	ft := &t.top.ft
-	ft.current = tracerNop
-	ft.ops.Func = t.functionTraceCall
-	t.kp.Kernel().RegisterModuleNotifier(t.ftraceModuleCallback)
 	files := []struct {
 		name string
-		mode uint32
 		ops  debugfs.FileOps
 	}{
-		{"available_filter_functions", 0o440, debugfs.FileOps{Show: t.showAvailableFilterFunctions}},
-		{"enabled_functions", 0o440, debugfs.FileOps{Show: t.showEnabledFunctions}},
-		{"set_ftrace_filter", 0o640, t.regexFileOps(&ft.ops, true, &ft.modTrace)},
-		{"set_ftrace_notrace", 0o640, t.regexFileOps(&ft.ops, false, &ft.modNotrace)},
+		{"available_filter_functions", debugfs.FileOps{Show: t.showAvailableFilterFunctions}},
+		{"enabled_functions", debugfs.FileOps{Show: t.showEnabledFunctions}},
 	}
 	for _, f := range files {
-		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
+		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(0o440), f.ops); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
 		}
+	}
+	if err := t.top.initFunctionTracer(); err != nil {
+		return err
 	}
 	return t.initStackTracer()
 }
 
-// currentTracer is the name current_tracer shows.
-func (t *Tracing) currentTracer() string {
-	t.top.ft.mu.Lock()
-	defer t.top.ft.mu.Unlock()
-	return t.top.ft.current
+// initFunctionTracer sets up the array's function tracer (nop until
+// current_tracer says otherwise) and its filter files.
+func (ta *TraceArray) initFunctionTracer() error {
+	ft := &ta.ft
+	ft.current = tracerNop
+	ft.ops.Func = ta.functionTraceCall
+	ta.t.kp.Kernel().RegisterModuleNotifier(ta.ftraceModuleCallback)
+	files := []struct {
+		name   string
+		filter bool
+		mods   *[]ftraceModLoad
+	}{
+		{"set_ftrace_filter", true, &ft.modTrace},
+		{"set_ftrace_notrace", false, &ft.modNotrace},
+	}
+	for _, f := range files {
+		if _, err := ta.t.tree.CreateFile(path.Join(ta.dir, f.name), fsMode(0o640), ta.t.regexFileOps(&ft.ops, f.filter, f.mods)); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", ta.dir, f.name, err)
+		}
+	}
+	return nil
 }
 
-func (t *Tracing) showCurrentTracer(_ context.Context, w *bytes.Buffer) error {
-	w.WriteString(t.currentTracer() + "\n")
+// currentTracer is the name current_tracer shows.
+func (ta *TraceArray) currentTracer() string {
+	ta.ft.mu.Lock()
+	defer ta.ft.mu.Unlock()
+	return ta.ft.current
+}
+
+func (ta *TraceArray) showCurrentTracer(_ context.Context, w *bytes.Buffer) error {
+	w.WriteString(ta.currentTracer() + "\n")
 	return nil
 }
 
@@ -103,13 +124,13 @@ func (t *Tracing) showCurrentTracer(_ context.Context, w *bytes.Buffer) error {
 // tracer resets the old one (the function tracer unregisters its ops),
 // clears the buffer (tracer_init's tracing_reset_online_cpus) and
 // starts the new one; the same tracer again changes nothing.
-func (t *Tracing) writeCurrentTracer(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeCurrentTracer(_ context.Context, p []byte, _ int64) (int, error) {
 	const maxTracerSize = 100
 	name := p
 	if len(name) > maxTracerSize {
 		name = name[:maxTracerSize]
 	}
-	if err := t.setTracer(strings.TrimSpace(string(name))); err != nil {
+	if err := ta.setTracer(strings.TrimSpace(string(name))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -117,9 +138,9 @@ func (t *Tracing) writeCurrentTracer(_ context.Context, p []byte, _ int64) (int,
 
 // setTracer is tracing_set_tracer, which first expands the buffer
 // (even for a name it then refuses).
-func (t *Tracing) setTracer(name string) error {
-	t.top.updateBuffers()
-	ft := &t.top.ft
+func (ta *TraceArray) setTracer(name string) error {
+	ta.updateBuffers()
+	ft := &ta.ft
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
 	if name != tracerNop && name != tracerFunction {
@@ -128,7 +149,7 @@ func (t *Tracing) setTracer(name string) error {
 	if name == ft.current {
 		return nil
 	}
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	if ft.current == tracerFunction {
 		// function_trace_reset: tracing_stop_function_trace.
 		if err := k.UnregisterFtraceFunction(&ft.ops); err != nil {
@@ -136,7 +157,7 @@ func (t *Tracing) setTracer(name string) error {
 		}
 	}
 	ft.current = tracerNop
-	t.top.buf.Reset()
+	ta.buf.Reset()
 	if name == tracerFunction {
 		// function_trace_init: tracing_start_function_trace.
 		if err := k.RegisterFtraceFunction(&ft.ops); err != nil {
@@ -149,13 +170,13 @@ func (t *Tracing) setTracer(name string) error {
 
 // functionTraceCall is function_trace_call: one TRACE_FN entry per call,
 // unless tracing is off. It runs on the vCPU, inside the hostcall.
-func (t *Tracing) functionTraceCall(c kernel.FtraceCall) {
-	if !t.top.on.Load() {
+func (ta *TraceArray) functionTraceCall(c kernel.FtraceCall) {
+	if !ta.on.Load() {
 		return
 	}
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	cpu := c.CPU.Index()
-	if t.top.pids.fn.ignoresCurrent(k, cpu) {
+	if ta.pids.fn.ignoresCurrent(k, cpu) {
 		return // ftrace_pid_func: set_ftrace_pid, set_ftrace_notrace_pid (pidfilter.go)
 	}
 	comm, pid := k.Current(cpu)
@@ -167,7 +188,7 @@ func (t *Tracing) functionTraceCall(c kernel.FtraceCall) {
 	if k.NeedResched(k.CurrentTask(cpu)) {
 		e.flags |= traceFlagNeedResched
 	}
-	t.top.commit(cpu, comm, &e, ftraceEntrySize, nil)
+	ta.commit(cpu, comm, &e, ftraceEntrySize, nil)
 }
 
 // printRec is print_rec: %ps of a record's ip, "name [mod]" for a module's.
@@ -275,7 +296,7 @@ func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool,
 		t.top.ft.modMu.Unlock()
 	}
 	if filter && mods != nil { // FTRACE_ITER_DO_PROBES: a trace array's set_ftrace_filter
-		t.showFuncProbes(w)
+		t.top.showFuncProbes(w)
 	}
 }
 
@@ -412,31 +433,31 @@ func (t *Tracing) processRegex(hash *kernel.FtraceHash, buff string, enable bool
 	}
 	command, param, hasParam := strings.Cut(next, ":")
 	if command == "mod" {
-		return t.ftraceModCallback(hash, fn, param, enable, mods)
+		return t.top.ftraceModCallback(hash, fn, param, enable, mods)
 	}
-	return t.funcCommand(fn, command, param, hasParam, enable, mods != nil)
+	return t.top.funcCommand(fn, command, param, hasParam, enable, mods != nil)
 }
 
 // ftraceModCallback is ftrace_mod_callback: the functions matching fn in
 // the modules matching module; if none matches, the command is cached
 // for when the module loads (cache_mod). ENODEV for a hash of no trace
 // array.
-func (t *Tracing) ftraceModCallback(hash *kernel.FtraceHash, fn, module string, enable bool, mods *[]ftraceModLoad) error {
+func (ta *TraceArray) ftraceModCallback(hash *kernel.FtraceHash, fn, module string, enable bool, mods *[]ftraceModLoad) error {
 	if mods == nil {
 		return syscall.ENODEV
 	}
-	if t.matchRecords(hash, fn, &module) != 0 {
+	if ta.t.matchRecords(hash, fn, &module) != 0 {
 		return nil
 	}
-	return t.cacheMod(fn, module, mods)
+	return ta.cacheMod(fn, module, mods)
 }
 
 // cacheMod is cache_mod: "!func" drops cached commands of the module
 // (all of them for "!*"; EINVAL if none); otherwise the command is kept,
 // newest first, unless the module is loaded (EINVAL: it matched nothing).
-func (t *Tracing) cacheMod(fn, module string, mods *[]ftraceModLoad) error {
-	t.top.ft.modMu.Lock()
-	defer t.top.ft.modMu.Unlock()
+func (ta *TraceArray) cacheMod(fn, module string, mods *[]ftraceModLoad) error {
+	ta.ft.modMu.Lock()
+	defer ta.ft.modMu.Unlock()
 	if strings.HasPrefix(fn, "!") {
 		fn = fn[1:]
 		var keep []ftraceModLoad
@@ -452,7 +473,7 @@ func (t *Tracing) cacheMod(fn, module string, mods *[]ftraceModLoad) error {
 		*mods = keep
 		return nil
 	}
-	if _, _, ok := t.kp.Kernel().Module(module); ok {
+	if _, _, ok := ta.t.kp.Kernel().Module(module); ok {
 		return syscall.EINVAL
 	}
 	*mods = append([]ftraceModLoad{{fn: fn, module: module}}, *mods...)
@@ -462,11 +483,11 @@ func (t *Tracing) cacheMod(fn, module string, mods *[]ftraceModLoad) error {
 // ftraceModuleCallback is process_cached_mods, run as a module comes (its
 // records are in place by then): the cached :mod: commands of the trace
 // array that name it are matched into the ops' hashes, and dropped.
-func (t *Tracing) ftraceModuleCallback(ev kernel.ModuleEvent) {
+func (ta *TraceArray) ftraceModuleCallback(ev kernel.ModuleEvent) {
 	if ev.State != kernel.ModuleComing {
 		return
 	}
-	ft := &t.top.ft
+	ft := &ta.ft
 	for _, filter := range []bool{true, false} {
 		mods := &ft.modNotrace
 		if filter {
@@ -493,13 +514,13 @@ func (t *Tracing) ftraceModuleCallback(ev kernel.ModuleEvent) {
 		}
 		for _, m := range run {
 			mod := ev.Module.Name
-			t.matchRecords(&h, m.fn, &mod)
+			ta.t.matchRecords(&h, m.fn, &mod)
 		}
 		if filter && !left {
 			h.Mod = false
 		}
-		if err := t.kp.Kernel().FtraceSetHash(&ft.ops, filter, h); err != nil {
-			t.log.Error("ftrace: applying cached :mod: commands", "module", ev.Module.Name, "err", err)
+		if err := ta.t.kp.Kernel().FtraceSetHash(&ft.ops, filter, h); err != nil {
+			ta.t.log.Error("ftrace: applying cached :mod: commands", "module", ev.Module.Name, "err", err)
 		}
 	}
 }

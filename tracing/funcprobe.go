@@ -120,7 +120,7 @@ func (p *funcProbe) lookup(ip uint64) *probeData {
 // funcCommand is a struct ftrace_func_command's callback: the function
 // glob (with its "!"), the command, and what followed the command's
 // colon (hasParam false when no colon did).
-func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, traceArray bool) error {
+func (ta *TraceArray) funcCommand(glob, command, param string, hasParam, enable, traceArray bool) error {
 	var kind probeKind
 	switch command {
 	case "traceon":
@@ -143,7 +143,7 @@ func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, tra
 		if !enable || !hasParam {
 			return fmt.Errorf("%w: %s works in set_ftrace_filter only, with <system>:<event>", syscall.EINVAL, command)
 		}
-		return t.eventEnableFunc(glob, command == "enable_event", param)
+		return ta.eventEnableFunc(glob, command == "enable_event", param)
 	default:
 		return fmt.Errorf("%w: unknown function command %q", syscall.EINVAL, command)
 	}
@@ -155,7 +155,7 @@ func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, tra
 		return fmt.Errorf("%w: function commands work in set_ftrace_filter only", syscall.EINVAL)
 	}
 	if rest, ok := strings.CutPrefix(glob, "!"); ok {
-		return t.unregisterFuncProbe(rest, kind)
+		return ta.unregisterFuncProbe(rest, kind)
 	}
 	count := int64(-1)
 	if hasParam {
@@ -169,9 +169,9 @@ func (t *Tracing) funcCommand(glob, command, param string, hasParam, enable, tra
 		}
 	}
 	if kind == probeSnapshot || kind == probeSnapshotCount {
-		t.top.allocSnapshotInstance()
+		ta.allocSnapshotInstance()
 	}
-	return t.registerFuncProbe(glob, kind, func() *probeData {
+	return ta.registerFuncProbe(glob, kind, func() *probeData {
 		d := &probeData{}
 		d.count.Store(count)
 		return d
@@ -188,15 +188,15 @@ func pick(cond bool, a, b probeKind) probeKind {
 // eventEnableFunc is event_enable_func: param is
 // <system>:<event>[:count]; the event goes into soft mode for as long as
 // a function of the registration uses it.
-func (t *Tracing) eventEnableFunc(glob string, enable bool, param string) error {
+func (ta *TraceArray) eventEnableFunc(glob string, enable bool, param string) error {
 	system, rest, found := strsep(param, ":")
 	if !found {
 		return fmt.Errorf("%w: needs <system>:<event>", syscall.EINVAL)
 	}
 	name, number, hasCount := strsep(rest, ":")
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	target := t.findEvent(system, name)
+	ta.t.mu.Lock()
+	defer ta.t.mu.Unlock()
+	target := ta.t.findEvent(system, name)
 	if target == nil {
 		return fmt.Errorf("%w: no event %s:%s", syscall.EINVAL, system, name)
 	}
@@ -210,7 +210,7 @@ func (t *Tracing) eventEnableFunc(glob string, enable bool, param string) error 
 		kind = probeDisableEventCount
 	}
 	if rest, ok := strings.CutPrefix(glob, "!"); ok {
-		return t.unregisterFuncProbe(rest, kind)
+		return ta.unregisterFuncProbe(rest, kind)
 	}
 	ed := &eventProbeData{enable: enable, target: target}
 	ed.count.Store(-1)
@@ -221,18 +221,18 @@ func (t *Tracing) eventEnableFunc(glob string, enable bool, param string) error 
 		}
 		ed.count.Store(v)
 	}
-	if err := t.enableDisable(target, true, true); err != nil {
+	if err := ta.t.enableDisable(target, true, true); err != nil {
 		return err
 	}
 	// register_ftrace_function_probe fails when no function joins, so
 	// event_enable_func's ENOENT for none is never returned.
-	err := t.registerFuncProbe(glob, kind, func() *probeData {
+	err := ta.registerFuncProbe(glob, kind, func() *probeData {
 		ed.ref++
 		return &probeData{ev: ed}
 	})
 	if err != nil {
-		if uerr := t.enableDisable(target, false, true); uerr != nil {
-			t.log.Warn("ftrace: leaving soft mode", "event", target.key(), "err", uerr)
+		if uerr := ta.t.enableDisable(target, false, true); uerr != nil {
+			ta.t.log.Warn("ftrace: leaving soft mode", "event", target.key(), "err", uerr)
 		}
 		return err
 	}
@@ -243,8 +243,8 @@ func (t *Tracing) eventEnableFunc(glob string, enable bool, param string) error 
 // matching glob join the kind's probe, each with data from newData (for
 // the kinds that keep data). EINVAL when none matches or all of them had
 // the probe already.
-func (t *Tracing) registerFuncProbe(glob string, kind probeKind, newData func() *probeData) error {
-	ft := &t.top.ft
+func (ta *TraceArray) registerFuncProbe(glob string, kind probeKind, newData func() *probeData) error {
+	ft := &ta.ft
 	ft.probeMu.Lock()
 	defer ft.probeMu.Unlock()
 	var probe *funcProbe
@@ -257,11 +257,11 @@ func (t *Tracing) registerFuncProbe(glob string, kind probeKind, newData func() 
 	isNew := probe == nil
 	if isNew {
 		probe = &funcProbe{kind: kind}
-		probe.ops.Func = func(c kernel.FtraceCall) { t.funcProbeCall(probe, c) }
+		probe.ops.Func = func(c kernel.FtraceCall) { ta.funcProbeCall(probe, c) }
 	}
 	old := probe.ops.Filter()
 	hash := old.Clone()
-	if t.matchRecords(&hash, glob, nil) == 0 {
+	if ta.t.matchRecords(&hash, glob, nil) == 0 {
 		return fmt.Errorf("%w: no function matches %q", syscall.EINVAL, glob)
 	}
 	data := map[uint64]*probeData{}
@@ -271,7 +271,7 @@ func (t *Tracing) registerFuncProbe(glob string, kind probeKind, newData func() 
 		}
 	}
 	count := 0
-	for _, r := range t.kp.Kernel().FtraceRecords() {
+	for _, r := range ta.t.kp.Kernel().FtraceRecords() {
 		if !hash.Has(r.IP) || old.Has(r.IP) {
 			continue
 		}
@@ -284,7 +284,7 @@ func (t *Tracing) registerFuncProbe(glob string, kind probeKind, newData func() 
 		return fmt.Errorf("%w: every function matching %q has the probe", syscall.EINVAL, glob)
 	}
 	probe.data.Store(&data)
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	if err := k.FtraceSetHash(&probe.ops, true, hash); err != nil {
 		return fmt.Errorf("setting the %s probe's functions: %w", kind.name(), err)
 	}
@@ -301,7 +301,7 @@ func (t *Tracing) registerFuncProbe(glob string, kind probeKind, newData func() 
 // kind's functions that match glob ("" or "*": all of them) leave its
 // probe, which goes when it has none left. ENODEV when the kind has no
 // probe, EINVAL when no function of it matches.
-func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
+func (ta *TraceArray) unregisterFuncProbe(glob string, kind probeKind) error {
 	var g *ftraceGlob
 	if glob != "" && glob != "*" {
 		pg, not := filterParseRegex(glob)
@@ -310,7 +310,7 @@ func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
 		}
 		g = &pg
 	}
-	ft := &t.top.ft
+	ft := &ta.ft
 	ft.probeMu.Lock()
 	defer ft.probeMu.Unlock()
 	idx := slices.IndexFunc(ft.probes, func(p *funcProbe) bool { return p.kind == kind })
@@ -318,7 +318,7 @@ func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
 		return fmt.Errorf("%w: no %s probe", syscall.ENODEV, kind.name())
 	}
 	probe := ft.probes[idx]
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	syms := k.Kallsyms()
 	hash := probe.ops.Filter()
 	var removed []uint64
@@ -359,8 +359,8 @@ func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
 		// its event out of soft mode.
 		if d != nil && d.ev != nil {
 			if d.ev.ref--; d.ev.ref == 0 {
-				if uerr := t.enableDisable(d.ev.target, false, true); uerr != nil {
-					t.log.Warn("ftrace: leaving soft mode", "event", d.ev.target.key(), "err", uerr)
+				if uerr := ta.t.enableDisable(d.ev.target, false, true); uerr != nil {
+					ta.t.log.Warn("ftrace: leaving soft mode", "event", d.ev.target.key(), "err", uerr)
 				}
 			}
 		}
@@ -376,12 +376,12 @@ func (t *Tracing) unregisterFuncProbe(glob string, kind probeKind) error {
 // function as its ops prints it (ftrace_probe_print, event_enable_print,
 // ftrace_snapshot_print). Linux walks each probe's hash in bucket order;
 // kpemu in record order.
-func (t *Tracing) showFuncProbes(w *bytes.Buffer) {
-	ft := &t.top.ft
+func (ta *TraceArray) showFuncProbes(w *bytes.Buffer) {
+	ft := &ta.ft
 	ft.probeMu.Lock()
 	probes := slices.Clone(ft.probes)
 	ft.probeMu.Unlock()
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	syms := k.Kallsyms()
 	recs := k.FtraceRecords()
 	for _, p := range probes {
@@ -418,11 +418,11 @@ func (t *Tracing) showFuncProbes(w *bytes.Buffer) {
 
 // funcProbeCall is function_trace_probe_call: the probe's ops->func for
 // one call of one of its functions, on the vCPU, inside the hostcall.
-func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
+func (ta *TraceArray) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 	d := p.lookup(c.IP)
 	switch p.kind {
 	case probeTraceon, probeTraceoff:
-		t.top.on.Store(p.kind == probeTraceon)
+		ta.on.Store(p.kind == probeTraceon)
 	case probeTraceonCount, probeTraceoffCount:
 		// update_traceon_count: a count is spent only by a change.
 		on := p.kind == probeTraceonCount
@@ -430,17 +430,17 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 			return
 		}
 		old := d.count.Load()
-		if old <= 0 || t.top.on.Load() == on {
+		if old <= 0 || ta.on.Load() == on {
 			return
 		}
-		t.top.on.Store(on)
+		ta.on.Store(on)
 		d.count.CompareAndSwap(old, old-1)
 	case probeStacktrace:
-		t.funcProbeStack(c)
+		ta.funcProbeStack(c)
 	case probeStacktraceCount:
 		// ftrace_stacktrace_count: only while tracing is on; a count
 		// of -1 (no number) counts down without end, as on Linux.
-		if d == nil || !t.top.on.Load() {
+		if d == nil || !ta.on.Load() {
 			return
 		}
 		for {
@@ -449,7 +449,7 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 				return
 			}
 			if d.count.CompareAndSwap(old, old-1) {
-				t.funcProbeStack(c)
+				ta.funcProbeStack(c)
 				return
 			}
 		}
@@ -457,8 +457,8 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 		if p.kind == probeSnapshotCount && (d == nil || !takeCount(&d.count)) {
 			return
 		}
-		if !t.top.takeSnapshot() {
-			t.top.snapshotNotAllocated(c.CPU.Index(), t.funcProbeFlags(c))
+		if !ta.takeSnapshot() {
+			ta.snapshotNotAllocated(c.CPU.Index(), ta.funcProbeFlags(c))
 		}
 	case probeDump, probeCpudump:
 		if p.kind == probeDump && (d == nil || !takeCount(&d.count)) {
@@ -468,7 +468,7 @@ func (t *Tracing) funcProbeCall(p *funcProbe, c kernel.FtraceCall) {
 		if p.kind == probeCpudump {
 			cpu = c.CPU.Index()
 		}
-		t.ftraceDump(cpu)
+		ta.ftraceDump(cpu)
 	case probeEnableEvent, probeDisableEvent:
 		if d != nil && d.ev != nil {
 			d.ev.target.softDisabled.Store(!d.ev.enable) // update_event_probe
@@ -508,13 +508,13 @@ func takeCount(c *atomic.Int64) bool {
 
 // funcProbeFlags are the irqs-off and need-resched flags of a call, as
 // the function tracer's records take them.
-func (t *Tracing) funcProbeFlags(c kernel.FtraceCall) uint8 {
+func (ta *TraceArray) funcProbeFlags(c kernel.FtraceCall) uint8 {
 	const pstateI = 1 << 7 // the I bit of DAIF
 	var flags uint8
 	if c.CPU.PSTATE()&pstateI != 0 {
 		flags |= traceFlagIrqsOff
 	}
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	if k.NeedResched(k.CurrentTask(c.CPU.Index())) {
 		flags |= traceFlagNeedResched
 	}
@@ -528,47 +528,47 @@ func (t *Tracing) funcProbeFlags(c kernel.FtraceCall) uint8 {
 // (which ftrace_caller's frames link to the traced function's and its
 // caller's) and skips those before the return address into the traced
 // function.
-func (t *Tracing) funcProbeStack(c kernel.FtraceCall) {
-	if !t.top.on.Load() {
+func (ta *TraceArray) funcProbeStack(c kernel.FtraceCall) {
+	if !ta.on.Load() {
 		return
 	}
-	k := t.kp.Kernel()
+	k := ta.t.kp.Kernel()
 	cpu := c.CPU.Index()
 	_, pid := k.Current(cpu)
-	frames := t.unwind(0, c.CPU.X(29))[1:]
+	frames := ta.t.unwind(0, c.CPU.X(29))[1:]
 	ret := c.IP + kernel.MCountInsnSize
 	if i := slices.Index(frames, ret); i >= 0 {
 		frames = frames[i:]
 	}
-	s := traceEntry{kind: entryStack, pid: int32(pid), flags: t.funcProbeFlags(c), stack: frames}
-	s.ts = t.top.clock()
-	t.top.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	s := traceEntry{kind: entryStack, pid: int32(pid), flags: ta.funcProbeFlags(c), stack: frames}
+	s.ts = ta.clock()
+	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
 
 // ftraceDump is ftrace_dump (DUMP_ALL for cpu < 0, else DUMP_ORIG of
 // that CPU): tracing goes off, and the buffer's entries are printed and
 // consumed. Linux prints them on the console; kpemu logs them on its own
 // (the host's) log, as its guest console is.
-func (t *Tracing) ftraceDump(cpu int) {
-	t.top.on.Store(false)
-	lf := t.top.lineFormat()
-	entries, cpus := t.top.buf.Snapshot(cpu)
-	t.log.Info("Dumping ftrace buffer:")
+func (ta *TraceArray) ftraceDump(cpu int) {
+	ta.on.Store(false)
+	lf := ta.lineFormat()
+	entries, cpus := ta.buf.Snapshot(cpu)
+	ta.t.log.Info("Dumping ftrace buffer:")
 	if len(entries) == 0 {
-		t.log.Info("   (ftrace buffer empty)")
+		ta.t.log.Info("   (ftrace buffer empty)")
 	} else {
-		t.log.Info("---------------------------------")
+		ta.t.log.Info("---------------------------------")
 		var w bytes.Buffer
 		for i := range entries {
 			w.Reset()
-			t.top.printLine(&w, cpus[i], &entries[i], lf)
-			t.log.Info(strings.TrimSuffix(w.String(), "\n"))
+			ta.printLine(&w, cpus[i], &entries[i], lf)
+			ta.t.log.Info(strings.TrimSuffix(w.String(), "\n"))
 		}
-		t.log.Info("---------------------------------")
+		ta.t.log.Info("---------------------------------")
 	}
 	if cpu < 0 {
-		t.top.buf.Reset()
+		ta.buf.Reset()
 	} else {
-		t.top.buf.CPU(cpu).Reset()
+		ta.buf.CPU(cpu).Reset()
 	}
 }

@@ -184,7 +184,7 @@ func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload i
 // recordingTaskinfo is sched_cmdline_ref > 0: an event is enabled or a
 // tracer other than nop is on.
 func (t *Tracing) recordingTaskinfo() bool {
-	if t.currentTracer() != tracerNop {
+	if t.top.currentTracer() != tracerNop {
 		return true
 	}
 	t.mu.Lock()

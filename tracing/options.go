@@ -347,7 +347,7 @@ func (ta *TraceArray) showTraceOptions(_ context.Context, w *bytes.Buffer) error
 		}
 		w.WriteString(o.name + "\n")
 	}
-	if ta.t.currentTracer() == tracerNop {
+	if ta.currentTracer() == tracerNop {
 		nop := ta.opts.nopFlags.Load()
 		for _, o := range []struct {
 			name string
@@ -380,7 +380,7 @@ func (ta *TraceArray) writeTraceOptions(_ context.Context, p []byte, _ int64) (i
 			return len(p), nil
 		}
 	}
-	if ta.t.currentTracer() == tracerNop {
+	if ta.currentTracer() == tracerNop {
 		switch name {
 		case "test_nop_accept":
 			return len(p), ta.setNopOption(name, nopOptAccept, on)

@@ -388,7 +388,7 @@ func (t *Tracing) printIPSym(w *bytes.Buffer, addr uint64, sym uint32) {
 // what s_show prints instead of the column headers when the file shows
 // nothing (print_snapshot_help: the snapshot files' help).
 func (ta *TraceArray) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
-	fmt.Fprintf(w, "# tracer: %s\n#\n", ta.t.currentTracer())
+	fmt.Fprintf(w, "# tracer: %s\n#\n", ta.currentTracer())
 	if help != nil && rb.Empty(cpu) {
 		help(w)
 		return

@@ -144,7 +144,7 @@ func (t *Tracing) createTracefsFiles() error {
 	}{
 		{"README", ro(readme), 0o440},
 		{"available_tracers", ro(availableTracers), 0o440},
-		{"current_tracer", debugfs.FileOps{Show: t.showCurrentTracer, Write: t.writeCurrentTracer}, 0o640},
+		{"current_tracer", debugfs.FileOps{Show: t.top.showCurrentTracer, Write: t.top.writeCurrentTracer}, 0o640},
 		{"tracing_on", debugfs.FileOps{Show: t.top.showTracingOn, Write: t.top.writeTracingOn}, 0o640},
 		{"dynamic_events", debugfs.FileOps{Show: t.showDynEvents(dynAny), Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
 		{"uprobe_events", debugfs.FileOps{Show: t.showDynEvents(dynUprobe), Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
