@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,53 +246,6 @@ func printMarker(w *bytes.Buffer, e *traceEntry) {
 }
 
 // savedCmdlinesHead is sizeof(struct saved_cmdlines_buffer) on arm64:
-// map_pid_to_cmdline[PID_MAX_DEFAULT+1], then (8-aligned) the
-// map_cmdline_to_pid pointer, cmdline_num and cmdline_idx.
-const savedCmdlinesHead = (((pidMaxDefault+1)*4+7)&^7 + 8 + 4 + 4)
-
-// savedCmdlinesNum is the number of comms allocate_cmdlines_buffer makes
-// room for when asked for val: it allocates whole pages, a power of two
-// of them, and uses all of them, so that the default 128 is 6552, as
-// the oracle reads it.
-func savedCmdlinesNum(val int) int {
-	const elem = taskCommLen + 4 // SAVED_CMDLINE_MAP_ELEMENT_SIZE
-	need := savedCmdlinesHead + val*elem
-	size := pageSize
-	for size < need {
-		size <<= 1
-	}
-	return (size - savedCmdlinesHead) / elem
-}
-
-// reset is tracing_resize_saved_cmdlines' new buffer: n slots, empty;
-// s.mu is held.
-func (s *savedCmdlines) reset(n int) {
-	s.byPid = make(map[int]int)
-	s.pids = make([]int, n)
-	s.comms = make([]string, n)
-	s.idx = 0
-}
-
-// num is cmdline_num.
-func (s *savedCmdlines) num() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pids == nil {
-		return savedCmdlinesNum(savedCmdlinesDefault)
-	}
-	return len(s.pids)
-}
-
-// show is saved_cmdlines: "pid comm" for each slot in use, in slot order.
-func (s *savedCmdlines) show(w *bytes.Buffer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, pid := range s.pids {
-		if pid != 0 {
-			fmt.Fprintf(w, "%d %s\n", pid, s.comms[i])
-		}
-	}
-}
 
 func (t *Tracing) showSavedCmdlinesSize(_ context.Context, w *bytes.Buffer) error {
 	fmt.Fprintf(w, "%d\n", t.cmdlines.num())
@@ -316,50 +268,6 @@ func (t *Tracing) writeSavedCmdlinesSize(_ context.Context, p []byte, _ int64) (
 	s.reset(savedCmdlinesNum(int(v)))
 	s.mu.Unlock()
 	return len(p), nil
-}
-
-// savedTgids is trace.c's tgid_map: the tgid of each pid up to pid_max
-// (PID_MAX_DEFAULT on the guest), filled while record-tgid is on.
-type savedTgids struct {
-	mu sync.Mutex
-	m  map[int]int
-}
-
-// save is trace_save_tgid: the idle task and pids past the map are not
-// saved.
-func (s *savedTgids) save(pid, tgid int) {
-	if pid <= 0 || pid > pidMaxDefault {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = make(map[int]int)
-	}
-	s.m[pid] = tgid
-}
-
-// find is trace_find_tgid: 0 when none was saved.
-func (s *savedTgids) find(pid int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[pid]
-}
-
-// show is saved_tgids: "pid tgid" by pid, the pids with a tgid.
-func (s *savedTgids) show(w *bytes.Buffer) {
-	s.mu.Lock()
-	pids := make([]int, 0, len(s.m))
-	for pid, tgid := range s.m {
-		if tgid != 0 {
-			pids = append(pids, pid)
-		}
-	}
-	sort.Ints(pids)
-	for _, pid := range pids {
-		fmt.Fprintf(w, "%d %d\n", pid, s.m[pid])
-	}
-	s.mu.Unlock()
 }
 
 // saveTgid saves the tgid of cpu's current task for pid, the task of an

@@ -173,60 +173,6 @@ func (ta *TraceArray) recordsCmdline(kind entryKind) bool {
 	return f&optRecordCmd != 0
 }
 
-// Saved command lines: trace.c's savedcmd, room for
-// SAVED_CMDLINES_DEFAULT of them and what the rest of its pages hold
-// (savedCmdlinesNum; saved_cmdlines_size changes it), indexed by the
-// pid's low bits.
-const (
-	savedCmdlinesDefault = 128
-	pidMaxDefault        = 0x8000
-)
-
-type savedCmdlines struct {
-	mu    sync.Mutex
-	byPid map[int]int // map_pid_to_cmdline, by pid & (PID_MAX_DEFAULT-1)
-	pids  []int       // map_cmdline_to_pid, 0 for a free slot; nil until the first save
-	comms []string
-	idx   int // cmdline_idx
-}
-
-// save is trace_save_cmdline: the idle task is never saved; a pid
-// takes the next slot round the table unless its low bits have one
-// already (which Linux does not take back when the slot moves on).
-func (s *savedCmdlines) save(pid int, comm string) {
-	if pid == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pids == nil {
-		s.reset(savedCmdlinesNum(savedCmdlinesDefault))
-	}
-	tpid := pid & (pidMaxDefault - 1)
-	i, ok := s.byPid[tpid]
-	if !ok {
-		i = (s.idx + 1) % len(s.pids)
-		s.byPid[tpid] = i
-		s.idx = i
-	}
-	s.pids[i] = pid
-	s.comms[i] = comm
-}
-
-// find is trace_find_cmdline: "<idle>" for pid 0, the saved comm, or
-// "<...>" when the pid's slot went to another pid or it has none.
-func (s *savedCmdlines) find(pid int) string {
-	if pid == 0 {
-		return "<idle>"
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if i, ok := s.byPid[pid&(pidMaxDefault-1)]; ok && s.pids[i] == pid {
-		return s.comms[i]
-	}
-	return "<...>"
-}
-
 // initTraceArray sets the defaults and creates the files of this file.
 func (ta *TraceArray) initTraceArray() error {
 	ta.opts.flags.Store(optDefault)
