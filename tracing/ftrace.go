@@ -56,6 +56,19 @@ type functionTracer struct {
 	probes  []*funcProbe
 }
 
+// modList is the array's cached :mod: commands for its filter hash
+// (filter) or its notrace hash; nil for no array.
+func (ta *TraceArray) modList(filter bool) *[]ftraceModLoad {
+	switch {
+	case ta == nil:
+		return nil
+	case filter:
+		return &ta.ft.modTrace
+	default:
+		return &ta.ft.modNotrace
+	}
+}
+
 // ftraceModLoad is a struct ftrace_mod_load: a :mod: command cached until
 // its module loads.
 type ftraceModLoad struct {
@@ -94,13 +107,12 @@ func (ta *TraceArray) initFunctionTracer() error {
 	files := []struct {
 		name   string
 		filter bool
-		mods   *[]ftraceModLoad
 	}{
-		{"set_ftrace_filter", true, &ft.modTrace},
-		{"set_ftrace_notrace", false, &ft.modNotrace},
+		{"set_ftrace_filter", true},
+		{"set_ftrace_notrace", false},
 	}
 	for _, f := range files {
-		if _, err := ta.t.tree.CreateFile(path.Join(ta.dir, f.name), fsMode(0o640), ta.t.regexFileOps(&ft.ops, f.filter, f.mods)); err != nil {
+		if _, err := ta.t.tree.CreateFile(path.Join(ta.dir, f.name), fsMode(0o640), ta.t.regexFileOps(&ft.ops, f.filter, ta)); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", ta.dir, f.name, err)
 		}
 	}
@@ -238,21 +250,22 @@ func (t *Tracing) showEnabledFunctions(_ context.Context, w *bytes.Buffer) error
 // (ftrace_filter_fops): reads list the hash, an open for writing builds a
 // new hash (empty with O_TRUNC, else the current one) from its writes,
 // and its close installs it. filter selects the ops' filter hash, else its
-// notrace hash; mods is the trace array's list of cached :mod: commands
-// for that hash, nil for an ops of no trace array (stack_trace_filter).
-func (t *Tracing) regexFileOps(ops *kernel.FtraceOps, filter bool, mods *[]ftraceModLoad) debugfs.FileOps {
+// notrace hash; ta is the trace array whose function tracer ops is, with
+// its cached :mod: commands, nil for an ops of no trace array
+// (stack_trace_filter).
+func (t *Tracing) regexFileOps(ops *kernel.FtraceOps, filter bool, ta *TraceArray) debugfs.FileOps {
 	return debugfs.FileOps{
 		Show: func(_ context.Context, w *bytes.Buffer) error {
-			t.showRegex(w, ops, filter, mods)
+			t.showRegex(w, ops, filter, ta)
 			return nil
 		},
 		Open: func(_ context.Context, flags int) (debugfs.OpenFile, error) {
-			it := &regexIter{t: t, ops: ops, filter: filter, mods: mods, parser: traceParser{size: ftraceBuffMax}}
+			it := &regexIter{t: t, ta: ta, ops: ops, filter: filter, mods: ta.modList(filter), parser: traceParser{size: ftraceBuffMax}}
 			if flags&os.O_TRUNC != 0 {
-				if mods != nil {
-					t.top.ft.modMu.Lock()
-					*mods = nil // clear_ftrace_mod_list
-					t.top.ft.modMu.Unlock()
+				if ta != nil {
+					ta.ft.modMu.Lock()
+					*it.mods = nil // clear_ftrace_mod_list
+					ta.ft.modMu.Unlock()
 				}
 			} else if filter {
 				it.hash = ops.Filter()
@@ -268,7 +281,7 @@ func (t *Tracing) regexFileOps(ops *kernel.FtraceOps, filter bool, mods *[]ftrac
 // (or "#### no functions disabled ####" for a notrace hash) when it is
 // empty, else its functions in record order; then the cached :mod:
 // commands; then, in set_ftrace_filter, the function commands.
-func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool, mods *[]ftraceModLoad) {
+func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool, ta *TraceArray) {
 	h := ops.Notrace()
 	if filter {
 		h = ops.Filter()
@@ -288,15 +301,15 @@ func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool,
 			}
 		}
 	}
-	if mods != nil {
-		t.top.ft.modMu.Lock()
-		for _, m := range *mods {
+	if ta != nil {
+		ta.ft.modMu.Lock()
+		for _, m := range *ta.modList(filter) {
 			fmt.Fprintf(w, "%s:mod:%s\n", m.fn, m.module)
 		}
-		t.top.ft.modMu.Unlock()
+		ta.ft.modMu.Unlock()
 	}
-	if filter && mods != nil { // FTRACE_ITER_DO_PROBES: a trace array's set_ftrace_filter
-		t.top.showFuncProbes(w)
+	if filter && ta != nil { // FTRACE_ITER_DO_PROBES: a trace array's set_ftrace_filter
+		ta.showFuncProbes(w)
 	}
 }
 
@@ -304,9 +317,10 @@ func (t *Tracing) showRegex(w *bytes.Buffer, ops *kernel.FtraceOps, filter bool,
 // ftrace_iterator): the hash its writes build and their parser.
 type regexIter struct {
 	t      *Tracing
+	ta     *TraceArray // the array whose function tracer ops is; nil for stack_trace_filter
 	ops    *kernel.FtraceOps
 	filter bool
-	mods   *[]ftraceModLoad
+	mods   *[]ftraceModLoad // ta's cached :mod: commands for the hash; nil without ta
 
 	mu     sync.Mutex // guards everything below
 	hash   kernel.FtraceHash
@@ -332,7 +346,7 @@ func (it *regexIter) Write(_ context.Context, p []byte, _ int64) (int, error) {
 	if it.parser.loaded() && !it.parser.cont {
 		word := it.parser.word()
 		it.parser.clear()
-		if err := it.t.processRegex(&it.hash, word, it.filter, it.mods); err != nil {
+		if err := it.t.processRegex(&it.hash, word, it.filter, it.ta); err != nil {
 			return 0, err
 		}
 	}
@@ -349,14 +363,14 @@ func (it *regexIter) Close(context.Context) {
 	if it.parser.loaded() {
 		word := it.parser.word()
 		it.parser.clear()
-		if err := it.t.processRegex(&it.hash, word, it.filter, it.mods); err != nil {
+		if err := it.t.processRegex(&it.hash, word, it.filter, it.ta); err != nil {
 			it.t.log.Debug("ftrace: a filter word at close did not match", "word", word, "err", err)
 		}
 	}
-	if it.filter && it.mods != nil {
-		it.t.top.ft.modMu.Lock()
+	if it.filter && it.ta != nil {
+		it.ta.ft.modMu.Lock()
 		it.hash.Mod = len(*it.mods) > 0
-		it.t.top.ft.modMu.Unlock()
+		it.ta.ft.modMu.Unlock()
 	}
 	if err := it.t.kp.Kernel().FtraceSetHash(it.ops, it.filter, it.hash); err != nil {
 		it.t.log.Error("ftrace: installing a filter", "err", err)
@@ -421,9 +435,10 @@ func (p *traceParser) get(u []byte) (int, error) {
 // hash (EINVAL when none matches), "func:mod:module" is the mod command,
 // the function commands (traceon, traceoff, stacktrace, snapshot, dump,
 // cpudump, enable_event, disable_event) are funcprobe.go's, and any
-// other command is EINVAL. enable is true for a filter hash; mods is nil
-// for an ops of no trace array.
-func (t *Tracing) processRegex(hash *kernel.FtraceHash, buff string, enable bool, mods *[]ftraceModLoad) error {
+// other command is EINVAL. enable is true for a filter hash; ta is nil
+// for an ops of no trace array, whose function commands the top array
+// takes.
+func (t *Tracing) processRegex(hash *kernel.FtraceHash, buff string, enable bool, ta *TraceArray) error {
 	fn, next, found := strings.Cut(buff, ":")
 	if !found {
 		if t.matchRecords(hash, fn, nil) == 0 {
@@ -432,10 +447,14 @@ func (t *Tracing) processRegex(hash *kernel.FtraceHash, buff string, enable bool
 		return nil
 	}
 	command, param, hasParam := strings.Cut(next, ":")
-	if command == "mod" {
-		return t.top.ftraceModCallback(hash, fn, param, enable, mods)
+	arr := ta
+	if arr == nil {
+		arr = t.top
 	}
-	return t.top.funcCommand(fn, command, param, hasParam, enable, mods != nil)
+	if command == "mod" {
+		return arr.ftraceModCallback(hash, fn, param, enable, ta.modList(enable))
+	}
+	return arr.funcCommand(fn, command, param, hasParam, enable, ta != nil)
 }
 
 // ftraceModCallback is ftrace_mod_callback: the functions matching fn in
