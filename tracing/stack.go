@@ -34,6 +34,7 @@ const stackTraceEntries = 500
 
 // stackTracer is trace_stack.c's state.
 type stackTracer struct {
+	k   *kernel.Kernel
 	ops kernel.FtraceOps // trace_ops
 
 	sysctl sync.Mutex // stack_sysctl_mutex: enabled and the ops' registration
@@ -50,14 +51,15 @@ type stackTracer struct {
 
 func (t *Tracing) initStackTracer() error {
 	st := &t.stack
-	st.ops.Func = t.stackTraceCall
+	st.k = t.kp.Kernel()
+	st.ops.Func = st.stackTraceCall
 	files := []struct {
 		name string
 		mode uint32
 		ops  debugfs.FileOps
 	}{
-		{"stack_max_size", 0o640, debugfs.FileOps{Show: t.showStackMaxSize, Write: t.writeStackMaxSize}},
-		{"stack_trace", 0o440, debugfs.FileOps{Show: t.showStackTrace}},
+		{"stack_max_size", 0o640, debugfs.FileOps{Show: st.showStackMaxSize, Write: st.writeStackMaxSize}},
+		{"stack_trace", 0o440, debugfs.FileOps{Show: st.showStackTrace}},
 		{"stack_trace_filter", 0o640, t.regexFileOps(&st.ops, true, nil)},
 	}
 	for _, f := range files {
@@ -75,14 +77,13 @@ func (t *Tracing) SetStackTracerEnabled(on bool) error {
 	if on {
 		v = 1
 	}
-	return t.setStackTracerEnabled(v)
+	return t.stack.setStackTracerEnabled(v)
 }
 
 // setStackTracerEnabled is stack_trace_sysctl's write: the ops is
 // registered when the value turns non-zero and unregistered when it turns
 // zero.
-func (t *Tracing) setStackTracerEnabled(v int) error {
-	st := &t.stack
+func (st *stackTracer) setStackTracerEnabled(v int) error {
 	st.sysctl.Lock()
 	defer st.sysctl.Unlock()
 	was := st.enabled != 0
@@ -90,7 +91,7 @@ func (t *Tracing) setStackTracerEnabled(v int) error {
 	if was == (v != 0) {
 		return nil
 	}
-	k := t.kp.Kernel()
+	k := st.k
 	if v != 0 {
 		return k.RegisterFtraceFunction(&st.ops)
 	}
@@ -113,7 +114,7 @@ func (t *Tracing) StackTracerEnabledOps() debugfs.FileOps {
 			if err != nil {
 				return 0, syscall.EINVAL
 			}
-			if err := t.setStackTracerEnabled(int(v)); err != nil {
+			if err := t.stack.setStackTracerEnabled(int(v)); err != nil {
 				return 0, err
 			}
 			return len(p), nil
@@ -121,30 +122,29 @@ func (t *Tracing) StackTracerEnabledOps() debugfs.FileOps {
 	}
 }
 
-func (t *Tracing) showStackMaxSize(_ context.Context, w *bytes.Buffer) error {
-	t.stack.mu.Lock()
-	defer t.stack.mu.Unlock()
-	fmt.Fprintf(w, "%d\n", int64(t.stack.maxSize))
+func (st *stackTracer) showStackMaxSize(_ context.Context, w *bytes.Buffer) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	fmt.Fprintf(w, "%d\n", int64(st.maxSize))
 	return nil
 }
 
 // writeStackMaxSize is stack_max_size_write: kstrtoul_from_user, base 10.
-func (t *Tracing) writeStackMaxSize(_ context.Context, p []byte, _ int64) (int, error) {
+func (st *stackTracer) writeStackMaxSize(_ context.Context, p []byte, _ int64) (int, error) {
 	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {
 		return 0, err
 	}
-	t.stack.mu.Lock()
-	t.stack.maxSize = v
-	t.stack.mu.Unlock()
+	st.mu.Lock()
+	st.maxSize = v
+	st.mu.Unlock()
 	return len(p), nil
 }
 
 // showStackTrace is stack_trace's seq_file: the header, Linux's notice
 // while the tracer is off and no maximum is kept, then one line per
 // frame: its depth, its size and %pS of its return address.
-func (t *Tracing) showStackTrace(_ context.Context, w *bytes.Buffer) error {
-	st := &t.stack
+func (st *stackTracer) showStackTrace(_ context.Context, w *bytes.Buffer) error {
 	st.sysctl.Lock()
 	enabled := st.enabled != 0
 	st.sysctl.Unlock()
@@ -160,7 +160,7 @@ func (t *Tracing) showStackTrace(_ context.Context, w *bytes.Buffer) error {
 			"# or 'echo 1 > /proc/sys/kernel/stack_tracer_enabled'\n" +
 			"#\n")
 	}
-	syms := t.kp.Kernel().Kallsyms()
+	syms := st.k.Kallsyms()
 	for i := 0; i < st.nr; i++ {
 		size := st.index[i]
 		if i+1 < st.nr {
@@ -177,9 +177,8 @@ func (t *Tracing) showStackTrace(_ context.Context, w *bytes.Buffer) error {
 // address of stack_trace_call's local variable, and the frame records
 // from its FP for stack_trace_save(). Everything is read from guest
 // memory; nothing runs in the guest.
-func (t *Tracing) stackTraceCall(c kernel.FtraceCall) {
-	k := t.kp.Kernel()
-	st := &t.stack
+func (st *stackTracer) stackTraceCall(c kernel.FtraceCall) {
+	k := st.k
 	ip := c.IP + kernel.MCountInsnSize // the return address into the traced function
 	sp := c.CPU.SP()
 	base, ok := k.TaskStack(k.CurrentTask(c.CPU.Index()))
