@@ -55,7 +55,8 @@ const markerCPU = 0
 // createInfoFiles creates the files of this file.
 func (t *Tracing) createInfoFiles() error {
 	t.top.info.bufferPercent.Store(bufferPercentDefault)
-	t.kp.Kernel().RegisterModuleNotifier(t.printkFormatsModuleCallback)
+	t.fmts.k, t.fmts.log = t.kp.Kernel(), t.log
+	t.kp.Kernel().RegisterModuleNotifier(t.fmts.moduleCallback)
 	ncpu := t.top.buf.NumCPUs()
 	t.top.info.cpumask = make([]uint32, (ncpu+31)/32)
 	for cpu := 0; cpu < ncpu; cpu++ {
@@ -74,7 +75,7 @@ func (t *Tracing) createInfoFiles() error {
 		{"saved_cmdlines", 0o440, ro(t.cmdlines.show)},
 		{"saved_cmdlines_size", 0o640, debugfs.FileOps{Show: t.showSavedCmdlinesSize, Write: t.writeSavedCmdlinesSize}},
 		{"saved_tgids", 0o440, ro(t.tgids.show)},
-		{"printk_formats", 0o440, ro(t.showPrintkFormats)},
+		{"printk_formats", 0o440, ro(t.fmts.show)},
 		{"dyn_ftrace_total_info", 0o440, ro(t.showDynFtraceTotalInfo)},
 		// kpemu stamps events by deltas only: absolute time stamps
 		// come with hist triggers, which it does not implement.

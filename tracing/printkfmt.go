@@ -3,6 +3,7 @@ package tracing
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/kpemu/kpemu/kernel"
@@ -28,6 +29,9 @@ type printkFormat struct {
 
 // printkFormats is trace_bprintk_fmt_list.
 type printkFormats struct {
+	k   *kernel.Kernel
+	log *slog.Logger
+
 	mu   sync.Mutex // btrace_mutex
 	list []printkFormat
 }
@@ -37,14 +41,13 @@ type printkFormats struct {
 // TRACE_BUF_SIZE (1024) bytes.
 const maxPrintkFormat = 4096
 
-// printkFormatsModuleCallback is module_trace_bprintk_format_notify: a
+// moduleCallback is module_trace_bprintk_format_notify: a
 // coming module's formats join the list.
-func (t *Tracing) printkFormatsModuleCallback(ev kernel.ModuleEvent) {
+func (pf *printkFormats) moduleCallback(ev kernel.ModuleEvent) {
 	if ev.State != kernel.ModuleComing || ev.Module.TraceBprintkFmt.End <= ev.Module.TraceBprintkFmt.Start {
 		return
 	}
-	k := t.kp.Kernel()
-	pf := &t.fmts
+	k := pf.k
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	r := ev.Module.TraceBprintkFmt
@@ -55,7 +58,7 @@ func (t *Tracing) printkFormatsModuleCallback(ev kernel.ModuleEvent) {
 		}
 		s, err := k.ReadString(addr, maxPrintkFormat)
 		if err != nil {
-			t.log.Warn("printk_formats: reading a module's format", "module", ev.Module.Name, "addr", fmt.Sprintf("%#x", addr), "err", err)
+			pf.log.Warn("printk_formats: reading a module's format", "module", ev.Module.Name, "addr", fmt.Sprintf("%#x", addr), "err", err)
 			continue
 		}
 		known := false
@@ -71,10 +74,10 @@ func (t *Tracing) printkFormatsModuleCallback(ev kernel.ModuleEvent) {
 	}
 }
 
-// showPrintkFormats is printk_formats (t_show): "0x<addr> : "<format>""
+// show is printk_formats (t_show): "0x<addr> : "<format>""
 // with newlines, tabs and quotes escaped.
-func (t *Tracing) showPrintkFormats(w *bytes.Buffer) {
-	k := t.kp.Kernel()
+func (pf *printkFormats) show(w *bytes.Buffer) {
+	k := pf.k
 	syms := k.Kallsyms()
 	start, ok1 := syms.LookupName("__start___trace_bprintk_fmt")
 	stop, ok2 := syms.LookupName("__stop___trace_bprintk_fmt")
@@ -89,7 +92,6 @@ func (t *Tracing) showPrintkFormats(w *bytes.Buffer) {
 			}
 		}
 	}
-	pf := &t.fmts
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	for _, f := range pf.list {
