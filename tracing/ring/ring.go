@@ -73,11 +73,19 @@ func PagesFor(size uint64) uint64 {
 type page[E any] struct {
 	ts        uint64 // buffer_data_page.time_stamp: the first event's
 	entries   []E
-	lens      []uint16 // the bytes each entry takes in the page
-	write     int      // bytes used: where the next event goes
-	commit    int      // bytes entries_bytes counts: the events' and any padding event's
-	read      int      // entries a consuming reader took
-	readBytes int      // the bytes of those
+	meta      []slot // each entry's time stamp and length, beside it
+	write     int    // bytes used: where the next event goes
+	commit    int    // bytes entries_bytes counts: the events' and any padding event's
+	read      int    // entries a consuming reader took
+	readBytes int    // the bytes of those
+}
+
+// slot is what the buffer keeps of an entry besides the entry: its time
+// stamp, read without a call to the caller's stamp function when the
+// readers merge the CPUs, and the bytes it takes in its page.
+type slot struct {
+	ts     uint64
+	length uint16
 }
 
 // reset empties p for reuse. The entries' array is kept, and what it
@@ -85,7 +93,7 @@ type page[E any] struct {
 // buffer's worth, not worth a clear per page.
 func (p *page[E]) reset() {
 	p.entries = p.entries[:0]
-	p.lens = p.lens[:0]
+	p.meta = p.meta[:0]
 	p.ts, p.write, p.commit, p.read, p.readBytes = 0, 0, 0, 0, 0
 }
 
@@ -225,7 +233,7 @@ func (b *CPU[E]) write(e *E, ts uint64, payload int, overwrite bool) bool {
 		p.ts = ts
 	}
 	p.entries = append(p.entries, *e)
-	p.lens = append(p.lens, uint16(length))
+	p.meta = append(p.meta, slot{ts, uint16(length)})
 	p.write += length
 	p.commit += length
 	b.entries++
@@ -249,30 +257,17 @@ func (b *CPU[E]) bytes() int {
 	}
 }
 
-// each calls f for every unread entry, oldest first; b.mu is held.
-func (b *CPU[E]) each(f func(*E)) {
-	for i := b.head; ; i = (i + 1) % len(b.pages) {
-		p := b.pages[i]
-		for j := p.read; j < len(p.entries); j++ {
-			f(&p.entries[j])
-		}
-		if i == b.tail {
-			return
-		}
-	}
-}
-
-// peek returns the oldest unread entry and its position in the CPU's
-// stream (the events before it were read or overrun), or nil; b.mu is
-// held.
-func (b *CPU[E]) peek() (*E, uint64) {
+// peek returns the oldest unread entry, its time stamp and its position
+// in the CPU's stream (the events before it were read or overrun), or
+// nil; b.mu is held.
+func (b *CPU[E]) peek() (*E, uint64, uint64) {
 	for i := b.head; ; i = (i + 1) % len(b.pages) {
 		p := b.pages[i]
 		if p.read < len(p.entries) {
-			return &p.entries[p.read], b.overrun + b.read
+			return &p.entries[p.read], p.meta[p.read].ts, b.overrun + b.read
 		}
 		if i == b.tail {
-			return nil, 0
+			return nil, 0, 0
 		}
 	}
 }
@@ -284,7 +279,7 @@ func (b *CPU[E]) consume() {
 	for {
 		p := b.pages[b.head]
 		if p.read < len(p.entries) {
-			p.readBytes += int(p.lens[p.read])
+			p.readBytes += int(p.meta[p.read].length)
 			p.read++
 			b.read++
 			if p.read == len(p.entries) && b.head != b.tail {
@@ -350,7 +345,7 @@ func (b *CPU[E]) Resize(n int) {
 // waiting for them.
 type Buffer[E any] struct {
 	cpus      []*CPU[E]
-	stamp     func(*E) uint64 // an entry's time stamp
+	stamp     func(*E) uint64 // an entry's time stamp, read once as it is written
 	overwrite atomic.Bool     // RB_FL_OVERWRITE, the overwrite option
 
 	waitMu  sync.Mutex
@@ -474,10 +469,8 @@ func (rb *Buffer[E]) PeekNext(cpu int) (e E, from int, seq, lost uint64, ok bool
 			continue
 		}
 		b.mu.Lock()
-		if pe, s := b.peek(); pe != nil {
-			if ts := rb.stamp(pe); from < 0 || ts < ets {
-				e, ets, from, seq, lost = *pe, ts, i, s, b.overrun-b.lastOverrun
-			}
+		if pe, ts, s := b.peek(); pe != nil && (from < 0 || ts < ets) {
+			e, ets, from, seq, lost = *pe, ts, i, s, b.overrun-b.lastOverrun
 		}
 		b.mu.Unlock()
 	}
@@ -491,7 +484,7 @@ func (rb *Buffer[E]) ConsumeIf(cpu int, seq uint64) bool {
 	b := rb.cpus[cpu]
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if pe, s := b.peek(); pe == nil || s != seq {
+	if pe, _, s := b.peek(); pe == nil || s != seq {
 		return false
 	}
 	b.consume()
@@ -503,16 +496,27 @@ func (rb *Buffer[E]) ConsumeIf(cpu int, seq uint64) bool {
 // each came from.
 func (rb *Buffer[E]) Snapshot(cpu int) ([]E, []int) {
 	per := make([][]E, len(rb.cpus))
+	stamps := make([][]uint64, len(rb.cpus))
 	total := 0
 	for i, b := range rb.cpus {
 		if cpu >= 0 && i != cpu {
 			continue
 		}
 		b.mu.Lock()
-		out := make([]E, 0, b.count())
-		b.each(func(e *E) { out = append(out, *e) })
+		n := b.count()
+		out, ts := make([]E, 0, n), make([]uint64, 0, n)
+		for j := b.head; ; j = (j + 1) % len(b.pages) {
+			p := b.pages[j]
+			out = append(out, p.entries[p.read:]...)
+			for _, m := range p.meta[p.read:] {
+				ts = append(ts, m.ts)
+			}
+			if j == b.tail {
+				break
+			}
+		}
 		b.mu.Unlock()
-		per[i] = out
+		per[i], stamps[i] = out, ts
 		total += len(out)
 	}
 	entries := make([]E, 0, total)
@@ -525,7 +529,7 @@ func (rb *Buffer[E]) Snapshot(cpu int) ([]E, []int) {
 			if idx[i] >= len(es) {
 				continue
 			}
-			if ts := rb.stamp(&es[idx[i]]); best < 0 || ts < bestTS {
+			if ts := stamps[i][idx[i]]; best < 0 || ts < bestTS {
 				best, bestTS = i, ts
 			}
 		}
