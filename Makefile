@@ -78,7 +78,7 @@ test: deps lint unit e2e
 # -p 1: one package's benchmarks at a time, or two share the host's cores
 # and measure each other.
 bench: deps
-	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/ ./fuse/ ./shadow/
+	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./tracing/ ./fuse/ ./shadow/
 	GO=$(GO) bash scripts/bench-mount.sh
 	GO=$(GO) bash scripts/bench-vs-qemu.sh
 

@@ -346,7 +346,7 @@ echo 0 > "$E/trig2/enable"
 echo -:trig >> "$T/kprobe_events"
 echo -:trig2 >> "$T/kprobe_events"
 
-# Subsystem filters (kprobes/events/subsysfilter.go) and the events/
+# Subsystem filters (tracing/subsysfilter.go) and the events/
 # root's header_page and header_event, with Linux 6.1's answers: a
 # group's filter goes to each of its events, set where it parses and in
 # error where it does not (the write succeeds all the same, one
@@ -435,7 +435,7 @@ echo 1 > "$T/tracing_on"
 echo -:snap >> "$T/kprobe_events"
 expect "README lists the snapshot file" "  snapshot		- Like 'trace' but shows the content of the static" "$(grep '^  snapshot' "$T/README")"
 
-# Pid filters (kprobes/events/pidfilter.go): set_event_pid,
+# Pid filters (tracing/pidfilter.go): set_event_pid,
 # set_event_notrace_pid, set_ftrace_pid, set_ftrace_notrace_pid and the
 # event-fork and function-fork options, as Linux 6.1's trace_events.c,
 # ftrace.c and trace.c (trace_pid_write) take them; the expected values are
@@ -580,7 +580,7 @@ expect "without irq-info the header has no flags" "#           TASK-PID     CPU#
 echo 1 > "$T/options/irq-info"
 expect "and trace_options follows options/" "irq-info" "$(grep -x -e irq-info -e noirq-info "$T/trace_options")"
 expect_err "an option kpemu lacks is EINVAL" "Invalid argument" "echo latency-format > '$T/trace_options'"
-# raw, hex and bin (kprobes/events/rawoutput.go): print_raw_fmt,
+# raw, hex and bin (tracing/rawoutput.go): print_raw_fmt,
 # print_hex_fmt and print_bin_fmt; a probe event prints only its type
 # (its id), as Linux's kprobe events have no raw printers.
 echo 'r:rbr vfs_read' >> "$T/kprobe_events"
@@ -617,7 +617,7 @@ expect "noraw brings back the default format" 1 "$(grep -c 'tracing_mark_write: 
 echo -:rbr >> "$T/kprobe_events"
 echo -:rb >> "$T/kprobe_events"
 
-# The files around the trace array (kprobes/events/infofiles.go), as
+# The files around the trace array (tracing/infofiles.go), as
 # Linux 6.1's: trace_marker and trace_marker_raw, the saved comms and
 # tgids, the settings, with the oracle's answers and errnos.
 expect "info files have Linux's modes" "--w--w---- --w--w---- --w------- -r--r----- -rw-r----- -r--r----- -r--r----- -r--r----- -r--r----- -rw-r----- -rw-r----- -rw-r----- -rw-r-----" \
@@ -694,7 +694,7 @@ echo 0 > "$T/options/disable_on_free"
 echo 1 > "$T/tracing_on"
 echo 1410 > "$T/buffer_size_kb"
 
-# Static events (kprobes/events/tracepoint.go): the sched and signal
+# Static events (tracing/tracepoint.go): the sched and signal
 # TRACE_EVENTs on the guest's tracepoints, with the reference kernel's
 # ids and formats, enable, filter and trigger, and TP_printk's lines.
 expect "events/sched/sched_switch/id is the reference kernel's" "264" "$(cat "$T/events/sched/sched_switch/id")"

@@ -19,8 +19,8 @@ import (
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/kpemufs"
 	"github.com/kpemu/kpemu/kprobes"
-	"github.com/kpemu/kpemu/kprobes/events"
 	"github.com/kpemu/kpemu/shadow"
+	"github.com/kpemu/kpemu/tracing"
 )
 
 // tracingDir is where the tracing files sit in the debugfs tree, as
@@ -129,7 +129,7 @@ func run(ctx context.Context, o runOptions) error {
 	if err := kp.RegisterFiles(tree); err != nil {
 		return err
 	}
-	tracing, err := events.New(kp, tree, tracingDir, k.Uptime, log)
+	tr, err := tracing.New(kp, tree, tracingDir, k.Uptime, log)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	// Linux's /proc/sys/kernel/stack_tracer_enabled, among kpemu's
 	// additions as kpemu/version stands for /proc/version.
-	if _, err := tree.CreateFile("kpemu/stack_tracer_enabled", 0o644, tracing.StackTracerEnabledOps()); err != nil {
+	if _, err := tree.CreateFile("kpemu/stack_tracer_enabled", 0o644, tr.StackTracerEnabledOps()); err != nil {
 		return fmt.Errorf("creating kpemu/stack_tracer_enabled: %w", err)
 	}
 	probes := &registeredProbes{}
