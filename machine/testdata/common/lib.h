@@ -145,6 +145,8 @@ struct frame {
 void run_el0(void (*entry)(void), u64 sp_el0, u64 spsr);
 extern u64 el0_resume;
 void poweroff(void);
+void secondary_start(void); /* the entry point to give PSCI CPU_ON */
+void secondary_main(u64 cpu);
 
 static volatile u64 g_resume;
 static int (*volatile g_hook)(struct frame *f, u64 vec, u64 esr);

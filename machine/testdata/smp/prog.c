@@ -17,8 +17,6 @@
 #define PSCI_MIGRATE_INFO_TYPE 0x84000006UL
 #define PSCI_FEATURES 0x8400000aUL
 
-extern void secondary_start(void);
-
 static volatile u32 up[NCPU];
 static volatile u32 done[NCPU];
 static volatile u32 turn;
