@@ -305,6 +305,19 @@ func (kp *Kprobes) resolve(p *Kprobe) (uint64, error) {
 	return addr, nil
 }
 
+// OnFuncEntry is kprobe_on_func_entry: whether symbol+offset (or
+// addr+offset) is the first instruction of the function that contains it,
+// wherever symbol is: perf probe writes _text+OFF for a function's entry.
+// The error wraps ENOENT when it names no symbol.
+func (kp *Kprobes) OnFuncEntry(symbol string, addr, offset uint64) (bool, error) {
+	a, err := kp.resolve(&Kprobe{Symbol: symbol, Addr: addr, Offset: offset})
+	if err != nil {
+		return false, err
+	}
+	_, off, _ := kp.k.Kallsyms().LookupAddr(a)
+	return off == 0, nil
+}
+
 // Register arms a probe (register_kprobe). Errors wrap the errno Linux
 // returns: ENOENT for an unknown symbol, EINVAL for a blacklisted,
 // misaligned, non-text or unprobeable address, ENOMEM when the slots run out.

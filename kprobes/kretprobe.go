@@ -1,6 +1,7 @@
 package kprobes
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -96,14 +97,12 @@ func (kp *Kprobes) registerKretprobe(rp *Kretprobe, register func(*Kprobe) error
 	if kp.trampoline == 0 {
 		return fmt.Errorf("%w: the kernel image has no __kretprobe_trampoline", syscall.EOPNOTSUPP)
 	}
-	// kprobe_on_func_entry: arm64 accepts only offset 0 of a symbol.
-	if rp.Kp.Offset != 0 {
-		return einval("kretprobe at %s+%#x is not a function entry", rp.Kp.Symbol, rp.Kp.Offset)
+	entry, err := kp.OnFuncEntry(rp.Kp.Symbol, rp.Kp.Addr, rp.Kp.Offset)
+	if err != nil {
+		return err
 	}
-	if rp.Kp.Symbol == "" && rp.Kp.Addr != 0 {
-		if _, off, ok := kp.k.Kallsyms().LookupAddr(rp.Kp.Addr); ok && off != 0 {
-			return einval("kretprobe at %#x is not a function entry", rp.Kp.Addr)
-		}
+	if !entry {
+		return einval("kretprobe at %s%+#x is not a function entry", cmp.Or(rp.Kp.Symbol, fmt.Sprintf("%#x", rp.Kp.Addr)), rp.Kp.Offset)
 	}
 	n := rp.MaxActive
 	if n == 0 {

@@ -115,6 +115,9 @@ func TestKretprobeErrors(t *testing.T) {
 			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read"}, DataSize: 4097}
 		}, syscall.E2BIG},
 		{"unknown symbol", func() *kprobes.Kretprobe { return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "nope_nope"}} }, syscall.ENOENT},
+		{"past the end of the text", func() *kprobes.Kretprobe {
+			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "_text", Offset: 1 << 40}}
+		}, syscall.ENOENT},
 		{"blacklisted", func() *kprobes.Kretprobe {
 			return &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "notify_page_fault"}}
 		}, syscall.EINVAL},
@@ -124,4 +127,17 @@ func TestKretprobeErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
 	}
+}
+
+// TestKretprobeAtTextOffset: a function's entry named from another symbol
+// (perf probe's _text+OFF) is an entry, as kprobe_on_func_entry finds.
+func TestKretprobeAtTextOffset(t *testing.T) {
+	k, kp := boot(t)
+	text, _ := k.Kallsyms().LookupName("_text")
+	read, _ := k.Kallsyms().LookupName("vfs_read")
+	rp := &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "_text", Offset: read.Addr - text.Addr}}
+	if err := kp.RegisterKretprobe(rp); err != nil {
+		t.Fatal(err)
+	}
+	kp.UnregisterKretprobe(rp)
 }

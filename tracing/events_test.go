@@ -435,3 +435,45 @@ r20:mygrp/r20 do_fork arg1=$retval:s32
 		t.Fatal(msg)
 	}
 }
+
+// TestKprobeEventsTextOffsets: perf probe names a function by its offset
+// from _text. Linux 6.1 takes _text+OFF for a return probe when OFF is a
+// function's first instruction (kprobe_on_func_entry) and then also
+// allows $argN; one instruction further is BAD_RETPROBE.
+func TestKprobeEventsTextOffsets(t *testing.T) {
+	f := setup(t)
+	syms := f.k.Kallsyms()
+	text, ok1 := syms.LookupName("_text")
+	read, ok2 := syms.LookupName("vfs_read")
+	if !ok1 || !ok2 {
+		t.Fatal("no _text or vfs_read")
+	}
+	off := read.Addr - text.Addr
+	for _, tc := range []struct {
+		line string
+		err  error
+		log  string
+	}{
+		{line: "r:probe/vfs_read__return _text+" + strconv.FormatUint(off, 10) + " ret=$retval"},
+		{line: "p:probe/vfs_read _text+" + strconv.FormatUint(off, 10) + " fd=$arg1"},
+		{line: "r:probe/bad _text+" + strconv.FormatUint(off+4, 10), err: syscall.EINVAL, log: "Retprobe address must be an function entry"},
+		{line: "p:probe/badarg _text+" + strconv.FormatUint(off+4, 10) + " fd=$arg1", err: syscall.EINVAL},
+	} {
+		err := f.write("tracing/kprobe_events", tc.line+"\n", false)
+		if !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) {
+			t.Errorf("%q: err = %v, want %v", tc.line, err, tc.err)
+		}
+		if tc.log != "" && !strings.Contains(f.read(t, "tracing/error_log"), tc.log) {
+			t.Errorf("%q: error_log lacks %q:\n%s", tc.line, tc.log, f.read(t, "tracing/error_log"))
+		}
+	}
+	want := "r10:probe/vfs_read__return _text+" + strconv.FormatUint(off, 10) + " ret=$retval\n" +
+		"p:probe/vfs_read _text+" + strconv.FormatUint(off, 10) + " fd=$arg1\n"
+	if got := f.read(t, "tracing/kprobe_events"); got != want {
+		t.Errorf("kprobe_events:\n%s\nwant:\n%s", got, want)
+	}
+	// kprobes/list names the address, as Linux's report_probe does.
+	if got := f.read(t, "kprobes/list"); strings.Count(got, "vfs_read+0x0") != 2 {
+		t.Errorf("kprobes/list:\n%s", got)
+	}
+}

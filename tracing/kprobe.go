@@ -151,6 +151,7 @@ func (t *Tracing) createLogged(argv []string, isReturn bool, pl *probeLog) error
 	}
 
 	tp := &traceProbe{maxactive: maxactive}
+	fentry := false // TPARG_FL_FENTRY: $argN may be fetched
 	if addr, err := strconv.ParseUint(argv[1], 0, 64); err == nil {
 		tp.addr = addr
 	} else {
@@ -179,9 +180,14 @@ func (t *Tracing) createLogged(argv []string, isReturn bool, pl *probeLog) error
 			pl.logErr(0, errNonUniqSymbol)
 			return fmt.Errorf("%w: symbol %s is not unique", syscall.EADDRNOTAVAIL, sym)
 		}
-		if off != 0 && isReturn {
+		// kprobe_on_func_entry: an unknown symbol waits for register's
+		// ENOENT; an offset that is not a function's first instruction
+		// is no place for a return probe.
+		entry, err := t.kp.OnFuncEntry(sym, 0, uint64(off))
+		if err == nil && !entry && isReturn {
 			return parseError(pl, 0, errBadRetprobe)
 		}
+		fentry = err == nil && entry
 		tp.symbol, tp.offset = sym, uint64(off)
 	}
 
@@ -214,7 +220,7 @@ func (t *Tracing) createLogged(argv []string, isReturn bool, pl *probeLog) error
 	}
 
 	ev := &event{group: group, name: name, isReturn: isReturn}
-	ctx := argContext{isReturn: isReturn, atFuncEntry: tp.offset == 0 && tp.symbol != ""}
+	ctx := argContext{isReturn: isReturn, atFuncEntry: fentry}
 	for i, a := range argv[2:] {
 		if i >= maxTraceArgs {
 			break
