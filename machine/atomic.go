@@ -206,7 +206,7 @@ func atomicResult(op, lg uint8, old, rs uint64) uint64 {
 }
 
 // execLDOP executes LD<op> and SWP: Rt gets the old value, zero-extended.
-func (c *CPU) execLDOP(in *inst) {
+func (c *CPU) execLDOP(in *inst, _ uint64) {
 	op, lg, rs := in.sh, in.amt, c.r[in.rm]
 	if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
 		return atomicResult(op, lg, old, rs), true
@@ -217,7 +217,7 @@ func (c *CPU) execLDOP(in *inst) {
 
 // execCAS executes CAS: memory gets Rt if it holds Rs (at the access
 // width); Rs gets the old value, zero-extended, either way.
-func (c *CPU) execCAS(in *inst) {
+func (c *CPU) execCAS(in *inst, _ uint64) {
 	lg := in.amt
 	cmp, nv := c.r[in.ra]&sizeMask(lg), c.r[in.rd]
 	if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
@@ -229,7 +229,7 @@ func (c *CPU) execCAS(in *inst) {
 
 // execCASP executes CASP: the pair at Rn gets <Rt, Rt+1> if it holds
 // <Rs, Rs+1>; <Rs, Rs+1> gets the old pair either way.
-func (c *CPU) execCASP(in *inst) {
+func (c *CPU) execCASP(in *inst, _ uint64) {
 	r := &c.r
 	lg := in.amt
 	mask := sizeMask(lg)

@@ -1,9 +1,6 @@
 package machine
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "math/bits"
 
 // fetch makes c.page the decode cache of the page holding pc. It reports
 // false when the fetch faults instead (the exception has been taken).
@@ -110,7 +107,6 @@ func (c *CPU) run(budget uint64) uint64 {
 // interprets the instructions that code leaves to it.
 func (c *CPU) runFast(budget uint64) uint64 {
 	m := c.m
-	r := &c.r
 	var n uint64
 	translating := m.jit.enabled()
 	// Entering the loop is leaving the fast path of whatever ran before.
@@ -171,579 +167,11 @@ loop:
 		n++
 		c.pc = pc + 4
 
-		switch in.op {
-		// Data processing, immediate.
-		case opADR:
-			r[in.rd] = pc + in.imm
-		case opADRP:
-			r[in.rd] = pc&^0xfff + in.imm
-		case opADDi:
-			r[in.rd] = wr(in.sf, r[in.rn]+in.imm)
-		case opSUBi:
-			r[in.rd] = wr(in.sf, r[in.rn]-in.imm)
-		case opADDSi:
-			if in.sf {
-				r[in.rd] = c.addFlags64(r[in.rn], in.imm, 0)
-			} else {
-				r[in.rd] = c.addFlags32(uint32(r[in.rn]), uint32(in.imm), 0)
-			}
-		case opSUBSi:
-			if in.sf { // CMP (immediate) mostly: the hottest flag setter
-				r[in.rd] = c.addFlags64(r[in.rn], ^in.imm, 1)
-			} else {
-				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(in.imm), 1)
-			}
-		case opANDi:
-			r[in.rd] = r[in.rn] & in.imm
-		case opORRi:
-			r[in.rd] = wr(in.sf, r[in.rn]|in.imm)
-		case opEORi:
-			r[in.rd] = wr(in.sf, r[in.rn]^in.imm)
-		case opANDSi:
-			r[in.rd] = c.logicFlags(r[in.rn]&in.imm, in.sf)
-		case opMOVi:
-			r[in.rd] = in.imm
-		case opMOVK:
-			r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
-		case opLSLi:
-			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
-		case opLSRi:
-			if in.sf {
-				r[in.rd] = r[in.rn] >> in.amt
-			} else {
-				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
-			}
-		case opASRi:
-			if in.sf {
-				r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
-			} else {
-				r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
-			}
-		case opSBFM, opBFM, opUBFM:
-			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
-		case opEXTR:
-			if in.sf {
-				if in.amt == 0 {
-					r[in.rd] = r[in.rm]
-				} else {
-					r[in.rd] = r[in.rm]>>in.amt | r[in.rn]<<(64-in.amt)
-				}
-			} else {
-				cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
-				r[in.rd] = uint64(uint32(cat >> in.amt))
-			}
-
-		// Data processing, register.
-		case opMOVr:
-			r[in.rd] = wr(in.sf, r[in.rm])
-		case opANDr:
-			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand(in))
-		case opORRr:
-			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand(in))
-		case opEORr:
-			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand(in))
-		case opANDSr:
-			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand(in), in.sf)
-		case opADDr:
-			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
-		case opSUBr:
-			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
-		case opADDSr:
-			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
-		case opSUBSr:
-			if in.sf {
-				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
-			} else {
-				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
-			}
-		case opADDx:
-			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
-		case opSUBx:
-			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
-		case opADDSx:
-			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
-		case opSUBSx:
-			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
-		case opADC:
-			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
-		case opSBC:
-			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+c.carry())
-		case opADCS:
-			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], c.carry(), in.sf)
-		case opSBCS:
-			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
-		case opCCMN, opCCMP:
-			if c.cond(in.cc) {
-				y := in.imm
-				if !in.neg {
-					y = r[in.rm]
-				}
-				if in.op == opCCMP {
-					c.addFlags(r[in.rn], ^y, 1, in.sf)
-				} else {
-					c.addFlags(r[in.rn], y, 0, in.sf)
-				}
-			} else {
-				c.setNZCV(uint64(in.amt) << 28)
-			}
-		case opCSEL:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, r[in.rm])
-			}
-		case opCSINC:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, r[in.rm]+1)
-			}
-		case opCSINV:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, ^r[in.rm])
-			}
-		case opCSNEG:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, -r[in.rm])
-			}
-		case opUDIV:
-			r[in.rd] = udiv(r[in.rn], r[in.rm], in.sf)
-		case opSDIV:
-			r[in.rd] = sdiv(r[in.rn], r[in.rm], in.sf)
-		case opLSLV:
-			r[in.rd] = shiftReg(r[in.rn], 0, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opLSRV:
-			r[in.rd] = shiftReg(r[in.rn], 1, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opASRV:
-			r[in.rd] = shiftReg(r[in.rn], 2, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opRORV:
-			r[in.rd] = shiftReg(r[in.rn], 3, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opCRC32:
-			r[in.rd] = uint64(crc32Step(uint32(r[in.rn]), r[in.rm], in.amt, in.neg))
-		case opRBIT:
-			if in.sf {
-				r[in.rd] = bits.Reverse64(r[in.rn])
-			} else {
-				r[in.rd] = uint64(bits.Reverse32(uint32(r[in.rn])))
-			}
-		case opREV16:
-			x := r[in.rn]
-			r[in.rd] = wr(in.sf, (x&0x00ff00ff00ff00ff)<<8|(x>>8)&0x00ff00ff00ff00ff)
-		case opREV32:
-			x := bits.ReverseBytes64(r[in.rn])
-			r[in.rd] = x<<32 | x>>32
-		case opREV:
-			if in.sf {
-				r[in.rd] = bits.ReverseBytes64(r[in.rn])
-			} else {
-				r[in.rd] = uint64(bits.ReverseBytes32(uint32(r[in.rn])))
-			}
-		case opCLZ:
-			if in.sf {
-				r[in.rd] = uint64(bits.LeadingZeros64(r[in.rn]))
-			} else {
-				r[in.rd] = uint64(bits.LeadingZeros32(uint32(r[in.rn])))
-			}
-		case opCLS:
-			x := r[in.rn]
-			if in.sf {
-				r[in.rd] = uint64(bits.LeadingZeros64((x>>1^x)&(1<<63-1)) - 1)
-			} else {
-				x32 := uint32(x)
-				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
-			}
-		case opMADD:
-			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
-		case opMSUB:
-			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
-		case opSMADDL:
-			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
-		case opSMSUBL:
-			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
-		case opUMADDL:
-			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
-		case opUMSUBL:
-			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
-		case opSMULH:
-			a, b := r[in.rn], r[in.rm]
-			hi, _ := bits.Mul64(a, b)
-			// Signed high half from the unsigned one: subtract the
-			// other operand for each negative input.
-			if int64(a) < 0 {
-				hi -= b
-			}
-			if int64(b) < 0 {
-				hi -= a
-			}
-			r[in.rd] = hi
-		case opUMULH:
-			hi, _ := bits.Mul64(r[in.rn], r[in.rm])
-			r[in.rd] = hi
-
-		// Branches.
-		// Taken branches poll the interrupt lines (irq.go).
-		case opB:
-			c.pc = pc + in.imm
-			c.pollIRQ()
-		case opBL:
-			r[30] = pc + 4
-			c.pc = pc + in.imm
-			c.pollIRQ()
-		case opBcond:
-			if c.cond(in.cc) {
-				c.pc = pc + in.imm
-				c.pollIRQ()
-			}
-		case opCBZ:
-			if wr(in.sf, r[in.rn]) == 0 {
-				c.pc = pc + in.imm
-				c.pollIRQ()
-			}
-		case opCBNZ:
-			if wr(in.sf, r[in.rn]) != 0 {
-				c.pc = pc + in.imm
-				c.pollIRQ()
-			}
-		case opTBZ:
-			if r[in.rn]>>in.amt&1 == 0 {
-				c.pc = pc + in.imm
-				c.pollIRQ()
-			}
-		case opTBNZ:
-			if r[in.rn]>>in.amt&1 != 0 {
-				c.pc = pc + in.imm
-				c.pollIRQ()
-			}
-		case opBR, opRET:
-			c.pc = r[in.rn]
-			c.pollIRQ()
-		case opBLR:
-			t := r[in.rn] // read before the link write: BLR x30 branches to the old x30
-			r[30] = pc + 4
-			c.pc = t
-			c.pollIRQ()
-
-		// Loads and stores.
-		case opLDRo:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTRo:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
-		case opLDRpre:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn] + in.imm
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rn] = a
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opLDRpost:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rn] = a + in.imm
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTRpre:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn] + in.imm
-			if c.store(a, in.amt, r[in.rd]) {
-				r[in.rn] = a
-			}
-		case opSTRpost:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if c.store(a, in.amt, r[in.rd]) {
-				r[in.rn] = a + in.imm
-			}
-		case opLDRreg:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTRreg:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
-		case opLDRlit:
-			if v, ok := c.load(pc+in.imm, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opLDP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execLDP(in)
-		case opSTP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execSTP(in)
-		case opLDXR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if !c.aligned(a, in.amt, false) {
-				break
-			}
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = v
-				c.excVal = v
-				c.setExclusive(a, in.amt)
-			}
-		case opSTXR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execSTXR(in)
-		case opLDXP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execLDXP(in)
-		case opSTXP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execSTXP(in)
-		case opLDTR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			if v, ok := c.loadAt(r[in.rn]+in.imm, in.amt, 0); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTTR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.storeAt(r[in.rn]+in.imm, in.amt, r[in.rd], 0)
-		case opLDAR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if !c.aligned(a, in.amt, false) {
-				break
-			}
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = v
-			}
-		case opSTLR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if c.aligned(a, in.amt, true) {
-				c.store(a, in.amt, r[in.rd])
-			}
-
-		// Atomic memory operations (LSE).
-		case opLDOP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execLDOP(in)
-		case opCAS:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execCAS(in)
-		case opCASP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execCASP(in)
-
-		// System.
-		case opNOP:
-		case opISB:
-			if c.par {
-				// Context synchronization: fetch the page afresh, so code
-				// another vCPU patched (and invalidated) before this CPU
-				// observed its flag runs from now on. Deterministic mode
-				// invalidates every CPU's page at the store itself.
-				c.pageVA = noPage
-			}
-		case opWFI:
-			// WFI completes at once when an interrupt is pending, masked or
-			// not; only then may it sleep, or (at EL0 without
-			// SCTLR_EL1.nTWI) trap, in the order QEMU checks them.
-			if c.lines.Load() != 0 {
-				c.pollIRQ()
-				break
-			}
-			if c.el == 0 && c.sys[SCTLR_EL1]&sctlrNTW == 0 {
-				c.takeException(ecWFx, wfxISSCondAlways, pc)
-				break
-			}
-			c.wfi = true
+		if in.spBase && c.spMisaligned(pc) {
+			continue
+		}
+		if c.execute(in, pc, n) {
 			break loop
-		case opCLREX:
-			c.clearExclusive()
-		case opMSRi:
-			if c.el == 0 && c.el0Denied(in, pc) {
-				break
-			}
-			switch in.sh {
-			case pstateSPSel:
-				c.setMode(c.el, uint8(in.imm&1))
-			case pstateDAIFSet:
-				c.daif |= uint8(in.imm)
-			case pstateDAIFClr:
-				c.daif &^= uint8(in.imm)
-				c.pollIRQ()
-			}
-		case opMRS:
-			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
-				break
-			}
-			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
-		case opMRSzero:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			r[in.rd] = 0
-		case opMSR:
-			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
-				break
-			}
-			sr := SysReg(in.imm)
-			if sr == SP_EL0 && c.spsel == 0 {
-				c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
-				break
-			}
-			c.writeSys(sr, r[in.rn], n-1)
-			switch {
-			case c.dbgActive:
-				// The write enabled a debug feature (MDSCR_EL1, a
-				// breakpoint, the OS lock): continue on the debug path.
-				break loop
-			case sr == DAIF:
-				c.pollIRQ()
-			case sr >= CNTP_TVAL_EL0 && sr <= CNTV_CVAL_EL0:
-				// The scheduler evaluates the timers between slices and
-				// sizes slices to the next deadline: end this one so a
-				// timer change takes effect at a deterministic point.
-				break loop
-			}
-		case opSYS:
-			// Cache maintenance has no effect here; at EL0 it may trap.
-			if c.el == 0 {
-				c.el0Denied(in, pc)
-			}
-		case opAT:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			c.at(in.sh, r[in.rn])
-		case opTLBI:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			if in.neg {
-				c.tlbi(in.sh, r[in.rn])
-				for _, o := range m.cpus {
-					switch {
-					case o == c:
-					case m.par != nil:
-						// Another goroutine runs o: over-invalidate at
-						// its next poll point instead of touching its
-						// TLB from here.
-						o.tlbFlushReq.Store(true)
-					default:
-						o.tlbi(in.sh, r[in.rn])
-					}
-				}
-			} else {
-				c.tlbi(in.sh, r[in.rn])
-			}
-		case opDCZVA:
-			if c.el == 0 && c.el0Denied(in, pc) {
-				break
-			}
-			a := r[in.rn] &^ (dczBlock - 1)
-			for i := uint64(0); i < dczBlock; i += 8 {
-				if !c.store(a+i, 3, 0) {
-					break
-				}
-			}
-		case opSVC:
-			if c.dbg.stepping {
-				c.ss = false // SVC completes: the step is done (SPSR.SS = 0)
-			}
-			c.takeException(ecSVC64, uint32(in.imm), pc+4)
-		case opBRK:
-			c.takeException(ecBRK64, uint32(in.imm), pc)
-		case opHVC:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			if c.dbg.stepping {
-				c.ss = false
-			}
-			if in.imm == 0 {
-				if c.psci() {
-					break loop
-				}
-				break
-			}
-			fn := m.hostcall(uint16(in.imm))
-			if fn == nil {
-				c.undefined(pc)
-				break
-			}
-			m.hostcallCount.Add(1)
-			c.retired += n // let the handler see an up-to-date count
-			m.hostcallInSlice.Store(n)
-			err := m.callHostcall(c, fn)
-			m.hostcallInSlice.Store(0)
-			c.retired -= n
-			if err != nil {
-				c.err = fmt.Errorf("machine: hostcall %#x at pc %#x on cpu %d: %w", in.imm, pc, c.index, err)
-				break loop
-			}
-			if m.off.Load() {
-				break loop
-			}
-		case opERET:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			c.eret()
-			c.pollIRQ()
-		case opFP:
-			c.execFP(uint32(in.imm), pc)
-		default: // opUndef
-			c.undefinedWord(pc, uint32(in.imm))
 		}
 	}
 	c.retired += n
@@ -999,7 +427,7 @@ func crc32Step(acc uint32, v uint64, lg uint8, castagnoli bool) uint32 {
 	return acc
 }
 
-func (c *CPU) execLDP(in *inst) {
+func (c *CPU) execLDP(in *inst, _ uint64) {
 	r := &c.r
 	base := r[in.rn]
 	a := base
@@ -1023,7 +451,7 @@ func (c *CPU) execLDP(in *inst) {
 	r[in.ra] = extendLoad(v2, in.amt, in.cc)
 }
 
-func (c *CPU) execSTP(in *inst) {
+func (c *CPU) execSTP(in *inst, _ uint64) {
 	r := &c.r
 	base := r[in.rn]
 	a := base
@@ -1051,7 +479,7 @@ func (c *CPU) exclusiveOK(a uint64, lg uint8) bool {
 	return ok
 }
 
-func (c *CPU) execSTXR(in *inst) {
+func (c *CPU) execSTXR(in *inst, _ uint64) {
 	r := &c.r
 	a := r[in.rn]
 	v := r[in.rd]
@@ -1078,7 +506,7 @@ func (c *CPU) execSTXR(in *inst) {
 	}
 }
 
-func (c *CPU) execLDXP(in *inst) {
+func (c *CPU) execLDXP(in *inst, _ uint64) {
 	r := &c.r
 	a := r[in.rn]
 	// The pair is one single-copy atomic access: aligned to its whole size.
@@ -1109,7 +537,7 @@ func (c *CPU) execLDXP(in *inst) {
 	c.setExclusive(a, in.amt+1)
 }
 
-func (c *CPU) execSTXP(in *inst) {
+func (c *CPU) execSTXP(in *inst, _ uint64) {
 	r := &c.r
 	a := r[in.rn]
 	v1, v2 := r[in.rd], r[in.rm]

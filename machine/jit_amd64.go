@@ -413,38 +413,28 @@ func (e *emitter) extend(x int, option, amt uint8) {
 	e.shift(0, true, x, amt)
 }
 
-// translatable reports whether the translator handles in at EL el.
-func translatable(in *inst, el uint8) bool {
-	switch in.op {
-	case opMRS:
-		// The registers the kernel reads most: current (SP_EL0), the
-		// interrupt mask, the CPU number.
-		sr := SysReg(in.imm)
-		return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
-	case opMSR:
-		sr := SysReg(in.imm)
-		return el == 1 && (sr == SP_EL0 || sr == DAIF)
-	case opMSRi:
-		return el == 1 && (in.sh == pstateDAIFSet || in.sh == pstateDAIFClr)
-	case opDCZVA:
-		return el == 1
-	case opSTXR:
-		return true
-	case opADR, opADRP, opADDi, opSUBi, opADDSi, opSUBSi, opANDi, opORRi, opEORi, opANDSi,
-		opMOVi, opMOVK, opLSLi, opLSRi, opASRi, opSBFM, opUBFM, opBFM,
-		opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opSUBr, opADDSr, opSUBSr,
-		opADDx, opSUBx, opADDSx, opSUBSx,
-		opCSEL, opCSINC, opCSINV, opCSNEG, opMADD, opMSUB, opLSLV, opLSRV, opASRV, opRORV,
-		opNOP,
-		opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET,
-		opLDRo, opSTRo, opLDRpre, opLDRpost, opSTRpre, opSTRpost, opLDRreg, opSTRreg, opLDRlit,
-		opLDAR, opSTLR, opLDXR:
-		return true
-	case opLDP, opSTP:
-		return in.amt == 2 || in.amt == 3
-	}
-	return false
+// Conditions of translation (a64.decode's jitif).
+
+// jitMRSOK: the registers the kernel reads most: current (SP_EL0), the
+// interrupt mask, the CPU number.
+func jitMRSOK(in *inst, el uint8) bool {
+	sr := SysReg(in.imm)
+	return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
 }
+
+func jitMSROK(in *inst, el uint8) bool {
+	sr := SysReg(in.imm)
+	return el == 1 && (sr == SP_EL0 || sr == DAIF)
+}
+
+func jitMSRiOK(in *inst, el uint8) bool {
+	return el == 1 && (in.sh == pstateDAIFSet || in.sh == pstateDAIFClr)
+}
+
+func jitEL1(_ *inst, el uint8) bool { return el == 1 }
+
+// jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
+func jitPairOK(in *inst, _ uint8) bool { return in.amt == 2 || in.amt == 3 }
 
 // emitBlock translates insts (each translatable, the first at pc) into
 // code laid out as: the chain entry (the budget check a chained jump
@@ -516,226 +506,305 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	return out
 }
 
-// inst translates instruction k of the block, at pc.
-func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
-	rd, rn, rm, ra, sf := in.rd, in.rn, in.rm, in.ra, in.sf
-	next := pc + 4
-	switch in.op {
-	case opNOP:
-	case opADR:
-		e.setReg(rd, pc+in.imm)
-	case opADRP:
-		e.setReg(rd, pc&^0xfff+in.imm)
-	case opMOVi:
-		e.setReg(rd, in.imm)
-	case opADDi, opSUBi, opADDSi, opSUBSi:
-		op := byte(aluADD)
-		if in.op == opSUBi || in.op == opSUBSi {
-			op = aluSUB
-		}
-		e.ld(rSI, rn, sf)
-		e.aluImm(op, sf, rSI, int32(in.imm))
-		e.st(rd, rSI)
-		if in.op == opADDSi || in.op == opSUBSi {
-			e.storeNZCV(flagsAfter(op))
-		}
-	case opANDi, opORRi, opEORi, opANDSi:
-		e.ld(rSI, rn, true)
-		e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
-		e.st(rd, rSI)
-		if in.op == opANDSi {
-			e.storeNZCV(afterLogic)
-		}
-	case opMOVK:
-		e.ld(rAX, ra, true)
-		e.aluConst(aluAND, true, rAX, in.im2)
-		e.aluConst(aluOR, sf, rAX, in.imm)
-		e.st(rd, rAX)
-	case opLSLi, opLSRi, opASRi:
-		e.ld(rAX, rn, sf)
-		e.shift(shiftType(in.op), sf, rAX, in.amt)
-		e.st(rd, rAX)
-	case opUBFM, opSBFM, opBFM:
-		e.bitfield(in)
-	case opMOVr:
-		e.ld(rAX, rm, sf)
-		e.st(rd, rAX)
-	case opANDr, opORRr, opEORr, opANDSr:
-		e.ld(rCX, rm, sf)
-		e.shift(in.sh, sf, rCX, in.amt)
-		if in.neg {
-			e.opR(sf, []byte{0xf7}, 2, rCX) // not
-		}
-		e.ld(rSI, rn, sf)
-		e.alu(logicALU(in.op), sf, rSI, rCX)
-		e.st(rd, rSI)
-		if in.op == opANDSr {
-			e.storeNZCV(afterLogic)
-		}
-	case opADDr, opSUBr, opADDSr, opSUBSr, opADDx, opSUBx, opADDSx, opSUBSx:
-		sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
-		if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
-			e.ld(rCX, rm, true)
-			e.extend(rCX, in.sh, in.amt)
-		} else {
-			e.ld(rCX, rm, sf)
-			e.shift(in.sh, sf, rCX, in.amt)
-		}
-		e.ld(rSI, rn, sf)
-		op := byte(aluADD)
-		if sub {
-			op = aluSUB
-		}
-		e.alu(op, sf, rSI, rCX)
-		e.st(rd, rSI)
-		if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
-			e.storeNZCV(flagsAfter(op))
-		}
-	case opCSEL, opCSINC, opCSINV, opCSNEG:
-		e.ld(rAX, rn, sf)
-		if in.cc&14 != 14 {
-			e.ld(rDX, rm, sf)
-			switch in.op {
-			case opCSINC:
-				e.opR(sf, []byte{0xff}, 0, rDX)
-			case opCSINV:
-				e.opR(sf, []byte{0xf7}, 2, rDX)
-			case opCSNEG:
-				e.opR(sf, []byte{0xf7}, 3, rDX)
-			}
-			e.cond(in.cc)
-			e.opR(true, []byte{0x0f, 0x40 + ccAE}, rAX, rDX) // cmovae rax, rdx
-		}
-		e.st(rd, rAX)
-	case opMADD, opMSUB:
-		e.ld(rAX, rn, true)
-		e.ld(rCX, rm, true)
-		e.opR(sf, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
-		e.ld(rDX, ra, true)
-		if in.op == opMADD {
-			e.alu(aluADD, sf, rAX, rDX)
-			e.st(rd, rAX)
-		} else {
-			e.alu(aluSUB, sf, rDX, rAX)
-			e.st(rd, rDX)
-		}
-	case opLSLV, opLSRV, opASRV, opRORV:
-		e.ld(rAX, rn, sf)
-		e.ld(rCX, rm, true)
-		// x86 masks the count to the operand width, as A64 does.
-		e.opR(sf, []byte{0xd3}, int(shiftDigit(shiftType(in.op))), rAX)
-		e.st(rd, rAX)
+// emitNOP translates NOP.
+func (e *emitter) emitNOP(_ *CPU, in *inst, _ int, _ uint64) {
 
-	case opB:
-		e.leave(pc+in.imm, true, k+1)
-	case opBL:
-		e.movImm(rAX, next)
-		e.st(30, rAX)
-		e.leave(pc+in.imm, true, k+1)
-	case opBR, opRET, opBLR:
-		e.ld(rAX, rn, true)
-		if in.op == opBLR {
-			e.movImm(rCX, next)
-			e.st(30, rCX)
-		}
-		e.stPC(rAX)
-		e.aluImm(aluSUB, true, r10, int32(k+1))
-		e.ret(jitTaken)
-	case opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ:
-		var notTaken int
-		switch in.op {
-		case opBcond:
-			if in.cc&14 == 14 {
-				e.leave(pc+in.imm, true, k+1)
-				return
-			}
-			e.cond(in.cc)
-			notTaken = e.jcc(ccAE)
-		case opCBZ, opCBNZ:
-			e.ld(rAX, rn, sf)
-			e.opR(sf, []byte{0x85}, rAX, rAX) // test
-			if in.op == opCBZ {
-				notTaken = e.jcc(ccNE)
-			} else {
-				notTaken = e.jcc(ccE)
-			}
-		default:
-			e.ld(rAX, rn, true)
-			e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, amt
-			e.raw(in.amt)
-			if in.op == opTBZ {
-				notTaken = e.jcc(ccB)
-			} else {
-				notTaken = e.jcc(ccAE)
-			}
-		}
-		e.leave(pc+in.imm, true, k+1)
-		e.here(notTaken)
-		e.leave(next, false, k+1)
+}
 
-	case opMRS:
-		switch SysReg(in.imm) {
-		case SP_EL0:
-			// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
-			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
-			e.raw(0)
-			e.bail(ccE, k)
-			e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
-		case DAIF:
-			e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offDAIF)) // movzx eax, byte [daif]
-			e.shift(0, false, rAX, 6)
-		default: // MPIDR_EL1: RES1 bit 31, Aff0 the CPU's index
-			e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offIndex))
-			e.aluImm(aluOR, false, rAX, -1<<31)
-		}
-		e.st(rd, rAX)
-	case opMSR:
-		if SysReg(in.imm) == SP_EL0 {
-			// SP_EL0 cannot be written while it is the SP: undefined.
-			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
-			e.raw(0)
-			e.bail(ccE, k)
-			e.ld(rAX, rn, true)
-			e.opM(true, []byte{0x89}, rAX, field(offSPEL0))
-			return
-		}
-		e.ld(rAX, rn, true) // DAIF
-		e.shift(1, true, rAX, 6)
-		e.aluImm(aluAND, false, rAX, 15)
-		e.opM(false, []byte{0x88}, rAX, field(offDAIF))
-		// Unmasking may let a pending interrupt in before the next
-		// instruction: leave as a taken branch does, polling.
-		e.leave(next, true, k+1)
-	case opMSRi:
-		if in.sh == pstateDAIFSet {
-			e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
-			e.raw(byte(in.imm))
-			return
-		}
-		e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
-		e.raw(^byte(in.imm))
-		e.leave(next, true, k+1)
-	case opDCZVA:
-		e.ld(rAX, rn, true)
-		e.aluImm(aluAND, true, rAX, -dczBlock)
-		e.access(c, k, dczBlock, true)
-		e.opR(false, []byte{0x31}, rAX, rAX) // xor eax, eax
-		for i := int32(0); i < dczBlock; i += 8 {
-			e.store(rAX, 3, i)
-		}
-	case opSTXR:
-		e.stExclusive(c, in, k)
-	default:
-		e.memInst(c, in, k, pc)
+// emitADR translates ADR.
+func (e *emitter) emitADR(_ *CPU, in *inst, _ int, pc uint64) {
+	rd := in.rd
+	e.setReg(rd, pc+in.imm)
+}
+
+// emitADRP translates ADRP.
+func (e *emitter) emitADRP(_ *CPU, in *inst, _ int, pc uint64) {
+	rd := in.rd
+	e.setReg(rd, pc&^0xfff+in.imm)
+}
+
+// emitMOVi translates MOVi.
+func (e *emitter) emitMOVi(_ *CPU, in *inst, _ int, _ uint64) {
+	rd := in.rd
+	e.setReg(rd, in.imm)
+}
+
+// emitAddSubImm translates ADDi, SUBi, ADDSi, SUBSi.
+func (e *emitter) emitAddSubImm(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, sf := in.rd, in.rn, in.sf
+	op := byte(aluADD)
+	if in.op == opSUBi || in.op == opSUBSi {
+		op = aluSUB
+	}
+	e.ld(rSI, rn, sf)
+	e.aluImm(op, sf, rSI, int32(in.imm))
+	e.st(rd, rSI)
+	if in.op == opADDSi || in.op == opSUBSi {
+		e.storeNZCV(flagsAfter(op))
 	}
 }
 
-// stExclusive translates STXR (and STLXR): it succeeds if this CPU's
+// emitLogicImm translates ANDi, ORRi, EORi, ANDSi.
+func (e *emitter) emitLogicImm(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, sf := in.rd, in.rn, in.sf
+	e.ld(rSI, rn, true)
+	e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
+	e.st(rd, rSI)
+	if in.op == opANDSi {
+		e.storeNZCV(afterLogic)
+	}
+}
+
+// emitMOVK translates MOVK.
+func (e *emitter) emitMOVK(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, ra, sf := in.rd, in.ra, in.sf
+	e.ld(rAX, ra, true)
+	e.aluConst(aluAND, true, rAX, in.im2)
+	e.aluConst(aluOR, sf, rAX, in.imm)
+	e.st(rd, rAX)
+}
+
+// emitShiftImm translates LSLi, LSRi, ASRi.
+func (e *emitter) emitShiftImm(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, sf := in.rd, in.rn, in.sf
+	e.ld(rAX, rn, sf)
+	e.shift(shiftType(in.op), sf, rAX, in.amt)
+	e.st(rd, rAX)
+}
+
+// emitBitfield translates UBFM, SBFM, BFM.
+func (e *emitter) emitBitfield(_ *CPU, in *inst, _ int, _ uint64) {
+	e.bitfield(in)
+}
+
+// emitMOVr translates MOVr.
+func (e *emitter) emitMOVr(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rm, sf := in.rd, in.rm, in.sf
+	e.ld(rAX, rm, sf)
+	e.st(rd, rAX)
+}
+
+// emitLogicReg translates ANDr, ORRr, EORr, ANDSr.
+func (e *emitter) emitLogicReg(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+	e.ld(rCX, rm, sf)
+	e.shift(in.sh, sf, rCX, in.amt)
+	if in.neg {
+		e.opR(sf, []byte{0xf7}, 2, rCX) // not
+	}
+	e.ld(rSI, rn, sf)
+	e.alu(logicALU(in.op), sf, rSI, rCX)
+	e.st(rd, rSI)
+	if in.op == opANDSr {
+		e.storeNZCV(afterLogic)
+	}
+}
+
+// emitAddSubReg translates ADDr, SUBr, ADDSr, SUBSr, ADDx, SUBx, ADDSx, SUBSx.
+func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+	sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
+	if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
+		e.ld(rCX, rm, true)
+		e.extend(rCX, in.sh, in.amt)
+	} else {
+		e.ld(rCX, rm, sf)
+		e.shift(in.sh, sf, rCX, in.amt)
+	}
+	e.ld(rSI, rn, sf)
+	op := byte(aluADD)
+	if sub {
+		op = aluSUB
+	}
+	e.alu(op, sf, rSI, rCX)
+	e.st(rd, rSI)
+	if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
+		e.storeNZCV(flagsAfter(op))
+	}
+}
+
+// emitCondSelect translates CSEL, CSINC, CSINV, CSNEG.
+func (e *emitter) emitCondSelect(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+	e.ld(rAX, rn, sf)
+	if in.cc&14 != 14 {
+		e.ld(rDX, rm, sf)
+		switch in.op {
+		case opCSINC:
+			e.opR(sf, []byte{0xff}, 0, rDX)
+		case opCSINV:
+			e.opR(sf, []byte{0xf7}, 2, rDX)
+		case opCSNEG:
+			e.opR(sf, []byte{0xf7}, 3, rDX)
+		}
+		e.cond(in.cc)
+		e.opR(true, []byte{0x0f, 0x40 + ccAE}, rAX, rDX) // cmovae rax, rdx
+	}
+	e.st(rd, rAX)
+}
+
+// emitMulAdd translates MADD, MSUB.
+func (e *emitter) emitMulAdd(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, ra, sf := in.rd, in.rn, in.rm, in.ra, in.sf
+	e.ld(rAX, rn, true)
+	e.ld(rCX, rm, true)
+	e.opR(sf, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
+	e.ld(rDX, ra, true)
+	if in.op == opMADD {
+		e.alu(aluADD, sf, rAX, rDX)
+		e.st(rd, rAX)
+	} else {
+		e.alu(aluSUB, sf, rDX, rAX)
+		e.st(rd, rDX)
+	}
+}
+
+// emitShiftReg translates LSLV, LSRV, ASRV, RORV.
+func (e *emitter) emitShiftReg(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+	e.ld(rAX, rn, sf)
+	e.ld(rCX, rm, true)
+	// x86 masks the count to the operand width, as A64 does.
+	e.opR(sf, []byte{0xd3}, int(shiftDigit(shiftType(in.op))), rAX)
+	e.st(rd, rAX)
+}
+
+// emitB translates B.
+func (e *emitter) emitB(_ *CPU, in *inst, k int, pc uint64) {
+	e.leave(pc+in.imm, true, k+1)
+}
+
+// emitBL translates BL.
+func (e *emitter) emitBL(_ *CPU, in *inst, k int, pc uint64) {
+	next := pc + 4
+	e.movImm(rAX, next)
+	e.st(30, rAX)
+	e.leave(pc+in.imm, true, k+1)
+}
+
+// emitBranchReg translates BR, RET, BLR.
+func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
+	rn := in.rn
+	next := pc + 4
+	e.ld(rAX, rn, true)
+	if in.op == opBLR {
+		e.movImm(rCX, next)
+		e.st(30, rCX)
+	}
+	e.stPC(rAX)
+	e.aluImm(aluSUB, true, r10, int32(k+1))
+	e.ret(jitTaken)
+}
+
+// emitCondBranch translates Bcond, CBZ, CBNZ, TBZ, TBNZ.
+func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
+	rn, sf := in.rn, in.sf
+	next := pc + 4
+	var notTaken int
+	switch in.op {
+	case opBcond:
+		if in.cc&14 == 14 {
+			e.leave(pc+in.imm, true, k+1)
+			return
+		}
+		e.cond(in.cc)
+		notTaken = e.jcc(ccAE)
+	case opCBZ, opCBNZ:
+		e.ld(rAX, rn, sf)
+		e.opR(sf, []byte{0x85}, rAX, rAX) // test
+		if in.op == opCBZ {
+			notTaken = e.jcc(ccNE)
+		} else {
+			notTaken = e.jcc(ccE)
+		}
+	default:
+		e.ld(rAX, rn, true)
+		e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, amt
+		e.raw(in.amt)
+		if in.op == opTBZ {
+			notTaken = e.jcc(ccB)
+		} else {
+			notTaken = e.jcc(ccAE)
+		}
+	}
+	e.leave(pc+in.imm, true, k+1)
+	e.here(notTaken)
+	e.leave(next, false, k+1)
+}
+
+// emitMRS translates MRS.
+func (e *emitter) emitMRS(_ *CPU, in *inst, k int, _ uint64) {
+	rd := in.rd
+	switch SysReg(in.imm) {
+	case SP_EL0:
+		// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
+		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
+		e.raw(0)
+		e.bail(ccE, k)
+		e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
+	case DAIF:
+		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offDAIF)) // movzx eax, byte [daif]
+		e.shift(0, false, rAX, 6)
+	default: // MPIDR_EL1: RES1 bit 31, Aff0 the CPU's index
+		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offIndex))
+		e.aluImm(aluOR, false, rAX, -1<<31)
+	}
+	e.st(rd, rAX)
+}
+
+// emitMSR translates MSR.
+func (e *emitter) emitMSR(_ *CPU, in *inst, k int, pc uint64) {
+	rn := in.rn
+	next := pc + 4
+	if SysReg(in.imm) == SP_EL0 {
+		// SP_EL0 cannot be written while it is the SP: undefined.
+		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
+		e.raw(0)
+		e.bail(ccE, k)
+		e.ld(rAX, rn, true)
+		e.opM(true, []byte{0x89}, rAX, field(offSPEL0))
+		return
+	}
+	e.ld(rAX, rn, true) // DAIF
+	e.shift(1, true, rAX, 6)
+	e.aluImm(aluAND, false, rAX, 15)
+	e.opM(false, []byte{0x88}, rAX, field(offDAIF))
+	// Unmasking may let a pending interrupt in before the next
+	// instruction: leave as a taken branch does, polling.
+	e.leave(next, true, k+1)
+}
+
+// emitMSRi translates MSRi.
+func (e *emitter) emitMSRi(_ *CPU, in *inst, k int, pc uint64) {
+	next := pc + 4
+	if in.sh == pstateDAIFSet {
+		e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
+		e.raw(byte(in.imm))
+		return
+	}
+	e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
+	e.raw(^byte(in.imm))
+	e.leave(next, true, k+1)
+}
+
+// emitDCZVA translates DCZVA.
+func (e *emitter) emitDCZVA(c *CPU, in *inst, k int, _ uint64) {
+	rn := in.rn
+	e.ld(rAX, rn, true)
+	e.aluImm(aluAND, true, rAX, -dczBlock)
+	e.access(c, k, dczBlock, true)
+	e.opR(false, []byte{0x31}, rAX, rAX) // xor eax, eax
+	for i := int32(0); i < dczBlock; i += 8 {
+		e.store(rAX, 3, i)
+	}
+}
+
+// emitSTXR translates STXR (and STLXR): it succeeds if this CPU's
 // monitor holds exactly the address and size, and clears the monitor
 // either way (exclusiveOK). A store that needs the interpreter bails
 // before the monitor changes.
-func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
-	if in.rn == regSP {
+func (e *emitter) emitSTXR(c *CPU, in *inst, k int, _ uint64) {
+	if in.spBase {
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)
 		e.bail(ccNE, k)
@@ -989,11 +1058,11 @@ func (e *emitter) store(x int, lg uint8, disp int32) {
 	}
 }
 
-// memInst translates the loads and stores.
-func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
+// emitMem translates the loads and stores.
+func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	rd, rn, lg := in.rd, in.rn, in.amt
 	size := 1 << lg
-	if rn == regSP && in.op != opLDRlit {
+	if in.spBase {
 		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParsePattern(t *testing.T) {
+	tests := []struct {
+		name        string
+		src         string
+		mask, value uint32
+		fields      []Field
+		assigns     int
+		conds       int
+	}{
+		{
+			name:  "fixed bits and fields",
+			src:   "ADDi sf:1 0 0 100010 sh:1 imm:12 rn:5 rd:5 sf=sf rd=rSP(rd)",
+			mask:  0x7f800000,
+			value: 0x11000000,
+			fields: []Field{{"sf", 31, 1, false}, {"sh", 22, 1, false}, {"imm", 10, 12, false},
+				{"rn", 5, 5, false}, {"rd", 0, 5, false}},
+			assigns: 2,
+		},
+		{
+			name:    "signed field and don't-cares",
+			src:     "B 0 00101 imm:s26 imm=imm<<2",
+			mask:    0xfc000000,
+			value:   0x14000000,
+			fields:  []Field{{"imm", 0, 26, true}},
+			assigns: 1,
+		},
+		{
+			name:   "condition and continuation",
+			src:    "X 1111 .... .... .... .... .... .... v:4 \\\n  if=v!=0 if=v<9",
+			mask:   0xf0000000,
+			value:  0xf0000000,
+			fields: []Field{{"v", 0, 4, false}},
+			conds:  2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab, err := Parse("t", tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := tab.Patterns[0]
+			if p.Mask != tt.mask || p.Value != tt.value {
+				t.Errorf("mask/value = %#08x/%#08x, want %#08x/%#08x", p.Mask, p.Value, tt.mask, tt.value)
+			}
+			if len(p.Fields) != len(tt.fields) {
+				t.Fatalf("fields = %v, want %v", p.Fields, tt.fields)
+			}
+			for i := range p.Fields {
+				if p.Fields[i] != tt.fields[i] {
+					t.Errorf("field %d = %v, want %v", i, p.Fields[i], tt.fields[i])
+				}
+			}
+			if len(p.Assigns) != tt.assigns || len(p.Conds) != tt.conds {
+				t.Errorf("assigns, conds = %d, %d, want %d, %d", len(p.Assigns), len(p.Conds), tt.assigns, tt.conds)
+			}
+		})
+	}
+}
+
+func TestParseOpAttributes(t *testing.T) {
+	tab, err := Parse("t", `
+# two lines, one instruction
+LDRo 0000 .... .... .... .... .... .... rn:4  rn=rn sp jit=emitMem jitif=ok
+LDRo 0001 .... .... .... .... .... .... rn:4  rn=rn
+HVC  0010 .... .... .... .... .... .... ....  slice exec=execHyp
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Ops) != 2 || len(tab.Patterns) != 3 {
+		t.Fatalf("ops, patterns = %d, %d, want 2, 3", len(tab.Ops), len(tab.Patterns))
+	}
+	ld, hvc := tab.Ops[0], tab.Ops[1]
+	if !ld.SP || ld.JIT != "emitMem" || ld.JITIf != "ok" || ld.Exec != "execLDRo" || ld.Slice {
+		t.Errorf("LDRo = %+v", ld)
+	}
+	if !hvc.Slice || hvc.Exec != "execHyp" || hvc.JIT != "" {
+		t.Errorf("HVC = %+v", hvc)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"short", "A 0101", "want 32"},
+		{"long", "A " + strings.Repeat("0", 33), "longer than 32"},
+		{"field overflow", "A " + strings.Repeat("0", 30) + " x:3", "does not fit"},
+		{"bad token", "A 01x " + strings.Repeat("0", 29), "in the bit pattern"},
+		{"unknown slot", "A " + strings.Repeat("0", 32) + " foo=1", "unknown attribute"},
+		{"unknown flag", "A " + strings.Repeat("0", 32) + " fast", "unknown flag"},
+		{"lower-case name", "a " + strings.Repeat("0", 32), "upper-case"},
+		{"reserved name", "Undef " + strings.Repeat("0", 32), "reserved"},
+		{"conflicting jit", "A " + strings.Repeat("0", 32) + " jit=x\nA " + strings.Repeat("1", 32) + " jit=y", "earlier line"},
+		{"jitif without jit", "A " + strings.Repeat("0", 32) + " jitif=x", "no jit"},
+		{"slot twice", "A " + strings.Repeat("0", 32) + " rd=1 rd=2", "twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("t", tt.src)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	tab, err := Parse("t", `
+MOVi  sf:1 00 100101 hw:2 imm:16 rd:5   if=sf==1||hw<2 sf=sf rd=rd imm=uint64(imm)<<(16*hw) jit=emitMOVi
+STRo  size:2 111 0 01 00 imm:12 rn:5 rt:5   rn=rn rd=rt amt=size sp jit=emitMem jitif=jitOK
+WFI   1101010100 0 00 ... 0010 0000 011 11111   slice
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := tab.Decoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jit, err := tab.JIT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"opMOVi\n",
+		"if w&0x7f800000 == 0x12800000 { // MOVi, line 2",
+		"hw := w >> 21 & 0x3",
+		"if sf == 1 || hw < 2 {",
+		"*in = inst{op: opMOVi, sf: (sf) != 0, rd: uint8(rd), imm: uint64(uint64(imm) << (16 * hw))}",
+		"in.spBase = in.rn == regSP",
+		"case 12:", // STRo: bits 28:25 = 1100
+		"return c.execWFI(in, pc, n)",
+		"c.execSTRo(in, pc)",
+	} {
+		if !strings.Contains(string(dec), want) {
+			t.Errorf("decoder lacks %q:\n%s", want, dec)
+		}
+	}
+	if strings.Contains(string(dec), "imm := w >> 10") {
+		t.Errorf("STRo's unused field imm is extracted:\n%s", dec)
+	}
+	for _, want := range []string{
+		"case opMOVi:\n\t\treturn true",
+		"case opSTRo:\n\t\treturn jitOK(in, el)",
+		"case opSTRo:\n\t\te.emitMem(c, in, k, pc)",
+	} {
+		if !strings.Contains(string(jit), want) {
+			t.Errorf("translator dispatch lacks %q:\n%s", want, jit)
+		}
+	}
+	if strings.Contains(string(jit), "opWFI") {
+		t.Errorf("WFI has no jit but is in the translator dispatch:\n%s", jit)
+	}
+}
