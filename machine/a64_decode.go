@@ -6,6 +6,20 @@ package machine
 const (
 	opNone  opcode = iota // not decoded yet
 	opUndef               // unallocated or unimplemented: undefined-instruction exception
+	opFMRS
+	opFMSR
+	opFCVT
+	opFP1
+	opFCMP
+	opFMOVi
+	opFCCMP
+	opFP2
+	opFCSEL
+	opFP3
+	opFMOVtoGP
+	opFMOVfromGP
+	opICVTF
+	opFCVTI
 	opFP
 	opADR
 	opADRP
@@ -121,86 +135,102 @@ const (
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "FP", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
+var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "FP", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
 
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
 	switch w >> 25 & 15 {
 	case 4:
-		if w&0x3fe00000 == 0x08400000 { // LDXR, line 143
+		if w&0x3fe00000 == 0x08400000 { // LDXR, line 187
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDXR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe00000 == 0x08000000 { // STXR, line 144
+		if w&0x3fe00000 == 0x08000000 { // STXR, line 188
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTXR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rs)), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0xbfe00000 == 0x88600000 { // LDXP, line 145
+		if w&0xbfe00000 == 0x88600000 { // LDXP, line 189
 			size := w >> 30 & 0x1
 			rt2 := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDXP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rt2)), amt: uint8(2 + size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0xbfe00000 == 0x88200000 { // STXP, line 146
+		if w&0xbfe00000 == 0x88200000 { // STXP, line 190
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rt2 := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTXP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rt2)), ra: uint8(wZR(rs)), amt: uint8(2 + size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 147
+		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 191
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDAR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe08000 == 0x08808000 { // STLR, line 148
+		if w&0x3fe08000 == 0x08808000 { // STLR, line 192
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTLR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 149
+		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 193
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCAS, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 152
+		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 196
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			if rs&1 == 0 && rt&1 == 0 {
 				*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(uint64(rZR(rt + 1)))}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0x7e400000 == 0x28000000 { // STP, line 163
+		if w&0x7e400000 == 0x28000000 { // STP, line 207
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -208,10 +238,12 @@ func decode(in *inst, w uint32) {
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), ra: uint8(rZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2 + o), imm: uint64(imm << (2 + o))}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x7e400000 == 0x28400000 { // LDP, line 165
+		if w&0x7e400000 == 0x28400000 { // LDP, line 209
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -219,10 +251,12 @@ func decode(in *inst, w uint32) {
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2 + o), imm: uint64(imm << (2 + o))}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0xfe400000 == 0x68400000 { // LDP, line 167
+		if w&0xfe400000 == 0x68400000 { // LDP, line 211
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
 			rt2 := w >> 10 & 0x1f
@@ -230,12 +264,14 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if mode != 0 {
 				*in = inst{op: opLDP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
 	case 5:
-		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 202
+		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 246
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -243,7 +279,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 			return
 		}
-		if w&0x7f000000 == 0x0a000000 { // ANDr, line 203
+		if w&0x7f000000 == 0x0a000000 { // ANDr, line 247
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -256,7 +292,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x2a000000 { // ORRr, line 205
+		if w&0x7f000000 == 0x2a000000 { // ORRr, line 249
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -269,7 +305,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x4a000000 { // EORr, line 207
+		if w&0x7f000000 == 0x4a000000 { // EORr, line 251
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -282,7 +318,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 209
+		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 253
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -295,7 +331,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x0b000000 { // ADDr, line 212
+		if w&0x7f200000 == 0x0b000000 { // ADDr, line 256
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -307,7 +343,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 214
+		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 258
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -319,7 +355,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x4b000000 { // SUBr, line 216
+		if w&0x7f200000 == 0x4b000000 { // SUBr, line 260
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -331,7 +367,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 218
+		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 262
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -343,7 +379,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 221
+		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 265
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -355,7 +391,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 222
+		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 266
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -367,7 +403,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 223
+		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 267
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -379,7 +415,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 224
+		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 268
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -392,35 +428,37 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 6, 14:
-		if w&0x0e000000 == 0x0c000000 { // FP, line 38
+		if w&0x0e000000 == 0x0c000000 { // FP, line 82
 			*in = inst{op: opFP}
+			in.pre |= preFP
 			if decodeFP(in, w) {
 				return
 			}
 		}
-	case 7, 15:
-		if w&0x0e000000 == 0x0e000000 { // FP, line 37
+	case 7:
+		if w&0x0e000000 == 0x0e000000 { // FP, line 81
 			*in = inst{op: opFP}
+			in.pre |= preFP
 			if decodeFP(in, w) {
 				return
 			}
 		}
 	case 8:
-		if w&0x9f000000 == 0x10000000 { // ADR, line 41
+		if w&0x9f000000 == 0x10000000 { // ADR, line 85
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 			return
 		}
-		if w&0x9f000000 == 0x90000000 { // ADRP, line 42
+		if w&0x9f000000 == 0x90000000 { // ADRP, line 86
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
 			return
 		}
-		if w&0x7f800000 == 0x11000000 { // ADDi, line 44
+		if w&0x7f800000 == 0x11000000 { // ADDi, line 88
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -429,7 +467,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x31000000 { // ADDSi, line 45
+		if w&0x7f800000 == 0x31000000 { // ADDSi, line 89
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -438,7 +476,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x51000000 { // SUBi, line 46
+		if w&0x7f800000 == 0x51000000 { // SUBi, line 90
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -447,7 +485,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x71000000 { // SUBSi, line 47
+		if w&0x7f800000 == 0x71000000 { // SUBSi, line 91
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -457,7 +495,7 @@ func decode(in *inst, w uint32) {
 			return
 		}
 	case 9:
-		if w&0x7f800000 == 0x12000000 { // ANDi, line 49
+		if w&0x7f800000 == 0x12000000 { // ANDi, line 93
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -469,7 +507,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x32000000 { // ORRi, line 51
+		if w&0x7f800000 == 0x32000000 { // ORRi, line 95
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -481,7 +519,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52000000 { // EORi, line 53
+		if w&0x7f800000 == 0x52000000 { // EORi, line 97
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -493,7 +531,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72000000 { // ANDSi, line 55
+		if w&0x7f800000 == 0x72000000 { // ANDSi, line 99
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -505,7 +543,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x12800000 { // MOVi, line 59
+		if w&0x7f800000 == 0x12800000 { // MOVi, line 103
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -515,7 +553,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52800000 { // MOVi, line 60
+		if w&0x7f800000 == 0x52800000 { // MOVi, line 104
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -525,7 +563,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72800000 { // MOVK, line 61
+		if w&0x7f800000 == 0x72800000 { // MOVK, line 105
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -535,7 +573,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // ASRi, line 66
+		if w&0x7f800000 == 0x13000000 { // ASRi, line 110
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -547,7 +585,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // SBFM, line 69
+		if w&0x7f800000 == 0x13000000 { // SBFM, line 113
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -559,7 +597,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x33000000 { // BFM, line 72
+		if w&0x7f800000 == 0x33000000 { // BFM, line 116
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -571,7 +609,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSRi, line 75
+		if w&0x7f800000 == 0x53000000 { // LSRi, line 119
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -583,7 +621,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSLi, line 78
+		if w&0x7f800000 == 0x53000000 { // LSLi, line 122
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -595,7 +633,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // UBFM, line 81
+		if w&0x7f800000 == 0x53000000 { // UBFM, line 125
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -607,7 +645,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fa00000 == 0x13800000 { // EXTR, line 85
+		if w&0x7fa00000 == 0x13800000 { // EXTR, line 129
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			rm := w >> 16 & 0x1f
@@ -620,98 +658,106 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 10:
-		if w&0xffdfffc0 == 0xd51b4400 { // FP, line 36
-			*in = inst{op: opFP}
-			if decodeFP(in, w) {
-				return
-			}
+		if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 42
+			reg := w >> 5 & 0x1
+			rt := w >> 0 & 0x1f
+			*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
+			in.pre |= preFP
+			return
 		}
-		if w&0xfc000000 == 0x14000000 { // B, line 89
+		if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 43
+			reg := w >> 5 & 0x1
+			rt := w >> 0 & 0x1f
+			*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
+			in.pre |= preFP
+			return
+		}
+		if w&0xfc000000 == 0x14000000 { // B, line 133
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 90
+		if w&0xfc000000 == 0x94000000 { // BL, line 134
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x34000000 { // CBZ, line 91
+		if w&0x7f000000 == 0x34000000 { // CBZ, line 135
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x35000000 { // CBNZ, line 92
+		if w&0x7f000000 == 0x35000000 { // CBNZ, line 136
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000010 == 0x54000000 { // Bcond, line 95
+		if w&0xff000010 == 0x54000000 { // Bcond, line 139
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			cond := w >> 0 & 0xf
 			*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000001 { // SVC, line 97
+		if w&0xffe0001f == 0xd4000001 { // SVC, line 141
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opSVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000002 { // HVC, line 98
+		if w&0xffe0001f == 0xd4000002 { // HVC, line 142
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opHVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4200000 { // BRK, line 99
+		if w&0xffe0001f == 0xd4200000 { // BRK, line 143
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opBRK, imm: uint64(imm)}
 			return
 		}
-		if w&0xfff8ffff == 0xd500207f { // WFI, line 104
+		if w&0xfff8ffff == 0xd500207f { // WFI, line 148
 			*in = inst{op: opWFI}
 			return
 		}
-		if w&0xfff8f01f == 0xd500201f { // NOP, line 105
+		if w&0xfff8f01f == 0xd500201f { // NOP, line 149
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 107
+		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 151
 			*in = inst{op: opCLREX}
 			return
 		}
-		if w&0xfff8f0df == 0xd500309f { // NOP, line 108
+		if w&0xfff8f0df == 0xd500309f { // NOP, line 152
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd50030df { // ISB, line 109
+		if w&0xfff8f0ff == 0xd50030df { // ISB, line 153
 			*in = inst{op: opISB}
 			return
 		}
-		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 112
+		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 156
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340df { // MSRi, line 113
+		if w&0xfffff0ff == 0xd50340df { // MSRi, line 157
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 114
+		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 158
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 			return
 		}
-		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 118
+		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 162
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 			return
 		}
-		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 119
+		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 163
 			crm := w >> 8 & 0xf
 			rt := w >> 0 & 0x1f
 			if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -719,56 +765,56 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffffffe0 == 0xd5087100 { // SYS, line 121
+		if w&0xffffffe0 == 0xd5087100 { // SYS, line 165
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087500 { // SYS, line 122
+		if w&0xffffffe0 == 0xd5087500 { // SYS, line 166
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087620 { // SYS, line 123
+		if w&0xffffffe0 == 0xd5087620 { // SYS, line 167
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087640 { // SYS, line 124
+		if w&0xffffffe0 == 0xd5087640 { // SYS, line 168
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 125
+		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 169
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 126
+		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 170
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffff80 == 0xd5087800 { // AT, line 127
+		if w&0xffffff80 == 0xd5087800 { // AT, line 171
 			op2 := w >> 5 & 0x3
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
 			return
 		}
-		if w&0xfffff000 == 0xd5088000 { // TLBI, line 128
+		if w&0xfffff000 == 0xd5088000 { // TLBI, line 172
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
 			return
 		}
-		if w&0xfff00000 == 0xd5300000 { // MRS, line 130
+		if w&0xfff00000 == 0xd5300000 { // MRS, line 174
 			*in = inst{op: opMRS}
 			if decodeMRS(in, w) {
 				return
 			}
 		}
-		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 131
+		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 175
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
@@ -777,24 +823,24 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xfff00000 == 0xd5100000 { // MSR, line 132
+		if w&0xfff00000 == 0xd5100000 { // MSR, line 176
 			*in = inst{op: opMSR}
 			if decodeMSR(in, w) {
 				return
 			}
 		}
 	case 11:
-		if w&0xfc000000 == 0x14000000 { // B, line 89
+		if w&0xfc000000 == 0x14000000 { // B, line 133
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 90
+		if w&0xfc000000 == 0x94000000 { // BL, line 134
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x36000000 { // TBZ, line 93
+		if w&0x7f000000 == 0x36000000 { // TBZ, line 137
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -802,7 +848,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x37000000 { // TBNZ, line 94
+		if w&0x7f000000 == 0x37000000 { // TBNZ, line 138
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -810,62 +856,64 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfffffc1f == 0xd61f0000 { // BR, line 136
+		if w&0xfffffc1f == 0xd61f0000 { // BR, line 180
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 137
+		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 181
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd65f0000 { // RET, line 138
+		if w&0xfffffc1f == 0xd65f0000 { // RET, line 182
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opRET, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xffffffff == 0xd69f03e0 { // ERET, line 139
+		if w&0xffffffff == 0xd69f03e0 { // ERET, line 183
 			*in = inst{op: opERET, rn: uint8(31)}
 			return
 		}
 	case 12:
-		if w&0xff000000 == 0x18000000 { // LDRlit, line 157
+		if w&0xff000000 == 0x18000000 { // LDRlit, line 201
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x58000000 { // LDRlit, line 158
+		if w&0xff000000 == 0x58000000 { // LDRlit, line 202
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x98000000 { // LDRlit, line 159
+		if w&0xff000000 == 0x98000000 { // LDRlit, line 203
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0xd8000000 { // NOP, line 160
+		if w&0xff000000 == 0xd8000000 { // NOP, line 204
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3fc00000 == 0x39000000 { // STRo, line 171
+		if w&0x3fc00000 == 0x39000000 { // STRo, line 215
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTRo, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0xffc00000 == 0xf9800000 { // NOP, line 172
+		if w&0xffc00000 == 0xf9800000 { // NOP, line 216
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f000000 == 0x39000000 { // LDRo, line 173
+		if w&0x3f000000 == 0x39000000 { // LDRo, line 217
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := w >> 10 & 0xfff
@@ -873,51 +921,61 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if loadOK(size, opc) {
 				*in = inst{op: opLDRo, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(uint64(imm) << size)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x38000000 { // STRo, line 176
+		if w&0x3fe00c00 == 0x38000000 { // STRo, line 220
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTRo, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 177
+		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 221
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTRpost, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000800 { // STTR, line 178
+		if w&0x3fe00c00 == 0x38000800 { // STTR, line 222
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTTR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 179
+		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 223
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSTRpre, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0xffe00c00 == 0xf8800000 { // NOP, line 180
+		if w&0xffe00c00 == 0xf8800000 { // NOP, line 224
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f200c00 == 0x38000000 { // LDRo, line 181
+		if w&0x3f200c00 == 0x38000000 { // LDRo, line 225
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -925,11 +983,13 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if loadOK(size, opc) {
 				*in = inst{op: opLDRo, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 182
+		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 226
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -937,11 +997,13 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if loadOK(size, opc) {
 				*in = inst{op: opLDRpost, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000800 { // LDTR, line 184
+		if w&0x3f200c00 == 0x38000800 { // LDTR, line 228
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -949,11 +1011,13 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if loadOK(size, opc) {
 				*in = inst{op: opLDTR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 185
+		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 229
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -961,38 +1025,46 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if loadOK(size, opc) {
 				*in = inst{op: opLDRpre, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0x3f208c00 == 0x38200000 { // LDOP, line 189
+		if w&0x3f208c00 == 0x38200000 { // LDOP, line 233
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			opc := w >> 12 & 0x7
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDOP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rs)), sh: uint8(opc), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 190
+		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 234
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDOP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rs)), sh: uint8(atomicSWP), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 191
+		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 235
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDAR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			in.spBase = in.rn == regSP
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 194
+		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 238
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1001,18 +1073,20 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if opt&2 != 0 {
 				*in = inst{op: opSTRreg, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
-		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 196
+		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 240
 			opt := w >> 13 & 0x7
 			if opt&2 != 0 {
 				*in = inst{op: opNOP}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 197
+		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 241
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -1022,12 +1096,14 @@ func decode(in *inst, w uint32) {
 			rt := w >> 0 & 0x1f
 			if (opt&2 != 0) && (loadOK(size, opc)) {
 				*in = inst{op: opLDRreg, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), cc: uint8(loadExt(opc)), im2: uint64(s * size)}
-				in.spBase = in.rn == regSP
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
 				return
 			}
 		}
 	case 13:
-		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 226
+		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 270
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1035,7 +1111,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 227
+		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 271
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1043,7 +1119,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 228
+		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 272
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1051,7 +1127,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 229
+		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 273
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1059,7 +1135,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 232
+		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 276
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1069,7 +1145,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 233
+		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 277
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1079,7 +1155,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 235
+		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 279
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1088,7 +1164,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 236
+		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 280
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1097,7 +1173,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 237
+		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 281
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1106,7 +1182,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 238
+		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 282
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1115,7 +1191,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 240
+		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 284
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1123,7 +1199,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 241
+		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 285
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1131,7 +1207,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 242
+		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 286
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1139,7 +1215,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 243
+		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 287
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1147,7 +1223,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 244
+		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 288
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1155,7 +1231,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 245
+		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 289
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1163,7 +1239,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 247
+		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 291
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			c := w >> 12 & 0x1
@@ -1175,53 +1251,53 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 249
+		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 293
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 250
+		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 294
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00800 { // REV32, line 251
+		if w&0xfffffc00 == 0xdac00800 { // REV32, line 295
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0x5ac00800 { // REV, line 252
+		if w&0xfffffc00 == 0x5ac00800 { // REV, line 296
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00c00 { // REV, line 253
+		if w&0xfffffc00 == 0xdac00c00 { // REV, line 297
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 254
+		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 298
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 255
+		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 299
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b000000 { // MADD, line 258
+		if w&0x7fe08000 == 0x1b000000 { // MADD, line 302
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1230,7 +1306,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 259
+		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 303
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1239,7 +1315,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 260
+		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 304
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1247,7 +1323,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 261
+		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 305
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1255,7 +1331,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 262
+		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 306
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1263,7 +1339,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 263
+		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 307
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1271,7 +1347,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b400000 { // SMULH, line 264
+		if w&0xffe08000 == 0x9b400000 { // SMULH, line 308
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1279,13 +1355,221 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 265
+		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 309
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opUMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
+		}
+	case 15:
+		if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 46
+			pt := w >> 22 & 0x3
+			to := w >> 15 & 0x3
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpCvtOK(pt, to) {
+				*in = inst{op: opFCVT, rd: uint8(rd), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(fpSize(to))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff207c00 == 0x1e204000 { // FP1, line 47
+			pt := w >> 22 & 0x3
+			opc := w >> 15 & 0x3f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) && (opc <= 3 || opc >= 8 && opc <= 15 && opc != 13) {
+				*in = inst{op: opFP1, rd: uint8(rd), rn: uint8(rn), sh: uint8(opc), amt: uint8(fpSize(pt))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff20fc07 == 0x1e202000 { // FCMP, line 50
+			pt := w >> 22 & 0x3
+			rm := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			e := w >> 4 & 0x1
+			z := w >> 3 & 0x1
+			if fpOK(pt) {
+				*in = inst{op: opFCMP, rn: uint8(rn), rm: uint8(rm), sh: uint8(e), amt: uint8(fpSize(pt)), neg: (z) != 0}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 52
+			pt := w >> 22 & 0x3
+			imm8 := w >> 13 & 0xff
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) {
+				*in = inst{op: opFMOVi, rd: uint8(rd), amt: uint8(fpSize(pt)), imm: uint64(vfpExpandImm(imm8, fpSize(pt)))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff200c00 == 0x1e200400 { // FCCMP, line 54
+			pt := w >> 22 & 0x3
+			rm := w >> 16 & 0x1f
+			cond := w >> 12 & 0xf
+			rn := w >> 5 & 0x1f
+			e := w >> 4 & 0x1
+			nzcv := w >> 0 & 0xf
+			if fpOK(pt) {
+				*in = inst{op: opFCCMP, rn: uint8(rn), rm: uint8(rm), sh: uint8(e), amt: uint8(fpSize(pt)), cc: uint8(cond), imm: uint64(nzcv)}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff200c00 == 0x1e200800 { // FP2, line 56
+			pt := w >> 22 & 0x3
+			rm := w >> 16 & 0x1f
+			opc := w >> 12 & 0xf
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) && opc <= 8 {
+				*in = inst{op: opFP2, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(opc), amt: uint8(fpSize(pt))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 57
+			pt := w >> 22 & 0x3
+			rm := w >> 16 & 0x1f
+			cond := w >> 12 & 0xf
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) {
+				*in = inst{op: opFCSEL, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(fpSize(pt)), cc: uint8(cond)}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xff000000 == 0x1f000000 { // FP3, line 60
+			pt := w >> 22 & 0x3
+			o1 := w >> 21 & 0x1
+			rm := w >> 16 & 0x1f
+			o0 := w >> 15 & 0x1
+			ra := w >> 10 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) {
+				*in = inst{op: opFP3, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(ra), sh: uint8(o1), amt: uint8(fpSize(pt)), neg: (o0 ^ o1) != 0}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 63
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
+			in.pre |= preFP
+			return
+		}
+		if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 64
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
+			in.pre |= preFP
+			return
+		}
+		if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 65
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
+			in.pre |= preFP
+			return
+		}
+		if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 66
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
+			in.pre |= preFP
+			return
+		}
+		if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 67
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
+			in.pre |= preFP
+			return
+		}
+		if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 68
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
+			in.pre |= preFP
+			return
+		}
+		if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 71
+			sf := w >> 31 & 0x1
+			pt := w >> 22 & 0x3
+			u := w >> 16 & 0x1
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) {
+				*in = inst{op: opICVTF, sf: (sf) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(fpSize(pt)), neg: (u) != 0}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 72
+			sf := w >> 31 & 0x1
+			pt := w >> 22 & 0x3
+			u := w >> 16 & 0x1
+			scale := w >> 10 & 0x3f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) && (sf == 1 || scale >= 32) {
+				*in = inst{op: opICVTF, sf: (sf) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(fpSize(pt)), neg: (u) != 0, im2: uint64(64 - scale)}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 74
+			sf := w >> 31 & 0x1
+			pt := w >> 22 & 0x3
+			rmode := w >> 19 & 0x3
+			u := w >> 16 & 0x1
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) {
+				*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmode), neg: (u) != 0}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 75
+			sf := w >> 31 & 0x1
+			pt := w >> 22 & 0x3
+			u := w >> 16 & 0x1
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) {
+				*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmAway), neg: (u) != 0}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 76
+			sf := w >> 31 & 0x1
+			pt := w >> 22 & 0x3
+			u := w >> 16 & 0x1
+			scale := w >> 10 & 0x3f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if fpOK(pt) && (sf == 1 || scale >= 32) {
+				*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmZero), neg: (u) != 0, im2: uint64(64 - scale)}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x0e000000 == 0x0e000000 { // FP, line 81
+			*in = inst{op: opFP}
+			in.pre |= preFP
+			if decodeFP(in, w) {
+				return
+			}
 		}
 	}
 	*in = inst{op: opUndef, imm: uint64(w)}
@@ -1295,6 +1579,34 @@ func decode(in *inst, w uint32) {
 // with c.pc already advanced past it. It reports whether the slice ends.
 func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	switch in.op {
+	case opFMRS:
+		c.execFMRS(in, pc)
+	case opFMSR:
+		c.execFMSR(in, pc)
+	case opFCVT:
+		c.execFCVT(in, pc)
+	case opFP1:
+		c.execFP1(in, pc)
+	case opFCMP:
+		c.execFCMP(in, pc)
+	case opFMOVi:
+		c.execFMOVi(in, pc)
+	case opFCCMP:
+		c.execFCCMP(in, pc)
+	case opFP2:
+		c.execFP2(in, pc)
+	case opFCSEL:
+		c.execFCSEL(in, pc)
+	case opFP3:
+		c.execFP3(in, pc)
+	case opFMOVtoGP:
+		c.execFMOVtoGP(in, pc)
+	case opFMOVfromGP:
+		c.execFMOVfromGP(in, pc)
+	case opICVTF:
+		c.execICVTF(in, pc)
+	case opFCVTI:
+		c.execFCVTI(in, pc)
 	case opFP:
 		c.execFPInst(in, pc)
 	case opADR:

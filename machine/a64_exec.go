@@ -873,11 +873,6 @@ func (c *CPU) execERET(in *inst, pc uint64) {
 	c.pollIRQ()
 }
 
-// execFPInst executes FP: simd.go's instructions, the word in imm.
-func (c *CPU) execFPInst(in *inst, pc uint64) {
-	c.execFP(uint32(in.imm), pc)
-}
-
 // execUndef takes the undefined-instruction exception for an unallocated
 // or unimplemented word (kept in imm for the statistics).
 func (c *CPU) execUndef(in *inst, pc uint64) {

@@ -69,6 +69,13 @@ func sysTrapISS(op0, op1, crn, crm, op2, rt, read uint32) uint64 {
 	return uint64(op0<<20 | op2<<17 | op1<<14 | crn<<10 | rt<<5 | crm<<1 | read)
 }
 
+// Checks the interpreter makes before an instruction executes (inst.pre),
+// facts of the decode that would otherwise be tested at every execution.
+const (
+	preSP = 1 << iota // rn is SP as a base address: SP alignment (the table's sp)
+	preFP             // FP/SIMD: CPACR_EL1.FPEN (the table's fp)
+)
+
 // inst is one pre-decoded instruction. Register fields hold register-file
 // slots (see regZR, regSP, regSink), already resolved for the encoding.
 type inst struct {
@@ -82,11 +89,9 @@ type inst struct {
 	amt uint8 // shift amount or access size
 	cc  uint8 // condition, nzcv, load extension
 	neg bool  // invert second operand; CRC32C; immediate form of CCMP
-	// spBase: rn is SP as the base of a memory access, whose alignment
-	// the interpreter checks first (the table's sp instructions).
-	spBase bool
-	imm    uint64
-	im2    uint64
+	pre uint8 // checks before exec: preSP, preFP
+	imm uint64
+	im2 uint64
 }
 
 // codePage is the decode cache of one 4 KiB page; entries decode lazily on

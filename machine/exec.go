@@ -167,7 +167,7 @@ loop:
 		n++
 		c.pc = pc + 4
 
-		if in.spBase && c.spMisaligned(pc) {
+		if in.pre != 0 && c.precheck(in, pc) {
 			continue
 		}
 		if c.execute(in, pc, n) {
@@ -193,6 +193,15 @@ func (c *CPU) el0Denied(in *inst, pc uint64) bool {
 	}
 	c.undefined(pc)
 	return true
+}
+
+// precheck makes the checks in.pre asks for before in executes, and
+// reports whether one took an exception instead.
+func (c *CPU) precheck(in *inst, pc uint64) bool {
+	if in.pre&preSP != 0 && c.spMisaligned(pc) {
+		return true
+	}
+	return in.pre&preFP != 0 && !c.fpEnabled(pc)
 }
 
 // spMisaligned takes the SP alignment fault (EC 0x26) if SP, used as the

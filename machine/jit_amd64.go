@@ -804,7 +804,7 @@ func (e *emitter) emitDCZVA(c *CPU, in *inst, k int, _ uint64) {
 // either way (exclusiveOK). A store that needs the interpreter bails
 // before the monitor changes.
 func (e *emitter) emitSTXR(c *CPU, in *inst, k int, _ uint64) {
-	if in.spBase {
+	if in.pre&preSP != 0 {
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)
 		e.bail(ccNE, k)
@@ -1062,7 +1062,7 @@ func (e *emitter) store(x int, lg uint8, disp int32) {
 func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	rd, rn, lg := in.rd, in.rn, in.amt
 	size := 1 << lg
-	if in.spBase {
+	if in.pre&preSP != 0 {
 		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)

@@ -5,11 +5,12 @@ import "math/bits"
 // The FP/SIMD unit: the V registers, FPCR/FPSR, scalar floating point,
 // the SIMD&FP loads and stores and Advanced SIMD.
 //
-// Every FP/SIMD encoding decodes to opFP with the instruction word kept in
-// inst.imm, and the handlers below both validate and execute it: called on
-// a nil *CPU they only report whether the encoding is implemented (the
-// decoder uses that to choose between opFP and opUndef), so the two can
-// never disagree. The integer hot path pays one switch case for all of it.
+// Scalar FP and FPCR/FPSR are decoded by the table (a64.decode) into
+// their own opcodes, executed by the exec functions below. The rest still
+// decodes to opFP with the instruction word kept in inst.imm, and its
+// handlers both validate and execute it: called on a nil *CPU they only
+// report whether the encoding is implemented (the decoder uses that to
+// choose between opFP and opUndef), so the two can never disagree.
 
 // FP/SIMD access trap class and CPACR_EL1.FPEN.
 const (
@@ -33,21 +34,19 @@ func (c *CPU) fpEnabled(pc uint64) bool {
 	return false
 }
 
-// execFP executes the FP/SIMD instruction w at pc.
-func (c *CPU) execFP(w uint32, pc uint64) {
-	if !c.fpEnabled(pc) {
-		return
-	}
-	if !c.simd(w) {
+// execFPInst executes an FP/SIMD instruction of simd.go's (the word in
+// imm); the interpreter has checked that FP/SIMD is enabled.
+func (c *CPU) execFPInst(in *inst, pc uint64) {
+	if !c.simd(uint32(in.imm)) {
 		c.undefined(pc)
 	}
 }
 
-// simd validates (c == nil) or executes an FP/SIMD instruction.
+// simd validates (c == nil) or executes an Advanced SIMD instruction or
+// a SIMD&FP load or store. (Scalar FP and FPCR/FPSR are the table's:
+// decoded once, executed by the exec functions below.)
 func (c *CPU) simd(w uint32) bool {
 	switch {
-	case w&0xffdfffc0 == 0xd51b4400: // MSR/MRS FPCR, FPSR (L in bit 21)
-		return c.fpSysReg(w)
 	case w>>25&5 == 4 && w>>26&1 == 1: // loads and stores, SIMD&FP
 		return c.simdLoadStore(w)
 	case w>>25&7 == 7: // data processing, SIMD&FP
@@ -55,41 +54,14 @@ func (c *CPU) simd(w uint32) bool {
 		return false
 	}
 	switch {
-	case w>>28&5 == 1 && w>>24&1 == 0: // x0x1: scalar FP
-		return c.fpScalar(w)
-	case w>>28&5 == 1:
-		return c.fp3Src(w)
+	case w>>28&5 == 1: // x0x1: scalar FP, decoded by the table (a64.decode)
+		return false
 	case w>>28&0xd == 5: // 01x1: Advanced SIMD scalar
 		return c.advSIMD(w, true)
 	case w>>28&9 == 0: // 0xx0: Advanced SIMD vector
 		return c.advSIMD(w, false)
 	}
 	return false
-}
-
-// fpSysReg is MRS/MSR of FPCR and FPSR.
-func (c *CPU) fpSysReg(w uint32) bool {
-	if c == nil {
-		return true
-	}
-	rt := w & 31
-	read := w>>21&1 != 0
-	reg := w >> 5 & 1 // op2: 0 FPCR, 1 FPSR
-	if read {
-		v := uint64(c.fp.cr)
-		if reg == 1 {
-			v = uint64(c.fp.sr)
-		}
-		c.r[wZR(rt)] = v
-		return true
-	}
-	v := c.r[rZR(rt)]
-	if reg == 1 {
-		c.fp.sr = uint32(v) & fpsrMask
-	} else {
-		c.fp.cr = uint32(v) & fpcrMask
-	}
-	return true
 }
 
 // Register access. V registers hold two little-endian 64-bit halves.
@@ -135,112 +107,6 @@ func fpType(ptype uint32, half bool) (uint, bool) {
 		return 1, half
 	}
 	return 0, false
-}
-
-// fpScalar decodes the scalar FP groups with opcode bits 28:24 = 11110.
-func (c *CPU) fpScalar(w uint32) bool {
-	ptype := w >> 22 & 3
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	if w>>21&1 == 0 {
-		return c.fpFixedConv(w)
-	}
-	switch {
-	case w>>10&63 == 0: // conversion between FP and integer
-		return c.fpIntConv(w)
-	case w>>29&7 != 0:
-		return false
-	case w>>10&31 == 0x10: // 1 source
-		opc := w >> 15 & 63
-		sz, ok := fpType(ptype, opc >= 4 && opc <= 7)
-		if !ok {
-			return false
-		}
-		switch {
-		case opc <= 3, opc >= 8 && opc <= 15 && opc != 13:
-		case opc >= 4 && opc <= 7:
-			to, ok := fpType(opc&3, true)
-			if !ok || to == sz {
-				return false
-			}
-			if c == nil {
-				return true
-			}
-			c.setScalar(rd, c.fp.convert(elem(c.vr[rn], 0, sz), sz, to), to)
-			return true
-		default:
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp1(opc, elem(c.vr[rn], 0, sz), sz), sz)
-		return true
-	case w>>10&15 == 0x8: // compare
-		sz, ok := fpType(ptype, false)
-		if !ok || w>>14&3 != 0 || w&7 != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		a := elem(c.vr[rn], 0, sz)
-		b := elem(c.vr[rm], 0, sz)
-		if w>>3&1 != 0 {
-			b = 0
-		}
-		c.setNZCV(c.fp.compare(a, b, sz, w>>4&1 != 0) << 28)
-		return true
-	case w>>10&7 == 4: // immediate
-		sz, ok := fpType(ptype, false)
-		if !ok || w>>5&31 != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, vfpExpandImm(w>>13&0xff, sz), sz)
-		return true
-	case w>>10&3 == 1: // conditional compare
-		sz, ok := fpType(ptype, false)
-		if !ok {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		if c.cond(uint8(w >> 12 & 15)) {
-			c.setNZCV(c.fp.compare(elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz), sz, w>>4&1 != 0) << 28)
-		} else {
-			c.setNZCV(uint64(w&15) << 28)
-		}
-		return true
-	case w>>10&3 == 2: // 2 source
-		sz, ok := fpType(ptype, false)
-		opc := w >> 12 & 15
-		if !ok || opc > 8 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp2(opc, elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz), sz), sz)
-		return true
-	case w>>10&3 == 3: // conditional select
-		sz, ok := fpType(ptype, false)
-		if !ok {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		src := rm
-		if c.cond(uint8(w >> 12 & 15)) {
-			src = rn
-		}
-		c.setScalar(rd, elem(c.vr[src], 0, sz), sz)
-		return true
-	}
-	return false
 }
 
 // fp1 is the scalar 1-source operation opc (FMOV, FABS, FNEG, FSQRT,
@@ -293,119 +159,9 @@ func (c *CPU) fp2(opc uint32, a, b uint64, sz uint) uint64 {
 	return 0
 }
 
-// fp3Src is FMADD, FMSUB, FNMADD, FNMSUB.
-func (c *CPU) fp3Src(w uint32) bool {
-	sz, ok := fpType(w>>22&3, false)
-	if !ok || w>>29&7 != 0 {
-		return false
-	}
-	if c == nil {
-		return true
-	}
-	rd, rn, rm, ra := w&31, w>>5&31, w>>16&31, w>>10&31
-	o1, o0 := w>>21&1, w>>15&1
-	a, n, m := elem(c.vr[ra], 0, sz), elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz)
-	if o1 == 1 {
-		a ^= fpSignBit(sz)
-	}
-	if o0 != o1 {
-		n ^= fpSignBit(sz)
-	}
-	c.setScalar(rd, c.fp.mulAdd(a, n, m, sz), sz)
-	return true
-}
-
-// fpIntConv is the conversions between FP and general registers and the
-// general-register FMOVs.
-func (c *CPU) fpIntConv(w uint32) bool {
-	sf, s, ptype, rmode, opc := w>>31, w>>29&1, w>>22&3, w>>19&3, w>>16&7
-	rd, rn := w&31, w>>5&31
-	if s != 0 {
-		return false
-	}
-	ibits := uint(32) << sf
-	switch {
-	case opc == 6 || opc == 7: // FMOV
-		var esz, idx uint
-		switch {
-		case rmode == 0 && sf == 0 && ptype == 0:
-			esz = 2
-		case rmode == 0 && sf == 1 && ptype == 1:
-			esz = 3
-		case rmode == 1 && sf == 1 && ptype == 2:
-			esz, idx = 3, 1
-		default:
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		if opc == 6 {
-			c.r[wZR(rd)] = elem(c.vr[rn], idx, esz)
-		} else if idx == 1 {
-			c.vr[rd][1] = c.r[rZR(rn)]
-		} else {
-			c.setScalar(rd, c.r[rZR(rn)], esz)
-		}
-		return true
-	case opc == 2 || opc == 3: // SCVTF, UCVTF
-		sz, ok := fpType(ptype, false)
-		if !ok || rmode != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp.fromFixed(c.r[rZR(rn)], ibits, 0, opc == 3, sz, c.fp.rmode()), sz)
-		return true
-	case opc <= 1 || (opc == 4 || opc == 5) && rmode == 0: // FCVT[NPMZA][SU]
-		sz, ok := fpType(ptype, false)
-		if !ok {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		rm := int(rmode)
-		if opc >= 4 {
-			rm = rmAway
-		}
-		c.r[wZR(rd)] = c.fp.toFixed(elem(c.vr[rn], 0, sz), sz, 0, opc&1 != 0, fcvtMode(rm), ibits)
-		return true
-	}
-	return false
-}
-
 // fcvtMode maps the rmode field of FCVT[NPMZ]* (N, P, M, Z) to a rounding
 // mode; it happens to be the FPCR encoding.
 func fcvtMode(rmode int) int { return rmode }
-
-// fpFixedConv is the conversions between FP and fixed-point.
-func (c *CPU) fpFixedConv(w uint32) bool {
-	sf, s, ptype, rmode, opc, scale := w>>31, w>>29&1, w>>22&3, w>>19&3, w>>16&7, w>>10&63
-	rd, rn := w&31, w>>5&31
-	sz, ok := fpType(ptype, false)
-	if s != 0 || !ok || sf == 0 && scale < 32 {
-		return false
-	}
-	fbits := uint(64 - scale)
-	ibits := uint(32) << sf
-	switch {
-	case rmode == 0 && (opc == 2 || opc == 3):
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp.fromFixed(c.r[rZR(rn)], ibits, fbits, opc == 3, sz, c.fp.rmode()), sz)
-	case rmode == 3 && opc <= 1:
-		if c == nil {
-			return true
-		}
-		c.r[wZR(rd)] = c.fp.toFixed(elem(c.vr[rn], 0, sz), sz, fbits, opc == 1, rmZero, ibits)
-	default:
-		return false
-	}
-	return true
-}
 
 // SIMD&FP loads and stores.
 
@@ -722,4 +478,143 @@ func clsN(x uint64, n uint) uint64 {
 		x = ^x
 	}
 	return uint64(bits.LeadingZeros64(x)) - (64 - uint64(n)) - 1
+}
+
+// Field functions of the table's scalar FP lines.
+
+// fpOK reports whether the FP type field is a format the arithmetic
+// implements (single, double; half only for FCVT: fpCvtOK).
+func fpOK(ptype uint32) bool {
+	_, ok := fpType(ptype, false)
+	return ok
+}
+
+// fpSize is the FP type field's log2 size.
+func fpSize(ptype uint32) uint {
+	sz, _ := fpType(ptype, true)
+	return sz
+}
+
+// fpCvtOK reports whether FCVT between the two type fields is allocated.
+func fpCvtOK(from, to uint32) bool {
+	fsz, ok1 := fpType(from, true)
+	tsz, ok2 := fpType(to, true)
+	return ok1 && ok2 && fsz != tsz
+}
+
+// Scalar FP: the execute functions of the table's FP lines.
+
+// execFMRS reads FPCR or FPSR.
+func (c *CPU) execFMRS(in *inst, _ uint64) {
+	v := uint64(c.fp.cr)
+	if in.sh == 1 {
+		v = uint64(c.fp.sr)
+	}
+	c.r[in.rd] = v
+}
+
+// execFMSR writes FPCR or FPSR.
+func (c *CPU) execFMSR(in *inst, _ uint64) {
+	v := c.r[in.rn]
+	if in.sh == 1 {
+		c.fp.sr = uint32(v) & fpsrMask
+	} else {
+		c.fp.cr = uint32(v) & fpcrMask
+	}
+}
+
+// execFCVT converts between FP formats.
+func (c *CPU) execFCVT(in *inst, _ uint64) {
+	sz, to := uint(in.amt), uint(in.cc)
+	c.setScalar(uint32(in.rd), c.fp.convert(elem(c.vr[in.rn], 0, sz), sz, to), to)
+}
+
+// execFP1 executes the 1-source operations but FCVT.
+func (c *CPU) execFP1(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	c.setScalar(uint32(in.rd), c.fp1(uint32(in.sh), elem(c.vr[in.rn], 0, sz), sz), sz)
+}
+
+// execFCMP executes FCMP and FCMPE.
+func (c *CPU) execFCMP(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	a := elem(c.vr[in.rn], 0, sz)
+	b := elem(c.vr[in.rm], 0, sz)
+	if in.neg {
+		b = 0
+	}
+	c.setNZCV(c.fp.compare(a, b, sz, in.sh != 0) << 28)
+}
+
+// execFMOVi executes FMOV (scalar, immediate).
+func (c *CPU) execFMOVi(in *inst, _ uint64) {
+	c.setScalar(uint32(in.rd), in.imm, uint(in.amt))
+}
+
+// execFCCMP executes FCCMP and FCCMPE.
+func (c *CPU) execFCCMP(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	if c.cond(in.cc) {
+		c.setNZCV(c.fp.compare(elem(c.vr[in.rn], 0, sz), elem(c.vr[in.rm], 0, sz), sz, in.sh != 0) << 28)
+	} else {
+		c.setNZCV(in.imm << 28)
+	}
+}
+
+// execFP2 executes the 2-source operations.
+func (c *CPU) execFP2(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	c.setScalar(uint32(in.rd), c.fp2(uint32(in.sh), elem(c.vr[in.rn], 0, sz), elem(c.vr[in.rm], 0, sz), sz), sz)
+}
+
+// execFCSEL executes FCSEL.
+func (c *CPU) execFCSEL(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	src := in.rm
+	if c.cond(in.cc) {
+		src = in.rn
+	}
+	c.setScalar(uint32(in.rd), elem(c.vr[src], 0, sz), sz)
+}
+
+// execFP3 executes FMADD, FMSUB, FNMADD and FNMSUB.
+func (c *CPU) execFP3(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	a, n, m := elem(c.vr[in.ra], 0, sz), elem(c.vr[in.rn], 0, sz), elem(c.vr[in.rm], 0, sz)
+	if in.sh != 0 {
+		a ^= fpSignBit(sz)
+	}
+	if in.neg {
+		n ^= fpSignBit(sz)
+	}
+	c.setScalar(uint32(in.rd), c.fp.mulAdd(a, n, m, sz), sz)
+}
+
+// execFMOVtoGP executes FMOV from an FP register (or the upper half of a
+// vector) to a general register.
+func (c *CPU) execFMOVtoGP(in *inst, _ uint64) {
+	c.r[in.rd] = elem(c.vr[in.rn], uint(in.sh), uint(in.amt))
+}
+
+// execFMOVfromGP executes FMOV from a general register.
+func (c *CPU) execFMOVfromGP(in *inst, _ uint64) {
+	if in.sh == 1 {
+		c.vr[in.rd][1] = c.r[in.rn]
+		return
+	}
+	c.setScalar(uint32(in.rd), c.r[in.rn], uint(in.amt))
+}
+
+// execICVTF executes SCVTF and UCVTF (integer and fixed point).
+func (c *CPU) execICVTF(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	ibits := uint(32) << b2u(in.sf)
+	c.setScalar(uint32(in.rd), c.fp.fromFixed(c.r[in.rn], ibits, uint(in.im2), in.neg, sz, c.fp.rmode()), sz)
+}
+
+// execFCVTI executes FCVT[NPMZA][SU] (integer and fixed point).
+func (c *CPU) execFCVTI(in *inst, _ uint64) {
+	sz := uint(in.amt)
+	ibits := uint(32) << b2u(in.sf)
+	c.r[in.rd] = c.fp.toFixed(elem(c.vr[in.rn], 0, sz), sz, uint(in.im2), in.neg, fcvtMode(int(in.cc)), ibits)
 }

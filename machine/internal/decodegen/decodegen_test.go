@@ -136,7 +136,7 @@ WFI   1101010100 0 00 ... 0010 0000 011 11111   slice
 		"hw := w >> 21 & 0x3",
 		"if sf == 1 || hw < 2 {",
 		"*in = inst{op: opMOVi, sf: (sf) != 0, rd: uint8(rd), imm: uint64(uint64(imm) << (16 * hw))}",
-		"in.spBase = in.rn == regSP",
+		"if in.rn == regSP {\n\t\t\t\tin.pre |= preSP",
 		"case 12:", // STRo: bits 28:25 = 1100
 		"return c.execWFI(in, pc, n)",
 		"c.execSTRo(in, pc)",

@@ -180,7 +180,10 @@ func (p *Pattern) emit(b *bytes.Buffer) error {
 		if _, ok := vals["rn"]; !ok {
 			return fmt.Errorf("line %d: %s is sp but sets no rn", p.Line, p.Op.Name)
 		}
-		fmt.Fprintf(b, "%sin.spBase = in.rn == regSP\n", indent)
+		fmt.Fprintf(b, "%sif in.rn == regSP {\n%s\tin.pre |= preSP\n%s}\n", indent, indent, indent)
+	}
+	if p.Op.FP {
+		fmt.Fprintf(b, "%sin.pre |= preFP\n", indent)
 	}
 	if p.Call != "" {
 		fmt.Fprintf(b, "%sif %s(in, w) {\n%s\treturn\n%s}\n", indent, p.Call, indent, indent)

@@ -21,6 +21,7 @@ type Op struct {
 	Exec     string // the CPU method that executes it
 	Slice    bool   // Exec takes the slice's count and reports whether the slice ends
 	SP       bool   // rn is a base address: decode records whether it is SP (alignment check)
+	FP       bool   // an FP/SIMD instruction: the interpreter checks FP/SIMD is enabled first
 	JIT      string // the emitter method that translates it; "" if not translatable
 	JITIf    string // a func(*inst, uint8) bool that must also hold for translation
 	Patterns []*Pattern
@@ -184,6 +185,8 @@ func (p *Pattern) attr(tok string) error {
 	switch {
 	case !hasVal && key == "sp":
 		op.SP = true
+	case !hasVal && key == "fp":
+		op.FP = true
 	case !hasVal && key == "slice":
 		op.Slice = true
 	case !hasVal:
