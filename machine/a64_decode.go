@@ -20,6 +20,13 @@ const (
 	opFMOVfromGP
 	opICVTF
 	opFCVTI
+	opVLDRlit
+	opVSTP
+	opVLDP
+	opVSTR
+	opVLDR
+	opVSTRreg
+	opVLDRreg
 	opFP
 	opADR
 	opADRP
@@ -135,14 +142,14 @@ const (
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "FP", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
+var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "FP", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
 
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
 	switch w >> 25 & 15 {
 	case 4:
-		if w&0x3fe00000 == 0x08400000 { // LDXR, line 187
+		if w&0x3fe00000 == 0x08400000 { // LDXR, line 208
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -152,7 +159,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00000 == 0x08000000 { // STXR, line 188
+		if w&0x3fe00000 == 0x08000000 { // STXR, line 209
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -163,7 +170,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88600000 { // LDXP, line 189
+		if w&0xbfe00000 == 0x88600000 { // LDXP, line 210
 			size := w >> 30 & 0x1
 			rt2 := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -174,7 +181,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88200000 { // STXP, line 190
+		if w&0xbfe00000 == 0x88200000 { // STXP, line 211
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rt2 := w >> 10 & 0x1f
@@ -186,7 +193,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 191
+		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 212
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -196,7 +203,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08808000 { // STLR, line 192
+		if w&0x3fe08000 == 0x08808000 { // STLR, line 213
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -206,7 +213,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 193
+		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 214
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -217,7 +224,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 196
+		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 217
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -230,7 +237,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7e400000 == 0x28000000 { // STP, line 207
+		if w&0x7e400000 == 0x28000000 { // STP, line 228
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -243,7 +250,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x7e400000 == 0x28400000 { // LDP, line 209
+		if w&0x7e400000 == 0x28400000 { // LDP, line 230
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -256,7 +263,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xfe400000 == 0x68400000 { // LDP, line 211
+		if w&0xfe400000 == 0x68400000 { // LDP, line 232
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
 			rt2 := w >> 10 & 0x1f
@@ -271,7 +278,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 5:
-		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 246
+		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 267
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -279,7 +286,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 			return
 		}
-		if w&0x7f000000 == 0x0a000000 { // ANDr, line 247
+		if w&0x7f000000 == 0x0a000000 { // ANDr, line 268
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -292,7 +299,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x2a000000 { // ORRr, line 249
+		if w&0x7f000000 == 0x2a000000 { // ORRr, line 270
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -305,7 +312,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x4a000000 { // EORr, line 251
+		if w&0x7f000000 == 0x4a000000 { // EORr, line 272
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -318,7 +325,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 253
+		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 274
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -331,7 +338,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x0b000000 { // ADDr, line 256
+		if w&0x7f200000 == 0x0b000000 { // ADDr, line 277
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -343,7 +350,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 258
+		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 279
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -355,7 +362,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x4b000000 { // SUBr, line 260
+		if w&0x7f200000 == 0x4b000000 { // SUBr, line 281
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -367,7 +374,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 262
+		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 283
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -379,7 +386,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 265
+		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 286
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -391,7 +398,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 266
+		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 287
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -403,7 +410,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 267
+		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 288
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -415,7 +422,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 268
+		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 289
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -427,8 +434,40 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-	case 6, 14:
-		if w&0x0e000000 == 0x0c000000 { // FP, line 82
+	case 6:
+		if w&0x3e400000 == 0x2c000000 { // VSTP, line 81
+			opc := w >> 30 & 0x3
+			mode := w >> 23 & 0x3
+			imm := sext(uint64(w>>15&0x7f), 7)
+			rt2 := w >> 10 & 0x1f
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if opc != 3 {
+				*in = inst{op: opVSTP, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(rt2), sh: uint8(pairMode(mode)), amt: uint8(opc + 2), imm: uint64(imm << (opc + 2))}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x3e400000 == 0x2c400000 { // VLDP, line 84
+			opc := w >> 30 & 0x3
+			mode := w >> 23 & 0x3
+			imm := sext(uint64(w>>15&0x7f), 7)
+			rt2 := w >> 10 & 0x1f
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if opc != 3 && rt != rt2 {
+				*in = inst{op: opVLDP, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(rt2), sh: uint8(pairMode(mode)), amt: uint8(opc + 2), imm: uint64(imm << (opc + 2))}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x0e000000 == 0x0c000000 { // FP, line 103
 			*in = inst{op: opFP}
 			in.pre |= preFP
 			if decodeFP(in, w) {
@@ -436,7 +475,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 7:
-		if w&0x0e000000 == 0x0e000000 { // FP, line 81
+		if w&0x0e000000 == 0x0e000000 { // FP, line 102
 			*in = inst{op: opFP}
 			in.pre |= preFP
 			if decodeFP(in, w) {
@@ -444,21 +483,21 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 8:
-		if w&0x9f000000 == 0x10000000 { // ADR, line 85
+		if w&0x9f000000 == 0x10000000 { // ADR, line 106
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 			return
 		}
-		if w&0x9f000000 == 0x90000000 { // ADRP, line 86
+		if w&0x9f000000 == 0x90000000 { // ADRP, line 107
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
 			return
 		}
-		if w&0x7f800000 == 0x11000000 { // ADDi, line 88
+		if w&0x7f800000 == 0x11000000 { // ADDi, line 109
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -467,7 +506,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x31000000 { // ADDSi, line 89
+		if w&0x7f800000 == 0x31000000 { // ADDSi, line 110
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -476,7 +515,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x51000000 { // SUBi, line 90
+		if w&0x7f800000 == 0x51000000 { // SUBi, line 111
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -485,7 +524,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x71000000 { // SUBSi, line 91
+		if w&0x7f800000 == 0x71000000 { // SUBSi, line 112
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -495,7 +534,7 @@ func decode(in *inst, w uint32) {
 			return
 		}
 	case 9:
-		if w&0x7f800000 == 0x12000000 { // ANDi, line 93
+		if w&0x7f800000 == 0x12000000 { // ANDi, line 114
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -507,7 +546,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x32000000 { // ORRi, line 95
+		if w&0x7f800000 == 0x32000000 { // ORRi, line 116
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -519,7 +558,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52000000 { // EORi, line 97
+		if w&0x7f800000 == 0x52000000 { // EORi, line 118
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -531,7 +570,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72000000 { // ANDSi, line 99
+		if w&0x7f800000 == 0x72000000 { // ANDSi, line 120
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -543,7 +582,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x12800000 { // MOVi, line 103
+		if w&0x7f800000 == 0x12800000 { // MOVi, line 124
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -553,7 +592,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52800000 { // MOVi, line 104
+		if w&0x7f800000 == 0x52800000 { // MOVi, line 125
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -563,7 +602,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72800000 { // MOVK, line 105
+		if w&0x7f800000 == 0x72800000 { // MOVK, line 126
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -573,7 +612,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // ASRi, line 110
+		if w&0x7f800000 == 0x13000000 { // ASRi, line 131
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -585,7 +624,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // SBFM, line 113
+		if w&0x7f800000 == 0x13000000 { // SBFM, line 134
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -597,7 +636,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x33000000 { // BFM, line 116
+		if w&0x7f800000 == 0x33000000 { // BFM, line 137
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -609,7 +648,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSRi, line 119
+		if w&0x7f800000 == 0x53000000 { // LSRi, line 140
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -621,7 +660,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSLi, line 122
+		if w&0x7f800000 == 0x53000000 { // LSLi, line 143
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -633,7 +672,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // UBFM, line 125
+		if w&0x7f800000 == 0x53000000 { // UBFM, line 146
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -645,7 +684,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fa00000 == 0x13800000 { // EXTR, line 129
+		if w&0x7fa00000 == 0x13800000 { // EXTR, line 150
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			rm := w >> 16 & 0x1f
@@ -672,92 +711,92 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0xfc000000 == 0x14000000 { // B, line 133
+		if w&0xfc000000 == 0x14000000 { // B, line 154
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 134
+		if w&0xfc000000 == 0x94000000 { // BL, line 155
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x34000000 { // CBZ, line 135
+		if w&0x7f000000 == 0x34000000 { // CBZ, line 156
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x35000000 { // CBNZ, line 136
+		if w&0x7f000000 == 0x35000000 { // CBNZ, line 157
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000010 == 0x54000000 { // Bcond, line 139
+		if w&0xff000010 == 0x54000000 { // Bcond, line 160
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			cond := w >> 0 & 0xf
 			*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000001 { // SVC, line 141
+		if w&0xffe0001f == 0xd4000001 { // SVC, line 162
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opSVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000002 { // HVC, line 142
+		if w&0xffe0001f == 0xd4000002 { // HVC, line 163
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opHVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4200000 { // BRK, line 143
+		if w&0xffe0001f == 0xd4200000 { // BRK, line 164
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opBRK, imm: uint64(imm)}
 			return
 		}
-		if w&0xfff8ffff == 0xd500207f { // WFI, line 148
+		if w&0xfff8ffff == 0xd500207f { // WFI, line 169
 			*in = inst{op: opWFI}
 			return
 		}
-		if w&0xfff8f01f == 0xd500201f { // NOP, line 149
+		if w&0xfff8f01f == 0xd500201f { // NOP, line 170
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 151
+		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 172
 			*in = inst{op: opCLREX}
 			return
 		}
-		if w&0xfff8f0df == 0xd500309f { // NOP, line 152
+		if w&0xfff8f0df == 0xd500309f { // NOP, line 173
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd50030df { // ISB, line 153
+		if w&0xfff8f0ff == 0xd50030df { // ISB, line 174
 			*in = inst{op: opISB}
 			return
 		}
-		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 156
+		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 177
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340df { // MSRi, line 157
+		if w&0xfffff0ff == 0xd50340df { // MSRi, line 178
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 158
+		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 179
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 			return
 		}
-		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 162
+		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 183
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 			return
 		}
-		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 163
+		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 184
 			crm := w >> 8 & 0xf
 			rt := w >> 0 & 0x1f
 			if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -765,56 +804,56 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffffffe0 == 0xd5087100 { // SYS, line 165
+		if w&0xffffffe0 == 0xd5087100 { // SYS, line 186
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087500 { // SYS, line 166
+		if w&0xffffffe0 == 0xd5087500 { // SYS, line 187
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087620 { // SYS, line 167
+		if w&0xffffffe0 == 0xd5087620 { // SYS, line 188
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087640 { // SYS, line 168
+		if w&0xffffffe0 == 0xd5087640 { // SYS, line 189
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 169
+		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 190
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 170
+		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 191
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffff80 == 0xd5087800 { // AT, line 171
+		if w&0xffffff80 == 0xd5087800 { // AT, line 192
 			op2 := w >> 5 & 0x3
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
 			return
 		}
-		if w&0xfffff000 == 0xd5088000 { // TLBI, line 172
+		if w&0xfffff000 == 0xd5088000 { // TLBI, line 193
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
 			return
 		}
-		if w&0xfff00000 == 0xd5300000 { // MRS, line 174
+		if w&0xfff00000 == 0xd5300000 { // MRS, line 195
 			*in = inst{op: opMRS}
 			if decodeMRS(in, w) {
 				return
 			}
 		}
-		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 175
+		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 196
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
@@ -823,24 +862,24 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xfff00000 == 0xd5100000 { // MSR, line 176
+		if w&0xfff00000 == 0xd5100000 { // MSR, line 197
 			*in = inst{op: opMSR}
 			if decodeMSR(in, w) {
 				return
 			}
 		}
 	case 11:
-		if w&0xfc000000 == 0x14000000 { // B, line 133
+		if w&0xfc000000 == 0x14000000 { // B, line 154
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 134
+		if w&0xfc000000 == 0x94000000 { // BL, line 155
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x36000000 { // TBZ, line 137
+		if w&0x7f000000 == 0x36000000 { // TBZ, line 158
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -848,7 +887,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x37000000 { // TBNZ, line 138
+		if w&0x7f000000 == 0x37000000 { // TBNZ, line 159
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -856,49 +895,49 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfffffc1f == 0xd61f0000 { // BR, line 180
+		if w&0xfffffc1f == 0xd61f0000 { // BR, line 201
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 181
+		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 202
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd65f0000 { // RET, line 182
+		if w&0xfffffc1f == 0xd65f0000 { // RET, line 203
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opRET, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xffffffff == 0xd69f03e0 { // ERET, line 183
+		if w&0xffffffff == 0xd69f03e0 { // ERET, line 204
 			*in = inst{op: opERET, rn: uint8(31)}
 			return
 		}
 	case 12:
-		if w&0xff000000 == 0x18000000 { // LDRlit, line 201
+		if w&0xff000000 == 0x18000000 { // LDRlit, line 222
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x58000000 { // LDRlit, line 202
+		if w&0xff000000 == 0x58000000 { // LDRlit, line 223
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x98000000 { // LDRlit, line 203
+		if w&0xff000000 == 0x98000000 { // LDRlit, line 224
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0xd8000000 { // NOP, line 204
+		if w&0xff000000 == 0xd8000000 { // NOP, line 225
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3fc00000 == 0x39000000 { // STRo, line 215
+		if w&0x3fc00000 == 0x39000000 { // STRo, line 236
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
@@ -909,11 +948,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffc00000 == 0xf9800000 { // NOP, line 216
+		if w&0xffc00000 == 0xf9800000 { // NOP, line 237
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f000000 == 0x39000000 { // LDRo, line 217
+		if w&0x3f000000 == 0x39000000 { // LDRo, line 238
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := w >> 10 & 0xfff
@@ -927,7 +966,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x38000000 { // STRo, line 220
+		if w&0x3fe00c00 == 0x38000000 { // STRo, line 241
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -938,7 +977,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 221
+		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 242
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -949,7 +988,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000800 { // STTR, line 222
+		if w&0x3fe00c00 == 0x38000800 { // STTR, line 243
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -960,7 +999,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 223
+		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 244
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -971,11 +1010,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffe00c00 == 0xf8800000 { // NOP, line 224
+		if w&0xffe00c00 == 0xf8800000 { // NOP, line 245
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f200c00 == 0x38000000 { // LDRo, line 225
+		if w&0x3f200c00 == 0x38000000 { // LDRo, line 246
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -989,7 +1028,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 226
+		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 247
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1003,7 +1042,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000800 { // LDTR, line 228
+		if w&0x3f200c00 == 0x38000800 { // LDTR, line 249
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1017,7 +1056,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 229
+		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 250
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1031,7 +1070,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f208c00 == 0x38200000 { // LDOP, line 233
+		if w&0x3f208c00 == 0x38200000 { // LDOP, line 254
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			opc := w >> 12 & 0x7
@@ -1043,7 +1082,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 234
+		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 255
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1054,7 +1093,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 235
+		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 256
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -1064,7 +1103,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 238
+		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 259
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1079,14 +1118,14 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 240
+		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 261
 			opt := w >> 13 & 0x7
 			if opt&2 != 0 {
 				*in = inst{op: opNOP}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 241
+		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 262
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -1103,7 +1142,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 13:
-		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 270
+		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 291
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1111,7 +1150,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 271
+		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 292
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1119,7 +1158,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 272
+		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 293
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1127,7 +1166,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 273
+		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 294
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1135,7 +1174,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 276
+		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 297
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1145,7 +1184,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 277
+		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 298
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1155,7 +1194,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 279
+		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 300
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1164,7 +1203,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 280
+		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 301
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1173,7 +1212,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 281
+		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 302
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1182,7 +1221,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 282
+		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 303
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1191,7 +1230,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 284
+		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 305
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1199,7 +1238,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 285
+		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 306
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1207,7 +1246,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 286
+		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 307
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1215,7 +1254,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 287
+		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 308
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1223,7 +1262,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 288
+		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 309
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1231,7 +1270,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 289
+		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 310
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1239,7 +1278,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 291
+		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 312
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			c := w >> 12 & 0x1
@@ -1251,53 +1290,53 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 293
+		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 314
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 294
+		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 315
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00800 { // REV32, line 295
+		if w&0xfffffc00 == 0xdac00800 { // REV32, line 316
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0x5ac00800 { // REV, line 296
+		if w&0xfffffc00 == 0x5ac00800 { // REV, line 317
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00c00 { // REV, line 297
+		if w&0xfffffc00 == 0xdac00c00 { // REV, line 318
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 298
+		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 319
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 299
+		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 320
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b000000 { // MADD, line 302
+		if w&0x7fe08000 == 0x1b000000 { // MADD, line 323
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1306,7 +1345,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 303
+		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 324
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1315,7 +1354,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 304
+		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 325
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1323,7 +1362,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 305
+		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 326
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1331,7 +1370,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 306
+		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 327
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1339,7 +1378,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 307
+		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 328
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1347,7 +1386,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b400000 { // SMULH, line 308
+		if w&0xffe08000 == 0x9b400000 { // SMULH, line 329
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1355,13 +1394,197 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 309
+		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 330
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opUMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
+		}
+	case 14:
+		if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 80
+			opc := w >> 30 & 0x3
+			imm := sext(uint64(w>>5&0x7ffff), 19)
+			rt := w >> 0 & 0x1f
+			if opc != 3 {
+				*in = inst{op: opVLDRlit, rd: uint8(rt), amt: uint8(opc + 2), imm: uint64(imm << 2)}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x3fc00000 == 0x3d000000 { // VSTR, line 86
+			size := w >> 30 & 0x3
+			imm := w >> 10 & 0xfff
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
+			in.pre |= preFP
+			return
+		}
+		if w&0xffc00000 == 0x3d800000 { // VSTR, line 87
+			imm := w >> 10 & 0xfff
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(4), imm: uint64(uint64(imm) << 4)}
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
+			in.pre |= preFP
+			return
+		}
+		if w&0x3fc00000 == 0x3d400000 { // VLDR, line 88
+			size := w >> 30 & 0x3
+			imm := w >> 10 & 0xfff
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
+			in.pre |= preFP
+			return
+		}
+		if w&0xffc00000 == 0x3dc00000 { // VLDR, line 89
+			imm := w >> 10 & 0xfff
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(4), imm: uint64(uint64(imm) << 4)}
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
+			in.pre |= preFP
+			return
+		}
+		if w&0x3fe00000 == 0x3c000000 { // VSTR, line 90
+			size := w >> 30 & 0x3
+			imm := sext(uint64(w>>12&0x1ff), 9)
+			idx := w >> 10 & 0x3
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if idx != 2 {
+				*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(size), imm: uint64(imm)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xffe00000 == 0x3c800000 { // VSTR, line 91
+			imm := sext(uint64(w>>12&0x1ff), 9)
+			idx := w >> 10 & 0x3
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if idx != 2 {
+				*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(4), imm: uint64(imm)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x3fe00000 == 0x3c400000 { // VLDR, line 92
+			size := w >> 30 & 0x3
+			imm := sext(uint64(w>>12&0x1ff), 9)
+			idx := w >> 10 & 0x3
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if idx != 2 {
+				*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(size), imm: uint64(imm)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xffe00000 == 0x3cc00000 { // VLDR, line 93
+			imm := sext(uint64(w>>12&0x1ff), 9)
+			idx := w >> 10 & 0x3
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if idx != 2 {
+				*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(4), imm: uint64(imm)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 95
+			size := w >> 30 & 0x3
+			rm := w >> 16 & 0x1f
+			opt := w >> 13 & 0x7
+			s := w >> 12 & 0x1
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if opt&2 != 0 {
+				*in = inst{op: opVSTRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 96
+			rm := w >> 16 & 0x1f
+			opt := w >> 13 & 0x7
+			s := w >> 12 & 0x1
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if opt&2 != 0 {
+				*in = inst{op: opVSTRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(4), im2: uint64(s * 4)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 97
+			size := w >> 30 & 0x3
+			rm := w >> 16 & 0x1f
+			opt := w >> 13 & 0x7
+			s := w >> 12 & 0x1
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if opt&2 != 0 {
+				*in = inst{op: opVLDRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 98
+			rm := w >> 16 & 0x1f
+			opt := w >> 13 & 0x7
+			s := w >> 12 & 0x1
+			rn := w >> 5 & 0x1f
+			rt := w >> 0 & 0x1f
+			if opt&2 != 0 {
+				*in = inst{op: opVLDRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(4), im2: uint64(s * 4)}
+				if in.rn == regSP {
+					in.pre |= preSP
+				}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0x0e000000 == 0x0c000000 { // FP, line 103
+			*in = inst{op: opFP}
+			in.pre |= preFP
+			if decodeFP(in, w) {
+				return
+			}
 		}
 	case 15:
 		if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 46
@@ -1564,7 +1787,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x0e000000 == 0x0e000000 { // FP, line 81
+		if w&0x0e000000 == 0x0e000000 { // FP, line 102
 			*in = inst{op: opFP}
 			in.pre |= preFP
 			if decodeFP(in, w) {
@@ -1607,6 +1830,20 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 		c.execICVTF(in, pc)
 	case opFCVTI:
 		c.execFCVTI(in, pc)
+	case opVLDRlit:
+		c.execVLDRlit(in, pc)
+	case opVSTP:
+		c.execVSTP(in, pc)
+	case opVLDP:
+		c.execVLDP(in, pc)
+	case opVSTR:
+		c.execVSTR(in, pc)
+	case opVLDR:
+		c.execVLDR(in, pc)
+	case opVSTRreg:
+		c.execVSTRreg(in, pc)
+	case opVLDRreg:
+		c.execVLDRreg(in, pc)
 	case opFP:
 		c.execFPInst(in, pc)
 	case opADR:

@@ -204,6 +204,12 @@ func pairMode(mode uint32) uint8 {
 	return [4]uint8{modeOffset, modePost, modeOffset, modePre}[mode]
 }
 
+// indexMode is the addressing mode of an unscaled (00), post-index (01)
+// or pre-index (11) single-register load or store.
+func indexMode(idx uint32) uint8 {
+	return [4]uint8{modeOffset, modePost, modeOffset, modePre}[idx]
+}
+
 // tlbiOp and tlbiBroadcast decode TLBI's CRm and op2. Last-level-only
 // forms are hints a walk-free TLB may ignore; whatever is not modelled is
 // over-invalidated, as is always safe.

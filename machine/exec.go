@@ -197,11 +197,13 @@ func (c *CPU) el0Denied(in *inst, pc uint64) bool {
 
 // precheck makes the checks in.pre asks for before in executes, and
 // reports whether one took an exception instead.
+// The FP/SIMD access trap comes before the SP alignment fault of an
+// FP/SIMD load or store.
 func (c *CPU) precheck(in *inst, pc uint64) bool {
-	if in.pre&preSP != 0 && c.spMisaligned(pc) {
+	if in.pre&preFP != 0 && !c.fpEnabled(pc) {
 		return true
 	}
-	return in.pre&preFP != 0 && !c.fpEnabled(pc)
+	return in.pre&preSP != 0 && c.spMisaligned(pc)
 }
 
 // spMisaligned takes the SP alignment fault (EC 0x26) if SP, used as the

@@ -186,130 +186,10 @@ func (c *CPU) stV(a uint64, sz uint, v [2]uint64) bool {
 	return c.store(a, uint8(sz), v[0])
 }
 
+// simdLoadStore validates (c == nil) or executes the SIMD&FP structure
+// loads and stores; the other SIMD&FP loads and stores are the table's.
 func (c *CPU) simdLoadStore(w uint32) bool {
-	rt, rn := w&31, w>>5&31
 	switch {
-	case w>>24&0x3f == 0x1c: // LDR (literal)
-		opc := w >> 30
-		if opc == 3 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		a := c.pc - 4 + sext(uint64(w>>5&0x7ffff)<<2, 21)
-		if v, ok := c.ldV(a, uint(opc)+2); ok {
-			c.vr[rt] = v
-		}
-		return true
-	case w>>27&7 == 5: // load/store pair
-		opc, l, mode := w>>30, w>>22&1, w>>23&3
-		if opc == 3 {
-			return false
-		}
-		sz := uint(opc) + 2
-		rt2 := w >> 10 & 31
-		if l == 1 && rt == rt2 {
-			return false // CONSTRAINED UNPREDICTABLE; QEMU and the Arm ARM allow UNDEFINED
-		}
-		if c == nil {
-			return true
-		}
-		base := c.r[rSP(rn)]
-		if rn == 31 && c.spMisaligned(c.pc-4) {
-			return true
-		}
-		off := sext(uint64(w>>15&0x7f), 7) << sz
-		a := base
-		if mode != 1 {
-			a += off
-		}
-		if l == 1 {
-			v1, ok := c.ldV(a, sz)
-			if !ok {
-				return true
-			}
-			v2, ok := c.ldV(a+1<<sz, sz)
-			if !ok {
-				return true
-			}
-			c.vr[rt], c.vr[rt2] = v1, v2
-		} else if !c.stV(a, sz, c.vr[rt]) || !c.stV(a+1<<sz, sz, c.vr[rt2]) {
-			return true
-		}
-		if mode == 1 || mode == 3 {
-			c.r[rSP(rn)] = base + off
-		}
-		return true
-	case w>>27&7 == 7: // single register
-		size, opc := w>>30, w>>22&3
-		sz := uint(size)
-		if opc >= 2 {
-			if size != 0 {
-				return false
-			}
-			sz = 4
-		}
-		load := opc&1 != 0
-		var a, wb uint64
-		writeback := false
-		switch {
-		case w>>24&1 == 1: // unsigned offset
-			if c == nil {
-				return true
-			}
-			a = c.r[rSP(rn)] + uint64(w>>10&0xfff)<<sz
-		case w>>21&1 == 0: // unscaled, post, pre
-			idx := w >> 10 & 3
-			if idx == 2 {
-				return false
-			}
-			if c == nil {
-				return true
-			}
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			a = c.r[rSP(rn)]
-			switch idx {
-			case 0:
-				a += imm
-			case 1:
-				wb, writeback = a+imm, true
-			case 3:
-				a += imm
-				wb, writeback = a, true
-			}
-		case w>>10&3 == 2: // register offset
-			option := w >> 13 & 7
-			if option&2 == 0 {
-				return false
-			}
-			if c == nil {
-				return true
-			}
-			var shift uint8
-			if w>>12&1 != 0 {
-				shift = uint8(sz)
-			}
-			a = c.r[rSP(rn)] + extendReg(c.r[rZR(w>>16)], uint8(option), shift)
-		default:
-			return false
-		}
-		if rn == 31 && c.spMisaligned(c.pc-4) {
-			return true
-		}
-		if load {
-			v, ok := c.ldV(a, sz)
-			if !ok {
-				return true
-			}
-			c.vr[rt] = v
-		} else if !c.stV(a, sz, c.vr[rt]) {
-			return true
-		}
-		if writeback {
-			c.r[rSP(rn)] = wb
-		}
-		return true
 	case w>>31 == 0 && w>>25&0x1f == 0x06: // structures
 		return c.simdStruct(w)
 	}
@@ -617,4 +497,82 @@ func (c *CPU) execFCVTI(in *inst, _ uint64) {
 	sz := uint(in.amt)
 	ibits := uint(32) << b2u(in.sf)
 	c.r[in.rd] = c.fp.toFixed(elem(c.vr[in.rn], 0, sz), sz, uint(in.im2), in.neg, fcvtMode(int(in.cc)), ibits)
+}
+
+// SIMD&FP loads and stores but the structures: the execute functions of
+// the table's V lines.
+
+// execVLDRlit executes LDR (literal, SIMD&FP).
+func (c *CPU) execVLDRlit(in *inst, pc uint64) {
+	if v, ok := c.ldV(pc+in.imm, uint(in.amt)); ok {
+		c.vr[in.rd] = v
+	}
+}
+
+// vAddr returns the address of a single-register or pair access and the
+// base register's written-back value (in.sh: the addressing mode).
+func (c *CPU) vAddr(in *inst) (a, wb uint64) {
+	base := c.r[in.rn]
+	switch in.sh {
+	case modePost:
+		return base, base + in.imm
+	case modePre:
+		return base + in.imm, base + in.imm
+	}
+	return base + in.imm, base
+}
+
+// execVLDP executes LDP (SIMD&FP).
+func (c *CPU) execVLDP(in *inst, _ uint64) {
+	a, wb := c.vAddr(in)
+	sz := uint(in.amt)
+	v1, ok := c.ldV(a, sz)
+	if !ok {
+		return
+	}
+	v2, ok := c.ldV(a+1<<sz, sz)
+	if !ok {
+		return
+	}
+	c.vr[in.rd], c.vr[in.ra] = v1, v2
+	c.r[in.rn] = wb
+}
+
+// execVSTP executes STP (SIMD&FP).
+func (c *CPU) execVSTP(in *inst, _ uint64) {
+	a, wb := c.vAddr(in)
+	sz := uint(in.amt)
+	if c.stV(a, sz, c.vr[in.rd]) && c.stV(a+1<<sz, sz, c.vr[in.ra]) {
+		c.r[in.rn] = wb
+	}
+}
+
+// execVLDR executes LDR and LDUR (SIMD&FP, immediate).
+func (c *CPU) execVLDR(in *inst, _ uint64) {
+	a, wb := c.vAddr(in)
+	if v, ok := c.ldV(a, uint(in.amt)); ok {
+		c.vr[in.rd] = v
+		c.r[in.rn] = wb
+	}
+}
+
+// execVSTR executes STR and STUR (SIMD&FP, immediate).
+func (c *CPU) execVSTR(in *inst, _ uint64) {
+	a, wb := c.vAddr(in)
+	if c.stV(a, uint(in.amt), c.vr[in.rd]) {
+		c.r[in.rn] = wb
+	}
+}
+
+// execVLDRreg executes LDR (SIMD&FP, register offset).
+func (c *CPU) execVLDRreg(in *inst, _ uint64) {
+	a := c.r[in.rn] + extendReg(c.r[in.rm], in.sh, uint8(in.im2))
+	if v, ok := c.ldV(a, uint(in.amt)); ok {
+		c.vr[in.rd] = v
+	}
+}
+
+// execVSTRreg executes STR (SIMD&FP, register offset).
+func (c *CPU) execVSTRreg(in *inst, _ uint64) {
+	c.stV(c.r[in.rn]+extendReg(c.r[in.rm], in.sh, uint8(in.im2)), uint(in.amt), c.vr[in.rd])
 }
