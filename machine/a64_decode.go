@@ -27,7 +27,21 @@ const (
 	opVLDR
 	opVSTRreg
 	opVLDRreg
-	opFP
+	opSIMD3SameFP
+	opSIMD3Same
+	opSIMD2MiscFP
+	opSIMD2Misc
+	opSIMDPairwise
+	opSIMDAcross
+	opSIMD3Diff
+	opSIMDCopy
+	opSIMDPermute
+	opSIMDExt
+	opSIMDTbl
+	opSIMDModImm
+	opSIMDShiftImm
+	opSIMDByElem
+	opSIMDStruct
 	opADR
 	opADRP
 	opADDi
@@ -142,14 +156,14 @@ const (
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "FP", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
+var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDCopy", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
 
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
 	switch w >> 25 & 15 {
 	case 4:
-		if w&0x3fe00000 == 0x08400000 { // LDXR, line 208
+		if w&0x3fe00000 == 0x08400000 { // LDXR, line 239
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -159,7 +173,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00000 == 0x08000000 { // STXR, line 209
+		if w&0x3fe00000 == 0x08000000 { // STXR, line 240
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -170,7 +184,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88600000 { // LDXP, line 210
+		if w&0xbfe00000 == 0x88600000 { // LDXP, line 241
 			size := w >> 30 & 0x1
 			rt2 := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -181,7 +195,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88200000 { // STXP, line 211
+		if w&0xbfe00000 == 0x88200000 { // STXP, line 242
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rt2 := w >> 10 & 0x1f
@@ -193,7 +207,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 212
+		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 243
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -203,7 +217,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08808000 { // STLR, line 213
+		if w&0x3fe08000 == 0x08808000 { // STLR, line 244
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -213,7 +227,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 214
+		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 245
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -224,7 +238,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 217
+		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 248
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -237,7 +251,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7e400000 == 0x28000000 { // STP, line 228
+		if w&0x7e400000 == 0x28000000 { // STP, line 259
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -250,7 +264,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x7e400000 == 0x28400000 { // LDP, line 230
+		if w&0x7e400000 == 0x28400000 { // LDP, line 261
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -263,7 +277,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xfe400000 == 0x68400000 { // LDP, line 232
+		if w&0xfe400000 == 0x68400000 { // LDP, line 263
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
 			rt2 := w >> 10 & 0x1f
@@ -278,7 +292,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 5:
-		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 267
+		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 298
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -286,7 +300,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 			return
 		}
-		if w&0x7f000000 == 0x0a000000 { // ANDr, line 268
+		if w&0x7f000000 == 0x0a000000 { // ANDr, line 299
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -299,7 +313,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x2a000000 { // ORRr, line 270
+		if w&0x7f000000 == 0x2a000000 { // ORRr, line 301
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -312,7 +326,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x4a000000 { // EORr, line 272
+		if w&0x7f000000 == 0x4a000000 { // EORr, line 303
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -325,7 +339,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 274
+		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 305
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -338,7 +352,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x0b000000 { // ADDr, line 277
+		if w&0x7f200000 == 0x0b000000 { // ADDr, line 308
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -350,7 +364,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 279
+		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 310
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -362,7 +376,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x4b000000 { // SUBr, line 281
+		if w&0x7f200000 == 0x4b000000 { // SUBr, line 312
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -374,7 +388,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 283
+		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 314
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -386,7 +400,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 286
+		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 317
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -398,7 +412,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 287
+		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 318
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -410,7 +424,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 288
+		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 319
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -422,7 +436,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 289
+		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 320
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -467,37 +481,165 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x0e000000 == 0x0c000000 { // FP, line 103
-			*in = inst{op: opFP}
+		if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 134
+			*in = inst{op: opSIMDStruct}
 			in.pre |= preFP
-			if decodeFP(in, w) {
+			if decodeSIMDStruct(in, w) {
 				return
 			}
 		}
 	case 7:
-		if w&0x0e000000 == 0x0e000000 { // FP, line 102
-			*in = inst{op: opFP}
+		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 104
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD3SameFP}
+				in.pre |= preFP
+				if decodeSIMD3SameFP(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 106
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD3Same}
+				in.pre |= preFP
+				if decodeSIMD3Same(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 108
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD2MiscFP}
+				in.pre |= preFP
+				if decodeSIMD2MiscFP(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 109
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD2MiscFP}
+				in.pre |= preFP
+				if decodeSIMD2MiscFP(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 111
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD2Misc}
+				in.pre |= preFP
+				if decodeSIMD2Misc(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 115
+			*in = inst{op: opSIMDAcross}
 			in.pre |= preFP
-			if decodeFP(in, w) {
+			if decodeSIMDAcross(in, w) {
 				return
 			}
 		}
+		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 117
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD3Diff}
+				in.pre |= preFP
+				if decodeSIMD3Diff(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8fe08400 == 0x0e000400 { // SIMDCopy, line 119
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMDCopy}
+				in.pre |= preFP
+				if decodeSIMDCopy(in, w) {
+					return
+				}
+			}
+		}
+		if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 121
+			*in = inst{op: opSIMDPermute}
+			in.pre |= preFP
+			if decodeSIMDPermute(in, w) {
+				return
+			}
+		}
+		if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 123
+			*in = inst{op: opSIMDExt}
+			in.pre |= preFP
+			if decodeSIMDExt(in, w) {
+				return
+			}
+		}
+		if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 125
+			*in = inst{op: opSIMDTbl}
+			in.pre |= preFP
+			if decodeSIMDTbl(in, w) {
+				return
+			}
+		}
+		if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 127
+			*in = inst{op: opSIMDModImm}
+			in.pre |= preFP
+			if decodeSIMDModImm(in, w) {
+				return
+			}
+		}
+		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 129
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			immh := w >> 19 & 0xf
+			if (s == 0 || q == 1) && (immh != 0) {
+				*in = inst{op: opSIMDShiftImm}
+				in.pre |= preFP
+				if decodeSIMDShiftImm(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 131
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMDByElem}
+				in.pre |= preFP
+				if decodeSIMDByElem(in, w) {
+					return
+				}
+			}
+		}
 	case 8:
-		if w&0x9f000000 == 0x10000000 { // ADR, line 106
+		if w&0x9f000000 == 0x10000000 { // ADR, line 137
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 			return
 		}
-		if w&0x9f000000 == 0x90000000 { // ADRP, line 107
+		if w&0x9f000000 == 0x90000000 { // ADRP, line 138
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
 			return
 		}
-		if w&0x7f800000 == 0x11000000 { // ADDi, line 109
+		if w&0x7f800000 == 0x11000000 { // ADDi, line 140
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -506,7 +648,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x31000000 { // ADDSi, line 110
+		if w&0x7f800000 == 0x31000000 { // ADDSi, line 141
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -515,7 +657,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x51000000 { // SUBi, line 111
+		if w&0x7f800000 == 0x51000000 { // SUBi, line 142
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -524,7 +666,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x71000000 { // SUBSi, line 112
+		if w&0x7f800000 == 0x71000000 { // SUBSi, line 143
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -534,7 +676,7 @@ func decode(in *inst, w uint32) {
 			return
 		}
 	case 9:
-		if w&0x7f800000 == 0x12000000 { // ANDi, line 114
+		if w&0x7f800000 == 0x12000000 { // ANDi, line 145
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -546,7 +688,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x32000000 { // ORRi, line 116
+		if w&0x7f800000 == 0x32000000 { // ORRi, line 147
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -558,7 +700,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52000000 { // EORi, line 118
+		if w&0x7f800000 == 0x52000000 { // EORi, line 149
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -570,7 +712,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72000000 { // ANDSi, line 120
+		if w&0x7f800000 == 0x72000000 { // ANDSi, line 151
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -582,7 +724,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x12800000 { // MOVi, line 124
+		if w&0x7f800000 == 0x12800000 { // MOVi, line 155
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -592,7 +734,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52800000 { // MOVi, line 125
+		if w&0x7f800000 == 0x52800000 { // MOVi, line 156
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -602,7 +744,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72800000 { // MOVK, line 126
+		if w&0x7f800000 == 0x72800000 { // MOVK, line 157
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -612,7 +754,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // ASRi, line 131
+		if w&0x7f800000 == 0x13000000 { // ASRi, line 162
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -624,7 +766,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // SBFM, line 134
+		if w&0x7f800000 == 0x13000000 { // SBFM, line 165
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -636,7 +778,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x33000000 { // BFM, line 137
+		if w&0x7f800000 == 0x33000000 { // BFM, line 168
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -648,7 +790,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSRi, line 140
+		if w&0x7f800000 == 0x53000000 { // LSRi, line 171
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -660,7 +802,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSLi, line 143
+		if w&0x7f800000 == 0x53000000 { // LSLi, line 174
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -672,7 +814,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // UBFM, line 146
+		if w&0x7f800000 == 0x53000000 { // UBFM, line 177
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -684,7 +826,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fa00000 == 0x13800000 { // EXTR, line 150
+		if w&0x7fa00000 == 0x13800000 { // EXTR, line 181
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			rm := w >> 16 & 0x1f
@@ -711,92 +853,92 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0xfc000000 == 0x14000000 { // B, line 154
+		if w&0xfc000000 == 0x14000000 { // B, line 185
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 155
+		if w&0xfc000000 == 0x94000000 { // BL, line 186
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x34000000 { // CBZ, line 156
+		if w&0x7f000000 == 0x34000000 { // CBZ, line 187
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x35000000 { // CBNZ, line 157
+		if w&0x7f000000 == 0x35000000 { // CBNZ, line 188
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000010 == 0x54000000 { // Bcond, line 160
+		if w&0xff000010 == 0x54000000 { // Bcond, line 191
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			cond := w >> 0 & 0xf
 			*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000001 { // SVC, line 162
+		if w&0xffe0001f == 0xd4000001 { // SVC, line 193
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opSVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000002 { // HVC, line 163
+		if w&0xffe0001f == 0xd4000002 { // HVC, line 194
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opHVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4200000 { // BRK, line 164
+		if w&0xffe0001f == 0xd4200000 { // BRK, line 195
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opBRK, imm: uint64(imm)}
 			return
 		}
-		if w&0xfff8ffff == 0xd500207f { // WFI, line 169
+		if w&0xfff8ffff == 0xd500207f { // WFI, line 200
 			*in = inst{op: opWFI}
 			return
 		}
-		if w&0xfff8f01f == 0xd500201f { // NOP, line 170
+		if w&0xfff8f01f == 0xd500201f { // NOP, line 201
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 172
+		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 203
 			*in = inst{op: opCLREX}
 			return
 		}
-		if w&0xfff8f0df == 0xd500309f { // NOP, line 173
+		if w&0xfff8f0df == 0xd500309f { // NOP, line 204
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd50030df { // ISB, line 174
+		if w&0xfff8f0ff == 0xd50030df { // ISB, line 205
 			*in = inst{op: opISB}
 			return
 		}
-		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 177
+		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 208
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340df { // MSRi, line 178
+		if w&0xfffff0ff == 0xd50340df { // MSRi, line 209
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 179
+		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 210
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 			return
 		}
-		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 183
+		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 214
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 			return
 		}
-		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 184
+		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 215
 			crm := w >> 8 & 0xf
 			rt := w >> 0 & 0x1f
 			if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -804,56 +946,56 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffffffe0 == 0xd5087100 { // SYS, line 186
+		if w&0xffffffe0 == 0xd5087100 { // SYS, line 217
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087500 { // SYS, line 187
+		if w&0xffffffe0 == 0xd5087500 { // SYS, line 218
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087620 { // SYS, line 188
+		if w&0xffffffe0 == 0xd5087620 { // SYS, line 219
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087640 { // SYS, line 189
+		if w&0xffffffe0 == 0xd5087640 { // SYS, line 220
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 190
+		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 221
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 191
+		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 222
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffff80 == 0xd5087800 { // AT, line 192
+		if w&0xffffff80 == 0xd5087800 { // AT, line 223
 			op2 := w >> 5 & 0x3
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
 			return
 		}
-		if w&0xfffff000 == 0xd5088000 { // TLBI, line 193
+		if w&0xfffff000 == 0xd5088000 { // TLBI, line 224
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
 			return
 		}
-		if w&0xfff00000 == 0xd5300000 { // MRS, line 195
+		if w&0xfff00000 == 0xd5300000 { // MRS, line 226
 			*in = inst{op: opMRS}
 			if decodeMRS(in, w) {
 				return
 			}
 		}
-		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 196
+		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 227
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
@@ -862,24 +1004,24 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xfff00000 == 0xd5100000 { // MSR, line 197
+		if w&0xfff00000 == 0xd5100000 { // MSR, line 228
 			*in = inst{op: opMSR}
 			if decodeMSR(in, w) {
 				return
 			}
 		}
 	case 11:
-		if w&0xfc000000 == 0x14000000 { // B, line 154
+		if w&0xfc000000 == 0x14000000 { // B, line 185
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 155
+		if w&0xfc000000 == 0x94000000 { // BL, line 186
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x36000000 { // TBZ, line 158
+		if w&0x7f000000 == 0x36000000 { // TBZ, line 189
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -887,7 +1029,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x37000000 { // TBNZ, line 159
+		if w&0x7f000000 == 0x37000000 { // TBNZ, line 190
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -895,49 +1037,49 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfffffc1f == 0xd61f0000 { // BR, line 201
+		if w&0xfffffc1f == 0xd61f0000 { // BR, line 232
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 202
+		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 233
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd65f0000 { // RET, line 203
+		if w&0xfffffc1f == 0xd65f0000 { // RET, line 234
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opRET, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xffffffff == 0xd69f03e0 { // ERET, line 204
+		if w&0xffffffff == 0xd69f03e0 { // ERET, line 235
 			*in = inst{op: opERET, rn: uint8(31)}
 			return
 		}
 	case 12:
-		if w&0xff000000 == 0x18000000 { // LDRlit, line 222
+		if w&0xff000000 == 0x18000000 { // LDRlit, line 253
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x58000000 { // LDRlit, line 223
+		if w&0xff000000 == 0x58000000 { // LDRlit, line 254
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x98000000 { // LDRlit, line 224
+		if w&0xff000000 == 0x98000000 { // LDRlit, line 255
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0xd8000000 { // NOP, line 225
+		if w&0xff000000 == 0xd8000000 { // NOP, line 256
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3fc00000 == 0x39000000 { // STRo, line 236
+		if w&0x3fc00000 == 0x39000000 { // STRo, line 267
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
@@ -948,11 +1090,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffc00000 == 0xf9800000 { // NOP, line 237
+		if w&0xffc00000 == 0xf9800000 { // NOP, line 268
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f000000 == 0x39000000 { // LDRo, line 238
+		if w&0x3f000000 == 0x39000000 { // LDRo, line 269
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := w >> 10 & 0xfff
@@ -966,7 +1108,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x38000000 { // STRo, line 241
+		if w&0x3fe00c00 == 0x38000000 { // STRo, line 272
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -977,7 +1119,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 242
+		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 273
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -988,7 +1130,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000800 { // STTR, line 243
+		if w&0x3fe00c00 == 0x38000800 { // STTR, line 274
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -999,7 +1141,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 244
+		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 275
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1010,11 +1152,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffe00c00 == 0xf8800000 { // NOP, line 245
+		if w&0xffe00c00 == 0xf8800000 { // NOP, line 276
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f200c00 == 0x38000000 { // LDRo, line 246
+		if w&0x3f200c00 == 0x38000000 { // LDRo, line 277
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1028,7 +1170,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 247
+		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 278
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1042,7 +1184,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000800 { // LDTR, line 249
+		if w&0x3f200c00 == 0x38000800 { // LDTR, line 280
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1056,7 +1198,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 250
+		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 281
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1070,7 +1212,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f208c00 == 0x38200000 { // LDOP, line 254
+		if w&0x3f208c00 == 0x38200000 { // LDOP, line 285
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			opc := w >> 12 & 0x7
@@ -1082,7 +1224,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 255
+		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 286
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1093,7 +1235,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 256
+		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 287
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -1103,7 +1245,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 259
+		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 290
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1118,14 +1260,14 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 261
+		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 292
 			opt := w >> 13 & 0x7
 			if opt&2 != 0 {
 				*in = inst{op: opNOP}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 262
+		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 293
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -1142,7 +1284,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 13:
-		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 291
+		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 322
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1150,7 +1292,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 292
+		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 323
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1158,7 +1300,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 293
+		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 324
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1166,7 +1308,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 294
+		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 325
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1174,7 +1316,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 297
+		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 328
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1184,7 +1326,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 298
+		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 329
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1194,7 +1336,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 300
+		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 331
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1203,7 +1345,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 301
+		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 332
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1212,7 +1354,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 302
+		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 333
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1221,7 +1363,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 303
+		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 334
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1230,7 +1372,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 305
+		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 336
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1238,7 +1380,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 306
+		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 337
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1246,7 +1388,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 307
+		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 338
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1254,7 +1396,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 308
+		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 339
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1262,7 +1404,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 309
+		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 340
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1270,7 +1412,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 310
+		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 341
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1278,7 +1420,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 312
+		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 343
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			c := w >> 12 & 0x1
@@ -1290,53 +1432,53 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 314
+		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 345
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 315
+		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 346
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00800 { // REV32, line 316
+		if w&0xfffffc00 == 0xdac00800 { // REV32, line 347
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0x5ac00800 { // REV, line 317
+		if w&0xfffffc00 == 0x5ac00800 { // REV, line 348
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00c00 { // REV, line 318
+		if w&0xfffffc00 == 0xdac00c00 { // REV, line 349
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 319
+		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 350
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 320
+		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 351
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b000000 { // MADD, line 323
+		if w&0x7fe08000 == 0x1b000000 { // MADD, line 354
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1345,7 +1487,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 324
+		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 355
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1354,7 +1496,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 325
+		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 356
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1362,7 +1504,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 326
+		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 357
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1370,7 +1512,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 327
+		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 358
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1378,7 +1520,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 328
+		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 359
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1386,7 +1528,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b400000 { // SMULH, line 329
+		if w&0xffe08000 == 0x9b400000 { // SMULH, line 360
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1394,7 +1536,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 330
+		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 361
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1576,13 +1718,6 @@ func decode(in *inst, w uint32) {
 					in.pre |= preSP
 				}
 				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x0e000000 == 0x0c000000 { // FP, line 103
-			*in = inst{op: opFP}
-			in.pre |= preFP
-			if decodeFP(in, w) {
 				return
 			}
 		}
@@ -1787,11 +1922,111 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x0e000000 == 0x0e000000 { // FP, line 102
-			*in = inst{op: opFP}
+		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 104
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD3SameFP}
+				in.pre |= preFP
+				if decodeSIMD3SameFP(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 106
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD3Same}
+				in.pre |= preFP
+				if decodeSIMD3Same(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 108
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD2MiscFP}
+				in.pre |= preFP
+				if decodeSIMD2MiscFP(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 109
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD2MiscFP}
+				in.pre |= preFP
+				if decodeSIMD2MiscFP(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 111
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD2Misc}
+				in.pre |= preFP
+				if decodeSIMD2Misc(in, w) {
+					return
+				}
+			}
+		}
+		if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 113
+			*in = inst{op: opSIMDPairwise}
 			in.pre |= preFP
-			if decodeFP(in, w) {
+			if decodeSIMDPairwise(in, w) {
 				return
+			}
+		}
+		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 117
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMD3Diff}
+				in.pre |= preFP
+				if decodeSIMD3Diff(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8fe08400 == 0x0e000400 { // SIMDCopy, line 119
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMDCopy}
+				in.pre |= preFP
+				if decodeSIMDCopy(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 129
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			immh := w >> 19 & 0xf
+			if (s == 0 || q == 1) && (immh != 0) {
+				*in = inst{op: opSIMDShiftImm}
+				in.pre |= preFP
+				if decodeSIMDShiftImm(in, w) {
+					return
+				}
+			}
+		}
+		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 131
+			q := w >> 30 & 0x1
+			s := w >> 28 & 0x1
+			if s == 0 || q == 1 {
+				*in = inst{op: opSIMDByElem}
+				in.pre |= preFP
+				if decodeSIMDByElem(in, w) {
+					return
+				}
 			}
 		}
 	}
@@ -1844,8 +2079,36 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 		c.execVSTRreg(in, pc)
 	case opVLDRreg:
 		c.execVLDRreg(in, pc)
-	case opFP:
-		c.execFPInst(in, pc)
+	case opSIMD3SameFP:
+		c.execSIMD3SameFP(in, pc)
+	case opSIMD3Same:
+		c.execSIMD3Same(in, pc)
+	case opSIMD2MiscFP:
+		c.execSIMD2MiscFP(in, pc)
+	case opSIMD2Misc:
+		c.execSIMD2Misc(in, pc)
+	case opSIMDPairwise:
+		c.execSIMDPairwise(in, pc)
+	case opSIMDAcross:
+		c.execSIMDAcross(in, pc)
+	case opSIMD3Diff:
+		c.execSIMD3Diff(in, pc)
+	case opSIMDCopy:
+		c.execSIMDCopy(in, pc)
+	case opSIMDPermute:
+		c.execSIMDPermute(in, pc)
+	case opSIMDExt:
+		c.execSIMDExt(in, pc)
+	case opSIMDTbl:
+		c.execSIMDTbl(in, pc)
+	case opSIMDModImm:
+		c.execSIMDModImm(in, pc)
+	case opSIMDShiftImm:
+		c.execSIMDShiftImm(in, pc)
+	case opSIMDByElem:
+		c.execSIMDByElem(in, pc)
+	case opSIMDStruct:
+		c.execSIMDStruct(in, pc)
 	case opADR:
 		c.execADR(in, pc)
 	case opADRP:

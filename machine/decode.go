@@ -285,13 +285,6 @@ func decodeSysReg(in *inst, w uint32) bool {
 	return true
 }
 
-// decodeFP keeps an FP/SIMD instruction's word in imm if simd.go
-// implements it.
-func decodeFP(in *inst, w uint32) bool {
-	in.imm = uint64(w)
-	return (*CPU)(nil).simd(w)
-}
-
 // decodeBitMasks is the Arm ARM's DecodeBitMasks: it returns the wmask and
 // tmask for logical immediates and bitfield operations of the given size.
 func decodeBitMasks(n, imms, immr uint32, immediate bool, size uint) (wmask, tmask uint64, ok bool) {

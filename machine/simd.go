@@ -5,12 +5,13 @@ import "math/bits"
 // The FP/SIMD unit: the V registers, FPCR/FPSR, scalar floating point,
 // the SIMD&FP loads and stores and Advanced SIMD.
 //
-// Scalar FP and FPCR/FPSR are decoded by the table (a64.decode) into
-// their own opcodes, executed by the exec functions below. The rest still
-// decodes to opFP with the instruction word kept in inst.imm, and its
-// handlers both validate and execute it: called on a nil *CPU they only
-// report whether the encoding is implemented (the decoder uses that to
-// choose between opFP and opUndef), so the two can never disagree.
+// Scalar FP, FPCR/FPSR and the SIMD&FP loads and stores are decoded by
+// the table (a64.decode) into their own opcodes, executed by the exec
+// functions below. Advanced SIMD and the structure loads and stores are
+// decoded by the table to their encoding group, whose handler both
+// validates and executes the word: called on a nil *CPU it only reports
+// whether the encoding is implemented (the decoder uses that to choose
+// between the group and opUndef), so the two can never disagree.
 
 // FP/SIMD access trap class and CPACR_EL1.FPEN.
 const (
@@ -31,36 +32,6 @@ func (c *CPU) fpEnabled(pc uint64) bool {
 		}
 	}
 	c.takeException(ecFPAccess, fpAccessISS, pc)
-	return false
-}
-
-// execFPInst executes an FP/SIMD instruction of simd.go's (the word in
-// imm); the interpreter has checked that FP/SIMD is enabled.
-func (c *CPU) execFPInst(in *inst, pc uint64) {
-	if !c.simd(uint32(in.imm)) {
-		c.undefined(pc)
-	}
-}
-
-// simd validates (c == nil) or executes an Advanced SIMD instruction or
-// a SIMD&FP load or store. (Scalar FP and FPCR/FPSR are the table's:
-// decoded once, executed by the exec functions below.)
-func (c *CPU) simd(w uint32) bool {
-	switch {
-	case w>>25&5 == 4 && w>>26&1 == 1: // loads and stores, SIMD&FP
-		return c.simdLoadStore(w)
-	case w>>25&7 == 7: // data processing, SIMD&FP
-	default:
-		return false
-	}
-	switch {
-	case w>>28&5 == 1: // x0x1: scalar FP, decoded by the table (a64.decode)
-		return false
-	case w>>28&0xd == 5: // 01x1: Advanced SIMD scalar
-		return c.advSIMD(w, true)
-	case w>>28&9 == 0: // 0xx0: Advanced SIMD vector
-		return c.advSIMD(w, false)
-	}
 	return false
 }
 
@@ -184,16 +155,6 @@ func (c *CPU) stV(a uint64, sz uint, v [2]uint64) bool {
 		return c.store(a, 3, v[0]) && c.store(a+8, 3, v[1])
 	}
 	return c.store(a, uint8(sz), v[0])
-}
-
-// simdLoadStore validates (c == nil) or executes the SIMD&FP structure
-// loads and stores; the other SIMD&FP loads and stores are the table's.
-func (c *CPU) simdLoadStore(w uint32) bool {
-	switch {
-	case w>>31 == 0 && w>>25&0x1f == 0x06: // structures
-		return c.simdStruct(w)
-	}
-	return false
 }
 
 // simdStruct is LD1..LD4/ST1..ST4 (multiple structures), LD1..LD4/ST1..ST4
@@ -576,3 +537,78 @@ func (c *CPU) execVLDRreg(in *inst, _ uint64) {
 func (c *CPU) execVSTRreg(in *inst, _ uint64) {
 	c.stV(c.r[in.rn]+extendReg(c.r[in.rm], in.sh, uint8(in.im2)), uint(in.amt), c.vr[in.rd])
 }
+
+// Advanced SIMD and the SIMD&FP structure loads and stores: each encoding
+// group is a line of the table (a64.decode), whose decode and execute
+// functions call the group's function in simdvec.go or here, which
+// validates the word (called on a nil *CPU) or executes it. The word is
+// kept in imm, the scalar form (bit 28) in neg.
+
+// simdWord keeps w in in for a group's execute function.
+func simdWord(in *inst, w uint32, ok bool) bool {
+	in.imm, in.neg = uint64(w), w>>28&1 == 1
+	return ok
+}
+
+func decodeSIMD3SameFP(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdThreeSameFP(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD3SameFP(in *inst, _ uint64) { c.simdThreeSameFP(uint32(in.imm), in.neg) }
+
+func decodeSIMD3Same(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdThreeSame(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD3Same(in *inst, _ uint64) { c.simdThreeSame(uint32(in.imm), in.neg) }
+
+func decodeSIMD2MiscFP(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdTwoMiscFP(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD2MiscFP(in *inst, _ uint64) { c.simdTwoMiscFP(uint32(in.imm), in.neg) }
+
+func decodeSIMD2Misc(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdTwoMisc(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD2Misc(in *inst, _ uint64) { c.simdTwoMisc(uint32(in.imm), in.neg) }
+
+func decodeSIMDPairwise(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdPairwiseScalar(w))
+}
+func (c *CPU) execSIMDPairwise(in *inst, _ uint64) { c.simdPairwiseScalar(uint32(in.imm)) }
+
+func decodeSIMDAcross(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdAcross(w)) }
+func (c *CPU) execSIMDAcross(in *inst, _ uint64) { c.simdAcross(uint32(in.imm)) }
+
+func decodeSIMD3Diff(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdThreeDiff(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD3Diff(in *inst, _ uint64) { c.simdThreeDiff(uint32(in.imm), in.neg) }
+
+func decodeSIMDCopy(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdCopy(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMDCopy(in *inst, _ uint64) { c.simdCopy(uint32(in.imm), in.neg) }
+
+func decodeSIMDPermute(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdPermute(w)) }
+func (c *CPU) execSIMDPermute(in *inst, _ uint64) { c.simdPermute(uint32(in.imm)) }
+
+func decodeSIMDExt(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdExt(w)) }
+func (c *CPU) execSIMDExt(in *inst, _ uint64) { c.simdExt(uint32(in.imm)) }
+
+func decodeSIMDTbl(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdTbl(w)) }
+func (c *CPU) execSIMDTbl(in *inst, _ uint64) { c.simdTbl(uint32(in.imm)) }
+
+func decodeSIMDModImm(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdModImm(w)) }
+func (c *CPU) execSIMDModImm(in *inst, _ uint64) { c.simdModImm(uint32(in.imm)) }
+
+func decodeSIMDShiftImm(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdShiftImm(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMDShiftImm(in *inst, _ uint64) { c.simdShiftImm(uint32(in.imm), in.neg) }
+
+func decodeSIMDByElem(in *inst, w uint32) bool {
+	return simdWord(in, w, (*CPU)(nil).simdByElem(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMDByElem(in *inst, _ uint64) { c.simdByElem(uint32(in.imm), in.neg) }
+
+func decodeSIMDStruct(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdStruct(w)) }
+func (c *CPU) execSIMDStruct(in *inst, _ uint64) { c.simdStruct(uint32(in.imm)) }

@@ -5,47 +5,6 @@ import "math/bits"
 // Advanced SIMD: the vector groups and their scalar twins (which share
 // the encodings with bit 28 set and one element).
 
-// advSIMD validates (c == nil) or executes an Advanced SIMD instruction.
-func (c *CPU) advSIMD(w uint32, scalar bool) bool {
-	switch {
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&1 == 1:
-		if w>>11&31 >= 0x18 {
-			return c.simdThreeSameFP(w, scalar)
-		}
-		return c.simdThreeSame(w, scalar)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 2 && w>>17&15 == 0:
-		return c.simdTwoMisc(w, scalar)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 2 && w>>17&15 == 8:
-		if scalar {
-			return c.simdPairwiseScalar(w)
-		}
-		return c.simdAcross(w)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 0:
-		return c.simdThreeDiff(w, scalar)
-	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 1:
-		return c.simdCopy(w, scalar)
-	case w>>24&15 == 0xe && w>>21&1 == 0 && w>>15&1 == 0 && w>>10&3 == 2 && w>>29&1 == 0 && !scalar:
-		return c.simdPermute(w)
-	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 0 && w>>29&1 == 1 && !scalar:
-		return c.simdExt(w)
-	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&3 == 0 && w>>29&1 == 0 && !scalar:
-		return c.simdTbl(w)
-	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 == 0 && !scalar:
-		if w>>23&1 != 0 {
-			return false
-		}
-		return c.simdModImm(w)
-	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 != 0:
-		if w>>23&1 != 0 { // unallocated, not part of immh
-			return false
-		}
-		return c.simdShiftImm(w, scalar)
-	case w>>24&15 == 0xf && w>>10&1 == 0:
-		return c.simdByElem(w, scalar)
-	}
-	return false
-}
-
 // vecShape returns the element count of a vector (q) of 2^esz-byte
 // elements, or 1 for a scalar.
 func vecShape(q bool, esz uint, scalar bool) uint {
