@@ -34,7 +34,13 @@ const (
 	opSIMDPairwise
 	opSIMDAcross
 	opSIMD3Diff
-	opSIMDCopy
+	opSIMDDupS
+	opSIMDInsE
+	opSIMDDupE
+	opSIMDDupG
+	opSIMDInsG
+	opSIMDSMOV
+	opSIMDUMOV
 	opSIMDPermute
 	opSIMDExt
 	opSIMDTbl
@@ -156,14 +162,14 @@ const (
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDCopy", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
+var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
 
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
 	switch w >> 25 & 15 {
 	case 4:
-		if w&0x3fe00000 == 0x08400000 { // LDXR, line 239
+		if w&0x3fe00000 == 0x08400000 { // LDXR, line 253
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -173,7 +179,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00000 == 0x08000000 { // STXR, line 240
+		if w&0x3fe00000 == 0x08000000 { // STXR, line 254
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -184,7 +190,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88600000 { // LDXP, line 241
+		if w&0xbfe00000 == 0x88600000 { // LDXP, line 255
 			size := w >> 30 & 0x1
 			rt2 := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -195,7 +201,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88200000 { // STXP, line 242
+		if w&0xbfe00000 == 0x88200000 { // STXP, line 256
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rt2 := w >> 10 & 0x1f
@@ -207,7 +213,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 243
+		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 257
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -217,7 +223,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08808000 { // STLR, line 244
+		if w&0x3fe08000 == 0x08808000 { // STLR, line 258
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -227,7 +233,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 245
+		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 259
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -238,7 +244,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 248
+		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 262
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -251,7 +257,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7e400000 == 0x28000000 { // STP, line 259
+		if w&0x7e400000 == 0x28000000 { // STP, line 273
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -264,7 +270,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x7e400000 == 0x28400000 { // LDP, line 261
+		if w&0x7e400000 == 0x28400000 { // LDP, line 275
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -277,7 +283,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xfe400000 == 0x68400000 { // LDP, line 263
+		if w&0xfe400000 == 0x68400000 { // LDP, line 277
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
 			rt2 := w >> 10 & 0x1f
@@ -292,7 +298,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 5:
-		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 298
+		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 312
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -300,7 +306,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 			return
 		}
-		if w&0x7f000000 == 0x0a000000 { // ANDr, line 299
+		if w&0x7f000000 == 0x0a000000 { // ANDr, line 313
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -313,7 +319,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x2a000000 { // ORRr, line 301
+		if w&0x7f000000 == 0x2a000000 { // ORRr, line 315
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -326,7 +332,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x4a000000 { // EORr, line 303
+		if w&0x7f000000 == 0x4a000000 { // EORr, line 317
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -339,7 +345,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 305
+		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 319
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -352,7 +358,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x0b000000 { // ADDr, line 308
+		if w&0x7f200000 == 0x0b000000 { // ADDr, line 322
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -364,7 +370,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 310
+		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 324
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -376,7 +382,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x4b000000 { // SUBr, line 312
+		if w&0x7f200000 == 0x4b000000 { // SUBr, line 326
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -388,7 +394,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 314
+		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 328
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -400,7 +406,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 317
+		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 331
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -412,7 +418,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 318
+		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 332
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -424,7 +430,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 319
+		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 333
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -436,7 +442,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 320
+		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 334
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -481,8 +487,12 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 134
-			*in = inst{op: opSIMDStruct}
+		if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 148
+			rn := w >> 5 & 0x1f
+			*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
+			if in.rn == regSP {
+				in.pre |= preSP
+			}
 			in.pre |= preFP
 			if decodeSIMDStruct(in, w) {
 				return
@@ -562,46 +572,100 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8fe08400 == 0x0e000400 { // SIMDCopy, line 119
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMDCopy}
+		if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 122
+			imm5 := w >> 16 & 0x1f
+			imm4 := w >> 11 & 0xf
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 {
+				*in = inst{op: opSIMDInsE, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5)), im2: uint64(imm4 >> copyEsz(imm5))}
 				in.pre |= preFP
-				if decodeSIMDCopy(in, w) {
-					return
-				}
+				return
 			}
 		}
-		if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 121
+		if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 124
+			q := w >> 30 & 0x1
+			imm5 := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 && (copyEsz(imm5) < 3 || q == 1) {
+				*in = inst{op: opSIMDDupE, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 126
+			q := w >> 30 & 0x1
+			imm5 := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 && (copyEsz(imm5) < 3 || q == 1) {
+				*in = inst{op: opSIMDDupG, sf: (q) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(copyEsz(imm5))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 128
+			imm5 := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 {
+				*in = inst{op: opSIMDInsG, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 130
+			q := w >> 30 & 0x1
+			imm5 := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 && copyEsz(imm5) < 2+uint(q) {
+				*in = inst{op: opSIMDSMOV, sf: (q) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 132
+			q := w >> 30 & 0x1
+			imm5 := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 && (copyEsz(imm5) == 3) == (q == 1) {
+				*in = inst{op: opSIMDUMOV, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+				in.pre |= preFP
+				return
+			}
+		}
+		if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 135
 			*in = inst{op: opSIMDPermute}
 			in.pre |= preFP
 			if decodeSIMDPermute(in, w) {
 				return
 			}
 		}
-		if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 123
+		if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 137
 			*in = inst{op: opSIMDExt}
 			in.pre |= preFP
 			if decodeSIMDExt(in, w) {
 				return
 			}
 		}
-		if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 125
+		if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 139
 			*in = inst{op: opSIMDTbl}
 			in.pre |= preFP
 			if decodeSIMDTbl(in, w) {
 				return
 			}
 		}
-		if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 127
+		if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 141
 			*in = inst{op: opSIMDModImm}
 			in.pre |= preFP
 			if decodeSIMDModImm(in, w) {
 				return
 			}
 		}
-		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 129
+		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 143
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			immh := w >> 19 & 0xf
@@ -613,7 +677,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 131
+		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 145
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -625,21 +689,21 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 8:
-		if w&0x9f000000 == 0x10000000 { // ADR, line 137
+		if w&0x9f000000 == 0x10000000 { // ADR, line 151
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 			return
 		}
-		if w&0x9f000000 == 0x90000000 { // ADRP, line 138
+		if w&0x9f000000 == 0x90000000 { // ADRP, line 152
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
 			return
 		}
-		if w&0x7f800000 == 0x11000000 { // ADDi, line 140
+		if w&0x7f800000 == 0x11000000 { // ADDi, line 154
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -648,7 +712,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x31000000 { // ADDSi, line 141
+		if w&0x7f800000 == 0x31000000 { // ADDSi, line 155
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -657,7 +721,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x51000000 { // SUBi, line 142
+		if w&0x7f800000 == 0x51000000 { // SUBi, line 156
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -666,7 +730,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x71000000 { // SUBSi, line 143
+		if w&0x7f800000 == 0x71000000 { // SUBSi, line 157
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -676,7 +740,7 @@ func decode(in *inst, w uint32) {
 			return
 		}
 	case 9:
-		if w&0x7f800000 == 0x12000000 { // ANDi, line 145
+		if w&0x7f800000 == 0x12000000 { // ANDi, line 159
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -688,7 +752,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x32000000 { // ORRi, line 147
+		if w&0x7f800000 == 0x32000000 { // ORRi, line 161
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -700,7 +764,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52000000 { // EORi, line 149
+		if w&0x7f800000 == 0x52000000 { // EORi, line 163
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -712,7 +776,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72000000 { // ANDSi, line 151
+		if w&0x7f800000 == 0x72000000 { // ANDSi, line 165
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -724,7 +788,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x12800000 { // MOVi, line 155
+		if w&0x7f800000 == 0x12800000 { // MOVi, line 169
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -734,7 +798,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52800000 { // MOVi, line 156
+		if w&0x7f800000 == 0x52800000 { // MOVi, line 170
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -744,7 +808,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72800000 { // MOVK, line 157
+		if w&0x7f800000 == 0x72800000 { // MOVK, line 171
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -754,7 +818,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // ASRi, line 162
+		if w&0x7f800000 == 0x13000000 { // ASRi, line 176
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -766,7 +830,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // SBFM, line 165
+		if w&0x7f800000 == 0x13000000 { // SBFM, line 179
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -778,7 +842,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x33000000 { // BFM, line 168
+		if w&0x7f800000 == 0x33000000 { // BFM, line 182
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -790,7 +854,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSRi, line 171
+		if w&0x7f800000 == 0x53000000 { // LSRi, line 185
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -802,7 +866,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSLi, line 174
+		if w&0x7f800000 == 0x53000000 { // LSLi, line 188
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -814,7 +878,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // UBFM, line 177
+		if w&0x7f800000 == 0x53000000 { // UBFM, line 191
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -826,7 +890,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fa00000 == 0x13800000 { // EXTR, line 181
+		if w&0x7fa00000 == 0x13800000 { // EXTR, line 195
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			rm := w >> 16 & 0x1f
@@ -853,92 +917,92 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0xfc000000 == 0x14000000 { // B, line 185
+		if w&0xfc000000 == 0x14000000 { // B, line 199
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 186
+		if w&0xfc000000 == 0x94000000 { // BL, line 200
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x34000000 { // CBZ, line 187
+		if w&0x7f000000 == 0x34000000 { // CBZ, line 201
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x35000000 { // CBNZ, line 188
+		if w&0x7f000000 == 0x35000000 { // CBNZ, line 202
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000010 == 0x54000000 { // Bcond, line 191
+		if w&0xff000010 == 0x54000000 { // Bcond, line 205
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			cond := w >> 0 & 0xf
 			*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000001 { // SVC, line 193
+		if w&0xffe0001f == 0xd4000001 { // SVC, line 207
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opSVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000002 { // HVC, line 194
+		if w&0xffe0001f == 0xd4000002 { // HVC, line 208
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opHVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4200000 { // BRK, line 195
+		if w&0xffe0001f == 0xd4200000 { // BRK, line 209
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opBRK, imm: uint64(imm)}
 			return
 		}
-		if w&0xfff8ffff == 0xd500207f { // WFI, line 200
+		if w&0xfff8ffff == 0xd500207f { // WFI, line 214
 			*in = inst{op: opWFI}
 			return
 		}
-		if w&0xfff8f01f == 0xd500201f { // NOP, line 201
+		if w&0xfff8f01f == 0xd500201f { // NOP, line 215
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 203
+		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 217
 			*in = inst{op: opCLREX}
 			return
 		}
-		if w&0xfff8f0df == 0xd500309f { // NOP, line 204
+		if w&0xfff8f0df == 0xd500309f { // NOP, line 218
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd50030df { // ISB, line 205
+		if w&0xfff8f0ff == 0xd50030df { // ISB, line 219
 			*in = inst{op: opISB}
 			return
 		}
-		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 208
+		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 222
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340df { // MSRi, line 209
+		if w&0xfffff0ff == 0xd50340df { // MSRi, line 223
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 210
+		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 224
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 			return
 		}
-		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 214
+		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 228
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 			return
 		}
-		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 215
+		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 229
 			crm := w >> 8 & 0xf
 			rt := w >> 0 & 0x1f
 			if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -946,56 +1010,56 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffffffe0 == 0xd5087100 { // SYS, line 217
+		if w&0xffffffe0 == 0xd5087100 { // SYS, line 231
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087500 { // SYS, line 218
+		if w&0xffffffe0 == 0xd5087500 { // SYS, line 232
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087620 { // SYS, line 219
+		if w&0xffffffe0 == 0xd5087620 { // SYS, line 233
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087640 { // SYS, line 220
+		if w&0xffffffe0 == 0xd5087640 { // SYS, line 234
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 221
+		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 235
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 222
+		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 236
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffff80 == 0xd5087800 { // AT, line 223
+		if w&0xffffff80 == 0xd5087800 { // AT, line 237
 			op2 := w >> 5 & 0x3
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
 			return
 		}
-		if w&0xfffff000 == 0xd5088000 { // TLBI, line 224
+		if w&0xfffff000 == 0xd5088000 { // TLBI, line 238
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
 			return
 		}
-		if w&0xfff00000 == 0xd5300000 { // MRS, line 226
+		if w&0xfff00000 == 0xd5300000 { // MRS, line 240
 			*in = inst{op: opMRS}
 			if decodeMRS(in, w) {
 				return
 			}
 		}
-		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 227
+		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 241
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
@@ -1004,24 +1068,24 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xfff00000 == 0xd5100000 { // MSR, line 228
+		if w&0xfff00000 == 0xd5100000 { // MSR, line 242
 			*in = inst{op: opMSR}
 			if decodeMSR(in, w) {
 				return
 			}
 		}
 	case 11:
-		if w&0xfc000000 == 0x14000000 { // B, line 185
+		if w&0xfc000000 == 0x14000000 { // B, line 199
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 186
+		if w&0xfc000000 == 0x94000000 { // BL, line 200
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x36000000 { // TBZ, line 189
+		if w&0x7f000000 == 0x36000000 { // TBZ, line 203
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1029,7 +1093,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x37000000 { // TBNZ, line 190
+		if w&0x7f000000 == 0x37000000 { // TBNZ, line 204
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1037,49 +1101,49 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfffffc1f == 0xd61f0000 { // BR, line 232
+		if w&0xfffffc1f == 0xd61f0000 { // BR, line 246
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 233
+		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 247
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd65f0000 { // RET, line 234
+		if w&0xfffffc1f == 0xd65f0000 { // RET, line 248
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opRET, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xffffffff == 0xd69f03e0 { // ERET, line 235
+		if w&0xffffffff == 0xd69f03e0 { // ERET, line 249
 			*in = inst{op: opERET, rn: uint8(31)}
 			return
 		}
 	case 12:
-		if w&0xff000000 == 0x18000000 { // LDRlit, line 253
+		if w&0xff000000 == 0x18000000 { // LDRlit, line 267
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x58000000 { // LDRlit, line 254
+		if w&0xff000000 == 0x58000000 { // LDRlit, line 268
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x98000000 { // LDRlit, line 255
+		if w&0xff000000 == 0x98000000 { // LDRlit, line 269
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0xd8000000 { // NOP, line 256
+		if w&0xff000000 == 0xd8000000 { // NOP, line 270
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3fc00000 == 0x39000000 { // STRo, line 267
+		if w&0x3fc00000 == 0x39000000 { // STRo, line 281
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
@@ -1090,11 +1154,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffc00000 == 0xf9800000 { // NOP, line 268
+		if w&0xffc00000 == 0xf9800000 { // NOP, line 282
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f000000 == 0x39000000 { // LDRo, line 269
+		if w&0x3f000000 == 0x39000000 { // LDRo, line 283
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := w >> 10 & 0xfff
@@ -1108,7 +1172,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x38000000 { // STRo, line 272
+		if w&0x3fe00c00 == 0x38000000 { // STRo, line 286
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1119,7 +1183,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 273
+		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 287
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1130,7 +1194,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000800 { // STTR, line 274
+		if w&0x3fe00c00 == 0x38000800 { // STTR, line 288
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1141,7 +1205,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 275
+		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 289
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1152,11 +1216,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffe00c00 == 0xf8800000 { // NOP, line 276
+		if w&0xffe00c00 == 0xf8800000 { // NOP, line 290
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f200c00 == 0x38000000 { // LDRo, line 277
+		if w&0x3f200c00 == 0x38000000 { // LDRo, line 291
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1170,7 +1234,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 278
+		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 292
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1184,7 +1248,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000800 { // LDTR, line 280
+		if w&0x3f200c00 == 0x38000800 { // LDTR, line 294
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1198,7 +1262,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 281
+		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 295
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1212,7 +1276,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f208c00 == 0x38200000 { // LDOP, line 285
+		if w&0x3f208c00 == 0x38200000 { // LDOP, line 299
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			opc := w >> 12 & 0x7
@@ -1224,7 +1288,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 286
+		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 300
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1235,7 +1299,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 287
+		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 301
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -1245,7 +1309,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 290
+		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 304
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1260,14 +1324,14 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 292
+		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 306
 			opt := w >> 13 & 0x7
 			if opt&2 != 0 {
 				*in = inst{op: opNOP}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 293
+		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 307
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -1284,7 +1348,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 13:
-		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 322
+		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 336
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1292,7 +1356,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 323
+		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 337
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1300,7 +1364,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 324
+		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 338
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1308,7 +1372,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 325
+		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 339
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1316,7 +1380,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 328
+		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 342
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1326,7 +1390,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 329
+		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 343
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1336,7 +1400,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 331
+		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 345
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1345,7 +1409,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 332
+		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 346
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1354,7 +1418,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 333
+		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 347
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1363,7 +1427,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 334
+		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 348
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1372,7 +1436,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 336
+		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 350
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1380,7 +1444,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 337
+		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 351
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1388,7 +1452,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 338
+		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 352
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1396,7 +1460,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 339
+		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 353
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1404,7 +1468,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 340
+		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 354
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1412,7 +1476,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 341
+		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 355
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1420,7 +1484,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 343
+		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 357
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			c := w >> 12 & 0x1
@@ -1432,53 +1496,53 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 345
+		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 359
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 346
+		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 360
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00800 { // REV32, line 347
+		if w&0xfffffc00 == 0xdac00800 { // REV32, line 361
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0x5ac00800 { // REV, line 348
+		if w&0xfffffc00 == 0x5ac00800 { // REV, line 362
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00c00 { // REV, line 349
+		if w&0xfffffc00 == 0xdac00c00 { // REV, line 363
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 350
+		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 364
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 351
+		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 365
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b000000 { // MADD, line 354
+		if w&0x7fe08000 == 0x1b000000 { // MADD, line 368
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1487,7 +1551,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 355
+		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 369
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1496,7 +1560,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 356
+		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 370
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1504,7 +1568,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 357
+		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 371
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1512,7 +1576,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 358
+		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 372
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1520,7 +1584,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 359
+		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 373
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1528,7 +1592,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b400000 { // SMULH, line 360
+		if w&0xffe08000 == 0x9b400000 { // SMULH, line 374
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1536,7 +1600,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 361
+		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 375
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1995,18 +2059,17 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8fe08400 == 0x0e000400 { // SIMDCopy, line 119
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMDCopy}
+		if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 120
+			imm5 := w >> 16 & 0x1f
+			rn := w >> 5 & 0x1f
+			rd := w >> 0 & 0x1f
+			if imm5&15 != 0 {
+				*in = inst{op: opSIMDDupS, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
 				in.pre |= preFP
-				if decodeSIMDCopy(in, w) {
-					return
-				}
+				return
 			}
 		}
-		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 129
+		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 143
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			immh := w >> 19 & 0xf
@@ -2018,7 +2081,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 131
+		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 145
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -2093,8 +2156,20 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 		c.execSIMDAcross(in, pc)
 	case opSIMD3Diff:
 		c.execSIMD3Diff(in, pc)
-	case opSIMDCopy:
-		c.execSIMDCopy(in, pc)
+	case opSIMDDupS:
+		c.execSIMDDupS(in, pc)
+	case opSIMDInsE:
+		c.execSIMDInsE(in, pc)
+	case opSIMDDupE:
+		c.execSIMDDupE(in, pc)
+	case opSIMDDupG:
+		c.execSIMDDupG(in, pc)
+	case opSIMDInsG:
+		c.execSIMDInsG(in, pc)
+	case opSIMDSMOV:
+		c.execSIMDSMOV(in, pc)
+	case opSIMDUMOV:
+		c.execSIMDUMOV(in, pc)
 	case opSIMDPermute:
 		c.execSIMDPermute(in, pc)
 	case opSIMDExt:

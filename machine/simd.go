@@ -5,13 +5,14 @@ import "math/bits"
 // The FP/SIMD unit: the V registers, FPCR/FPSR, scalar floating point,
 // the SIMD&FP loads and stores and Advanced SIMD.
 //
-// Scalar FP, FPCR/FPSR and the SIMD&FP loads and stores are decoded by
-// the table (a64.decode) into their own opcodes, executed by the exec
-// functions below. Advanced SIMD and the structure loads and stores are
-// decoded by the table to their encoding group, whose handler both
-// validates and executes the word: called on a nil *CPU it only reports
-// whether the encoding is implemented (the decoder uses that to choose
-// between the group and opUndef), so the two can never disagree.
+// Every FP/SIMD instruction is decoded once, by the table (a64.decode).
+// Scalar FP, FPCR/FPSR, the copies and the SIMD&FP loads and stores get
+// their own opcodes with decoded operands, executed by the exec functions
+// here and in simdvec.go. Advanced SIMD and the structure loads and
+// stores are decoded to their encoding group: the group's OK function
+// (or decodeStruct) decides at decode whether the word is implemented,
+// and its execute function, which trusts that, re-reads the operands
+// from the word kept in imm.
 
 // FP/SIMD access trap class and CPACR_EL1.FPEN.
 const (
@@ -157,13 +158,20 @@ func (c *CPU) stV(a uint64, sz uint, v [2]uint64) bool {
 	return c.store(a, uint8(sz), v[0])
 }
 
-// simdStruct is LD1..LD4/ST1..ST4 (multiple structures), LD1..LD4/ST1..ST4
-// (single structure) and LD1R..LD4R, with their post-index forms.
-func (c *CPU) simdStruct(w uint32) bool {
+// structShape is what a structure load or store moves: nregs registers
+// of selem-element structures of 1<<esz-byte elements (single: element
+// index of each register; replicate: LDnR).
+type structShape struct {
+	nregs, selem, esz, index uint
+	replicate                bool
+}
+
+// decodeStruct decodes a structure load or store; false if unallocated.
+func decodeStruct(w uint32) (structShape, bool) {
 	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
-	rm, opc, size, rn, rt := w>>16&31, w>>12&15, w>>10&3, w>>5&31, w&31
+	rm, opc, size := w>>16&31, w>>12&15, w>>10&3
 	if !post && rm != 0 {
-		return false
+		return structShape{}, false
 	}
 	var nregs, selem uint
 	var esz uint = uint(size)
@@ -171,7 +179,7 @@ func (c *CPU) simdStruct(w uint32) bool {
 	replicate := false
 	if !single {
 		if w>>21&1 != 0 {
-			return false
+			return structShape{}, false
 		}
 		switch opc {
 		case 0:
@@ -189,10 +197,10 @@ func (c *CPU) simdStruct(w uint32) bool {
 		case 10:
 			nregs, selem = 2, 1
 		default:
-			return false
+			return structShape{}, false
 		}
 		if size == 3 && q == 0 && selem > 1 {
-			return false
+			return structShape{}, false
 		}
 	} else {
 		r := w >> 21 & 1
@@ -203,7 +211,7 @@ func (c *CPU) simdStruct(w uint32) bool {
 		switch scale {
 		case 3:
 			if !l || s != 0 {
-				return false
+				return structShape{}, false
 			}
 			replicate = true
 		case 0:
@@ -211,32 +219,37 @@ func (c *CPU) simdStruct(w uint32) bool {
 			esz = 0
 		case 1:
 			if size&1 != 0 {
-				return false
+				return structShape{}, false
 			}
 			index = uint(q<<2 | s<<1 | size>>1)
 			esz = 1
 		case 2:
 			if size&2 != 0 {
-				return false
+				return structShape{}, false
 			}
 			if size&1 == 0 {
 				index = uint(q<<1 | s)
 				esz = 2
 			} else {
 				if s != 0 {
-					return false
+					return structShape{}, false
 				}
 				index = uint(q)
 				esz = 3
 			}
 		}
 	}
-	if c == nil {
-		return true
-	}
-	if rn == 31 && c.spMisaligned(c.pc-4) {
-		return true
-	}
+	return structShape{nregs, selem, esz, index, replicate}, true
+}
+
+// simdStruct executes LD1..LD4/ST1..ST4 (multiple structures),
+// LD1..LD4/ST1..ST4 (single structure) and LD1R..LD4R, with their
+// post-index forms; the interpreter has checked SP's alignment.
+func (c *CPU) simdStruct(w uint32) {
+	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
+	rm, rn, rt := w>>16&31, w>>5&31, w&31
+	shape, _ := decodeStruct(w)
+	nregs, selem, esz, index, replicate := shape.nregs, shape.selem, shape.esz, shape.index, shape.replicate
 	base := c.r[rSP(rn)]
 	a := base
 	ebytes := uint64(1) << esz
@@ -246,7 +259,7 @@ func (c *CPU) simdStruct(w uint32) bool {
 		for s := uint(0); s < selem; s++ {
 			v, ok := c.load(a, uint8(esz))
 			if !ok {
-				return true
+				return
 			}
 			var r [2]uint64
 			for i := uint(0); i < 16>>esz; i++ {
@@ -262,11 +275,11 @@ func (c *CPU) simdStruct(w uint32) bool {
 			if l {
 				v, ok := c.load(a, uint8(esz))
 				if !ok {
-					return true
+					return
 				}
 				setElem(&c.vr[t], index, esz, v)
 			} else if !c.store(a, uint8(esz), elem(c.vr[t], index, esz)) {
-				return true
+				return
 			}
 			a += ebytes
 		}
@@ -285,11 +298,11 @@ func (c *CPU) simdStruct(w uint32) bool {
 					if l {
 						v, ok := c.load(a, uint8(esz))
 						if !ok {
-							return true
+							return
 						}
 						setElem(&regs[t], e, esz, v)
 					} else if !c.store(a, uint8(esz), elem(regs[t], e, esz)) {
-						return true
+						return
 					}
 					a += ebytes
 				}
@@ -309,7 +322,6 @@ func (c *CPU) simdStruct(w uint32) bool {
 			c.r[rSP(rn)] = base + c.r[rm]
 		}
 	}
-	return true
 }
 
 // clsN counts leading sign bits of an n-bit value, excluding the sign.
@@ -539,10 +551,10 @@ func (c *CPU) execVSTRreg(in *inst, _ uint64) {
 }
 
 // Advanced SIMD and the SIMD&FP structure loads and stores: each encoding
-// group is a line of the table (a64.decode), whose decode and execute
-// functions call the group's function in simdvec.go or here, which
-// validates the word (called on a nil *CPU) or executes it. The word is
-// kept in imm, the scalar form (bit 28) in neg.
+// group is a line of the table (a64.decode), whose decode function asks
+// the group's OK function and whose execute function runs the group's
+// execute function. The word is kept in imm, the scalar form (bit 28) in
+// neg.
 
 // simdWord keeps w in in for a group's execute function.
 func simdWord(in *inst, w uint32, ok bool) bool {
@@ -551,64 +563,62 @@ func simdWord(in *inst, w uint32, ok bool) bool {
 }
 
 func decodeSIMD3SameFP(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdThreeSameFP(w, w>>28&1 == 1))
+	return simdWord(in, w, simdThreeSameFPOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMD3SameFP(in *inst, _ uint64) { c.simdThreeSameFP(uint32(in.imm), in.neg) }
 
 func decodeSIMD3Same(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdThreeSame(w, w>>28&1 == 1))
+	return simdWord(in, w, simdThreeSameOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMD3Same(in *inst, _ uint64) { c.simdThreeSame(uint32(in.imm), in.neg) }
 
 func decodeSIMD2MiscFP(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdTwoMiscFP(w, w>>28&1 == 1))
+	return simdWord(in, w, simdTwoMiscFPOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMD2MiscFP(in *inst, _ uint64) { c.simdTwoMiscFP(uint32(in.imm), in.neg) }
 
 func decodeSIMD2Misc(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdTwoMisc(w, w>>28&1 == 1))
+	return simdWord(in, w, simdTwoMiscOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMD2Misc(in *inst, _ uint64) { c.simdTwoMisc(uint32(in.imm), in.neg) }
 
 func decodeSIMDPairwise(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdPairwiseScalar(w))
+	return simdWord(in, w, simdPairwiseScalarOK(w))
 }
 func (c *CPU) execSIMDPairwise(in *inst, _ uint64) { c.simdPairwiseScalar(uint32(in.imm)) }
 
-func decodeSIMDAcross(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdAcross(w)) }
+func decodeSIMDAcross(in *inst, w uint32) bool   { return simdWord(in, w, simdAcrossOK(w)) }
 func (c *CPU) execSIMDAcross(in *inst, _ uint64) { c.simdAcross(uint32(in.imm)) }
 
 func decodeSIMD3Diff(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdThreeDiff(w, w>>28&1 == 1))
+	return simdWord(in, w, simdThreeDiffOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMD3Diff(in *inst, _ uint64) { c.simdThreeDiff(uint32(in.imm), in.neg) }
 
-func decodeSIMDCopy(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdCopy(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMDCopy(in *inst, _ uint64) { c.simdCopy(uint32(in.imm), in.neg) }
-
-func decodeSIMDPermute(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdPermute(w)) }
+func decodeSIMDPermute(in *inst, w uint32) bool   { return simdWord(in, w, simdPermuteOK(w)) }
 func (c *CPU) execSIMDPermute(in *inst, _ uint64) { c.simdPermute(uint32(in.imm)) }
 
-func decodeSIMDExt(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdExt(w)) }
+func decodeSIMDExt(in *inst, w uint32) bool   { return simdWord(in, w, simdExtOK(w)) }
 func (c *CPU) execSIMDExt(in *inst, _ uint64) { c.simdExt(uint32(in.imm)) }
 
-func decodeSIMDTbl(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdTbl(w)) }
+func decodeSIMDTbl(in *inst, w uint32) bool   { return simdWord(in, w, simdTblOK(w)) }
 func (c *CPU) execSIMDTbl(in *inst, _ uint64) { c.simdTbl(uint32(in.imm)) }
 
-func decodeSIMDModImm(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdModImm(w)) }
+func decodeSIMDModImm(in *inst, w uint32) bool   { return simdWord(in, w, simdModImmOK(w)) }
 func (c *CPU) execSIMDModImm(in *inst, _ uint64) { c.simdModImm(uint32(in.imm)) }
 
 func decodeSIMDShiftImm(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdShiftImm(w, w>>28&1 == 1))
+	return simdWord(in, w, simdShiftImmOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMDShiftImm(in *inst, _ uint64) { c.simdShiftImm(uint32(in.imm), in.neg) }
 
 func decodeSIMDByElem(in *inst, w uint32) bool {
-	return simdWord(in, w, (*CPU)(nil).simdByElem(w, w>>28&1 == 1))
+	return simdWord(in, w, simdByElemOK(w, w>>28&1 == 1))
 }
 func (c *CPU) execSIMDByElem(in *inst, _ uint64) { c.simdByElem(uint32(in.imm), in.neg) }
 
-func decodeSIMDStruct(in *inst, w uint32) bool   { return simdWord(in, w, (*CPU)(nil).simdStruct(w)) }
+func decodeSIMDStruct(in *inst, w uint32) bool {
+	_, ok := decodeStruct(w)
+	return simdWord(in, w, ok)
+}
 func (c *CPU) execSIMDStruct(in *inst, _ uint64) { c.simdStruct(uint32(in.imm)) }
