@@ -133,16 +133,12 @@ func (c *CPU) translate1(idx uint64) *block {
 	return b
 }
 
-// endsBlock reports whether in may transfer control elsewhere, or must
-// let runFast poll the interrupt lines after it (it unmasks them).
-func endsBlock(in *inst) bool {
-	switch in.op {
-	case opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET:
-		return true
-	case opMSR:
-		return SysReg(in.imm) == DAIF
-	case opMSRi:
+// unmasksIRQ reports whether in, an MSR to DAIF or MSR DAIFClr, may let
+// an interrupt in, which runFast polls for after the block (a64.decode's
+// endsif).
+func unmasksIRQ(in *inst) bool {
+	if in.op == opMSRi {
 		return in.sh == pstateDAIFClr
 	}
-	return false
+	return SysReg(in.imm) == DAIF
 }

@@ -102,6 +102,8 @@ func TestParseErrors(t *testing.T) {
 		{"conflicting jit", "A " + strings.Repeat("0", 32) + " jit=x\nA " + strings.Repeat("1", 32) + " jit=y", "earlier line"},
 		{"jitif without jit", "A " + strings.Repeat("0", 32) + " jitif=x", "no jit"},
 		{"slot twice", "A " + strings.Repeat("0", 32) + " rd=1 rd=2", "twice"},
+		{"ends untranslated", "A " + strings.Repeat("0", 32) + " ends", "not translated"},
+		{"ends and endsif", "A " + strings.Repeat("0", 32) + " jit=x ends endsif=y", "both"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +120,8 @@ func TestGenerate(t *testing.T) {
 MOVi  sf:1 00 100101 hw:2 imm:16 rd:5   if=sf==1||hw<2 sf=sf rd=rd imm=uint64(imm)<<(16*hw) jit=emitMOVi
 STRo  size:2 111 0 01 00 imm:12 rn:5 rt:5   rn=rn rd=rt amt=size sp jit=emitMem jitif=jitOK
 WFI   1101010100 0 00 ... 0010 0000 011 11111   slice
+B     0 00101 imm:s26   imm=imm<<2 jit=emitB ends
+MSR   1101010100 0 1 . ... .... .... ... .....   jit=emitMSR endsif=unmasks
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +144,8 @@ WFI   1101010100 0 00 ... 0010 0000 011 11111   slice
 		"case 12:", // STRo: bits 28:25 = 1100
 		"return c.execWFI(in, pc, n)",
 		"c.execSTRo(in, pc)",
+		"case opB:\n\t\treturn true",
+		"case opMSR:\n\t\treturn unmasks(in)",
 	} {
 		if !strings.Contains(string(dec), want) {
 			t.Errorf("decoder lacks %q:\n%s", want, dec)
@@ -149,7 +155,7 @@ WFI   1101010100 0 00 ... 0010 0000 011 11111   slice
 		t.Errorf("STRo's unused field imm is extracted:\n%s", dec)
 	}
 	for _, want := range []string{
-		"case opMOVi:\n\t\treturn true",
+		"case opMOVi, opB, opMSR:\n\t\treturn true",
 		"case opSTRo:\n\t\treturn jitOK(in, el)",
 		"case opSTRo:\n\t\te.emitMem(c, in, k, pc)",
 	} {

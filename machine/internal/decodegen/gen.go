@@ -111,7 +111,26 @@ func (t *Table) Decoder() ([]byte, error) {
 			fmt.Fprintf(&b, "\t\tc.%s(in, pc)\n", g.fn)
 		}
 	}
-	b.WriteString("\tdefault:\n\t\tc.execUndef(in, pc)\n\t}\n\treturn false\n}\n")
+	b.WriteString("\tdefault:\n\t\tc.execUndef(in, pc)\n\t}\n\treturn false\n}\n\n")
+
+	b.WriteString("// endsBlock reports whether in ends a translated block: it may transfer\n")
+	b.WriteString("// control elsewhere, or runFast must poll the interrupt lines after it.\n")
+	b.WriteString("func endsBlock(in *inst) bool {\n\tswitch in.op {\n")
+	var ends []string
+	for _, op := range t.Ops {
+		if op.Ends {
+			ends = append(ends, "op"+op.Name)
+		}
+	}
+	if len(ends) > 0 {
+		fmt.Fprintf(&b, "\tcase %s:\n\t\treturn true\n", strings.Join(ends, ", "))
+	}
+	for _, op := range t.Ops {
+		if op.EndsIf != "" {
+			fmt.Fprintf(&b, "\tcase op%s:\n\t\treturn %s(in)\n", op.Name, op.EndsIf)
+		}
+	}
+	b.WriteString("\t}\n\treturn false\n}\n")
 	return gofmt(b.Bytes())
 }
 

@@ -24,6 +24,8 @@ type Op struct {
 	FP       bool   // an FP/SIMD instruction: the interpreter checks FP/SIMD is enabled first
 	JIT      string // the emitter method that translates it; "" if not translatable
 	JITIf    string // a func(*inst, uint8) bool that must also hold for translation
+	Ends     bool   // ends a translated block (may branch, or unmasks interrupts)
+	EndsIf   string // a func(*inst) bool: ends a block when it holds
 	Patterns []*Pattern
 }
 
@@ -100,6 +102,12 @@ func Parse(name, src string) (*Table, error) {
 		}
 		if op.JITIf != "" && op.JIT == "" {
 			return nil, fmt.Errorf("%s: %s has jitif but no jit", name, op.Name)
+		}
+		if (op.Ends || op.EndsIf != "") && op.JIT == "" {
+			return nil, fmt.Errorf("%s: %s ends blocks but is not translated", name, op.Name)
+		}
+		if op.Ends && op.EndsIf != "" {
+			return nil, fmt.Errorf("%s: %s has both ends and endsif", name, op.Name)
 		}
 	}
 	return t, nil
@@ -185,6 +193,8 @@ func (p *Pattern) attr(tok string) error {
 	switch {
 	case !hasVal && key == "sp":
 		op.SP = true
+	case !hasVal && key == "ends":
+		op.Ends = true
 	case !hasVal && key == "fp":
 		op.FP = true
 	case !hasVal && key == "slice":
@@ -209,6 +219,8 @@ func (p *Pattern) attr(tok string) error {
 		return setOp(&op.JIT)
 	case key == "jitif":
 		return setOp(&op.JITIf)
+	case key == "endsif":
+		return setOp(&op.EndsIf)
 	default:
 		if _, ok := slotTypes[key]; !ok {
 			return fmt.Errorf("unknown attribute or slot %q", key)
