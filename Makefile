@@ -63,9 +63,10 @@ check-image: deps
 	@test -z "$$(git status --porcelain -- kernel/image machine/testdata)" || \
 		{ git status --porcelain -- kernel/image machine/testdata; echo "untracked build outputs"; exit 1; }
 
-# The decoder (machine/a64_decode.go, a64_jit_amd64.go) is generated from
-# the table machine/a64.decode and committed; it must be current.
-GENERATED = machine/a64_decode.go machine/a64_jit_amd64.go
+# The decoder (machine/a64_decode.go, a64_jit_amd64.go, the dispatch in
+# exec.go) is generated from the table machine/a64.decode and committed;
+# it must be current.
+GENERATED = machine/a64_decode.go machine/a64_jit_amd64.go machine/exec.go
 check-generate:
 	$(GO) generate ./machine/
 	git diff --exit-code --stat -- $(GENERATED)

@@ -6,6 +6,105 @@ package machine
 const (
 	opNone  opcode = iota // not decoded yet
 	opUndef               // unallocated or unimplemented: undefined-instruction exception
+	opADR
+	opADRP
+	opADDi
+	opADDSi
+	opSUBi
+	opSUBSi
+	opANDi
+	opORRi
+	opEORi
+	opANDSi
+	opMOVi
+	opMOVK
+	opASRi
+	opSBFM
+	opBFM
+	opLSRi
+	opLSLi
+	opUBFM
+	opEXTR
+	opB
+	opBL
+	opCBZ
+	opCBNZ
+	opTBZ
+	opTBNZ
+	opBcond
+	opSVC
+	opWFI
+	opNOP
+	opCLREX
+	opISB
+	opMSRi
+	opDCZVA
+	opMRS
+	opMSR
+	opBR
+	opBLR
+	opRET
+	opERET
+	opLDXR
+	opSTXR
+	opLDAR
+	opSTLR
+	opCAS
+	opLDRlit
+	opSTP
+	opLDP
+	opSTRo
+	opLDRo
+	opSTRpost
+	opSTRpre
+	opLDRpost
+	opLDRpre
+	opLDOP
+	opSTRreg
+	opLDRreg
+	opMOVr
+	opANDr
+	opORRr
+	opEORr
+	opANDSr
+	opADDr
+	opADDSr
+	opSUBr
+	opSUBSr
+	opADDx
+	opADDSx
+	opSUBx
+	opSUBSx
+	opADC
+	opADCS
+	opSBC
+	opSBCS
+	opCCMN
+	opCCMP
+	opCSEL
+	opCSINC
+	opCSINV
+	opCSNEG
+	opUDIV
+	opSDIV
+	opLSLV
+	opLSRV
+	opASRV
+	opRORV
+	opRBIT
+	opREV16
+	opREV32
+	opREV
+	opCLZ
+	opCLS
+	opMADD
+	opMSUB
+	opSMADDL
+	opSMSUBL
+	opUMADDL
+	opUMSUBL
+	opSMULH
+	opUMULH
 	opFMRS
 	opFMSR
 	opFCVT
@@ -48,128 +147,29 @@ const (
 	opSIMDShiftImm
 	opSIMDByElem
 	opSIMDStruct
-	opADR
-	opADRP
-	opADDi
-	opADDSi
-	opSUBi
-	opSUBSi
-	opANDi
-	opORRi
-	opEORi
-	opANDSi
-	opMOVi
-	opMOVK
-	opASRi
-	opSBFM
-	opBFM
-	opLSRi
-	opLSLi
-	opUBFM
-	opEXTR
-	opB
-	opBL
-	opCBZ
-	opCBNZ
-	opTBZ
-	opTBNZ
-	opBcond
-	opSVC
 	opHVC
 	opBRK
-	opWFI
-	opNOP
-	opCLREX
-	opISB
-	opMSRi
-	opDCZVA
 	opSYS
 	opAT
 	opTLBI
-	opMRS
 	opMRSzero
-	opMSR
-	opBR
-	opBLR
-	opRET
-	opERET
-	opLDXR
-	opSTXR
 	opLDXP
 	opSTXP
-	opLDAR
-	opSTLR
-	opCAS
 	opCASP
-	opLDRlit
-	opSTP
-	opLDP
-	opSTRo
-	opLDRo
-	opSTRpost
 	opSTTR
-	opSTRpre
-	opLDRpost
 	opLDTR
-	opLDRpre
-	opLDOP
-	opSTRreg
-	opLDRreg
-	opMOVr
-	opANDr
-	opORRr
-	opEORr
-	opANDSr
-	opADDr
-	opADDSr
-	opSUBr
-	opSUBSr
-	opADDx
-	opADDSx
-	opSUBx
-	opSUBSx
-	opADC
-	opADCS
-	opSBC
-	opSBCS
-	opCCMN
-	opCCMP
-	opCSEL
-	opCSINC
-	opCSINV
-	opCSNEG
-	opUDIV
-	opSDIV
-	opLSLV
-	opLSRV
-	opASRV
-	opRORV
 	opCRC32
-	opRBIT
-	opREV16
-	opREV32
-	opREV
-	opCLZ
-	opCLS
-	opMADD
-	opMSUB
-	opSMADDL
-	opSMSUBL
-	opUMADDL
-	opUMSUBL
-	opSMULH
-	opUMULH
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "HVC", "BRK", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "SYS", "AT", "TLBI", "MRS", "MRSzero", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDXP", "STXP", "LDAR", "STLR", "CAS", "CASP", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STTR", "STRpre", "LDRpost", "LDTR", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "CRC32", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH"}
+var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
 	switch w >> 25 & 15 {
 	case 4:
-		if w&0x3fe00000 == 0x08400000 { // LDXR, line 255
+		if w&0x3fe00000 == 0x08400000 { // LDXR, line 258
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -179,7 +179,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00000 == 0x08000000 { // STXR, line 256
+		if w&0x3fe00000 == 0x08000000 { // STXR, line 259
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -190,7 +190,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88600000 { // LDXP, line 257
+		if w&0xbfe00000 == 0x88600000 { // LDXP, line 260
 			size := w >> 30 & 0x1
 			rt2 := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -201,7 +201,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfe00000 == 0x88200000 { // STXP, line 258
+		if w&0xbfe00000 == 0x88200000 { // STXP, line 261
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rt2 := w >> 10 & 0x1f
@@ -213,7 +213,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 259
+		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 262
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -223,7 +223,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe08000 == 0x08808000 { // STLR, line 260
+		if w&0x3fe08000 == 0x08808000 { // STLR, line 263
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -233,7 +233,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 261
+		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 264
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -244,7 +244,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 264
+		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 267
 			size := w >> 30 & 0x1
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -257,7 +257,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7e400000 == 0x28000000 { // STP, line 275
+		if w&0x7e400000 == 0x28000000 { // STP, line 278
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -270,7 +270,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x7e400000 == 0x28400000 { // LDP, line 277
+		if w&0x7e400000 == 0x28400000 { // LDP, line 280
 			o := w >> 31 & 0x1
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -283,7 +283,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xfe400000 == 0x68400000 { // LDP, line 279
+		if w&0xfe400000 == 0x68400000 { // LDP, line 282
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
 			rt2 := w >> 10 & 0x1f
@@ -298,7 +298,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 5:
-		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 314
+		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 317
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -306,7 +306,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 			return
 		}
-		if w&0x7f000000 == 0x0a000000 { // ANDr, line 315
+		if w&0x7f000000 == 0x0a000000 { // ANDr, line 318
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -319,7 +319,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x2a000000 { // ORRr, line 317
+		if w&0x7f000000 == 0x2a000000 { // ORRr, line 320
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -332,7 +332,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x4a000000 { // EORr, line 319
+		if w&0x7f000000 == 0x4a000000 { // EORr, line 322
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -345,7 +345,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 321
+		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 324
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			n := w >> 21 & 0x1
@@ -358,7 +358,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x0b000000 { // ADDr, line 324
+		if w&0x7f200000 == 0x0b000000 { // ADDr, line 327
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -370,7 +370,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 326
+		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 329
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -382,7 +382,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x4b000000 { // SUBr, line 328
+		if w&0x7f200000 == 0x4b000000 { // SUBr, line 331
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -394,7 +394,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 330
+		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 333
 			sf := w >> 31 & 0x1
 			shift := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -406,7 +406,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 333
+		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 336
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -418,7 +418,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 334
+		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 337
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -430,7 +430,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 335
+		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 338
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -442,7 +442,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 336
+		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 339
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -455,7 +455,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 6:
-		if w&0x3e400000 == 0x2c000000 { // VSTP, line 83
+		if w&0x3e400000 == 0x2c000000 { // VSTP, line 86
 			opc := w >> 30 & 0x3
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -471,7 +471,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3e400000 == 0x2c400000 { // VLDP, line 86
+		if w&0x3e400000 == 0x2c400000 { // VLDP, line 89
 			opc := w >> 30 & 0x3
 			mode := w >> 23 & 0x3
 			imm := sext(uint64(w>>15&0x7f), 7)
@@ -487,7 +487,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 150
+		if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 153
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 			if in.rn == regSP {
@@ -499,7 +499,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 7:
-		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 106
+		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -510,7 +510,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 108
+		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -521,7 +521,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 110
+		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -532,7 +532,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 111
+		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -543,7 +543,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 113
+		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -554,14 +554,14 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 117
+		if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 120
 			*in = inst{op: opSIMDAcross}
 			in.pre |= preFP
 			if decodeSIMDAcross(in, w) {
 				return
 			}
 		}
-		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 119
+		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -572,7 +572,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 124
+		if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 127
 			imm5 := w >> 16 & 0x1f
 			imm4 := w >> 11 & 0xf
 			rn := w >> 5 & 0x1f
@@ -583,7 +583,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 126
+		if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 129
 			q := w >> 30 & 0x1
 			imm5 := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -594,7 +594,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 128
+		if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 131
 			q := w >> 30 & 0x1
 			imm5 := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -605,7 +605,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 130
+		if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 133
 			imm5 := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
@@ -615,7 +615,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 132
+		if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 135
 			q := w >> 30 & 0x1
 			imm5 := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -626,7 +626,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 134
+		if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 137
 			q := w >> 30 & 0x1
 			imm5 := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -637,35 +637,35 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 137
+		if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 140
 			*in = inst{op: opSIMDPermute}
 			in.pre |= preFP
 			if decodeSIMDPermute(in, w) {
 				return
 			}
 		}
-		if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 139
+		if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 142
 			*in = inst{op: opSIMDExt}
 			in.pre |= preFP
 			if decodeSIMDExt(in, w) {
 				return
 			}
 		}
-		if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 141
+		if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 144
 			*in = inst{op: opSIMDTbl}
 			in.pre |= preFP
 			if decodeSIMDTbl(in, w) {
 				return
 			}
 		}
-		if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 143
+		if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 146
 			*in = inst{op: opSIMDModImm}
 			in.pre |= preFP
 			if decodeSIMDModImm(in, w) {
 				return
 			}
 		}
-		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 145
+		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			immh := w >> 19 & 0xf
@@ -677,7 +677,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 147
+		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -689,21 +689,21 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 8:
-		if w&0x9f000000 == 0x10000000 { // ADR, line 153
+		if w&0x9f000000 == 0x10000000 { // ADR, line 156
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 			return
 		}
-		if w&0x9f000000 == 0x90000000 { // ADRP, line 154
+		if w&0x9f000000 == 0x90000000 { // ADRP, line 157
 			lo := w >> 29 & 0x3
 			hi := w >> 5 & 0x7ffff
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
 			return
 		}
-		if w&0x7f800000 == 0x11000000 { // ADDi, line 156
+		if w&0x7f800000 == 0x11000000 { // ADDi, line 159
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -712,7 +712,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x31000000 { // ADDSi, line 157
+		if w&0x7f800000 == 0x31000000 { // ADDSi, line 160
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -721,7 +721,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x51000000 { // SUBi, line 158
+		if w&0x7f800000 == 0x51000000 { // SUBi, line 161
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -730,7 +730,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
 			return
 		}
-		if w&0x7f800000 == 0x71000000 { // SUBSi, line 159
+		if w&0x7f800000 == 0x71000000 { // SUBSi, line 162
 			sf := w >> 31 & 0x1
 			sh := w >> 22 & 0x1
 			imm := w >> 10 & 0xfff
@@ -740,7 +740,7 @@ func decode(in *inst, w uint32) {
 			return
 		}
 	case 9:
-		if w&0x7f800000 == 0x12000000 { // ANDi, line 161
+		if w&0x7f800000 == 0x12000000 { // ANDi, line 164
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -752,7 +752,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x32000000 { // ORRi, line 163
+		if w&0x7f800000 == 0x32000000 { // ORRi, line 166
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -764,7 +764,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52000000 { // EORi, line 165
+		if w&0x7f800000 == 0x52000000 { // EORi, line 168
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -776,7 +776,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72000000 { // ANDSi, line 167
+		if w&0x7f800000 == 0x72000000 { // ANDSi, line 170
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -788,7 +788,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x12800000 { // MOVi, line 171
+		if w&0x7f800000 == 0x12800000 { // MOVi, line 174
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -798,7 +798,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x52800000 { // MOVi, line 172
+		if w&0x7f800000 == 0x52800000 { // MOVi, line 175
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -808,7 +808,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x72800000 { // MOVK, line 173
+		if w&0x7f800000 == 0x72800000 { // MOVK, line 176
 			sf := w >> 31 & 0x1
 			hw := w >> 21 & 0x3
 			imm := w >> 5 & 0xffff
@@ -818,7 +818,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // ASRi, line 178
+		if w&0x7f800000 == 0x13000000 { // ASRi, line 181
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -830,7 +830,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x13000000 { // SBFM, line 181
+		if w&0x7f800000 == 0x13000000 { // SBFM, line 184
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -842,7 +842,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x33000000 { // BFM, line 184
+		if w&0x7f800000 == 0x33000000 { // BFM, line 187
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -854,7 +854,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSRi, line 187
+		if w&0x7f800000 == 0x53000000 { // LSRi, line 190
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -866,7 +866,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // LSLi, line 190
+		if w&0x7f800000 == 0x53000000 { // LSLi, line 193
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -878,7 +878,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f800000 == 0x53000000 { // UBFM, line 193
+		if w&0x7f800000 == 0x53000000 { // UBFM, line 196
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			immr := w >> 16 & 0x3f
@@ -890,7 +890,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7fa00000 == 0x13800000 { // EXTR, line 197
+		if w&0x7fa00000 == 0x13800000 { // EXTR, line 200
 			sf := w >> 31 & 0x1
 			n := w >> 22 & 0x1
 			rm := w >> 16 & 0x1f
@@ -903,106 +903,106 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 10:
-		if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 44
+		if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 47
 			reg := w >> 5 & 0x1
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 45
+		if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 48
 			reg := w >> 5 & 0x1
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xfc000000 == 0x14000000 { // B, line 201
+		if w&0xfc000000 == 0x14000000 { // B, line 204
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 202
+		if w&0xfc000000 == 0x94000000 { // BL, line 205
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x34000000 { // CBZ, line 203
+		if w&0x7f000000 == 0x34000000 { // CBZ, line 206
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x35000000 { // CBNZ, line 204
+		if w&0x7f000000 == 0x35000000 { // CBNZ, line 207
 			sf := w >> 31 & 0x1
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000010 == 0x54000000 { // Bcond, line 207
+		if w&0xff000010 == 0x54000000 { // Bcond, line 210
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			cond := w >> 0 & 0xf
 			*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000001 { // SVC, line 209
+		if w&0xffe0001f == 0xd4000001 { // SVC, line 212
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opSVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4000002 { // HVC, line 210
+		if w&0xffe0001f == 0xd4000002 { // HVC, line 213
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opHVC, imm: uint64(imm)}
 			return
 		}
-		if w&0xffe0001f == 0xd4200000 { // BRK, line 211
+		if w&0xffe0001f == 0xd4200000 { // BRK, line 214
 			imm := w >> 5 & 0xffff
 			*in = inst{op: opBRK, imm: uint64(imm)}
 			return
 		}
-		if w&0xfff8ffff == 0xd500207f { // WFI, line 216
+		if w&0xfff8ffff == 0xd500207f { // WFI, line 219
 			*in = inst{op: opWFI}
 			return
 		}
-		if w&0xfff8f01f == 0xd500201f { // NOP, line 217
+		if w&0xfff8f01f == 0xd500201f { // NOP, line 220
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 219
+		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 222
 			*in = inst{op: opCLREX}
 			return
 		}
-		if w&0xfff8f0df == 0xd500309f { // NOP, line 220
+		if w&0xfff8f0df == 0xd500309f { // NOP, line 223
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0xfff8f0ff == 0xd50030df { // ISB, line 221
+		if w&0xfff8f0ff == 0xd50030df { // ISB, line 224
 			*in = inst{op: opISB}
 			return
 		}
-		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 224
+		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 227
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340df { // MSRi, line 225
+		if w&0xfffff0ff == 0xd50340df { // MSRi, line 228
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 			return
 		}
-		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 226
+		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 229
 			crm := w >> 8 & 0xf
 			*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 			return
 		}
-		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 230
+		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 233
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 			return
 		}
-		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 231
+		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 234
 			crm := w >> 8 & 0xf
 			rt := w >> 0 & 0x1f
 			if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1010,56 +1010,56 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffffffe0 == 0xd5087100 { // SYS, line 233
+		if w&0xffffffe0 == 0xd5087100 { // SYS, line 236
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087500 { // SYS, line 234
+		if w&0xffffffe0 == 0xd5087500 { // SYS, line 237
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087620 { // SYS, line 235
+		if w&0xffffffe0 == 0xd5087620 { // SYS, line 238
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087640 { // SYS, line 236
+		if w&0xffffffe0 == 0xd5087640 { // SYS, line 239
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 237
+		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 240
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 238
+		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 241
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 			return
 		}
-		if w&0xffffff80 == 0xd5087800 { // AT, line 239
+		if w&0xffffff80 == 0xd5087800 { // AT, line 242
 			op2 := w >> 5 & 0x3
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
 			return
 		}
-		if w&0xfffff000 == 0xd5088000 { // TLBI, line 240
+		if w&0xfffff000 == 0xd5088000 { // TLBI, line 243
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
 			return
 		}
-		if w&0xfff00000 == 0xd5300000 { // MRS, line 242
+		if w&0xfff00000 == 0xd5300000 { // MRS, line 245
 			*in = inst{op: opMRS}
 			if decodeMRS(in, w) {
 				return
 			}
 		}
-		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 243
+		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 246
 			crm := w >> 8 & 0xf
 			op2 := w >> 5 & 0x7
 			rt := w >> 0 & 0x1f
@@ -1068,24 +1068,24 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xfff00000 == 0xd5100000 { // MSR, line 244
+		if w&0xfff00000 == 0xd5100000 { // MSR, line 247
 			*in = inst{op: opMSR}
 			if decodeMSR(in, w) {
 				return
 			}
 		}
 	case 11:
-		if w&0xfc000000 == 0x14000000 { // B, line 201
+		if w&0xfc000000 == 0x14000000 { // B, line 204
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opB, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 202
+		if w&0xfc000000 == 0x94000000 { // BL, line 205
 			imm := sext(uint64(w>>0&0x3ffffff), 26)
 			*in = inst{op: opBL, imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x36000000 { // TBZ, line 205
+		if w&0x7f000000 == 0x36000000 { // TBZ, line 208
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1093,7 +1093,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0x7f000000 == 0x37000000 { // TBNZ, line 206
+		if w&0x7f000000 == 0x37000000 { // TBNZ, line 209
 			b5 := w >> 31 & 0x1
 			b40 := w >> 19 & 0x1f
 			imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1101,49 +1101,49 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xfffffc1f == 0xd61f0000 { // BR, line 248
+		if w&0xfffffc1f == 0xd61f0000 { // BR, line 251
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 249
+		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 252
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc1f == 0xd65f0000 { // RET, line 250
+		if w&0xfffffc1f == 0xd65f0000 { // RET, line 253
 			rn := w >> 5 & 0x1f
 			*in = inst{op: opRET, rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xffffffff == 0xd69f03e0 { // ERET, line 251
+		if w&0xffffffff == 0xd69f03e0 { // ERET, line 254
 			*in = inst{op: opERET, rn: uint8(31)}
 			return
 		}
 	case 12:
-		if w&0xff000000 == 0x18000000 { // LDRlit, line 269
+		if w&0xff000000 == 0x18000000 { // LDRlit, line 272
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x58000000 { // LDRlit, line 270
+		if w&0xff000000 == 0x58000000 { // LDRlit, line 273
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0x98000000 { // LDRlit, line 271
+		if w&0xff000000 == 0x98000000 { // LDRlit, line 274
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
 			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 			return
 		}
-		if w&0xff000000 == 0xd8000000 { // NOP, line 272
+		if w&0xff000000 == 0xd8000000 { // NOP, line 275
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3fc00000 == 0x39000000 { // STRo, line 283
+		if w&0x3fc00000 == 0x39000000 { // STRo, line 286
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
@@ -1154,11 +1154,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffc00000 == 0xf9800000 { // NOP, line 284
+		if w&0xffc00000 == 0xf9800000 { // NOP, line 287
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f000000 == 0x39000000 { // LDRo, line 285
+		if w&0x3f000000 == 0x39000000 { // LDRo, line 288
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := w >> 10 & 0xfff
@@ -1172,7 +1172,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x38000000 { // STRo, line 288
+		if w&0x3fe00c00 == 0x38000000 { // STRo, line 291
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1183,7 +1183,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 289
+		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 292
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1194,7 +1194,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000800 { // STTR, line 290
+		if w&0x3fe00c00 == 0x38000800 { // STTR, line 293
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1205,7 +1205,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 291
+		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 294
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			rn := w >> 5 & 0x1f
@@ -1216,11 +1216,11 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0xffe00c00 == 0xf8800000 { // NOP, line 292
+		if w&0xffe00c00 == 0xf8800000 { // NOP, line 295
 			*in = inst{op: opNOP}
 			return
 		}
-		if w&0x3f200c00 == 0x38000000 { // LDRo, line 293
+		if w&0x3f200c00 == 0x38000000 { // LDRo, line 296
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1234,7 +1234,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 294
+		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 297
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1248,7 +1248,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000800 { // LDTR, line 296
+		if w&0x3f200c00 == 0x38000800 { // LDTR, line 299
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1262,7 +1262,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 297
+		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 300
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1276,7 +1276,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3f208c00 == 0x38200000 { // LDOP, line 301
+		if w&0x3f208c00 == 0x38200000 { // LDOP, line 304
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			opc := w >> 12 & 0x7
@@ -1288,7 +1288,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 302
+		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 305
 			size := w >> 30 & 0x3
 			rs := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1299,7 +1299,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 303
+		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 306
 			size := w >> 30 & 0x3
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -1309,7 +1309,7 @@ func decode(in *inst, w uint32) {
 			}
 			return
 		}
-		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 306
+		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 309
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1324,14 +1324,14 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 308
+		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 311
 			opt := w >> 13 & 0x7
 			if opt&2 != 0 {
 				*in = inst{op: opNOP}
 				return
 			}
 		}
-		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 309
+		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 312
 			size := w >> 30 & 0x3
 			opc := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
@@ -1348,7 +1348,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 13:
-		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 338
+		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 341
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1356,7 +1356,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 339
+		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 342
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1364,7 +1364,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 340
+		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 343
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1372,7 +1372,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 341
+		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 344
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1380,7 +1380,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 344
+		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 347
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1390,7 +1390,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 345
+		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 348
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1400,7 +1400,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 347
+		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 350
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1409,7 +1409,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 348
+		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 351
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1418,7 +1418,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 349
+		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 352
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1427,7 +1427,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 350
+		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 353
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1436,7 +1436,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 352
+		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 355
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1444,7 +1444,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 353
+		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 356
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1452,7 +1452,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 354
+		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 357
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1460,7 +1460,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 355
+		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 358
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1468,7 +1468,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 356
+		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 359
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1476,7 +1476,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 357
+		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 360
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1484,7 +1484,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 			return
 		}
-		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 359
+		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 362
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			c := w >> 12 & 0x1
@@ -1496,53 +1496,53 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 361
+		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 364
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 362
+		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 365
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00800 { // REV32, line 363
+		if w&0xfffffc00 == 0xdac00800 { // REV32, line 366
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0x5ac00800 { // REV, line 364
+		if w&0xfffffc00 == 0x5ac00800 { // REV, line 367
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0xfffffc00 == 0xdac00c00 { // REV, line 365
+		if w&0xfffffc00 == 0xdac00c00 { // REV, line 368
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 366
+		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 369
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 367
+		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 370
 			sf := w >> 31 & 0x1
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b000000 { // MADD, line 370
+		if w&0x7fe08000 == 0x1b000000 { // MADD, line 373
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1551,7 +1551,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 371
+		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 374
 			sf := w >> 31 & 0x1
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
@@ -1560,7 +1560,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 372
+		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 375
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1568,7 +1568,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 373
+		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 376
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1576,7 +1576,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 374
+		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 377
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1584,7 +1584,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 375
+		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 378
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1592,7 +1592,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9b400000 { // SMULH, line 376
+		if w&0xffe08000 == 0x9b400000 { // SMULH, line 379
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1600,7 +1600,7 @@ func decode(in *inst, w uint32) {
 			*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 			return
 		}
-		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 377
+		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 380
 			rm := w >> 16 & 0x1f
 			ra := w >> 10 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1609,7 +1609,7 @@ func decode(in *inst, w uint32) {
 			return
 		}
 	case 14:
-		if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 82
+		if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 85
 			opc := w >> 30 & 0x3
 			imm := sext(uint64(w>>5&0x7ffff), 19)
 			rt := w >> 0 & 0x1f
@@ -1619,7 +1619,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fc00000 == 0x3d000000 { // VSTR, line 88
+		if w&0x3fc00000 == 0x3d000000 { // VSTR, line 91
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
@@ -1631,7 +1631,7 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0xffc00000 == 0x3d800000 { // VSTR, line 89
+		if w&0xffc00000 == 0x3d800000 { // VSTR, line 92
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -1642,7 +1642,7 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0x3fc00000 == 0x3d400000 { // VLDR, line 90
+		if w&0x3fc00000 == 0x3d400000 { // VLDR, line 93
 			size := w >> 30 & 0x3
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
@@ -1654,7 +1654,7 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0xffc00000 == 0x3dc00000 { // VLDR, line 91
+		if w&0xffc00000 == 0x3dc00000 { // VLDR, line 94
 			imm := w >> 10 & 0xfff
 			rn := w >> 5 & 0x1f
 			rt := w >> 0 & 0x1f
@@ -1665,7 +1665,7 @@ func decode(in *inst, w uint32) {
 			in.pre |= preFP
 			return
 		}
-		if w&0x3fe00000 == 0x3c000000 { // VSTR, line 92
+		if w&0x3fe00000 == 0x3c000000 { // VSTR, line 95
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			idx := w >> 10 & 0x3
@@ -1680,7 +1680,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00000 == 0x3c800000 { // VSTR, line 93
+		if w&0xffe00000 == 0x3c800000 { // VSTR, line 96
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			idx := w >> 10 & 0x3
 			rn := w >> 5 & 0x1f
@@ -1694,7 +1694,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00000 == 0x3c400000 { // VLDR, line 94
+		if w&0x3fe00000 == 0x3c400000 { // VLDR, line 97
 			size := w >> 30 & 0x3
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			idx := w >> 10 & 0x3
@@ -1709,7 +1709,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00000 == 0x3cc00000 { // VLDR, line 95
+		if w&0xffe00000 == 0x3cc00000 { // VLDR, line 98
 			imm := sext(uint64(w>>12&0x1ff), 9)
 			idx := w >> 10 & 0x3
 			rn := w >> 5 & 0x1f
@@ -1723,7 +1723,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 97
+		if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 100
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1739,7 +1739,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 98
+		if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 101
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
 			s := w >> 12 & 0x1
@@ -1754,7 +1754,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 99
+		if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 102
 			size := w >> 30 & 0x3
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
@@ -1770,7 +1770,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 100
+		if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 103
 			rm := w >> 16 & 0x1f
 			opt := w >> 13 & 0x7
 			s := w >> 12 & 0x1
@@ -1786,7 +1786,7 @@ func decode(in *inst, w uint32) {
 			}
 		}
 	case 15:
-		if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 48
+		if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 51
 			pt := w >> 22 & 0x3
 			to := w >> 15 & 0x3
 			rn := w >> 5 & 0x1f
@@ -1797,7 +1797,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff207c00 == 0x1e204000 { // FP1, line 49
+		if w&0xff207c00 == 0x1e204000 { // FP1, line 52
 			pt := w >> 22 & 0x3
 			opc := w >> 15 & 0x3f
 			rn := w >> 5 & 0x1f
@@ -1808,7 +1808,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff20fc07 == 0x1e202000 { // FCMP, line 52
+		if w&0xff20fc07 == 0x1e202000 { // FCMP, line 55
 			pt := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
@@ -1820,7 +1820,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 54
+		if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 57
 			pt := w >> 22 & 0x3
 			imm8 := w >> 13 & 0xff
 			rd := w >> 0 & 0x1f
@@ -1830,7 +1830,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff200c00 == 0x1e200400 { // FCCMP, line 56
+		if w&0xff200c00 == 0x1e200400 { // FCCMP, line 59
 			pt := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1843,7 +1843,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff200c00 == 0x1e200800 { // FP2, line 58
+		if w&0xff200c00 == 0x1e200800 { // FP2, line 61
 			pt := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
 			opc := w >> 12 & 0xf
@@ -1855,7 +1855,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 59
+		if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 62
 			pt := w >> 22 & 0x3
 			rm := w >> 16 & 0x1f
 			cond := w >> 12 & 0xf
@@ -1867,7 +1867,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xff000000 == 0x1f000000 { // FP3, line 62
+		if w&0xff000000 == 0x1f000000 { // FP3, line 65
 			pt := w >> 22 & 0x3
 			o1 := w >> 21 & 0x1
 			rm := w >> 16 & 0x1f
@@ -1881,49 +1881,49 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 65
+		if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 68
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 66
+		if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 69
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 67
+		if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 70
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 68
+		if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 71
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 69
+		if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 72
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
 			in.pre |= preFP
 			return
 		}
-		if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 70
+		if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 73
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
 			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
 			in.pre |= preFP
 			return
 		}
-		if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 73
+		if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 76
 			sf := w >> 31 & 0x1
 			pt := w >> 22 & 0x3
 			u := w >> 16 & 0x1
@@ -1935,7 +1935,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 74
+		if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 77
 			sf := w >> 31 & 0x1
 			pt := w >> 22 & 0x3
 			u := w >> 16 & 0x1
@@ -1948,7 +1948,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 76
+		if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 79
 			sf := w >> 31 & 0x1
 			pt := w >> 22 & 0x3
 			rmode := w >> 19 & 0x3
@@ -1961,7 +1961,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 77
+		if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 80
 			sf := w >> 31 & 0x1
 			pt := w >> 22 & 0x3
 			u := w >> 16 & 0x1
@@ -1973,7 +1973,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 78
+		if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 81
 			sf := w >> 31 & 0x1
 			pt := w >> 22 & 0x3
 			u := w >> 16 & 0x1
@@ -1986,7 +1986,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 106
+		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -1997,7 +1997,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 108
+		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -2008,7 +2008,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 110
+		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -2019,7 +2019,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 111
+		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -2030,7 +2030,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 113
+		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -2041,14 +2041,14 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 115
+		if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 118
 			*in = inst{op: opSIMDPairwise}
 			in.pre |= preFP
 			if decodeSIMDPairwise(in, w) {
 				return
 			}
 		}
-		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 119
+		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {
@@ -2059,7 +2059,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 122
+		if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 125
 			imm5 := w >> 16 & 0x1f
 			rn := w >> 5 & 0x1f
 			rd := w >> 0 & 0x1f
@@ -2069,7 +2069,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		}
-		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 145
+		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			immh := w >> 19 & 0xf
@@ -2081,7 +2081,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		}
-		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 147
+		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
 			q := w >> 30 & 0x1
 			s := w >> 28 & 0x1
 			if s == 0 || q == 1 {

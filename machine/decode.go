@@ -2,7 +2,7 @@ package machine
 
 import "math/bits"
 
-//go:generate go run ./internal/decodegen a64.decode a64_decode.go a64_jit_amd64.go
+//go:generate go run ./internal/decodegen a64.decode a64_decode.go a64_jit_amd64.go exec.go
 
 // The decoder is generated from the table of instruction patterns in
 // a64.decode (see its header): a64_decode.go holds the opcodes, decode

@@ -167,12 +167,606 @@ loop:
 		n++
 		c.pc = pc + 4
 
-		if in.pre != 0 && c.precheck(in, pc) {
+		// The checks inst.pre asks for; what passes (FP enabled at EL0
+		// and EL1, SP aligned) costs a test each, without a call.
+		if in.pre != 0 && (in.pre&preFP != 0 && c.sys[CPACR_EL1]>>cpacrFPEN&3 != 3 ||
+			in.pre&preSP != 0 && c.r[regSP]&15 != 0) && c.precheck(in, pc) {
 			continue
 		}
-		if c.execute(in, pc, n) {
+		// decodegen:dispatch begin
+		// Generated from a64.decode: the hot instructions' execute functions,
+		// spliced in (returns become continue loop or break loop), then
+		// execute for every other.
+		switch in.op {
+		case opADR: // execADR
+			r := &c.r
+			r[in.rd] = pc + in.imm
+		case opADRP: // execADRP
+			r := &c.r
+			r[in.rd] = pc&^0xfff + in.imm
+		case opADDi: // execADDi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+in.imm)
+		case opADDSi: // execADDSi
+			r := &c.r
+			if in.sf {
+				r[in.rd] = c.addFlags64(r[in.rn], in.imm, 0)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), uint32(in.imm), 0)
+			}
+		case opSUBi: // execSUBi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]-in.imm)
+		case opSUBSi: // execSUBSi
+			r := &c.r
+			if in.sf { // CMP (immediate) mostly: the hottest flag setter
+				r[in.rd] = c.addFlags64(r[in.rn], ^in.imm, 1)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(in.imm), 1)
+			}
+		case opANDi: // execANDi
+			r := &c.r
+			r[in.rd] = r[in.rn] & in.imm
+		case opORRi: // execORRi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]|in.imm)
+		case opEORi: // execEORi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]^in.imm)
+		case opANDSi: // execANDSi
+			r := &c.r
+			r[in.rd] = c.logicFlags(r[in.rn]&in.imm, in.sf)
+		case opMOVi: // execMOVi
+			r := &c.r
+			r[in.rd] = in.imm
+		case opMOVK: // execMOVK
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
+		case opASRi: // execASRi
+			r := &c.r
+			if in.sf {
+				r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
+			} else {
+				r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
+			}
+		case opSBFM: // execBitfield
+			r := &c.r
+			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+		case opBFM: // execBitfield
+			r := &c.r
+			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+		case opLSRi: // execLSRi
+			r := &c.r
+			if in.sf {
+				r[in.rd] = r[in.rn] >> in.amt
+			} else {
+				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
+			}
+		case opLSLi: // execLSLi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
+		case opUBFM: // execBitfield
+			r := &c.r
+			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+		case opEXTR: // execEXTR
+			r := &c.r
+			if in.sf {
+				if in.amt == 0 {
+					r[in.rd] = r[in.rm]
+				} else {
+					r[in.rd] = r[in.rm]>>in.amt | r[in.rn]<<(64-in.amt)
+				}
+			} else {
+				cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
+				r[in.rd] = uint64(uint32(cat >> in.amt))
+			}
+		case opB: // execB
+			c.pc = pc + in.imm
+			c.pollIRQ()
+		case opBL: // execBL
+			r := &c.r
+			r[30] = pc + 4
+			c.pc = pc + in.imm
+			c.pollIRQ()
+		case opCBZ: // execCBZ
+			r := &c.r
+			if wr(in.sf, r[in.rn]) == 0 {
+				c.pc = pc + in.imm
+				c.pollIRQ()
+			}
+		case opCBNZ: // execCBNZ
+			r := &c.r
+			if wr(in.sf, r[in.rn]) != 0 {
+				c.pc = pc + in.imm
+				c.pollIRQ()
+			}
+		case opTBZ: // execTBZ
+			r := &c.r
+			if r[in.rn]>>in.amt&1 == 0 {
+				c.pc = pc + in.imm
+				c.pollIRQ()
+			}
+		case opTBNZ: // execTBNZ
+			r := &c.r
+			if r[in.rn]>>in.amt&1 != 0 {
+				c.pc = pc + in.imm
+				c.pollIRQ()
+			}
+		case opBcond: // execBcond
+			if c.cond(in.cc) {
+				c.pc = pc + in.imm
+				c.pollIRQ()
+			}
+		case opSVC: // execSVC
+			if c.dbg.stepping {
+				c.ss = false // SVC completes: the step is done (SPSR.SS = 0)
+			}
+			c.takeException(ecSVC64, uint32(in.imm), pc+4)
+		case opWFI: // execWFI
+			// WFI completes at once when an interrupt is pending, masked or
+			// not; only then may it sleep, or (at EL0 without
+			// SCTLR_EL1.nTWI) trap, in the order QEMU checks them.
+			if c.lines.Load() != 0 {
+				c.pollIRQ()
+				continue loop
+			}
+			if c.el == 0 && c.sys[SCTLR_EL1]&sctlrNTW == 0 {
+				c.takeException(ecWFx, wfxISSCondAlways, pc)
+				continue loop
+			}
+			c.wfi = true
 			break loop
+		case opNOP: // execNOP
+
+		case opCLREX: // execCLREX
+			c.clearExclusive()
+		case opISB: // execISB
+			if c.par {
+				// Context synchronization: fetch the page afresh, so code
+				// another vCPU patched (and invalidated) before this CPU
+				// observed its flag runs from now on. Deterministic mode
+				// invalidates every CPU's page at the store itself.
+				c.pageVA = noPage
+			}
+		case opMSRi: // execMSRi
+			if c.el == 0 && c.el0Denied(in, pc) {
+				continue loop
+			}
+			switch in.sh {
+			case pstateSPSel:
+				c.setMode(c.el, uint8(in.imm&1))
+			case pstateDAIFSet:
+				c.daif |= uint8(in.imm)
+			case pstateDAIFClr:
+				c.daif &^= uint8(in.imm)
+				c.pollIRQ()
+			}
+		case opDCZVA: // execDCZVA
+			r := &c.r
+			if c.el == 0 && c.el0Denied(in, pc) {
+				continue loop
+			}
+			a := r[in.rn] &^ (dczBlock - 1)
+			for i := uint64(0); i < dczBlock; i += 8 {
+				if !c.store(a+i, 3, 0) {
+					continue loop
+				}
+			}
+		case opMRS: // execMRS
+			r := &c.r
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
+				continue loop
+			}
+			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
+		case opMSR: // execMSR
+			r := &c.r
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
+				continue loop
+			}
+			sr := SysReg(in.imm)
+			if sr == SP_EL0 && c.spsel == 0 {
+				c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
+				continue loop
+			}
+			c.writeSys(sr, r[in.rn], n-1)
+			switch {
+			case c.dbgActive:
+				// The write enabled a debug feature (MDSCR_EL1, a
+				// breakpoint, the OS lock): continue on the debug path.
+				break loop
+			case sr == DAIF:
+				c.pollIRQ()
+			case sr >= CNTP_TVAL_EL0 && sr <= CNTV_CVAL_EL0:
+				// The scheduler evaluates the timers between slices and
+				// sizes slices to the next deadline: end this one so a
+				// timer change takes effect at a deterministic point.
+				break loop
+			}
+		case opBR: // execBR
+			r := &c.r
+			c.pc = r[in.rn]
+			c.pollIRQ()
+		case opBLR: // execBLR
+			r := &c.r
+			t := r[in.rn] // read before the link write: BLR x30 branches to the old x30
+			r[30] = pc + 4
+			c.pc = t
+			c.pollIRQ()
+		case opRET: // execBR
+			r := &c.r
+			c.pc = r[in.rn]
+			c.pollIRQ()
+		case opERET: // execERET
+			if c.el == 0 {
+				c.undefined(pc)
+				continue loop
+			}
+			c.eret()
+			c.pollIRQ()
+		case opLDXR: // execLDXR
+			r := &c.r
+			a := r[in.rn]
+			if !c.aligned(a, in.amt, false) {
+				continue loop
+			}
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rd] = v
+				c.excVal = v
+				c.setExclusive(a, in.amt)
+			}
+		case opSTXR: // execSTXR
+			r := &c.r
+			a := r[in.rn]
+			v := r[in.rd]
+			if !c.exclusiveOK(a, in.amt) {
+				r[in.ra] = 1
+				continue loop
+			}
+			if c.par {
+				// Another vCPU's store between the load- and store-exclusive
+				// shows as a changed value: compare-and-swap against what the
+				// load-exclusive read.
+				want := c.excVal
+				var done bool
+				if _, ok := c.rmw(a, in.amt, func(old uint64) (uint64, bool) {
+					done = old == want
+					return v, done
+				}); ok {
+					r[in.ra] = b2u(!done)
+				}
+				continue loop
+			}
+			if c.store(a, in.amt, v) {
+				r[in.ra] = 0
+			}
+		case opLDAR: // execLDAR
+			r := &c.r
+			a := r[in.rn]
+			if !c.aligned(a, in.amt, false) {
+				continue loop
+			}
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rd] = v
+			}
+		case opSTLR: // execSTLR
+			r := &c.r
+			a := r[in.rn]
+			if c.aligned(a, in.amt, true) {
+				c.store(a, in.amt, r[in.rd])
+			}
+		case opCAS: // execCAS
+			lg := in.amt
+			cmp, nv := c.r[in.ra]&sizeMask(lg), c.r[in.rd]
+			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+				return nv, old == cmp
+			}); ok {
+				c.r[in.rm] = old
+			}
+		case opLDRlit: // execLDRlit
+			r := &c.r
+			if v, ok := c.load(pc+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTP: // execSTP
+			r := &c.r
+			base := r[in.rn]
+			a := base
+			if in.sh != modePost {
+				a += in.imm
+			}
+			// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
+			// the old x0.
+			v1, v2 := r[in.rd], r[in.ra]
+			if !c.store(a, in.amt, v1) || !c.store(a+1<<in.amt, in.amt, v2) {
+				continue loop
+			}
+			if in.sh == modePre {
+				r[in.rn] = a
+			} else if in.sh == modePost {
+				r[in.rn] = base + in.imm
+			}
+		case opLDP: // execLDP
+			r := &c.r
+			base := r[in.rn]
+			a := base
+			if in.sh != modePost {
+				a += in.imm
+			}
+			v1, ok := c.load(a, in.amt)
+			if !ok {
+				continue loop
+			}
+			v2, ok := c.load(a+1<<in.amt, in.amt)
+			if !ok {
+				continue loop
+			}
+			if in.sh == modePre {
+				r[in.rn] = a
+			} else if in.sh == modePost {
+				r[in.rn] = base + in.imm
+			}
+			r[in.rd] = extendLoad(v1, in.amt, in.cc)
+			r[in.ra] = extendLoad(v2, in.amt, in.cc)
+		case opSTRo: // execSTRo
+			r := &c.r
+			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
+		case opLDRo: // execLDRo
+			r := &c.r
+			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTRpost: // execSTRpost
+			r := &c.r
+			a := r[in.rn]
+			if c.store(a, in.amt, r[in.rd]) {
+				r[in.rn] = a + in.imm
+			}
+		case opSTRpre: // execSTRpre
+			r := &c.r
+			a := r[in.rn] + in.imm
+			if c.store(a, in.amt, r[in.rd]) {
+				r[in.rn] = a
+			}
+		case opLDRpost: // execLDRpost
+			r := &c.r
+			a := r[in.rn]
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rn] = a + in.imm
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opLDRpre: // execLDRpre
+			r := &c.r
+			a := r[in.rn] + in.imm
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rn] = a
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opLDOP: // execLDOP
+			op, lg, rs := in.sh, in.amt, c.r[in.rm]
+			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+				return atomicResult(op, lg, old, rs), true
+			}); ok {
+				c.r[in.rd] = old
+			}
+		case opSTRreg: // execSTRreg
+			r := &c.r
+			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
+		case opLDRreg: // execLDRreg
+			r := &c.r
+			a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
+			if v, ok := c.load(a, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opMOVr: // execMOVr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rm])
+		case opANDr: // execANDr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand(in))
+		case opORRr: // execORRr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand(in))
+		case opEORr: // execEORr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand(in))
+		case opANDSr: // execANDSr
+			r := &c.r
+			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand(in), in.sf)
+		case opADDr: // execADDr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+		case opADDSr: // execADDSr
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
+		case opSUBr: // execSUBr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+		case opSUBSr: // execSUBSr
+			r := &c.r
+			if in.sf {
+				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
+			}
+		case opADDx: // execADDx
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
+		case opADDSx: // execADDSx
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
+		case opSUBx: // execSUBx
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
+		case opSUBSx: // execSUBSx
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
+		case opADC: // execADC
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
+		case opADCS: // execADCS
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], c.carry(), in.sf)
+		case opSBC: // execSBC
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+c.carry())
+		case opSBCS: // execSBCS
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
+		case opCCMN: // execCCMP
+			r := &c.r
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
+				}
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				} else {
+					c.addFlags(r[in.rn], y, 0, in.sf)
+				}
+			} else {
+				c.setNZCV(uint64(in.amt) << 28)
+			}
+		case opCCMP: // execCCMP
+			r := &c.r
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
+				}
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				} else {
+					c.addFlags(r[in.rn], y, 0, in.sf)
+				}
+			} else {
+				c.setNZCV(uint64(in.amt) << 28)
+			}
+		case opCSEL: // execCSEL
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, r[in.rm])
+			}
+		case opCSINC: // execCSINC
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, r[in.rm]+1)
+			}
+		case opCSINV: // execCSINV
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, ^r[in.rm])
+			}
+		case opCSNEG: // execCSNEG
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, -r[in.rm])
+			}
+		case opUDIV: // execUDIV
+			r := &c.r
+			r[in.rd] = udiv(r[in.rn], r[in.rm], in.sf)
+		case opSDIV: // execSDIV
+			r := &c.r
+			r[in.rd] = sdiv(r[in.rn], r[in.rm], in.sf)
+		case opLSLV: // execLSLV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 0, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opLSRV: // execLSRV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 1, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opASRV: // execASRV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 2, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opRORV: // execRORV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 3, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opRBIT: // execRBIT
+			r := &c.r
+			if in.sf {
+				r[in.rd] = bits.Reverse64(r[in.rn])
+			} else {
+				r[in.rd] = uint64(bits.Reverse32(uint32(r[in.rn])))
+			}
+		case opREV16: // execREV16
+			r := &c.r
+			x := r[in.rn]
+			r[in.rd] = wr(in.sf, (x&0x00ff00ff00ff00ff)<<8|(x>>8)&0x00ff00ff00ff00ff)
+		case opREV32: // execREV32
+			r := &c.r
+			x := bits.ReverseBytes64(r[in.rn])
+			r[in.rd] = x<<32 | x>>32
+		case opREV: // execREV
+			r := &c.r
+			if in.sf {
+				r[in.rd] = bits.ReverseBytes64(r[in.rn])
+			} else {
+				r[in.rd] = uint64(bits.ReverseBytes32(uint32(r[in.rn])))
+			}
+		case opCLZ: // execCLZ
+			r := &c.r
+			if in.sf {
+				r[in.rd] = uint64(bits.LeadingZeros64(r[in.rn]))
+			} else {
+				r[in.rd] = uint64(bits.LeadingZeros32(uint32(r[in.rn])))
+			}
+		case opCLS: // execCLS
+			r := &c.r
+			x := r[in.rn]
+			if in.sf {
+				r[in.rd] = uint64(bits.LeadingZeros64((x>>1^x)&(1<<63-1)) - 1)
+			} else {
+				x32 := uint32(x)
+				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
+			}
+		case opMADD: // execMADD
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
+		case opMSUB: // execMSUB
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
+		case opSMADDL: // execSMADDL
+			r := &c.r
+			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+		case opSMSUBL: // execSMSUBL
+			r := &c.r
+			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+		case opUMADDL: // execUMADDL
+			r := &c.r
+			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+		case opUMSUBL: // execUMSUBL
+			r := &c.r
+			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+		case opSMULH: // execSMULH
+			r := &c.r
+			a, b := r[in.rn], r[in.rm]
+			hi, _ := bits.Mul64(a, b)
+			// Signed high half from the unsigned one: subtract the
+			// other operand for each negative input.
+			if int64(a) < 0 {
+				hi -= b
+			}
+			if int64(b) < 0 {
+				hi -= a
+			}
+			r[in.rd] = hi
+		case opUMULH: // execUMULH
+			r := &c.r
+			hi, _ := bits.Mul64(r[in.rn], r[in.rm])
+			r[in.rd] = hi
+		default:
+			if c.execute(in, pc, n) {
+				break loop
+			}
 		}
+		// decodegen:dispatch end
 	}
 	c.retired += n
 	return n

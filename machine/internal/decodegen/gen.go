@@ -20,15 +20,25 @@ func (t *Table) Decoder() ([]byte, error) {
 
 	b.WriteString("// The opcodes, one per instruction of the table (a64.decode).\n")
 	b.WriteString("const (\n\topNone opcode = iota // not decoded yet\n\topUndef // unallocated or unimplemented: undefined-instruction exception\n")
-	for _, op := range t.Ops {
-		fmt.Fprintf(&b, "\top%s\n", op.Name)
+	// The hot instructions first: their dense values make runFast's
+	// switch one jump table.
+	for _, hot := range []bool{true, false} {
+		for _, op := range t.Ops {
+			if op.Hot == hot {
+				fmt.Fprintf(&b, "\top%s\n", op.Name)
+			}
+		}
 	}
 	b.WriteString(")\n\n")
 
 	b.WriteString("// opNames are the opcodes' names, as the table spells them.\n")
 	b.WriteString("var opNames = [...]string{\"None\", \"Undef\"")
-	for _, op := range t.Ops {
-		fmt.Fprintf(&b, ", %q", op.Name)
+	for _, hot := range []bool{true, false} {
+		for _, op := range t.Ops {
+			if op.Hot == hot {
+				fmt.Fprintf(&b, ", %q", op.Name)
+			}
+		}
 	}
 	b.WriteString("}\n\n")
 

@@ -5,8 +5,10 @@
 //
 // Usage (from machine/, through go generate):
 //
-//	go run ./internal/decodegen a64.decode a64_decode.go a64_jit_amd64.go
+//	go run ./internal/decodegen a64.decode a64_decode.go a64_jit_amd64.go exec.go
 //
+// The last file holds the interpreter loop, whose marked region gets the
+// dispatch of the hot instructions (splice.go).
 // The table's format is described at the top of a64.decode; parse.go
 // reads it and gen.go writes the Go.
 package main
@@ -25,8 +27,8 @@ func main() {
 }
 
 func run(args []string) error {
-	if len(args) != 3 {
-		return fmt.Errorf("usage: decodegen TABLE DECODER.go JIT.go")
+	if len(args) != 4 {
+		return fmt.Errorf("usage: decodegen TABLE DECODER.go JIT.go LOOP.go")
 	}
 	src, err := os.ReadFile(args[0])
 	if err != nil {
@@ -43,6 +45,13 @@ func run(args []string) error {
 	jit, err := t.JIT()
 	if err != nil {
 		return err
+	}
+	loop, err := t.Dispatch(args[3])
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(args[3], loop, 0o644); err != nil {
+		return fmt.Errorf("write interpreter loop: %w", err)
 	}
 	if err := os.WriteFile(args[1], dec, 0o644); err != nil {
 		return fmt.Errorf("write decoder: %w", err)

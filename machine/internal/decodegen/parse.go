@@ -24,6 +24,7 @@ type Op struct {
 	FP       bool   // an FP/SIMD instruction: the interpreter checks FP/SIMD is enabled first
 	JIT      string // the emitter method that translates it; "" if not translatable
 	JITIf    string // a func(*inst, uint8) bool that must also hold for translation
+	Hot      bool   // Exec's body is spliced into the interpreter loop (Table.Dispatch)
 	Ends     bool   // ends a translated block (may branch, or unmasks interrupts)
 	EndsIf   string // a func(*inst) bool: ends a block when it holds
 	Patterns []*Pattern
@@ -193,6 +194,8 @@ func (p *Pattern) attr(tok string) error {
 	switch {
 	case !hasVal && key == "sp":
 		op.SP = true
+	case !hasVal && key == "hot":
+		op.Hot = true
 	case !hasVal && key == "ends":
 		op.Ends = true
 	case !hasVal && key == "fp":
