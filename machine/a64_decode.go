@@ -169,1926 +169,2188 @@ var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi
 func decode(in *inst, w uint32) {
 	switch w >> 25 & 15 {
 	case 4:
-		if w&0x3fe00000 == 0x08400000 { // LDXR, line 258
-			size := w >> 30 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDXR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe00000 == 0x08000000 { // STXR, line 259
-			size := w >> 30 & 0x3
-			rs := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTXR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rs)), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0xbfe00000 == 0x88600000 { // LDXP, line 260
-			size := w >> 30 & 0x1
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDXP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rt2)), amt: uint8(2 + size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0xbfe00000 == 0x88200000 { // STXP, line 261
-			size := w >> 30 & 0x1
-			rs := w >> 16 & 0x1f
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTXP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rt2)), ra: uint8(wZR(rs)), amt: uint8(2 + size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe08000 == 0x08c08000 { // LDAR, line 262
-			size := w >> 30 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDAR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe08000 == 0x08808000 { // STLR, line 263
-			size := w >> 30 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTLR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 264
-			size := w >> 30 & 0x3
-			rs := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opCAS, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0xbfa07c00 == 0x08207c00 { // CASP, line 267
-			size := w >> 30 & 0x1
-			rs := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if rs&1 == 0 && rt&1 == 0 {
-				*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(uint64(rZR(rt + 1)))}
-				if in.rn == regSP {
-					in.pre |= preSP
+		switch w & 0x20000000 {
+		case 0x00000000:
+			switch w & 0x01a00000 {
+			case 0x00000000:
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 258
+					size := w >> 30 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opLDXR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
 				}
-				return
-			}
-		}
-		if w&0x7e400000 == 0x28000000 { // STP, line 278
-			o := w >> 31 & 0x1
-			mode := w >> 23 & 0x3
-			imm := sext(uint64(w>>15&0x7f), 7)
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), ra: uint8(rZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2 + o), imm: uint64(imm << (2 + o))}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x7e400000 == 0x28400000 { // LDP, line 280
-			o := w >> 31 & 0x1
-			mode := w >> 23 & 0x3
-			imm := sext(uint64(w>>15&0x7f), 7)
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2 + o), imm: uint64(imm << (2 + o))}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0xfe400000 == 0x68400000 { // LDP, line 282
-			mode := w >> 23 & 0x3
-			imm := sext(uint64(w>>15&0x7f), 7)
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if mode != 0 {
-				*in = inst{op: opLDP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
-				if in.rn == regSP {
-					in.pre |= preSP
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 259
+					size := w >> 30 & 0x3
+					rs := w >> 16 & 0x1f
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTXR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rs)), amt: uint8(size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
 				}
-				return
+			case 0x00200000:
+				switch w & 0x80000000 {
+				case 0x80000000:
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 260
+						size := w >> 30 & 0x1
+						rt2 := w >> 10 & 0x1f
+						rn := w >> 5 & 0x1f
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opLDXP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rt2)), amt: uint8(2 + size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 261
+						size := w >> 30 & 0x1
+						rs := w >> 16 & 0x1f
+						rt2 := w >> 10 & 0x1f
+						rn := w >> 5 & 0x1f
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opSTXP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rt2)), ra: uint8(wZR(rs)), amt: uint8(2 + size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				case 0x00000000:
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 267
+						size := w >> 30 & 0x1
+						rs := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rt := w >> 0 & 0x1f
+						if rs&1 == 0 && rt&1 == 0 {
+							*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(uint64(rZR(rt + 1)))}
+							if in.rn == regSP {
+								in.pre |= preSP
+							}
+							return
+						}
+					}
+				}
+			case 0x00800000:
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 262
+					size := w >> 30 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opLDAR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 263
+					size := w >> 30 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTLR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+			case 0x00a00000:
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 264
+					size := w >> 30 & 0x3
+					rs := w >> 16 & 0x1f
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opCAS, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), amt: uint8(size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+			}
+		case 0x20000000:
+			switch w & 0x40400000 {
+			case 0x00000000:
+				if w&0x7e400000 == 0x28000000 { // STP, line 278
+					o := w >> 31 & 0x1
+					mode := w >> 23 & 0x3
+					imm := sext(uint64(w>>15&0x7f), 7)
+					rt2 := w >> 10 & 0x1f
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), ra: uint8(rZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2 + o), imm: uint64(imm << (2 + o))}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+			case 0x00400000:
+				if w&0x7e400000 == 0x28400000 { // LDP, line 280
+					o := w >> 31 & 0x1
+					mode := w >> 23 & 0x3
+					imm := sext(uint64(w>>15&0x7f), 7)
+					rt2 := w >> 10 & 0x1f
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opLDP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2 + o), imm: uint64(imm << (2 + o))}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+			case 0x40400000:
+				if w&0xfe400000 == 0x68400000 { // LDP, line 282
+					mode := w >> 23 & 0x3
+					imm := sext(uint64(w>>15&0x7f), 7)
+					rt2 := w >> 10 & 0x1f
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if mode != 0 {
+						*in = inst{op: opLDP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), ra: uint8(wZR(rt2)), sh: uint8(pairMode(mode)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
 			}
 		}
 	case 5:
-		if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 317
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
-			return
-		}
-		if w&0x7f000000 == 0x0a000000 { // ANDr, line 318
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			n := w >> 21 & 0x1
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if sf == 1 || imm6 < 32 {
-				*in = inst{op: opANDr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
+		switch w & 0x61000000 {
+		case 0x20000000:
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 317
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				rm := w >> 16 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 				return
 			}
-		}
-		if w&0x7f000000 == 0x2a000000 { // ORRr, line 320
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			n := w >> 21 & 0x1
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if sf == 1 || imm6 < 32 {
-				*in = inst{op: opORRr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
-				return
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 320
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				n := w >> 21 & 0x1
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if sf == 1 || imm6 < 32 {
+					*in = inst{op: opORRr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
+					return
+				}
 			}
-		}
-		if w&0x7f000000 == 0x4a000000 { // EORr, line 322
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			n := w >> 21 & 0x1
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if sf == 1 || imm6 < 32 {
-				*in = inst{op: opEORr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
-				return
+		case 0x00000000:
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 318
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				n := w >> 21 & 0x1
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if sf == 1 || imm6 < 32 {
+					*in = inst{op: opANDr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
+					return
+				}
 			}
-		}
-		if w&0x7f000000 == 0x6a000000 { // ANDSr, line 324
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			n := w >> 21 & 0x1
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if sf == 1 || imm6 < 32 {
-				*in = inst{op: opANDSr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
-				return
+		case 0x40000000:
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 322
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				n := w >> 21 & 0x1
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if sf == 1 || imm6 < 32 {
+					*in = inst{op: opEORr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
+					return
+				}
 			}
-		}
-		if w&0x7f200000 == 0x0b000000 { // ADDr, line 327
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if shift != 3 && (sf == 1 || imm6 < 32) {
-				*in = inst{op: opADDr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
-				return
+		case 0x60000000:
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 324
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				n := w >> 21 & 0x1
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if sf == 1 || imm6 < 32 {
+					*in = inst{op: opANDSr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6), neg: (n) != 0}
+					return
+				}
 			}
-		}
-		if w&0x7f200000 == 0x2b000000 { // ADDSr, line 329
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if shift != 3 && (sf == 1 || imm6 < 32) {
-				*in = inst{op: opADDSr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
-				return
+		case 0x01000000:
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 327
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if shift != 3 && (sf == 1 || imm6 < 32) {
+					*in = inst{op: opADDr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
+					return
+				}
 			}
-		}
-		if w&0x7f200000 == 0x4b000000 { // SUBr, line 331
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if shift != 3 && (sf == 1 || imm6 < 32) {
-				*in = inst{op: opSUBr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
-				return
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 336
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				opt := w >> 13 & 0x7
+				imm3 := w >> 10 & 0x7
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if imm3 <= 4 {
+					*in = inst{op: opADDx, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
+					return
+				}
 			}
-		}
-		if w&0x7f200000 == 0x6b000000 { // SUBSr, line 333
-			sf := w >> 31 & 0x1
-			shift := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			imm6 := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if shift != 3 && (sf == 1 || imm6 < 32) {
-				*in = inst{op: opSUBSr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
-				return
+		case 0x21000000:
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 329
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if shift != 3 && (sf == 1 || imm6 < 32) {
+					*in = inst{op: opADDSr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
+					return
+				}
 			}
-		}
-		if w&0x7fe00000 == 0x0b200000 { // ADDx, line 336
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			imm3 := w >> 10 & 0x7
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm3 <= 4 {
-				*in = inst{op: opADDx, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
-				return
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 337
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				opt := w >> 13 & 0x7
+				imm3 := w >> 10 & 0x7
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if imm3 <= 4 {
+					*in = inst{op: opADDSx, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
+					return
+				}
 			}
-		}
-		if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 337
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			imm3 := w >> 10 & 0x7
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm3 <= 4 {
-				*in = inst{op: opADDSx, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
-				return
+		case 0x41000000:
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 331
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if shift != 3 && (sf == 1 || imm6 < 32) {
+					*in = inst{op: opSUBr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
+					return
+				}
 			}
-		}
-		if w&0x7fe00000 == 0x4b200000 { // SUBx, line 338
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			imm3 := w >> 10 & 0x7
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm3 <= 4 {
-				*in = inst{op: opSUBx, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
-				return
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 338
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				opt := w >> 13 & 0x7
+				imm3 := w >> 10 & 0x7
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if imm3 <= 4 {
+					*in = inst{op: opSUBx, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
+					return
+				}
 			}
-		}
-		if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 339
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			imm3 := w >> 10 & 0x7
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm3 <= 4 {
-				*in = inst{op: opSUBSx, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
-				return
+		case 0x61000000:
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 333
+				sf := w >> 31 & 0x1
+				shift := w >> 22 & 0x3
+				rm := w >> 16 & 0x1f
+				imm6 := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if shift != 3 && (sf == 1 || imm6 < 32) {
+					*in = inst{op: opSUBSr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), sh: uint8(shift), amt: uint8(imm6)}
+					return
+				}
+			}
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 339
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				opt := w >> 13 & 0x7
+				imm3 := w >> 10 & 0x7
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if imm3 <= 4 {
+					*in = inst{op: opSUBSx, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(imm3)}
+					return
+				}
 			}
 		}
 	case 6:
-		if w&0x3e400000 == 0x2c000000 { // VSTP, line 86
-			opc := w >> 30 & 0x3
-			mode := w >> 23 & 0x3
-			imm := sext(uint64(w>>15&0x7f), 7)
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opc != 3 {
-				*in = inst{op: opVSTP, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(rt2), sh: uint8(pairMode(mode)), amt: uint8(opc + 2), imm: uint64(imm << (opc + 2))}
+		switch w & 0x20000000 {
+		case 0x20000000:
+			if w&0x3e400000 == 0x2c000000 { // VSTP, line 86
+				opc := w >> 30 & 0x3
+				mode := w >> 23 & 0x3
+				imm := sext(uint64(w>>15&0x7f), 7)
+				rt2 := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rt := w >> 0 & 0x1f
+				if opc != 3 {
+					*in = inst{op: opVSTP, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(rt2), sh: uint8(pairMode(mode)), amt: uint8(opc + 2), imm: uint64(imm << (opc + 2))}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
+			}
+			if w&0x3e400000 == 0x2c400000 { // VLDP, line 89
+				opc := w >> 30 & 0x3
+				mode := w >> 23 & 0x3
+				imm := sext(uint64(w>>15&0x7f), 7)
+				rt2 := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rt := w >> 0 & 0x1f
+				if opc != 3 && rt != rt2 {
+					*in = inst{op: opVLDP, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(rt2), sh: uint8(pairMode(mode)), amt: uint8(opc + 2), imm: uint64(imm << (opc + 2))}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
+			}
+		case 0x00000000:
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 153
+				rn := w >> 5 & 0x1f
+				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
 					in.pre |= preSP
 				}
 				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x3e400000 == 0x2c400000 { // VLDP, line 89
-			opc := w >> 30 & 0x3
-			mode := w >> 23 & 0x3
-			imm := sext(uint64(w>>15&0x7f), 7)
-			rt2 := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opc != 3 && rt != rt2 {
-				*in = inst{op: opVLDP, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(rt2), sh: uint8(pairMode(mode)), amt: uint8(opc + 2), imm: uint64(imm << (opc + 2))}
-				if in.rn == regSP {
-					in.pre |= preSP
+				if decodeSIMDStruct(in, w) {
+					return
 				}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 153
-			rn := w >> 5 & 0x1f
-			*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			in.pre |= preFP
-			if decodeSIMDStruct(in, w) {
-				return
 			}
 		}
 	case 7:
-		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD3SameFP}
+		switch w & 0x81000400 {
+		case 0x00000400:
+			switch w & 0x00200000 {
+			case 0x00200000:
+				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
+					q := w >> 30 & 0x1
+					s := w >> 28 & 0x1
+					if s == 0 || q == 1 {
+						*in = inst{op: opSIMD3SameFP}
+						in.pre |= preFP
+						if decodeSIMD3SameFP(in, w) {
+							return
+						}
+					}
+				}
+				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
+					q := w >> 30 & 0x1
+					s := w >> 28 & 0x1
+					if s == 0 || q == 1 {
+						*in = inst{op: opSIMD3Same}
+						in.pre |= preFP
+						if decodeSIMD3Same(in, w) {
+							return
+						}
+					}
+				}
+			case 0x00000000:
+				switch w & 0x20c08000 {
+				case 0x20000000:
+					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 127
+						imm5 := w >> 16 & 0x1f
+						imm4 := w >> 11 & 0xf
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if imm5&15 != 0 {
+							*in = inst{op: opSIMDInsE, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5)), im2: uint64(imm4 >> copyEsz(imm5))}
+							in.pre |= preFP
+							return
+						}
+					}
+				case 0x00000000:
+					switch w & 0x00007800 {
+					case 0x00000000:
+						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 129
+							q := w >> 30 & 0x1
+							imm5 := w >> 16 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if imm5&15 != 0 && (copyEsz(imm5) < 3 || q == 1) {
+								*in = inst{op: opSIMDDupE, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+								in.pre |= preFP
+								return
+							}
+						}
+					case 0x00000800:
+						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 131
+							q := w >> 30 & 0x1
+							imm5 := w >> 16 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if imm5&15 != 0 && (copyEsz(imm5) < 3 || q == 1) {
+								*in = inst{op: opSIMDDupG, sf: (q) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(copyEsz(imm5))}
+								in.pre |= preFP
+								return
+							}
+						}
+					case 0x00001800:
+						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 133
+							imm5 := w >> 16 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if imm5&15 != 0 {
+								*in = inst{op: opSIMDInsG, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+								in.pre |= preFP
+								return
+							}
+						}
+					case 0x00002800:
+						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 135
+							q := w >> 30 & 0x1
+							imm5 := w >> 16 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if imm5&15 != 0 && copyEsz(imm5) < 2+uint(q) {
+								*in = inst{op: opSIMDSMOV, sf: (q) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+								in.pre |= preFP
+								return
+							}
+						}
+					case 0x00003800:
+						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 137
+							q := w >> 30 & 0x1
+							imm5 := w >> 16 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if imm5&15 != 0 && (copyEsz(imm5) == 3) == (q == 1) {
+								*in = inst{op: opSIMDUMOV, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+								in.pre |= preFP
+								return
+							}
+						}
+					}
+				}
+			}
+		case 0x00000000:
+			switch w & 0x00200000 {
+			case 0x00200000:
+				switch w & 0x00000800 {
+				case 0x00000800:
+					switch w & 0x001e0000 {
+					case 0x00000000:
+						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
+							q := w >> 30 & 0x1
+							s := w >> 28 & 0x1
+							if s == 0 || q == 1 {
+								*in = inst{op: opSIMD2MiscFP}
+								in.pre |= preFP
+								if decodeSIMD2MiscFP(in, w) {
+									return
+								}
+							}
+						}
+						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
+							q := w >> 30 & 0x1
+							s := w >> 28 & 0x1
+							if s == 0 || q == 1 {
+								*in = inst{op: opSIMD2MiscFP}
+								in.pre |= preFP
+								if decodeSIMD2MiscFP(in, w) {
+									return
+								}
+							}
+						}
+						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
+							q := w >> 30 & 0x1
+							s := w >> 28 & 0x1
+							if s == 0 || q == 1 {
+								*in = inst{op: opSIMD2Misc}
+								in.pre |= preFP
+								if decodeSIMD2Misc(in, w) {
+									return
+								}
+							}
+						}
+					case 0x00100000:
+						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 120
+							*in = inst{op: opSIMDAcross}
+							in.pre |= preFP
+							if decodeSIMDAcross(in, w) {
+								return
+							}
+						}
+					}
+				case 0x00000000:
+					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
+						q := w >> 30 & 0x1
+						s := w >> 28 & 0x1
+						if s == 0 || q == 1 {
+							*in = inst{op: opSIMD3Diff}
+							in.pre |= preFP
+							if decodeSIMD3Diff(in, w) {
+								return
+							}
+						}
+					}
+				}
+			case 0x00000000:
+				switch w & 0x20008000 {
+				case 0x00000000:
+					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 140
+						*in = inst{op: opSIMDPermute}
+						in.pre |= preFP
+						if decodeSIMDPermute(in, w) {
+							return
+						}
+					}
+					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 144
+						*in = inst{op: opSIMDTbl}
+						in.pre |= preFP
+						if decodeSIMDTbl(in, w) {
+							return
+						}
+					}
+				case 0x20000000:
+					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 142
+						*in = inst{op: opSIMDExt}
+						in.pre |= preFP
+						if decodeSIMDExt(in, w) {
+							return
+						}
+					}
+				}
+			}
+		case 0x01000400:
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 146
+				*in = inst{op: opSIMDModImm}
 				in.pre |= preFP
-				if decodeSIMD3SameFP(in, w) {
+				if decodeSIMDModImm(in, w) {
 					return
 				}
 			}
-		}
-		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD3Same}
-				in.pre |= preFP
-				if decodeSIMD3Same(in, w) {
-					return
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
+				q := w >> 30 & 0x1
+				s := w >> 28 & 0x1
+				immh := w >> 19 & 0xf
+				if (s == 0 || q == 1) && (immh != 0) {
+					*in = inst{op: opSIMDShiftImm}
+					in.pre |= preFP
+					if decodeSIMDShiftImm(in, w) {
+						return
+					}
 				}
 			}
-		}
-		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD2MiscFP}
-				in.pre |= preFP
-				if decodeSIMD2MiscFP(in, w) {
-					return
-				}
-			}
-		}
-		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD2MiscFP}
-				in.pre |= preFP
-				if decodeSIMD2MiscFP(in, w) {
-					return
-				}
-			}
-		}
-		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD2Misc}
-				in.pre |= preFP
-				if decodeSIMD2Misc(in, w) {
-					return
-				}
-			}
-		}
-		if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 120
-			*in = inst{op: opSIMDAcross}
-			in.pre |= preFP
-			if decodeSIMDAcross(in, w) {
-				return
-			}
-		}
-		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD3Diff}
-				in.pre |= preFP
-				if decodeSIMD3Diff(in, w) {
-					return
-				}
-			}
-		}
-		if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 127
-			imm5 := w >> 16 & 0x1f
-			imm4 := w >> 11 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 {
-				*in = inst{op: opSIMDInsE, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5)), im2: uint64(imm4 >> copyEsz(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 129
-			q := w >> 30 & 0x1
-			imm5 := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 && (copyEsz(imm5) < 3 || q == 1) {
-				*in = inst{op: opSIMDDupE, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 131
-			q := w >> 30 & 0x1
-			imm5 := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 && (copyEsz(imm5) < 3 || q == 1) {
-				*in = inst{op: opSIMDDupG, sf: (q) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(copyEsz(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 133
-			imm5 := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 {
-				*in = inst{op: opSIMDInsG, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 135
-			q := w >> 30 & 0x1
-			imm5 := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 && copyEsz(imm5) < 2+uint(q) {
-				*in = inst{op: opSIMDSMOV, sf: (q) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 137
-			q := w >> 30 & 0x1
-			imm5 := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 && (copyEsz(imm5) == 3) == (q == 1) {
-				*in = inst{op: opSIMDUMOV, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 140
-			*in = inst{op: opSIMDPermute}
-			in.pre |= preFP
-			if decodeSIMDPermute(in, w) {
-				return
-			}
-		}
-		if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 142
-			*in = inst{op: opSIMDExt}
-			in.pre |= preFP
-			if decodeSIMDExt(in, w) {
-				return
-			}
-		}
-		if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 144
-			*in = inst{op: opSIMDTbl}
-			in.pre |= preFP
-			if decodeSIMDTbl(in, w) {
-				return
-			}
-		}
-		if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 146
-			*in = inst{op: opSIMDModImm}
-			in.pre |= preFP
-			if decodeSIMDModImm(in, w) {
-				return
-			}
-		}
-		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			immh := w >> 19 & 0xf
-			if (s == 0 || q == 1) && (immh != 0) {
-				*in = inst{op: opSIMDShiftImm}
-				in.pre |= preFP
-				if decodeSIMDShiftImm(in, w) {
-					return
-				}
-			}
-		}
-		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMDByElem}
-				in.pre |= preFP
-				if decodeSIMDByElem(in, w) {
-					return
+		case 0x01000000:
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
+				q := w >> 30 & 0x1
+				s := w >> 28 & 0x1
+				if s == 0 || q == 1 {
+					*in = inst{op: opSIMDByElem}
+					in.pre |= preFP
+					if decodeSIMDByElem(in, w) {
+						return
+					}
 				}
 			}
 		}
 	case 8:
-		if w&0x9f000000 == 0x10000000 { // ADR, line 156
-			lo := w >> 29 & 0x3
-			hi := w >> 5 & 0x7ffff
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
-			return
-		}
-		if w&0x9f000000 == 0x90000000 { // ADRP, line 157
-			lo := w >> 29 & 0x3
-			hi := w >> 5 & 0x7ffff
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
-			return
-		}
-		if w&0x7f800000 == 0x11000000 { // ADDi, line 159
-			sf := w >> 31 & 0x1
-			sh := w >> 22 & 0x1
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
-			return
-		}
-		if w&0x7f800000 == 0x31000000 { // ADDSi, line 160
-			sf := w >> 31 & 0x1
-			sh := w >> 22 & 0x1
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
-			return
-		}
-		if w&0x7f800000 == 0x51000000 { // SUBi, line 161
-			sf := w >> 31 & 0x1
-			sh := w >> 22 & 0x1
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
-			return
-		}
-		if w&0x7f800000 == 0x71000000 { // SUBSi, line 162
-			sf := w >> 31 & 0x1
-			sh := w >> 22 & 0x1
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSUBSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
-			return
+		switch w & 0x01000000 {
+		case 0x00000000:
+			if w&0x9f000000 == 0x10000000 { // ADR, line 156
+				lo := w >> 29 & 0x3
+				hi := w >> 5 & 0x7ffff
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
+				return
+			}
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 157
+				lo := w >> 29 & 0x3
+				hi := w >> 5 & 0x7ffff
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opADRP, sf: (1) != 0, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21) << 12)}
+				return
+			}
+		case 0x01000000:
+			switch w & 0x60800000 {
+			case 0x00000000:
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 159
+					sf := w >> 31 & 0x1
+					sh := w >> 22 & 0x1
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opADDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
+					return
+				}
+			case 0x20000000:
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 160
+					sf := w >> 31 & 0x1
+					sh := w >> 22 & 0x1
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opADDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
+					return
+				}
+			case 0x40000000:
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 161
+					sf := w >> 31 & 0x1
+					sh := w >> 22 & 0x1
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opSUBi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
+					return
+				}
+			case 0x60000000:
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 162
+					sf := w >> 31 & 0x1
+					sh := w >> 22 & 0x1
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opSUBSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rSP(rn)), imm: uint64(uint64(imm) << (12 * sh))}
+					return
+				}
+			}
 		}
 	case 9:
-		if w&0x7f800000 == 0x12000000 { // ANDi, line 164
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if logicImmOK(sf, n, immr, imms) {
-				*in = inst{op: opANDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
-				return
+		switch w & 0x61800000 {
+		case 0x00000000:
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 164
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if logicImmOK(sf, n, immr, imms) {
+					*in = inst{op: opANDi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x32000000 { // ORRi, line 166
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if logicImmOK(sf, n, immr, imms) {
-				*in = inst{op: opORRi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
-				return
+		case 0x20000000:
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 166
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if logicImmOK(sf, n, immr, imms) {
+					*in = inst{op: opORRi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x52000000 { // EORi, line 168
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if logicImmOK(sf, n, immr, imms) {
-				*in = inst{op: opEORi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
-				return
+		case 0x40000000:
+			if w&0x7f800000 == 0x52000000 { // EORi, line 168
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if logicImmOK(sf, n, immr, imms) {
+					*in = inst{op: opEORi, sf: (sf) != 0, rd: uint8(rSP(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x72000000 { // ANDSi, line 170
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if logicImmOK(sf, n, immr, imms) {
-				*in = inst{op: opANDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
-				return
+		case 0x60000000:
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 170
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if logicImmOK(sf, n, immr, imms) {
+					*in = inst{op: opANDSi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), imm: uint64(logicImm(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x12800000 { // MOVi, line 174
-			sf := w >> 31 & 0x1
-			hw := w >> 21 & 0x3
-			imm := w >> 5 & 0xffff
-			rd := w >> 0 & 0x1f
-			if sf == 1 || hw < 2 {
-				*in = inst{op: opMOVi, sf: (sf) != 0, rd: uint8(wZR(rd)), imm: uint64(wr(sf == 1, ^(uint64(imm) << (16 * hw))))}
-				return
+		case 0x00800000:
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 174
+				sf := w >> 31 & 0x1
+				hw := w >> 21 & 0x3
+				imm := w >> 5 & 0xffff
+				rd := w >> 0 & 0x1f
+				if sf == 1 || hw < 2 {
+					*in = inst{op: opMOVi, sf: (sf) != 0, rd: uint8(wZR(rd)), imm: uint64(wr(sf == 1, ^(uint64(imm) << (16 * hw))))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x52800000 { // MOVi, line 175
-			sf := w >> 31 & 0x1
-			hw := w >> 21 & 0x3
-			imm := w >> 5 & 0xffff
-			rd := w >> 0 & 0x1f
-			if sf == 1 || hw < 2 {
-				*in = inst{op: opMOVi, sf: (sf) != 0, rd: uint8(wZR(rd)), imm: uint64(uint64(imm) << (16 * hw))}
-				return
+		case 0x40800000:
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 175
+				sf := w >> 31 & 0x1
+				hw := w >> 21 & 0x3
+				imm := w >> 5 & 0xffff
+				rd := w >> 0 & 0x1f
+				if sf == 1 || hw < 2 {
+					*in = inst{op: opMOVi, sf: (sf) != 0, rd: uint8(wZR(rd)), imm: uint64(uint64(imm) << (16 * hw))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x72800000 { // MOVK, line 176
-			sf := w >> 31 & 0x1
-			hw := w >> 21 & 0x3
-			imm := w >> 5 & 0xffff
-			rd := w >> 0 & 0x1f
-			if sf == 1 || hw < 2 {
-				*in = inst{op: opMOVK, sf: (sf) != 0, rd: uint8(wZR(rd)), ra: uint8(rZR(rd)), imm: uint64(uint64(imm) << (16 * hw)), im2: uint64(^(uint64(0xffff) << (16 * hw)))}
-				return
+		case 0x60800000:
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 176
+				sf := w >> 31 & 0x1
+				hw := w >> 21 & 0x3
+				imm := w >> 5 & 0xffff
+				rd := w >> 0 & 0x1f
+				if sf == 1 || hw < 2 {
+					*in = inst{op: opMOVK, sf: (sf) != 0, rd: uint8(wZR(rd)), ra: uint8(rZR(rd)), imm: uint64(uint64(imm) << (16 * hw)), im2: uint64(^(uint64(0xffff) << (16 * hw)))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x13000000 { // ASRi, line 181
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if (bitfieldOK(sf, n, immr, imms)) && (imms == 31+32*sf) {
-				*in = inst{op: opASRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
-				return
+		case 0x01000000:
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 181
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (bitfieldOK(sf, n, immr, imms)) && (imms == 31+32*sf) {
+					*in = inst{op: opASRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x13000000 { // SBFM, line 184
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if bitfieldOK(sf, n, immr, imms) {
-				*in = inst{op: opSBFM, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
-				return
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 184
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if bitfieldOK(sf, n, immr, imms) {
+					*in = inst{op: opSBFM, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x33000000 { // BFM, line 187
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if bitfieldOK(sf, n, immr, imms) {
-				*in = inst{op: opBFM, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
-				return
+		case 0x21000000:
+			if w&0x7f800000 == 0x33000000 { // BFM, line 187
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if bitfieldOK(sf, n, immr, imms) {
+					*in = inst{op: opBFM, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x53000000 { // LSRi, line 190
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if (bitfieldOK(sf, n, immr, imms)) && (imms == 31+32*sf) {
-				*in = inst{op: opLSRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
-				return
+		case 0x41000000:
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 190
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (bitfieldOK(sf, n, immr, imms)) && (imms == 31+32*sf) {
+					*in = inst{op: opLSRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x53000000 { // LSLi, line 193
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if (bitfieldOK(sf, n, immr, imms)) && (imms+1 == immr) {
-				*in = inst{op: opLSLi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(32 + 32*sf - immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
-				return
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 193
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (bitfieldOK(sf, n, immr, imms)) && (imms+1 == immr) {
+					*in = inst{op: opLSLi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(32 + 32*sf - immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7f800000 == 0x53000000 { // UBFM, line 196
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			immr := w >> 16 & 0x3f
-			imms := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if bitfieldOK(sf, n, immr, imms) {
-				*in = inst{op: opUBFM, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
-				return
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 196
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				immr := w >> 16 & 0x3f
+				imms := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if bitfieldOK(sf, n, immr, imms) {
+					*in = inst{op: opUBFM, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					return
+				}
 			}
-		}
-		if w&0x7fa00000 == 0x13800000 { // EXTR, line 200
-			sf := w >> 31 & 0x1
-			n := w >> 22 & 0x1
-			rm := w >> 16 & 0x1f
-			lsb := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if (n == sf) && (sf == 1 || lsb < 32) {
-				*in = inst{op: opEXTR, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(lsb)}
-				return
+		case 0x01800000:
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 200
+				sf := w >> 31 & 0x1
+				n := w >> 22 & 0x1
+				rm := w >> 16 & 0x1f
+				lsb := w >> 10 & 0x3f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (n == sf) && (sf == 1 || lsb < 32) {
+					*in = inst{op: opEXTR, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(lsb)}
+					return
+				}
 			}
 		}
 	case 10:
-		if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 47
-			reg := w >> 5 & 0x1
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 48
-			reg := w >> 5 & 0x1
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xfc000000 == 0x14000000 { // B, line 204
-			imm := sext(uint64(w>>0&0x3ffffff), 26)
-			*in = inst{op: opB, imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 205
-			imm := sext(uint64(w>>0&0x3ffffff), 26)
-			*in = inst{op: opBL, imm: uint64(imm << 2)}
-			return
-		}
-		if w&0x7f000000 == 0x34000000 { // CBZ, line 206
-			sf := w >> 31 & 0x1
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0x7f000000 == 0x35000000 { // CBNZ, line 207
-			sf := w >> 31 & 0x1
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xff000010 == 0x54000000 { // Bcond, line 210
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			cond := w >> 0 & 0xf
-			*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xffe0001f == 0xd4000001 { // SVC, line 212
-			imm := w >> 5 & 0xffff
-			*in = inst{op: opSVC, imm: uint64(imm)}
-			return
-		}
-		if w&0xffe0001f == 0xd4000002 { // HVC, line 213
-			imm := w >> 5 & 0xffff
-			*in = inst{op: opHVC, imm: uint64(imm)}
-			return
-		}
-		if w&0xffe0001f == 0xd4200000 { // BRK, line 214
-			imm := w >> 5 & 0xffff
-			*in = inst{op: opBRK, imm: uint64(imm)}
-			return
-		}
-		if w&0xfff8ffff == 0xd500207f { // WFI, line 219
-			*in = inst{op: opWFI}
-			return
-		}
-		if w&0xfff8f01f == 0xd500201f { // NOP, line 220
-			*in = inst{op: opNOP}
-			return
-		}
-		if w&0xfff8f0ff == 0xd500305f { // CLREX, line 222
-			*in = inst{op: opCLREX}
-			return
-		}
-		if w&0xfff8f0df == 0xd500309f { // NOP, line 223
-			*in = inst{op: opNOP}
-			return
-		}
-		if w&0xfff8f0ff == 0xd50030df { // ISB, line 224
-			*in = inst{op: opISB}
-			return
-		}
-		if w&0xfffff0ff == 0xd50040bf { // MSRi, line 227
-			crm := w >> 8 & 0xf
-			*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
-			return
-		}
-		if w&0xfffff0ff == 0xd50340df { // MSRi, line 228
-			crm := w >> 8 & 0xf
-			*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
-			return
-		}
-		if w&0xfffff0ff == 0xd50340ff { // MSRi, line 229
-			crm := w >> 8 & 0xf
-			*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
-			return
-		}
-		if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 233
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
-			return
-		}
-		if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 234
-			crm := w >> 8 & 0xf
-			rt := w >> 0 & 0x1f
-			if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
-				*in = inst{op: opSYS, rn: uint8(rZR(rt)), amt: uint8(26), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, crm, 1, rt, 0))}
+		switch w & 0x60000000 {
+		case 0x40000000:
+			switch w & 0x81000000 {
+			case 0x81000000:
+				switch w & 0x00f00000 {
+				case 0x00300000:
+					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 47
+						reg := w >> 5 & 0x1
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
+						in.pre |= preFP
+						return
+					}
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 245
+						*in = inst{op: opMRS}
+						if decodeMRS(in, w) {
+							return
+						}
+					}
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 246
+						crm := w >> 8 & 0xf
+						op2 := w >> 5 & 0x7
+						rt := w >> 0 & 0x1f
+						if (crm >= 1) && (!sysRegKnown(3, 0, 0, crm, op2)) {
+							*in = inst{op: opMRSzero, rd: uint8(wZR(rt))}
+							return
+						}
+					}
+				case 0x00100000:
+					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 48
+						reg := w >> 5 & 0x1
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
+						in.pre |= preFP
+						return
+					}
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 247
+						*in = inst{op: opMSR}
+						if decodeMSR(in, w) {
+							return
+						}
+					}
+				case 0x00000000:
+					switch w & 0x0008f000 {
+					case 0x00002000:
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 219
+							*in = inst{op: opWFI}
+							return
+						}
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 220
+							*in = inst{op: opNOP}
+							return
+						}
+					case 0x00003000:
+						switch w & 0x000000df {
+						case 0x0000005f:
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 222
+								*in = inst{op: opCLREX}
+								return
+							}
+						case 0x0000009f:
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 223
+								*in = inst{op: opNOP}
+								return
+							}
+						case 0x000000df:
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 224
+								*in = inst{op: opISB}
+								return
+							}
+						}
+					case 0x00004000:
+						switch w & 0x000700ff {
+						case 0x000000bf:
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 227
+								crm := w >> 8 & 0xf
+								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
+								return
+							}
+						case 0x000300df:
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 228
+								crm := w >> 8 & 0xf
+								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
+								return
+							}
+						case 0x000300ff:
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 229
+								crm := w >> 8 & 0xf
+								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
+								return
+							}
+						}
+					case 0x00087000:
+						switch w & 0x00070080 {
+						case 0x00030000:
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 233
+								rt := w >> 0 & 0x1f
+								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
+								return
+							}
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 234
+								crm := w >> 8 & 0xf
+								rt := w >> 0 & 0x1f
+								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
+									*in = inst{op: opSYS, rn: uint8(rZR(rt)), amt: uint8(26), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, crm, 1, rt, 0))}
+									return
+								}
+							}
+						case 0x00000000:
+							switch w & 0x00000f00 {
+							case 0x00000100:
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 236
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
+									return
+								}
+							case 0x00000500:
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 237
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
+									return
+								}
+							case 0x00000600:
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 238
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
+									return
+								}
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 239
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
+									return
+								}
+							case 0x00000a00:
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 240
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
+									return
+								}
+							case 0x00000e00:
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 241
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
+									return
+								}
+							case 0x00000800:
+								if w&0xffffff80 == 0xd5087800 { // AT, line 242
+									op2 := w >> 5 & 0x3
+									rt := w >> 0 & 0x1f
+									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
+									return
+								}
+							}
+						}
+					case 0x00088000:
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 243
+							crm := w >> 8 & 0xf
+							op2 := w >> 5 & 0x7
+							rt := w >> 0 & 0x1f
+							*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
+							return
+						}
+					}
+				}
+			case 0x00000000:
+				if w&0xff000010 == 0x54000000 { // Bcond, line 210
+					imm := sext(uint64(w>>5&0x7ffff), 19)
+					cond := w >> 0 & 0xf
+					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
+					return
+				}
+			case 0x80000000:
+				switch w & 0x00e0001f {
+				case 0x00000001:
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 212
+						imm := w >> 5 & 0xffff
+						*in = inst{op: opSVC, imm: uint64(imm)}
+						return
+					}
+				case 0x00000002:
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 213
+						imm := w >> 5 & 0xffff
+						*in = inst{op: opHVC, imm: uint64(imm)}
+						return
+					}
+				case 0x00200000:
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 214
+						imm := w >> 5 & 0xffff
+						*in = inst{op: opBRK, imm: uint64(imm)}
+						return
+					}
+				}
+			}
+		case 0x00000000:
+			if w&0xfc000000 == 0x14000000 { // B, line 204
+				imm := sext(uint64(w>>0&0x3ffffff), 26)
+				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-		}
-		if w&0xffffffe0 == 0xd5087100 { // SYS, line 236
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
-			return
-		}
-		if w&0xffffffe0 == 0xd5087500 { // SYS, line 237
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
-			return
-		}
-		if w&0xffffffe0 == 0xd5087620 { // SYS, line 238
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
-			return
-		}
-		if w&0xffffffe0 == 0xd5087640 { // SYS, line 239
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
-			return
-		}
-		if w&0xffffffe0 == 0xd5087a40 { // SYS, line 240
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
-			return
-		}
-		if w&0xffffffe0 == 0xd5087e40 { // SYS, line 241
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSYS, rn: uint8(rZR(rt))}
-			return
-		}
-		if w&0xffffff80 == 0xd5087800 { // AT, line 242
-			op2 := w >> 5 & 0x3
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
-			return
-		}
-		if w&0xfffff000 == 0xd5088000 { // TLBI, line 243
-			crm := w >> 8 & 0xf
-			op2 := w >> 5 & 0x7
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opTLBI, rn: uint8(rZR(rt)), sh: uint8(tlbiOp(crm, op2)), neg: (tlbiBroadcast(crm, op2)) != 0}
-			return
-		}
-		if w&0xfff00000 == 0xd5300000 { // MRS, line 245
-			*in = inst{op: opMRS}
-			if decodeMRS(in, w) {
+			if w&0xfc000000 == 0x94000000 { // BL, line 205
+				imm := sext(uint64(w>>0&0x3ffffff), 26)
+				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
-		}
-		if w&0xfffff000 == 0xd5380000 { // MRSzero, line 246
-			crm := w >> 8 & 0xf
-			op2 := w >> 5 & 0x7
-			rt := w >> 0 & 0x1f
-			if (crm >= 1) && (!sysRegKnown(3, 0, 0, crm, op2)) {
-				*in = inst{op: opMRSzero, rd: uint8(wZR(rt))}
+		case 0x20000000:
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 206
+				sf := w >> 31 & 0x1
+				imm := sext(uint64(w>>5&0x7ffff), 19)
+				rt := w >> 0 & 0x1f
+				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-		}
-		if w&0xfff00000 == 0xd5100000 { // MSR, line 247
-			*in = inst{op: opMSR}
-			if decodeMSR(in, w) {
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 207
+				sf := w >> 31 & 0x1
+				imm := sext(uint64(w>>5&0x7ffff), 19)
+				rt := w >> 0 & 0x1f
+				*in = inst{op: opCBNZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
 		}
 	case 11:
-		if w&0xfc000000 == 0x14000000 { // B, line 204
-			imm := sext(uint64(w>>0&0x3ffffff), 26)
-			*in = inst{op: opB, imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xfc000000 == 0x94000000 { // BL, line 205
-			imm := sext(uint64(w>>0&0x3ffffff), 26)
-			*in = inst{op: opBL, imm: uint64(imm << 2)}
-			return
-		}
-		if w&0x7f000000 == 0x36000000 { // TBZ, line 208
-			b5 := w >> 31 & 0x1
-			b40 := w >> 19 & 0x1f
-			imm := sext(uint64(w>>5&0x3fff), 14)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0x7f000000 == 0x37000000 { // TBNZ, line 209
-			b5 := w >> 31 & 0x1
-			b40 := w >> 19 & 0x1f
-			imm := sext(uint64(w>>5&0x3fff), 14)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xfffffc1f == 0xd61f0000 { // BR, line 251
-			rn := w >> 5 & 0x1f
-			*in = inst{op: opBR, rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0xfffffc1f == 0xd63f0000 { // BLR, line 252
-			rn := w >> 5 & 0x1f
-			*in = inst{op: opBLR, rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0xfffffc1f == 0xd65f0000 { // RET, line 253
-			rn := w >> 5 & 0x1f
-			*in = inst{op: opRET, rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0xffffffff == 0xd69f03e0 { // ERET, line 254
-			*in = inst{op: opERET, rn: uint8(31)}
-			return
+		switch w & 0x60000000 {
+		case 0x00000000:
+			if w&0xfc000000 == 0x14000000 { // B, line 204
+				imm := sext(uint64(w>>0&0x3ffffff), 26)
+				*in = inst{op: opB, imm: uint64(imm << 2)}
+				return
+			}
+			if w&0xfc000000 == 0x94000000 { // BL, line 205
+				imm := sext(uint64(w>>0&0x3ffffff), 26)
+				*in = inst{op: opBL, imm: uint64(imm << 2)}
+				return
+			}
+		case 0x20000000:
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 208
+				b5 := w >> 31 & 0x1
+				b40 := w >> 19 & 0x1f
+				imm := sext(uint64(w>>5&0x3fff), 14)
+				rt := w >> 0 & 0x1f
+				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
+				return
+			}
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 209
+				b5 := w >> 31 & 0x1
+				b40 := w >> 19 & 0x1f
+				imm := sext(uint64(w>>5&0x3fff), 14)
+				rt := w >> 0 & 0x1f
+				*in = inst{op: opTBNZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
+				return
+			}
+		case 0x40000000:
+			switch w & 0x81fffc1f {
+			case 0x801f0000:
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 251
+					rn := w >> 5 & 0x1f
+					*in = inst{op: opBR, rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x803f0000:
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 252
+					rn := w >> 5 & 0x1f
+					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x805f0000:
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 253
+					rn := w >> 5 & 0x1f
+					*in = inst{op: opRET, rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x809f0000:
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 254
+					*in = inst{op: opERET, rn: uint8(31)}
+					return
+				}
+			}
 		}
 	case 12:
-		if w&0xff000000 == 0x18000000 { // LDRlit, line 272
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xff000000 == 0x58000000 { // LDRlit, line 273
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xff000000 == 0x98000000 { // LDRlit, line 274
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
-			return
-		}
-		if w&0xff000000 == 0xd8000000 { // NOP, line 275
-			*in = inst{op: opNOP}
-			return
-		}
-		if w&0x3fc00000 == 0x39000000 { // STRo, line 286
-			size := w >> 30 & 0x3
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTRo, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
-			if in.rn == regSP {
-				in.pre |= preSP
+		switch w & 0x21000000 {
+		case 0x00000000:
+			switch w & 0xc0000000 {
+			case 0x00000000:
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 272
+					imm := sext(uint64(w>>5&0x7ffff), 19)
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
+					return
+				}
+			case 0x40000000:
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 273
+					imm := sext(uint64(w>>5&0x7ffff), 19)
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
+					return
+				}
+			case 0x80000000:
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 274
+					imm := sext(uint64(w>>5&0x7ffff), 19)
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
+					return
+				}
+			case 0xc0000000:
+				if w&0xff000000 == 0xd8000000 { // NOP, line 275
+					*in = inst{op: opNOP}
+					return
+				}
 			}
-			return
-		}
-		if w&0xffc00000 == 0xf9800000 { // NOP, line 287
-			*in = inst{op: opNOP}
-			return
-		}
-		if w&0x3f000000 == 0x39000000 { // LDRo, line 288
-			size := w >> 30 & 0x3
-			opc := w >> 22 & 0x3
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if loadOK(size, opc) {
-				*in = inst{op: opLDRo, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(uint64(imm) << size)}
+		case 0x21000000:
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 286
+				size := w >> 30 & 0x3
+				imm := w >> 10 & 0xfff
+				rn := w >> 5 & 0x1f
+				rt := w >> 0 & 0x1f
+				*in = inst{op: opSTRo, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
 				if in.rn == regSP {
 					in.pre |= preSP
 				}
 				return
 			}
-		}
-		if w&0x3fe00c00 == 0x38000000 { // STRo, line 291
-			size := w >> 30 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTRo, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe00c00 == 0x38000400 { // STRpost, line 292
-			size := w >> 30 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTRpost, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe00c00 == 0x38000800 { // STTR, line 293
-			size := w >> 30 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTTR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 294
-			size := w >> 30 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opSTRpre, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0xffe00c00 == 0xf8800000 { // NOP, line 295
-			*in = inst{op: opNOP}
-			return
-		}
-		if w&0x3f200c00 == 0x38000000 { // LDRo, line 296
-			size := w >> 30 & 0x3
-			opc := w >> 22 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if loadOK(size, opc) {
-				*in = inst{op: opLDRo, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
-				}
-				return
-			}
-		}
-		if w&0x3f200c00 == 0x38000400 { // LDRpost, line 297
-			size := w >> 30 & 0x3
-			opc := w >> 22 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if loadOK(size, opc) {
-				*in = inst{op: opLDRpost, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
-				}
-				return
-			}
-		}
-		if w&0x3f200c00 == 0x38000800 { // LDTR, line 299
-			size := w >> 30 & 0x3
-			opc := w >> 22 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if loadOK(size, opc) {
-				*in = inst{op: opLDTR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
-				}
-				return
-			}
-		}
-		if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 300
-			size := w >> 30 & 0x3
-			opc := w >> 22 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if loadOK(size, opc) {
-				*in = inst{op: opLDRpre, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
-				}
-				return
-			}
-		}
-		if w&0x3f208c00 == 0x38200000 { // LDOP, line 304
-			size := w >> 30 & 0x3
-			rs := w >> 16 & 0x1f
-			opc := w >> 12 & 0x7
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDOP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rs)), sh: uint8(opc), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3f20fc00 == 0x38208000 { // LDOP, line 305
-			size := w >> 30 & 0x3
-			rs := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDOP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rs)), sh: uint8(atomicSWP), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 306
-			size := w >> 30 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opLDAR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			return
-		}
-		if w&0x3fe00c00 == 0x38200800 { // STRreg, line 309
-			size := w >> 30 & 0x3
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			s := w >> 12 & 0x1
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opt&2 != 0 {
-				*in = inst{op: opSTRreg, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
-				if in.rn == regSP {
-					in.pre |= preSP
-				}
-				return
-			}
-		}
-		if w&0xffe00c00 == 0xf8a00800 { // NOP, line 311
-			opt := w >> 13 & 0x7
-			if opt&2 != 0 {
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 287
 				*in = inst{op: opNOP}
 				return
 			}
-		}
-		if w&0x3f200c00 == 0x38200800 { // LDRreg, line 312
-			size := w >> 30 & 0x3
-			opc := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			s := w >> 12 & 0x1
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if (opt&2 != 0) && (loadOK(size, opc)) {
-				*in = inst{op: opLDRreg, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), cc: uint8(loadExt(opc)), im2: uint64(s * size)}
-				if in.rn == regSP {
-					in.pre |= preSP
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 288
+				size := w >> 30 & 0x3
+				opc := w >> 22 & 0x3
+				imm := w >> 10 & 0xfff
+				rn := w >> 5 & 0x1f
+				rt := w >> 0 & 0x1f
+				if loadOK(size, opc) {
+					*in = inst{op: opLDRo, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(uint64(imm) << size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
 				}
-				return
+			}
+		case 0x20000000:
+			switch w & 0x00200c00 {
+			case 0x00000000:
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 291
+					size := w >> 30 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTRo, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 295
+					*in = inst{op: opNOP}
+					return
+				}
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 296
+					size := w >> 30 & 0x3
+					opc := w >> 22 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if loadOK(size, opc) {
+						*in = inst{op: opLDRo, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
+			case 0x00000400:
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 292
+					size := w >> 30 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTRpost, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 297
+					size := w >> 30 & 0x3
+					opc := w >> 22 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if loadOK(size, opc) {
+						*in = inst{op: opLDRpost, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
+			case 0x00000800:
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 293
+					size := w >> 30 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTTR, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 299
+					size := w >> 30 & 0x3
+					opc := w >> 22 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if loadOK(size, opc) {
+						*in = inst{op: opLDTR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
+			case 0x00000c00:
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 294
+					size := w >> 30 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSTRpre, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(imm)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					return
+				}
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 300
+					size := w >> 30 & 0x3
+					opc := w >> 22 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if loadOK(size, opc) {
+						*in = inst{op: opLDRpre, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(loadExt(opc)), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
+			case 0x00200000:
+				switch w & 0x00008000 {
+				case 0x00000000:
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 304
+						size := w >> 30 & 0x3
+						rs := w >> 16 & 0x1f
+						opc := w >> 12 & 0x7
+						rn := w >> 5 & 0x1f
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opLDOP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rs)), sh: uint8(opc), amt: uint8(size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				case 0x00008000:
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 305
+						size := w >> 30 & 0x3
+						rs := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opLDOP, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rs)), sh: uint8(atomicSWP), amt: uint8(size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 306
+						size := w >> 30 & 0x3
+						rn := w >> 5 & 0x1f
+						rt := w >> 0 & 0x1f
+						*in = inst{op: opLDAR, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), amt: uint8(size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
+			case 0x00200800:
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 309
+					size := w >> 30 & 0x3
+					rm := w >> 16 & 0x1f
+					opt := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opt&2 != 0 {
+						*in = inst{op: opSTRreg, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 311
+					opt := w >> 13 & 0x7
+					if opt&2 != 0 {
+						*in = inst{op: opNOP}
+						return
+					}
+				}
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 312
+					size := w >> 30 & 0x3
+					opc := w >> 22 & 0x3
+					rm := w >> 16 & 0x1f
+					opt := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if (opt&2 != 0) && (loadOK(size, opc)) {
+						*in = inst{op: opLDRreg, rd: uint8(wZR(rt)), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), cc: uint8(loadExt(opc)), im2: uint64(s * size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						return
+					}
+				}
 			}
 		}
 	case 13:
-		if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 341
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 342
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 343
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 344
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe00410 == 0x3a400000 { // CCMN, line 347
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			i := w >> 11 & 0x1
-			rn := w >> 5 & 0x1f
-			nzcv := w >> 0 & 0xf
-			*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
-			return
-		}
-		if w&0x7fe00410 == 0x7a400000 { // CCMP, line 348
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			i := w >> 11 & 0x1
-			rn := w >> 5 & 0x1f
-			nzcv := w >> 0 & 0xf
-			*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
-			return
-		}
-		if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 350
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
-			return
-		}
-		if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 351
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
-			return
-		}
-		if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 352
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
-			return
-		}
-		if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 353
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
-			return
-		}
-		if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 355
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 356
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 357
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 358
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 359
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 360
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
-			return
-		}
-		if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 362
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			c := w >> 12 & 0x1
-			sz := w >> 10 & 0x3
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if (sz == 3) == (sf == 1) {
-				*in = inst{op: opCRC32, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(sz), neg: (c) != 0}
+		switch w & 0x61e00000 {
+		case 0x00000000:
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 341
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opADC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 				return
 			}
-		}
-		if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 364
-			sf := w >> 31 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 365
-			sf := w >> 31 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0xfffffc00 == 0xdac00800 { // REV32, line 366
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0xfffffc00 == 0x5ac00800 { // REV, line 367
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0xfffffc00 == 0xdac00c00 { // REV, line 368
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 369
-			sf := w >> 31 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 370
-			sf := w >> 31 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
-			return
-		}
-		if w&0x7fe08000 == 0x1b000000 { // MADD, line 373
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0x7fe08000 == 0x1b008000 { // MSUB, line 374
-			sf := w >> 31 & 0x1
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0xffe08000 == 0x9b200000 { // SMADDL, line 375
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 376
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 377
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 378
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0xffe08000 == 0x9b400000 { // SMULH, line 379
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
-		}
-		if w&0xffe08000 == 0x9bc00000 { // UMULH, line 380
-			rm := w >> 16 & 0x1f
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opUMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
-			return
+		case 0x20000000:
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 342
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opADCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+				return
+			}
+		case 0x40000000:
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 343
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opSBC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+				return
+			}
+		case 0x60000000:
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 344
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opSBCS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+				return
+			}
+		case 0x20400000:
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 347
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				cond := w >> 12 & 0xf
+				i := w >> 11 & 0x1
+				rn := w >> 5 & 0x1f
+				nzcv := w >> 0 & 0xf
+				*in = inst{op: opCCMN, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
+				return
+			}
+		case 0x60400000:
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 348
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				cond := w >> 12 & 0xf
+				i := w >> 11 & 0x1
+				rn := w >> 5 & 0x1f
+				nzcv := w >> 0 & 0xf
+				*in = inst{op: opCCMP, sf: (sf) != 0, rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(nzcv), cc: uint8(cond), neg: (i) != 0, imm: uint64(rm)}
+				return
+			}
+		case 0x00800000:
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 350
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				cond := w >> 12 & 0xf
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
+				return
+			}
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 351
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				cond := w >> 12 & 0xf
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opCSINC, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
+				return
+			}
+		case 0x40800000:
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 352
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				cond := w >> 12 & 0xf
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
+				return
+			}
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 353
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				cond := w >> 12 & 0xf
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opCSNEG, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
+				return
+			}
+		case 0x00c00000:
+			switch w & 0x0000e000 {
+			case 0x00000000:
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 355
+					sf := w >> 31 & 0x1
+					rm := w >> 16 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+					return
+				}
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 356
+					sf := w >> 31 & 0x1
+					rm := w >> 16 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opSDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+					return
+				}
+			case 0x00002000:
+				switch w & 0x00001c00 {
+				case 0x00000000:
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 357
+						sf := w >> 31 & 0x1
+						rm := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						*in = inst{op: opLSLV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+						return
+					}
+				case 0x00000400:
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 358
+						sf := w >> 31 & 0x1
+						rm := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						*in = inst{op: opLSRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+						return
+					}
+				case 0x00000800:
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 359
+						sf := w >> 31 & 0x1
+						rm := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						*in = inst{op: opASRV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+						return
+					}
+				case 0x00000c00:
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 360
+						sf := w >> 31 & 0x1
+						rm := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						*in = inst{op: opRORV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
+						return
+					}
+				}
+			case 0x00004000:
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 362
+					sf := w >> 31 & 0x1
+					rm := w >> 16 & 0x1f
+					c := w >> 12 & 0x1
+					sz := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (sz == 3) == (sf == 1) {
+						*in = inst{op: opCRC32, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), amt: uint8(sz), neg: (c) != 0}
+						return
+					}
+				}
+			}
+		case 0x40c00000:
+			switch w & 0x001ffc00 {
+			case 0x00000000:
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 364
+					sf := w >> 31 & 0x1
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opRBIT, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x00000400:
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 365
+					sf := w >> 31 & 0x1
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opREV16, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x00000800:
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 366
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 367
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x00000c00:
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 368
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x00001000:
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 369
+					sf := w >> 31 & 0x1
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opCLZ, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+			case 0x00001400:
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 370
+					sf := w >> 31 & 0x1
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					*in = inst{op: opCLS, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
+					return
+				}
+			}
+		case 0x01000000:
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 373
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 374
+				sf := w >> 31 & 0x1
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opMSUB, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+		case 0x01200000:
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 375
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 376
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opSMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+		case 0x01a00000:
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 377
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 378
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opUMSUBL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+		case 0x01400000:
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 379
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
+		case 0x01c00000:
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 380
+				rm := w >> 16 & 0x1f
+				ra := w >> 10 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				*in = inst{op: opUMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				return
+			}
 		}
 	case 14:
-		if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 85
-			opc := w >> 30 & 0x3
-			imm := sext(uint64(w>>5&0x7ffff), 19)
-			rt := w >> 0 & 0x1f
-			if opc != 3 {
-				*in = inst{op: opVLDRlit, rd: uint8(rt), amt: uint8(opc + 2), imm: uint64(imm << 2)}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x3fc00000 == 0x3d000000 { // VSTR, line 91
-			size := w >> 30 & 0x3
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			in.pre |= preFP
-			return
-		}
-		if w&0xffc00000 == 0x3d800000 { // VSTR, line 92
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(4), imm: uint64(uint64(imm) << 4)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			in.pre |= preFP
-			return
-		}
-		if w&0x3fc00000 == 0x3d400000 { // VLDR, line 93
-			size := w >> 30 & 0x3
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			in.pre |= preFP
-			return
-		}
-		if w&0xffc00000 == 0x3dc00000 { // VLDR, line 94
-			imm := w >> 10 & 0xfff
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(4), imm: uint64(uint64(imm) << 4)}
-			if in.rn == regSP {
-				in.pre |= preSP
-			}
-			in.pre |= preFP
-			return
-		}
-		if w&0x3fe00000 == 0x3c000000 { // VSTR, line 95
-			size := w >> 30 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			idx := w >> 10 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if idx != 2 {
-				*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(size), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
+		switch w & 0x21000000 {
+		case 0x00000000:
+			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 85
+				opc := w >> 30 & 0x3
+				imm := sext(uint64(w>>5&0x7ffff), 19)
+				rt := w >> 0 & 0x1f
+				if opc != 3 {
+					*in = inst{op: opVLDRlit, rd: uint8(rt), amt: uint8(opc + 2), imm: uint64(imm << 2)}
+					in.pre |= preFP
+					return
 				}
-				in.pre |= preFP
-				return
 			}
-		}
-		if w&0xffe00000 == 0x3c800000 { // VSTR, line 96
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			idx := w >> 10 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if idx != 2 {
-				*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(4), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
+		case 0x21000000:
+			switch w & 0x00c00000 {
+			case 0x00000000:
+				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 91
+					size := w >> 30 & 0x3
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
 				}
-				in.pre |= preFP
-				return
+			case 0x00800000:
+				if w&0xffc00000 == 0x3d800000 { // VSTR, line 92
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(4), imm: uint64(uint64(imm) << 4)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
+			case 0x00400000:
+				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 93
+					size := w >> 30 & 0x3
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), imm: uint64(uint64(imm) << size)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
+			case 0x00c00000:
+				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 94
+					imm := w >> 10 & 0xfff
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(4), imm: uint64(uint64(imm) << 4)}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
 			}
-		}
-		if w&0x3fe00000 == 0x3c400000 { // VLDR, line 97
-			size := w >> 30 & 0x3
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			idx := w >> 10 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if idx != 2 {
-				*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(size), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
+		case 0x20000000:
+			switch w & 0x00e00000 {
+			case 0x00000000:
+				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 95
+					size := w >> 30 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					idx := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if idx != 2 {
+						*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(size), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xffe00000 == 0x3cc00000 { // VLDR, line 98
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			idx := w >> 10 & 0x3
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if idx != 2 {
-				*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(4), imm: uint64(imm)}
-				if in.rn == regSP {
-					in.pre |= preSP
+			case 0x00800000:
+				if w&0xffe00000 == 0x3c800000 { // VSTR, line 96
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					idx := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if idx != 2 {
+						*in = inst{op: opVSTR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(4), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 100
-			size := w >> 30 & 0x3
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			s := w >> 12 & 0x1
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opt&2 != 0 {
-				*in = inst{op: opVSTRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
-				if in.rn == regSP {
-					in.pre |= preSP
+			case 0x00400000:
+				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 97
+					size := w >> 30 & 0x3
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					idx := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if idx != 2 {
+						*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(size), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 101
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			s := w >> 12 & 0x1
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opt&2 != 0 {
-				*in = inst{op: opVSTRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(4), im2: uint64(s * 4)}
-				if in.rn == regSP {
-					in.pre |= preSP
+			case 0x00c00000:
+				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 98
+					imm := sext(uint64(w>>12&0x1ff), 9)
+					idx := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if idx != 2 {
+						*in = inst{op: opVLDR, rd: uint8(rt), rn: uint8(rSP(rn)), sh: uint8(indexMode(idx)), amt: uint8(4), imm: uint64(imm)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 102
-			size := w >> 30 & 0x3
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			s := w >> 12 & 0x1
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opt&2 != 0 {
-				*in = inst{op: opVLDRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
-				if in.rn == regSP {
-					in.pre |= preSP
+			case 0x00200000:
+				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 100
+					size := w >> 30 & 0x3
+					rm := w >> 16 & 0x1f
+					opt := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opt&2 != 0 {
+						*in = inst{op: opVSTRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 103
-			rm := w >> 16 & 0x1f
-			opt := w >> 13 & 0x7
-			s := w >> 12 & 0x1
-			rn := w >> 5 & 0x1f
-			rt := w >> 0 & 0x1f
-			if opt&2 != 0 {
-				*in = inst{op: opVLDRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(4), im2: uint64(s * 4)}
-				if in.rn == regSP {
-					in.pre |= preSP
+			case 0x00a00000:
+				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 101
+					rm := w >> 16 & 0x1f
+					opt := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opt&2 != 0 {
+						*in = inst{op: opVSTRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(4), im2: uint64(s * 4)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				return
+			case 0x00600000:
+				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 102
+					size := w >> 30 & 0x3
+					rm := w >> 16 & 0x1f
+					opt := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opt&2 != 0 {
+						*in = inst{op: opVLDRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(size), im2: uint64(s * size)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+			case 0x00e00000:
+				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 103
+					rm := w >> 16 & 0x1f
+					opt := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opt&2 != 0 {
+						*in = inst{op: opVLDRreg, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rZR(rm)), sh: uint8(opt), amt: uint8(4), im2: uint64(s * 4)}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
 			}
 		}
 	case 15:
-		if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 51
-			pt := w >> 22 & 0x3
-			to := w >> 15 & 0x3
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpCvtOK(pt, to) {
-				*in = inst{op: opFCVT, rd: uint8(rd), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(fpSize(to))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff207c00 == 0x1e204000 { // FP1, line 52
-			pt := w >> 22 & 0x3
-			opc := w >> 15 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) && (opc <= 3 || opc >= 8 && opc <= 15 && opc != 13) {
-				*in = inst{op: opFP1, rd: uint8(rd), rn: uint8(rn), sh: uint8(opc), amt: uint8(fpSize(pt))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff20fc07 == 0x1e202000 { // FCMP, line 55
-			pt := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			e := w >> 4 & 0x1
-			z := w >> 3 & 0x1
-			if fpOK(pt) {
-				*in = inst{op: opFCMP, rn: uint8(rn), rm: uint8(rm), sh: uint8(e), amt: uint8(fpSize(pt)), neg: (z) != 0}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 57
-			pt := w >> 22 & 0x3
-			imm8 := w >> 13 & 0xff
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) {
-				*in = inst{op: opFMOVi, rd: uint8(rd), amt: uint8(fpSize(pt)), imm: uint64(vfpExpandImm(imm8, fpSize(pt)))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff200c00 == 0x1e200400 { // FCCMP, line 59
-			pt := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			e := w >> 4 & 0x1
-			nzcv := w >> 0 & 0xf
-			if fpOK(pt) {
-				*in = inst{op: opFCCMP, rn: uint8(rn), rm: uint8(rm), sh: uint8(e), amt: uint8(fpSize(pt)), cc: uint8(cond), imm: uint64(nzcv)}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff200c00 == 0x1e200800 { // FP2, line 61
-			pt := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			opc := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) && opc <= 8 {
-				*in = inst{op: opFP2, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(opc), amt: uint8(fpSize(pt))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 62
-			pt := w >> 22 & 0x3
-			rm := w >> 16 & 0x1f
-			cond := w >> 12 & 0xf
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) {
-				*in = inst{op: opFCSEL, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(fpSize(pt)), cc: uint8(cond)}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xff000000 == 0x1f000000 { // FP3, line 65
-			pt := w >> 22 & 0x3
-			o1 := w >> 21 & 0x1
-			rm := w >> 16 & 0x1f
-			o0 := w >> 15 & 0x1
-			ra := w >> 10 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) {
-				*in = inst{op: opFP3, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(ra), sh: uint8(o1), amt: uint8(fpSize(pt)), neg: (o0 ^ o1) != 0}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 68
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 69
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 70
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 71
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 72
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
-			in.pre |= preFP
-			return
-		}
-		if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 73
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
-			in.pre |= preFP
-			return
-		}
-		if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 76
-			sf := w >> 31 & 0x1
-			pt := w >> 22 & 0x3
-			u := w >> 16 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) {
-				*in = inst{op: opICVTF, sf: (sf) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(fpSize(pt)), neg: (u) != 0}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 77
-			sf := w >> 31 & 0x1
-			pt := w >> 22 & 0x3
-			u := w >> 16 & 0x1
-			scale := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) && (sf == 1 || scale >= 32) {
-				*in = inst{op: opICVTF, sf: (sf) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(fpSize(pt)), neg: (u) != 0, im2: uint64(64 - scale)}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 79
-			sf := w >> 31 & 0x1
-			pt := w >> 22 & 0x3
-			rmode := w >> 19 & 0x3
-			u := w >> 16 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) {
-				*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmode), neg: (u) != 0}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 80
-			sf := w >> 31 & 0x1
-			pt := w >> 22 & 0x3
-			u := w >> 16 & 0x1
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) {
-				*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmAway), neg: (u) != 0}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 81
-			sf := w >> 31 & 0x1
-			pt := w >> 22 & 0x3
-			u := w >> 16 & 0x1
-			scale := w >> 10 & 0x3f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if fpOK(pt) && (sf == 1 || scale >= 32) {
-				*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmZero), neg: (u) != 0, im2: uint64(64 - scale)}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD3SameFP}
-				in.pre |= preFP
-				if decodeSIMD3SameFP(in, w) {
-					return
+		switch w & 0x01000000 {
+		case 0x00000000:
+			switch w & 0x00200000 {
+			case 0x00200000:
+				switch w & 0x00000400 {
+				case 0x00000000:
+					switch w & 0x00000800 {
+					case 0x00000000:
+						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 51
+							pt := w >> 22 & 0x3
+							to := w >> 15 & 0x3
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if fpCvtOK(pt, to) {
+								*in = inst{op: opFCVT, rd: uint8(rd), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(fpSize(to))}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0xff207c00 == 0x1e204000 { // FP1, line 52
+							pt := w >> 22 & 0x3
+							opc := w >> 15 & 0x3f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if fpOK(pt) && (opc <= 3 || opc >= 8 && opc <= 15 && opc != 13) {
+								*in = inst{op: opFP1, rd: uint8(rd), rn: uint8(rn), sh: uint8(opc), amt: uint8(fpSize(pt))}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 55
+							pt := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							rn := w >> 5 & 0x1f
+							e := w >> 4 & 0x1
+							z := w >> 3 & 0x1
+							if fpOK(pt) {
+								*in = inst{op: opFCMP, rn: uint8(rn), rm: uint8(rm), sh: uint8(e), amt: uint8(fpSize(pt)), neg: (z) != 0}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 57
+							pt := w >> 22 & 0x3
+							imm8 := w >> 13 & 0xff
+							rd := w >> 0 & 0x1f
+							if fpOK(pt) {
+								*in = inst{op: opFMOVi, rd: uint8(rd), amt: uint8(fpSize(pt)), imm: uint64(vfpExpandImm(imm8, fpSize(pt)))}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 68
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
+							in.pre |= preFP
+							return
+						}
+						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 69
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
+							in.pre |= preFP
+							return
+						}
+						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 70
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
+							in.pre |= preFP
+							return
+						}
+						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 71
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
+							in.pre |= preFP
+							return
+						}
+						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 72
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
+							in.pre |= preFP
+							return
+						}
+						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 73
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
+							in.pre |= preFP
+							return
+						}
+						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 76
+							sf := w >> 31 & 0x1
+							pt := w >> 22 & 0x3
+							u := w >> 16 & 0x1
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if fpOK(pt) {
+								*in = inst{op: opICVTF, sf: (sf) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(fpSize(pt)), neg: (u) != 0}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 79
+							sf := w >> 31 & 0x1
+							pt := w >> 22 & 0x3
+							rmode := w >> 19 & 0x3
+							u := w >> 16 & 0x1
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if fpOK(pt) {
+								*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmode), neg: (u) != 0}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 80
+							sf := w >> 31 & 0x1
+							pt := w >> 22 & 0x3
+							u := w >> 16 & 0x1
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if fpOK(pt) {
+								*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmAway), neg: (u) != 0}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
+							q := w >> 30 & 0x1
+							s := w >> 28 & 0x1
+							if s == 0 || q == 1 {
+								*in = inst{op: opSIMD3Diff}
+								in.pre |= preFP
+								if decodeSIMD3Diff(in, w) {
+									return
+								}
+							}
+						}
+					case 0x00000800:
+						switch w & 0x80000000 {
+						case 0x00000000:
+							if w&0xff200c00 == 0x1e200800 { // FP2, line 61
+								pt := w >> 22 & 0x3
+								rm := w >> 16 & 0x1f
+								opc := w >> 12 & 0xf
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if fpOK(pt) && opc <= 8 {
+									*in = inst{op: opFP2, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(opc), amt: uint8(fpSize(pt))}
+									in.pre |= preFP
+									return
+								}
+							}
+							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
+								q := w >> 30 & 0x1
+								s := w >> 28 & 0x1
+								if s == 0 || q == 1 {
+									*in = inst{op: opSIMD2MiscFP}
+									in.pre |= preFP
+									if decodeSIMD2MiscFP(in, w) {
+										return
+									}
+								}
+							}
+							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
+								q := w >> 30 & 0x1
+								s := w >> 28 & 0x1
+								if s == 0 || q == 1 {
+									*in = inst{op: opSIMD2MiscFP}
+									in.pre |= preFP
+									if decodeSIMD2MiscFP(in, w) {
+										return
+									}
+								}
+							}
+							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
+								q := w >> 30 & 0x1
+								s := w >> 28 & 0x1
+								if s == 0 || q == 1 {
+									*in = inst{op: opSIMD2Misc}
+									in.pre |= preFP
+									if decodeSIMD2Misc(in, w) {
+										return
+									}
+								}
+							}
+							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 118
+								*in = inst{op: opSIMDPairwise}
+								in.pre |= preFP
+								if decodeSIMDPairwise(in, w) {
+									return
+								}
+							}
+						}
+					}
+				case 0x00000400:
+					switch w & 0x80000000 {
+					case 0x00000000:
+						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 59
+							pt := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							cond := w >> 12 & 0xf
+							rn := w >> 5 & 0x1f
+							e := w >> 4 & 0x1
+							nzcv := w >> 0 & 0xf
+							if fpOK(pt) {
+								*in = inst{op: opFCCMP, rn: uint8(rn), rm: uint8(rm), sh: uint8(e), amt: uint8(fpSize(pt)), cc: uint8(cond), imm: uint64(nzcv)}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 62
+							pt := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							cond := w >> 12 & 0xf
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if fpOK(pt) {
+								*in = inst{op: opFCSEL, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(fpSize(pt)), cc: uint8(cond)}
+								in.pre |= preFP
+								return
+							}
+						}
+						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
+							q := w >> 30 & 0x1
+							s := w >> 28 & 0x1
+							if s == 0 || q == 1 {
+								*in = inst{op: opSIMD3SameFP}
+								in.pre |= preFP
+								if decodeSIMD3SameFP(in, w) {
+									return
+								}
+							}
+						}
+						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
+							q := w >> 30 & 0x1
+							s := w >> 28 & 0x1
+							if s == 0 || q == 1 {
+								*in = inst{op: opSIMD3Same}
+								in.pre |= preFP
+								if decodeSIMD3Same(in, w) {
+									return
+								}
+							}
+						}
+					}
+				}
+			case 0x00000000:
+				switch w & 0x60000000 {
+				case 0x00000000:
+					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 77
+						sf := w >> 31 & 0x1
+						pt := w >> 22 & 0x3
+						u := w >> 16 & 0x1
+						scale := w >> 10 & 0x3f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if fpOK(pt) && (sf == 1 || scale >= 32) {
+							*in = inst{op: opICVTF, sf: (sf) != 0, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(fpSize(pt)), neg: (u) != 0, im2: uint64(64 - scale)}
+							in.pre |= preFP
+							return
+						}
+					}
+					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 81
+						sf := w >> 31 & 0x1
+						pt := w >> 22 & 0x3
+						u := w >> 16 & 0x1
+						scale := w >> 10 & 0x3f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if fpOK(pt) && (sf == 1 || scale >= 32) {
+							*in = inst{op: opFCVTI, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(fpSize(pt)), cc: uint8(rmZero), neg: (u) != 0, im2: uint64(64 - scale)}
+							in.pre |= preFP
+							return
+						}
+					}
+				case 0x40000000:
+					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 125
+						imm5 := w >> 16 & 0x1f
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if imm5&15 != 0 {
+							*in = inst{op: opSIMDDupS, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
+							in.pre |= preFP
+							return
+						}
+					}
 				}
 			}
-		}
-		if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD3Same}
-				in.pre |= preFP
-				if decodeSIMD3Same(in, w) {
-					return
+		case 0x01000000:
+			switch w & 0x80000000 {
+			case 0x00000000:
+				if w&0xff000000 == 0x1f000000 { // FP3, line 65
+					pt := w >> 22 & 0x3
+					o1 := w >> 21 & 0x1
+					rm := w >> 16 & 0x1f
+					o0 := w >> 15 & 0x1
+					ra := w >> 10 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if fpOK(pt) {
+						*in = inst{op: opFP3, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(ra), sh: uint8(o1), amt: uint8(fpSize(pt)), neg: (o0 ^ o1) != 0}
+						in.pre |= preFP
+						return
+					}
 				}
-			}
-		}
-		if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD2MiscFP}
-				in.pre |= preFP
-				if decodeSIMD2MiscFP(in, w) {
-					return
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
+					q := w >> 30 & 0x1
+					s := w >> 28 & 0x1
+					immh := w >> 19 & 0xf
+					if (s == 0 || q == 1) && (immh != 0) {
+						*in = inst{op: opSIMDShiftImm}
+						in.pre |= preFP
+						if decodeSIMDShiftImm(in, w) {
+							return
+						}
+					}
 				}
-			}
-		}
-		if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD2MiscFP}
-				in.pre |= preFP
-				if decodeSIMD2MiscFP(in, w) {
-					return
-				}
-			}
-		}
-		if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD2Misc}
-				in.pre |= preFP
-				if decodeSIMD2Misc(in, w) {
-					return
-				}
-			}
-		}
-		if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 118
-			*in = inst{op: opSIMDPairwise}
-			in.pre |= preFP
-			if decodeSIMDPairwise(in, w) {
-				return
-			}
-		}
-		if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMD3Diff}
-				in.pre |= preFP
-				if decodeSIMD3Diff(in, w) {
-					return
-				}
-			}
-		}
-		if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 125
-			imm5 := w >> 16 & 0x1f
-			rn := w >> 5 & 0x1f
-			rd := w >> 0 & 0x1f
-			if imm5&15 != 0 {
-				*in = inst{op: opSIMDDupS, rd: uint8(rd), rn: uint8(rn), amt: uint8(copyEsz(imm5)), imm: uint64(copyIdx(imm5))}
-				in.pre |= preFP
-				return
-			}
-		}
-		if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			immh := w >> 19 & 0xf
-			if (s == 0 || q == 1) && (immh != 0) {
-				*in = inst{op: opSIMDShiftImm}
-				in.pre |= preFP
-				if decodeSIMDShiftImm(in, w) {
-					return
-				}
-			}
-		}
-		if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
-			q := w >> 30 & 0x1
-			s := w >> 28 & 0x1
-			if s == 0 || q == 1 {
-				*in = inst{op: opSIMDByElem}
-				in.pre |= preFP
-				if decodeSIMDByElem(in, w) {
-					return
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
+					q := w >> 30 & 0x1
+					s := w >> 28 & 0x1
+					if s == 0 || q == 1 {
+						*in = inst{op: opSIMDByElem}
+						in.pre |= preFP
+						if decodeSIMDByElem(in, w) {
+							return
+						}
+					}
 				}
 			}
 		}

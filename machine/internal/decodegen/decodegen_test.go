@@ -167,3 +167,48 @@ MSR   1101010100 0 1 . ... .... .... ... .....   jit=emitMSR endsif=unmasks
 		t.Errorf("WFI has no jit but is in the translator dispatch:\n%s", jit)
 	}
 }
+
+func TestDecodeTree(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string
+		notWant   []string
+	}{
+		{
+			name: "shared fixed bits become a switch",
+			src: `
+A 0000 1111 0000 .... .... .... .... ....
+B 0000 1111 0001 .... .... .... .... ....
+C 0000 1111 0010 .... .... .... .... ....
+`,
+			want: []string{"switch w & 0xe1f00000 {", "case 0x01000000:", "case 0x01100000:", "case 0x01200000:"},
+		},
+		{
+			name:    "two patterns stay a sequence",
+			src:     "A 0000 1111 " + strings.Repeat(".", 24) + "\nB 0000 1110 " + strings.Repeat(".", 24),
+			notWant: []string{"switch w & 0xf0000000"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab, err := Parse("t", tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec, err := tab.Decoder()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(dec), w) {
+					t.Errorf("decoder lacks %q:\n%s", w, dec)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(string(dec), w) {
+					t.Errorf("decoder has %q:\n%s", w, dec)
+				}
+			}
+		})
+	}
+}

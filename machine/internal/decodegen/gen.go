@@ -81,10 +81,8 @@ func (t *Table) Decoder() ([]byte, error) {
 			vals[i] = fmt.Sprint(v)
 		}
 		fmt.Fprintf(&b, "\tcase %s:\n", strings.Join(vals, ", "))
-		for _, p := range g.pats {
-			if err := p.emit(&b); err != nil {
-				return nil, err
-			}
+		if err := emitTree(&b, g.pats, 0xf<<25); err != nil {
+			return nil, err
 		}
 	}
 	b.WriteString("\t}\n\t*in = inst{op: opUndef, imm: uint64(w)}\n}\n\n")
@@ -154,6 +152,44 @@ func samePatterns(a, b []*Pattern) bool {
 		}
 	}
 	return true
+}
+
+// emitTree writes the code that decodes w by the patterns pats, in
+// order, given that the bits of known are already told apart: as
+// decodetree does, it switches on the further bits that every pattern
+// fixes (each pattern is in exactly one case, so the first match is
+// unchanged), and tries the patterns one by one where they share none.
+func emitTree(b *bytes.Buffer, pats []*Pattern, known uint32) error {
+	common := ^known
+	for _, p := range pats {
+		common &= p.Mask
+	}
+	if len(pats) < 3 || common == 0 {
+		for _, p := range pats {
+			if err := p.emit(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var order []uint32
+	cases := map[uint32][]*Pattern{}
+	for _, p := range pats {
+		v := p.Value & common
+		if _, ok := cases[v]; !ok {
+			order = append(order, v)
+		}
+		cases[v] = append(cases[v], p)
+	}
+	fmt.Fprintf(b, "switch w & %#08x {\n", common)
+	for _, v := range order {
+		fmt.Fprintf(b, "case %#08x:\n", v)
+		if err := emitTree(b, cases[v], known|common); err != nil {
+			return err
+		}
+	}
+	b.WriteString("}\n")
+	return nil
 }
 
 // emit writes the code that matches and decodes p.
