@@ -3,6 +3,7 @@
 #   make run      build and run kpemu: boot the embedded kernel, mount its
 #                 debugfs at $(MOUNT) with kprobes on $(PROBES)
 #   make test     every test: lint, unit, QEMU differential, end-to-end through FUSE
+#                 (with the README's samples); 6-8 minutes on 2 cores (docs/testing.md)
 #   make deps     install the Debian packages the tests need (run by test)
 #   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
 #   make image    rebuild the guest images with clang + ld.lld
@@ -18,7 +19,7 @@
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
-DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch time busybox-static python3 trace-cmd linux-perf
+DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch device-tree-compiler time busybox-static python3 trace-cmd linux-perf
 RUN_PACKAGES = fuse3
 MOUNT    ?= /tmp/dbg
 PROBES   ?= vfs_read do_fork
@@ -87,7 +88,7 @@ test: deps lint unit e2e
 # -p 1: one package's benchmarks at a time, or two share the host's cores
 # and measure each other.
 bench: deps
-	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./kprobes/events/ ./fuse/ ./shadow/
+	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./tracing/ ./fuse/ ./shadow/
 	GO=$(GO) bash scripts/bench-mount.sh
 	GO=$(GO) bash scripts/bench-vs-qemu.sh
 

@@ -177,7 +177,7 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		defer close(s.done)
 		srv.Serve()
 	}()
-	if err := srv.WaitMount(); err != nil {
+	if err := waitMount(srv); err != nil {
 		// The kernel is mounted but the connection did not come up:
 		// take the mount down so that the serve loop exits.
 		if uerr := srv.Unmount(); uerr != nil {

@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	gofuse "github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
 	"github.com/kpemu/kpemu/internal/mountinfo"
@@ -44,16 +46,70 @@ const abortWait = 2 * time.Second
 const fusectlDir = "/sys/fs/fuse/connections"
 
 // connID is the FUSE connection's number under fusectl: the minor of the
-// mount's anonymous device, read while the mount is up.
+// mount's anonymous device, read from the mount table. Not with stat(2):
+// a request from this process to its own mount, caught by a SIGKILL after
+// a serve loop took it, is never answered, and the thread that made it
+// waits uninterruptibly, holding /dev/fuse open: the process never ends
+// and the mount stays dead (a stuck e2e run showed it).
 func connID(dir string) (uint32, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
-		return 0, fmt.Errorf("stat %s: %w", dir, err)
+	table, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return 0, fmt.Errorf("reading the mount table: %w", err)
 	}
-	if unix.Major(st.Dev) != 0 {
-		return 0, fmt.Errorf("%s: device %d:%d is not a FUSE connection", dir, unix.Major(st.Dev), unix.Minor(st.Dev))
+	major, minor, ok := mountinfo.Device(string(table), dir)
+	if !ok {
+		return 0, fmt.Errorf("%s is not in the mount table", dir)
 	}
-	return unix.Minor(st.Dev), nil
+	if major != 0 {
+		return 0, fmt.Errorf("%s: device %d:%d is not a FUSE connection", dir, major, minor)
+	}
+	return minor, nil
+}
+
+// waitMount is srv.WaitMount, on a thread of its own that does not hold
+// /dev/fuse. WaitMount opens a file of the mount and polls it (go-fuse's
+// poll hack: the kernel learns that POLL is not served before this
+// process's own opens would ask). A request from this process to its
+// own mount that a serve loop has taken is waited for uninterruptibly:
+// were kpemu SIGKILLed then, that thread would never end and, as it would
+// hold /dev/fuse open, neither would the connection nor the process (a
+// stuck e2e run showed it). So the thread unshares its file table and
+// closes /dev/fuse in its copy: a SIGKILL then releases the device with
+// the other threads, the connection aborts, and the waiting open fails.
+// The goroutine exits locked to the thread, which ends with it.
+func waitMount(srv *gofuse.Server) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread has a file table of its own
+		if err := unix.Unshare(unix.CLONE_FILES); err != nil {
+			errc <- fmt.Errorf("unsharing the file table: %w", err)
+			return
+		}
+		if err := closeFuseDevices(); err != nil {
+			errc <- err
+			return
+		}
+		errc <- srv.WaitMount()
+	}()
+	return <-errc
+}
+
+// closeFuseDevices closes every /dev/fuse descriptor of the calling
+// thread's file table.
+func closeFuseDevices() error {
+	fds, err := os.ReadDir("/proc/thread-self/fd")
+	if err != nil {
+		return fmt.Errorf("listing the thread's files: %w", err)
+	}
+	for _, e := range fds {
+		if target, err := os.Readlink("/proc/thread-self/fd/" + e.Name()); err == nil && target == "/dev/fuse" {
+			fd, err := strconv.Atoi(e.Name())
+			if err == nil {
+				_ = unix.Close(fd)
+			}
+		}
+	}
+	return nil
 }
 
 // teardown unmounts s's mount point, its copies in other mount

@@ -457,6 +457,58 @@ func badModule(name, format string, args ...any) error {
 // check the object, lay it out in a free part of the module area, resolve
 // its symbols and relocate it, in a host buffer.
 func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
+	f, err := parseModuleObject(name, obj)
+	if err != nil {
+		return nil, err
+	}
+	o := &moduleObject{name: name, f: f}
+	size, err := o.layoutSections()
+	if err != nil {
+		return nil, err
+	}
+	base, err := k.allocModuleArea(size)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", name, err)
+	}
+	m := &Module{Name: name, Base: base, Size: size}
+	if err := o.copySections(m); err != nil {
+		return nil, err
+	}
+	syms, err := k.resolveModuleSymbols(o)
+	if err != nil {
+		return nil, err
+	}
+	moduleSymbolSizes(syms.kallsyms, m, f, o.secAddr, o.loaded)
+	if err := o.applyRelocations(syms); err != nil {
+		return nil, err
+	}
+	// ftrace_module_init, on the host copy, before the guest sees the module.
+	locs, err := o.ftraceLocs()
+	if err != nil {
+		return nil, err
+	}
+	ftraceIPs, err := k.ftraceModuleInit(name, locs, base, o.mem)
+	if err != nil {
+		return nil, err
+	}
+	m.init, m.exit = moduleInitExit(syms.kallsyms)
+	return &linked{mod: m, mem: o.mem, syms: syms.kallsyms, ftraceIPs: ftraceIPs}, nil
+}
+
+// moduleObject is a module's ELF object while it is linked: where each of
+// its sections goes and the host buffer that holds the laid-out module.
+type moduleObject struct {
+	name    string
+	f       *elf.File
+	secAddr []uint64 // by section index: offset in the module, then (copySections) its kernel VA
+	loaded  []bool   // by section index: SHF_ALLOC, part of the module's memory
+	base    uint64   // the module's kernel VA
+	mem     []byte   // the module's memory, from base
+}
+
+// parseModuleObject is elf_validity_check: an AArch64 little-endian ELF64
+// relocatable object.
+func parseModuleObject(name string, obj []byte) (*elf.File, error) {
 	f, err := elf.NewFile(bytes.NewReader(obj))
 	if err != nil {
 		return nil, badModule(name, "not an ELF object: %v", err)
@@ -464,11 +516,15 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 	if f.Class != elf.ELFCLASS64 || f.Data != elf.ELFDATA2LSB || f.Machine != elf.EM_AARCH64 || f.Type != elf.ET_REL {
 		return nil, badModule(name, "want an AArch64 little-endian ELF64 relocatable object, got %v %v %v %v", f.Class, f.Data, f.Machine, f.Type)
 	}
+	return f, nil
+}
 
-	// Layout: text, read-only data, data, bss, as Linux's layout_sections
-	// groups them; each section at its alignment.
-	secAddr := make([]uint64, len(f.Sections)) // offset in the area, for SHF_ALLOC sections
-	loaded := make([]bool, len(f.Sections))
+// layoutSections is layout_sections: text, read-only data, data, bss, each
+// section at its alignment. It sets each allocated section's offset and
+// returns the module's size in whole pages.
+func (o *moduleObject) layoutSections() (uint64, error) {
+	o.secAddr = make([]uint64, len(o.f.Sections))
+	o.loaded = make([]bool, len(o.f.Sections))
 	var size uint64
 	class := func(s *elf.Section) int {
 		switch {
@@ -482,45 +538,47 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 		return 3
 	}
 	for c := 0; c < 4; c++ {
-		for i, s := range f.Sections {
+		for i, s := range o.f.Sections {
 			if s.Flags&elf.SHF_ALLOC == 0 || class(s) != c {
 				continue
 			}
 			if s.Type != elf.SHT_PROGBITS && s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_INIT_ARRAY && s.Type != elf.SHT_FINI_ARRAY {
-				return nil, badModule(name, "allocated section %s has type %v", s.Name, s.Type)
+				return 0, badModule(o.name, "allocated section %s has type %v", s.Name, s.Type)
 			}
 			align := max(s.Addralign, 1)
 			if align&(align-1) != 0 || align > 4096 {
-				return nil, badModule(name, "section %s has alignment %d", s.Name, s.Addralign)
+				return 0, badModule(o.name, "section %s has alignment %d", s.Name, s.Addralign)
 			}
 			if s.Size > ModulesVsize {
-				return nil, badModule(name, "section %s is %d bytes", s.Name, s.Size)
+				return 0, badModule(o.name, "section %s is %d bytes", s.Name, s.Size)
 			}
 			size = (size + align - 1) &^ (align - 1)
-			secAddr[i] = size
-			loaded[i] = true
+			o.secAddr[i] = size
+			o.loaded[i] = true
 			size += s.Size
 		}
 	}
-	size = max((size+machine.PageSize-1)&^(machine.PageSize-1), machine.PageSize)
-	base, err := k.allocModuleArea(size)
-	if err != nil {
-		return nil, fmt.Errorf("module %s: %w", name, err)
-	}
-	mem := make([]byte, size)
-	m := &Module{Name: name, Base: base, Size: size}
-	for i, s := range f.Sections {
-		if !loaded[i] {
+	return max((size+machine.PageSize-1)&^(machine.PageSize-1), machine.PageSize), nil
+}
+
+// copySections is move_module: it places the laid-out sections at m.Base,
+// copies their contents into a host buffer of m.Size bytes, and records in
+// m the ranges that kprobes and the tracer look up (text, init text,
+// .kprobes.text, the blacklist, trace_printk formats).
+func (o *moduleObject) copySections(m *Module) error {
+	o.base, o.mem = m.Base, make([]byte, m.Size)
+	for i, s := range o.f.Sections {
+		if !o.loaded[i] {
 			continue
 		}
-		secAddr[i] += base
-		r := Range{secAddr[i], secAddr[i] + s.Size}
+		o.secAddr[i] += o.base
+		r := Range{o.secAddr[i], o.secAddr[i] + s.Size}
 		if s.Type != elf.SHT_NOBITS {
 			data, err := s.Data()
 			if err != nil || uint64(len(data)) != s.Size {
-				return nil, badModule(name, "section %s is truncated", s.Name)
+				return badModule(o.name, "section %s is truncated", s.Name)
 			}
-			copy(mem[r.Start-base:], data)
+			copy(o.mem[r.Start-o.base:], data)
 		}
 		switch {
 		case s.Flags&elf.SHF_EXECINSTR != 0:
@@ -537,125 +595,152 @@ func (k *Kernel) linkModule(name string, obj []byte) (*linked, error) {
 			m.TraceBprintkFmt = r
 		}
 	}
+	return nil
+}
 
-	// Symbols: defined ones at their section's address; undefined ones
-	// from kallsyms (global symbols of the kernel and of other modules).
-	esyms, err := f.Symbols()
+// moduleSymbols are a module's ELF symbols with their values.
+type moduleSymbols struct {
+	elf      []elf.Symbol // as the object lists them; ELF index i is elf[i-1]
+	addr     []uint64     // by ELF symbol index (0 is the null symbol)
+	ok       []bool       // by ELF symbol index: addr is known
+	kallsyms []Symbol     // the module's own symbols, for kallsyms
+}
+
+// resolveModuleSymbols is simplify_symbols: defined symbols at their
+// section's address; undefined ones from kallsyms (global symbols of the
+// kernel and of other modules).
+func (k *Kernel) resolveModuleSymbols(o *moduleObject) (*moduleSymbols, error) {
+	esyms, err := o.f.Symbols()
 	if err != nil {
-		return nil, badModule(name, "symbol table: %v", err)
+		return nil, badModule(o.name, "symbol table: %v", err)
 	}
-	symAddr := make([]uint64, len(esyms)+1) // by ELF symbol index (0 is the null symbol)
-	symOK := make([]bool, len(esyms)+1)
-	symOK[0] = true
-	var ksyms []Symbol
+	ms := &moduleSymbols{elf: esyms, addr: make([]uint64, len(esyms)+1), ok: make([]bool, len(esyms)+1)}
+	ms.ok[0] = true
 	for i, s := range esyms {
 		idx := i + 1
 		bind := elf.ST_BIND(s.Info)
 		switch {
 		case s.Section == elf.SHN_UNDEF:
 			if addr, ok := k.resolveModuleSymbol(s.Name); ok {
-				symAddr[idx], symOK[idx] = addr, true
+				ms.addr[idx], ms.ok[idx] = addr, true
 			} else if bind == elf.STB_WEAK {
-				symOK[idx] = true // an unresolved weak reference is 0
+				ms.ok[idx] = true // an unresolved weak reference is 0
 			} else {
-				return nil, fmt.Errorf("%w: module %s: Unknown symbol %s (err -2)", syscall.ENOENT, name, s.Name)
+				return nil, fmt.Errorf("%w: module %s: Unknown symbol %s (err -2)", syscall.ENOENT, o.name, s.Name)
 			}
 		case s.Section == elf.SHN_ABS:
-			symAddr[idx], symOK[idx] = s.Value, true
+			ms.addr[idx], ms.ok[idx] = s.Value, true
 		case s.Section == elf.SHN_COMMON:
-			return nil, badModule(name, "common symbol %s (build with -fno-common)", s.Name)
+			return nil, badModule(o.name, "common symbol %s (build with -fno-common)", s.Name)
 		case s.Section >= elf.SHN_LORESERVE:
-			return nil, badModule(name, "symbol %s in reserved section %#x", s.Name, uint16(s.Section))
-		case int(s.Section) >= len(f.Sections):
-			return nil, badModule(name, "symbol %s in section %d of %d", s.Name, s.Section, len(f.Sections))
-		case loaded[s.Section]:
-			sec := f.Sections[s.Section]
+			return nil, badModule(o.name, "symbol %s in reserved section %#x", s.Name, uint16(s.Section))
+		case int(s.Section) >= len(o.f.Sections):
+			return nil, badModule(o.name, "symbol %s in section %d of %d", s.Name, s.Section, len(o.f.Sections))
+		case o.loaded[s.Section]:
+			sec := o.f.Sections[s.Section]
 			if s.Value > sec.Size {
-				return nil, badModule(name, "symbol %s lies past its section %s", s.Name, sec.Name)
+				return nil, badModule(o.name, "symbol %s lies past its section %s", s.Name, sec.Name)
 			}
-			symAddr[idx], symOK[idx] = secAddr[s.Section]+s.Value, true
+			ms.addr[idx], ms.ok[idx] = o.secAddr[s.Section]+s.Value, true
 			st := elf.ST_TYPE(s.Info)
 			if s.Name != "" && !strings.HasPrefix(s.Name, "$") && st != elf.STT_SECTION && st != elf.STT_FILE {
-				ksyms = append(ksyms, Symbol{Name: s.Name, Addr: symAddr[idx], ObjSize: s.Size, Type: symType(sec, bind)})
+				ms.kallsyms = append(ms.kallsyms, Symbol{Name: s.Name, Addr: ms.addr[idx], ObjSize: s.Size, Type: symType(sec, bind)})
 			}
 		}
 	}
-	if len(ksyms) == 0 {
-		return nil, badModule(name, "no symbols")
+	if len(ms.kallsyms) == 0 {
+		return nil, badModule(o.name, "no symbols")
 	}
-	moduleSymbolSizes(ksyms, m, f, secAddr, loaded)
+	return ms, nil
+}
 
-	// Relocations, into the host copy only.
-	for _, rs := range f.Sections {
+// applyRelocations is apply_relocations: every RELA section that applies
+// to a loaded section, into the host copy only.
+func (o *moduleObject) applyRelocations(syms *moduleSymbols) error {
+	for _, rs := range o.f.Sections {
 		switch rs.Type {
 		case elf.SHT_REL:
-			return nil, badModule(name, "REL section %s (AArch64 uses RELA)", rs.Name)
+			return badModule(o.name, "REL section %s (AArch64 uses RELA)", rs.Name)
 		case elf.SHT_RELA:
 		default:
 			continue
 		}
-		if int(rs.Info) >= len(f.Sections) {
-			return nil, badModule(name, "%s applies to section %d of %d", rs.Name, rs.Info, len(f.Sections))
+		if int(rs.Info) >= len(o.f.Sections) {
+			return badModule(o.name, "%s applies to section %d of %d", rs.Name, rs.Info, len(o.f.Sections))
 		}
-		if !loaded[rs.Info] {
+		if !o.loaded[rs.Info] {
 			continue // debug info and the like, not loaded
 		}
-		target := f.Sections[rs.Info]
-		if target.Type == elf.SHT_NOBITS {
-			return nil, badModule(name, "%s relocates NOBITS section %s", rs.Name, target.Name)
-		}
-		data, err := rs.Data()
-		if err != nil || len(data)%24 != 0 {
-			return nil, badModule(name, "relocation section %s is truncated", rs.Name)
-		}
-		for off := 0; off < len(data); off += 24 {
-			roff := binary.LittleEndian.Uint64(data[off:])
-			info := binary.LittleEndian.Uint64(data[off+8:])
-			addend := int64(binary.LittleEndian.Uint64(data[off+16:]))
-			si, typ := info>>32, elf.R_AARCH64(uint32(info))
-			if si >= uint64(len(symAddr)) {
-				return nil, badModule(name, "%s: symbol index %d of %d", rs.Name, si, len(symAddr))
-			}
-			if !symOK[si] {
-				return nil, badModule(name, "%s: %v refers to %s, which is not loaded", rs.Name, typ, esyms[si-1].Name)
-			}
-			if roff > target.Size || target.Size-roff < 2 {
-				return nil, badModule(name, "%s: offset %#x outside %s", rs.Name, roff, target.Name)
-			}
-			place := secAddr[rs.Info] + roff
-			loc := mem[place-base : secAddr[rs.Info]+target.Size-base]
-			if err := applyReloc(typ, loc, place, symAddr[si], addend); err != nil {
-				return nil, fmt.Errorf("%w: %w: module %s: %s+%#x: %w", syscall.EINVAL, ErrBadModule, name, target.Name, roff, err)
-			}
+		if err := o.applyRelaSection(rs, syms); err != nil {
+			return err
 		}
 	}
-	// The function tracer's call sites, relocated: ftrace_module_init,
-	// on the host copy, before the guest sees the module.
+	return nil
+}
+
+// applyRelaSection applies one RELA section rs to the section it names.
+func (o *moduleObject) applyRelaSection(rs *elf.Section, syms *moduleSymbols) error {
+	target := o.f.Sections[rs.Info]
+	if target.Type == elf.SHT_NOBITS {
+		return badModule(o.name, "%s relocates NOBITS section %s", rs.Name, target.Name)
+	}
+	data, err := rs.Data()
+	if err != nil || len(data)%24 != 0 {
+		return badModule(o.name, "relocation section %s is truncated", rs.Name)
+	}
+	for off := 0; off < len(data); off += 24 {
+		roff := binary.LittleEndian.Uint64(data[off:])
+		info := binary.LittleEndian.Uint64(data[off+8:])
+		addend := int64(binary.LittleEndian.Uint64(data[off+16:]))
+		si, typ := info>>32, elf.R_AARCH64(uint32(info))
+		if si >= uint64(len(syms.addr)) {
+			return badModule(o.name, "%s: symbol index %d of %d", rs.Name, si, len(syms.addr))
+		}
+		if !syms.ok[si] {
+			return badModule(o.name, "%s: %v refers to %s, which is not loaded", rs.Name, typ, syms.elf[si-1].Name)
+		}
+		if roff > target.Size || target.Size-roff < 2 {
+			return badModule(o.name, "%s: offset %#x outside %s", rs.Name, roff, target.Name)
+		}
+		place := o.secAddr[rs.Info] + roff
+		loc := o.mem[place-o.base : o.secAddr[rs.Info]+target.Size-o.base]
+		if err := applyReloc(typ, loc, place, syms.addr[si], addend); err != nil {
+			return fmt.Errorf("%w: %w: module %s: %s+%#x: %w", syscall.EINVAL, ErrBadModule, o.name, target.Name, roff, err)
+		}
+	}
+	return nil
+}
+
+// ftraceLocs returns the function tracer's call sites, relocated: the
+// contents of __patchable_function_entries.
+func (o *moduleObject) ftraceLocs() ([]uint64, error) {
 	var locs []uint64
-	for i, s := range f.Sections {
-		if !loaded[i] || s.Name != "__patchable_function_entries" {
+	for i, s := range o.f.Sections {
+		if !o.loaded[i] || s.Name != "__patchable_function_entries" {
 			continue
 		}
 		if s.Size%8 != 0 {
-			return nil, badModule(name, "section %s is %d bytes, not a multiple of 8", s.Name, s.Size)
+			return nil, badModule(o.name, "section %s is %d bytes, not a multiple of 8", s.Name, s.Size)
 		}
-		for o := secAddr[i] - base; o < secAddr[i]-base+s.Size; o += 8 {
-			locs = append(locs, binary.LittleEndian.Uint64(mem[o:]))
+		for off := o.secAddr[i] - o.base; off < o.secAddr[i]-o.base+s.Size; off += 8 {
+			locs = append(locs, binary.LittleEndian.Uint64(o.mem[off:]))
 		}
 	}
-	ftraceIPs, err := k.ftraceModuleInit(name, locs, base, mem)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range ksyms {
+	return locs, nil
+}
+
+// moduleInitExit returns the addresses of a module's init_module and
+// cleanup_module, 0 for one it lacks.
+func moduleInitExit(syms []Symbol) (initFn, exitFn uint64) {
+	for _, s := range syms {
 		if s.Type == 'T' && s.Name == "init_module" {
-			m.init = s.Addr
+			initFn = s.Addr
 		}
 		if s.Type == 'T' && s.Name == "cleanup_module" {
-			m.exit = s.Addr
+			exitFn = s.Addr
 		}
 	}
-	return &linked{mod: m, mem: mem, syms: ksyms, ftraceIPs: ftraceIPs}, nil
+	return initFn, exitFn
 }
 
 // resolveModuleSymbol is resolve_symbol: a global symbol of the kernel or

@@ -8,7 +8,7 @@ import (
 )
 
 // The guest's tracefs hierarchy. kpemu serves the tracing files from the
-// host (kprobes/events), but Linux's kprobe_events writer calls
+// host (tracing/), but Linux's kprobe_events writer calls
 // tracefs_create_dir() and tracefs_remove() as events come and go, and
 // probes on those functions must see the calls. Each change is queued on
 // the host, never dropped, and copied in order into the guest's

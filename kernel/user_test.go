@@ -211,7 +211,11 @@ func TestNanosleepHighResolution(t *testing.T) {
 	n, dt := syscallCounts(t, k)[nrSymlinkat]-n0, k.Uptime()-t0
 	rate := float64(n) / dt.Seconds()
 	t.Logf("%d symlinkat calls in %v of guest time: %.0f/s", n, dt, rate)
-	if rate < 800 {
+	// A sleep rounded up to a jiffy allows at most HZ rounds a second;
+	// twice that tells the two apart. (The rate itself, 800 to 1,200,
+	// moves with how the guest's scheduler interleaves lockd with the
+	// busy workload thread, which any change to kernel code shifts.)
+	if rate < 2*250 {
 		t.Errorf("%.0f symlinkat calls per guest second: lockd's 500 us sleeps are not honoured", rate)
 	}
 }

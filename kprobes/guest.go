@@ -222,14 +222,23 @@ func errnoOf(err error) int64 {
 // direct runs fn at once: the world is stopped in a hostcall.
 func direct(fn func()) { fn() }
 
+// guestStruct is a copy of a module's struct kprobe, kretprobe or jprobe
+// (the largest, kretprobe, is grpSize bytes), read at addr.
+type guestStruct struct {
+	addr uint64
+	buf  [grpSize]byte
+}
+
+func (s *guestStruct) u64(off int) uint64 { return binary.LittleEndian.Uint64(s.buf[off:]) }
+func (s *guestStruct) u32(off int) uint32 { return binary.LittleEndian.Uint32(s.buf[off:]) }
+
+// guestOp is one call of the kprobes API by a guest module: op on the
+// struct at addr. It returns 0 or -errno, as the C functions do.
 func (kp *Kprobes) guestOp(op, addr uint64) int64 {
-	mem := kp.k // guest structs and the pointers in them are kernel VAs
-	var buf [grpSize]byte
-	if addr == 0 || mem.ReadMem(addr, buf[:]) != nil {
+	s := &guestStruct{addr: addr}
+	if addr == 0 || kp.k.ReadMem(addr, s.buf[:]) != nil {
 		return -int64(syscall.EFAULT)
 	}
-	u64 := func(off int) uint64 { return binary.LittleEndian.Uint64(buf[off:]) }
-	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32(buf[off:]) }
 	gp := kp.guest.probes[addr]
 	isReg := op == apiRegisterKprobe || op == apiRegisterKretprobe || op == apiRegisterJprobe
 	if isReg && gp != nil {
@@ -241,143 +250,173 @@ func (kp *Kprobes) guestOp(op, addr uint64) int64 {
 		}
 		return 0 // unregistering an unregistered probe is a no-op
 	}
-	// The kprobe part, common to all three.
-	fillKprobe := func(p *Kprobe) int64 {
-		p.Addr, p.Offset, p.Disabled = u64(gkpAddr), uint64(u32(gkpOffset)), u32(gkpFlags)&flagDisabled != 0
-		if sp := u64(gkpSymbolName); sp != 0 {
-			s, err := kp.k.ReadString(sp, 256)
-			if err != nil {
-				return -int64(syscall.EFAULT)
-			}
-			p.Symbol = s
-		}
-		return 0
-	}
-	writeBack := func(p *Kprobe) {
-		_ = mem.Write64(addr+gkpAddr, p.Addr)
-		_ = mem.Write32(addr+gkpOpcode, p.Opcode())
-		_ = mem.Write64(addr+gkpNmissed, p.Missed())
-	}
-	reg := func(p *Kprobe) error { return kp.register(p, direct) }
-
 	switch op {
 	case apiRegisterKprobe:
-		p := &Kprobe{}
-		if e := fillKprobe(p); e != 0 {
-			return e
-		}
-		gp := &guestProbe{addr: addr, kp: p}
-		if pre := u64(gkpPreHandler); pre != 0 {
-			gp.handlers = append(gp.handlers, pre)
-			p.PreHandler = func(p *Kprobe, regs *Regs) bool {
-				r, ok := kp.callGuest(regs, pre, addr, regs.frame, 0)
-				if !ok {
-					p.nmissed.Add(1)
-					return false
-				}
-				return int32(r) != 0
-			}
-		}
-		if post := u64(gkpPostHandler); post != 0 {
-			gp.handlers = append(gp.handlers, post)
-			p.PostHandler = func(p *Kprobe, regs *Regs) { kp.callGuest(regs, post, addr, regs.frame, 0) }
-		}
-		if err := reg(p); err != nil {
-			return errnoOf(err)
-		}
-		kp.addGuestProbe(gp)
-		writeBack(p)
-		return 0
-
+		return kp.registerGuestKprobe(s)
 	case apiRegisterKretprobe:
-		rp := &Kretprobe{}
-		if e := fillKprobe(&rp.Kp); e != 0 {
-			return e
-		}
-		maxactive := int(int32(u32(grpMaxactive)))
-		pool, stride := u64(grpPool), u64(grpPoolStride)
-		if pool == 0 || maxactive <= 0 || maxactive > KretprobeMaxActiveMax || stride < griFp+8 {
-			return -int64(syscall.EINVAL)
-		}
-		if u64(grpDataSize) > KretprobeMaxDataSize {
-			return -int64(syscall.E2BIG)
-		}
-		rp.MaxActive = maxactive
-		gp := &guestProbe{addr: addr, rp: rp, kp: &rp.Kp}
-		for i := maxactive - 1; i >= 0; i-- {
-			gp.free = append(gp.free, pool+uint64(i)*stride)
-		}
-		handler, entry := u64(grpHandler), u64(grpEntryHandler)
-		gp.handlers = []uint64{handler, entry}
-		rp.release = func(ri *KretprobeInstance) {
-			if ri.guest != 0 {
-				gp.mu.Lock()
-				gp.free = append(gp.free, ri.guest)
-				gp.mu.Unlock()
-				ri.guest = 0
-			}
-		}
-		rp.EntryHandler = func(ri *KretprobeInstance, regs *Regs) bool {
-			gp.mu.Lock()
-			if n := len(gp.free); n > 0 {
-				ri.guest = gp.free[n-1]
-				gp.free = gp.free[:n-1]
-			}
-			gp.mu.Unlock()
-			if ri.guest == 0 {
-				return true
-			}
-			_ = mem.Write64(ri.guest+griRp, addr)
-			_ = mem.Write64(ri.guest+griRetAddr, ri.RetAddr)
-			_ = mem.Write64(ri.guest+griFp, ri.Frame)
-			if entry != 0 {
-				if r, ok := kp.callGuest(regs, entry, ri.guest, regs.frame, 0); ok && int32(r) != 0 {
-					return true
-				}
-			}
-			return false
-		}
-		rp.Handler = func(ri *KretprobeInstance, regs *Regs) {
-			if handler != 0 && ri.guest != 0 {
-				_ = mem.Write64(ri.guest+griRetAddr, ri.RetAddr)
-				kp.callGuest(regs, handler, ri.guest, regs.frame, 0)
-			}
-		}
-		if err := kp.registerKretprobe(rp, reg); err != nil {
-			return errnoOf(err)
-		}
-		kp.addGuestProbe(gp)
-		writeBack(&rp.Kp)
-		return 0
-
+		return kp.registerGuestKretprobe(s)
 	case apiRegisterJprobe:
-		jp := &Jprobe{entry: u64(gjpEntry)}
-		if e := fillKprobe(&jp.Kp); e != 0 {
-			return e
-		}
-		if jp.entry == 0 {
-			return -int64(syscall.EINVAL)
-		}
-		if err := kp.registerJprobe(jp, reg); err != nil {
-			return errnoOf(err)
-		}
-		// The handler is entered as plain guest code (setjmp): no calls.
-		kp.guest.probes[addr] = &guestProbe{addr: addr, jp: jp, kp: &jp.Kp}
-		writeBack(&jp.Kp)
-		return 0
-
+		return kp.registerGuestJprobe(s)
 	case apiUnregisterKprobe, apiUnregisterKretprob, apiUnregisterJprobe:
 		kp.dropGuestProbe(gp, direct)
-		writeBack(gp.kp)
+		kp.writeBackGuestKprobe(addr, gp.kp)
 		if gp.rp != nil {
-			_ = mem.Write32(addr+grpNmissed, uint32(gp.rp.Missed()))
+			_ = kp.k.Write32(addr+grpNmissed, uint32(gp.rp.Missed()))
 		}
 		return 0
-
 	case apiEnableKprobe, apiDisableKprobe:
 		return errnoOf(kp.setDisabledLocked(gp.kp, op == apiDisableKprobe, direct))
 	}
 	return -int64(syscall.EINVAL)
+}
+
+// guestKprobe fills p from the struct kprobe part, common to all three
+// structs: address, offset, flags and the symbol name.
+func (kp *Kprobes) guestKprobe(s *guestStruct, p *Kprobe) int64 {
+	p.Addr, p.Offset, p.Disabled = s.u64(gkpAddr), uint64(s.u32(gkpOffset)), s.u32(gkpFlags)&flagDisabled != 0
+	if sp := s.u64(gkpSymbolName); sp != 0 {
+		name, err := kp.k.ReadString(sp, 256)
+		if err != nil {
+			return -int64(syscall.EFAULT)
+		}
+		p.Symbol = name
+	}
+	return 0
+}
+
+// writeBackGuestKprobe writes what registering or unregistering p
+// decided into the guest's struct kprobe at addr: the resolved address,
+// the saved opcode and the missed count.
+func (kp *Kprobes) writeBackGuestKprobe(addr uint64, p *Kprobe) {
+	_ = kp.k.Write64(addr+gkpAddr, p.Addr)
+	_ = kp.k.Write32(addr+gkpOpcode, p.Opcode())
+	_ = kp.k.Write64(addr+gkpNmissed, p.Missed())
+}
+
+// registerDirect registers p while the world is stopped in a hostcall.
+func (kp *Kprobes) registerDirect(p *Kprobe) error { return kp.register(p, direct) }
+
+// registerGuestKprobe is register_kprobe: the pre and post handlers are
+// guest functions, called on the guest from the hit.
+func (kp *Kprobes) registerGuestKprobe(s *guestStruct) int64 {
+	addr := s.addr
+	p := &Kprobe{}
+	if e := kp.guestKprobe(s, p); e != 0 {
+		return e
+	}
+	gp := &guestProbe{addr: addr, kp: p}
+	if pre := s.u64(gkpPreHandler); pre != 0 {
+		gp.handlers = append(gp.handlers, pre)
+		p.PreHandler = func(p *Kprobe, regs *Regs) bool {
+			r, ok := kp.callGuest(regs, pre, addr, regs.frame, 0)
+			if !ok {
+				p.nmissed.Add(1)
+				return false
+			}
+			return int32(r) != 0
+		}
+	}
+	if post := s.u64(gkpPostHandler); post != 0 {
+		gp.handlers = append(gp.handlers, post)
+		p.PostHandler = func(p *Kprobe, regs *Regs) { kp.callGuest(regs, post, addr, regs.frame, 0) }
+	}
+	if err := kp.registerDirect(p); err != nil {
+		return errnoOf(err)
+	}
+	kp.addGuestProbe(gp)
+	kp.writeBackGuestKprobe(addr, p)
+	return 0
+}
+
+// registerGuestKretprobe is register_kretprobe: the instances are the
+// module's own pool of struct kretprobe_instance, and the entry and
+// return handlers guest functions.
+func (kp *Kprobes) registerGuestKretprobe(s *guestStruct) int64 {
+	rp := &Kretprobe{}
+	if e := kp.guestKprobe(s, &rp.Kp); e != 0 {
+		return e
+	}
+	maxactive := int(int32(s.u32(grpMaxactive)))
+	pool, stride := s.u64(grpPool), s.u64(grpPoolStride)
+	if pool == 0 || maxactive <= 0 || maxactive > KretprobeMaxActiveMax || stride < griFp+8 {
+		return -int64(syscall.EINVAL)
+	}
+	if s.u64(grpDataSize) > KretprobeMaxDataSize {
+		return -int64(syscall.E2BIG)
+	}
+	rp.MaxActive = maxactive
+	gp := &guestProbe{addr: s.addr, rp: rp, kp: &rp.Kp}
+	for i := maxactive - 1; i >= 0; i-- {
+		gp.free = append(gp.free, pool+uint64(i)*stride)
+	}
+	kp.guestKretprobeHandlers(gp, s.u64(grpHandler), s.u64(grpEntryHandler))
+	if err := kp.registerKretprobe(rp, kp.registerDirect); err != nil {
+		return errnoOf(err)
+	}
+	kp.addGuestProbe(gp)
+	kp.writeBackGuestKprobe(s.addr, &rp.Kp)
+	return 0
+}
+
+// guestKretprobeHandlers sets gp's kretprobe handlers: each instance takes
+// a guest struct kretprobe_instance from gp's free list (none left: the
+// hit is missed) and gives it back on release; entry and handler, guest
+// functions or 0, are called with it.
+func (kp *Kprobes) guestKretprobeHandlers(gp *guestProbe, handler, entry uint64) {
+	mem, rp := kp.k, gp.rp
+	gp.handlers = []uint64{handler, entry}
+	rp.release = func(ri *KretprobeInstance) {
+		if ri.guest != 0 {
+			gp.mu.Lock()
+			gp.free = append(gp.free, ri.guest)
+			gp.mu.Unlock()
+			ri.guest = 0
+		}
+	}
+	rp.EntryHandler = func(ri *KretprobeInstance, regs *Regs) bool {
+		gp.mu.Lock()
+		if n := len(gp.free); n > 0 {
+			ri.guest = gp.free[n-1]
+			gp.free = gp.free[:n-1]
+		}
+		gp.mu.Unlock()
+		if ri.guest == 0 {
+			return true
+		}
+		_ = mem.Write64(ri.guest+griRp, gp.addr)
+		_ = mem.Write64(ri.guest+griRetAddr, ri.RetAddr)
+		_ = mem.Write64(ri.guest+griFp, ri.Frame)
+		if entry != 0 {
+			if r, ok := kp.callGuest(regs, entry, ri.guest, regs.frame, 0); ok && int32(r) != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	rp.Handler = func(ri *KretprobeInstance, regs *Regs) {
+		if handler != 0 && ri.guest != 0 {
+			_ = mem.Write64(ri.guest+griRetAddr, ri.RetAddr)
+			kp.callGuest(regs, handler, ri.guest, regs.frame, 0)
+		}
+	}
+}
+
+// registerGuestJprobe is register_jprobe. The handler is entered as plain
+// guest code (setjmp), not called: it needs no coroutine.
+func (kp *Kprobes) registerGuestJprobe(s *guestStruct) int64 {
+	jp := &Jprobe{entry: s.u64(gjpEntry)}
+	if e := kp.guestKprobe(s, &jp.Kp); e != 0 {
+		return e
+	}
+	if jp.entry == 0 {
+		return -int64(syscall.EINVAL)
+	}
+	if err := kp.registerJprobe(jp, kp.registerDirect); err != nil {
+		return errnoOf(err)
+	}
+	kp.guest.probes[s.addr] = &guestProbe{addr: s.addr, jp: jp, kp: &jp.Kp}
+	kp.writeBackGuestKprobe(s.addr, &jp.Kp)
+	return 0
 }
 
 func (kp *Kprobes) addGuestProbe(gp *guestProbe) {

@@ -12,7 +12,7 @@ import (
 	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
-// deviceProgs are the device differential programs (testdata/<name>/,
+// deviceProgs are the device differential programs (testdata/<name>.elf,
 // built by testdata/Makefile): each prints over the PL011 and powers off
 // with PSCI SYSTEM_OFF; its output must not depend on timing.
 var deviceProgs = []struct {
@@ -42,7 +42,7 @@ func TestQEMUDevices(t *testing.T) {
 	qemu, qerr := exec.LookPath("qemu-system-aarch64")
 	for _, p := range deviceProgs {
 		t.Run(p.name, func(t *testing.T) {
-			path := "testdata/" + p.name + "/prog.elf"
+			path := "testdata/" + p.name + ".elf"
 			got, insns := runDeviceProg(t, path, p.cpus)
 			again, insns2 := runDeviceProg(t, path, p.cpus)
 			if !bytes.Equal(got, again) {

@@ -17,8 +17,8 @@ import (
 	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
-// testProg is the bare-metal differential test program, built by
-// testdata/qemutest.mk (make target machine-testprog).
+// testProg is the differential test program of the integer instruction
+// groups (testdata/qemutest/, built by testdata/Makefile).
 const testProg = "testdata/qemutest.elf"
 
 // loadELF copies the loadable segments of an ELF image into guest RAM and
@@ -83,9 +83,9 @@ func bootAndRun(t testing.TB, path string, cfg Config, patch func(*Machine)) (*M
 }
 
 // diffProgs are the differential test programs (testdata/Makefile builds
-// them) and the QEMU CPU model each is compared on. The programs built on
-// testdata/common keep to Armv8.0 behaviour, so QEMU's -cpu max (which
-// adds PAN, LSE, ...) gives the same results as an Armv8.0 core would;
+// them) and the QEMU CPU model each is compared on. The programs keep to
+// Armv8.0 behaviour, so QEMU's -cpu max (which adds PAN, LSE, ...) gives
+// the same results as an Armv8.0 core would;
 // lsetest uses the Armv8.1 atomics and LDAPR, which -cpu max has.
 var diffProgs = []struct {
 	path string

@@ -22,6 +22,30 @@ const (
 	vbarReservedLo = 0x7ff      // VBAR_EL1 bits [10:0] are RES0
 )
 
+// The system register table (constants, names, encodings, access) is
+// generated from sysregs.txt, one line a register.
+//go:generate go run ./internal/sysreggen -in sysregs.txt -out sysreg_table.go
+
+// SysReg names a system register, after the Arm ARM.
+type SysReg int
+
+// The number of hardware breakpoints and watchpoints.
+const (
+	numBRPs = 6
+	numWRPs = 4
+)
+
+// sysRegKey packs op0, op1, CRn, CRm, op2 as in bits [20:5] of MRS/MSR.
+func sysRegKey(op0, op1, crn, crm, op2 uint32) uint32 {
+	return op0<<14 | op1<<11 | crn<<7 | crm<<3 | op2
+}
+
+// sysRegAccess describes how the guest may access a register.
+type sysRegAccess struct {
+	read, write       bool // at EL1
+	el0Read, el0Write bool
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // counter returns the system counter: instructions executed by every CPU,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Guest speed of kpemu against QEMU, in one run: the compute-bound
 # bare-metal benchmark machine/testdata/coremark.elf runs on kpemu
-# (`kpemu undefined-stats`, which runs a bare-metal ELF on a deterministic
+# (`kpemu baremetal`, which runs a bare-metal ELF on a deterministic
 # single-CPU machine and prints the instructions it retired), on kpemu
 # with block translation off (`--interpret`, the baseline the translator
 # is measured against) and on `qemu-system-aarch64 -M virt -cpu max`,
@@ -30,7 +30,7 @@ while getopts k:r: opt; do
 	esac
 done
 IMAGE=machine/testdata/coremark.elf
-# kpemu undefined-stats builds machine.Config{} with its default RAM.
+# kpemu baremetal builds machine.Config{} with its default RAM.
 GUEST_RAM_MIB=128
 RSS_BUDGET_MIB=64
 QEMU=qemu-system-aarch64
@@ -92,10 +92,10 @@ best() {
 }
 
 for ((r = 0; r < RUNS; r++)); do
-	timed kpemu "$KPEMU" undefined-stats --console -n 100000000000 "$IMAGE"; best kpemu
-	timed kpemui "$KPEMU" undefined-stats --interpret --console -n 100000000000 "$IMAGE"; best kpemui
+	timed kpemu "$KPEMU" baremetal --console -n 100000000000 "$IMAGE"; best kpemu
+	timed kpemui "$KPEMU" baremetal --interpret --console -n 100000000000 "$IMAGE"; best kpemui
 	timed qemu "${qemu_cmd[@]}"; best qemu
-	timed kpemu0 "$KPEMU" undefined-stats -n 0 "$IMAGE"; best kpemu0
+	timed kpemu0 "$KPEMU" baremetal -n 0 "$IMAGE"; best kpemu0
 	timed qemu0 "${qemu_cmd[@]}" -device loader,addr=0x$poweroff,cpu-num=0; best qemu0
 done
 

@@ -26,7 +26,14 @@ embedded kernel until the probe has been hit once, and
 prints what happened, step by step, as the emulated CPU did it: the instruction
 and the BRK patched over it, the exception (ESR_EL1, ELR_EL1, SPSR_EL1, the
 vector), the path through the guest kernel to the host, the pt_regs frame, the
-handlers, the out-of-line slot or the simulation, and the return.`,
+handlers, the out-of-line slot or the simulation, and the return.
+It mounts nothing and runs the guest in the deterministic mode, so the
+same SPEC prints the same steps each time.`,
+		Example: `  kpemu explain vfs_read
+  kpemu explain r:vfs_read
+  kpemu explain j:do_fork:jdo_fork
+  kpemu explain e1000ish:vnet_rx
+  kpemu explain --step hw vfs_read`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mode, err := kprobes.ParseStepMode(step)

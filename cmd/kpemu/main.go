@@ -5,6 +5,8 @@
 //	kpemu symbols vfs_
 //	kpemu disasm vfs_read
 //	kpemu explain r:vfs_read
+//	kpemu baremetal machine/testdata/coremark.elf
+//	kpemu shadow-exec --socket PATH -- CMD
 package main
 
 import (
@@ -30,8 +32,15 @@ func main() {
 func newRootCmd() *cobra.Command {
 	var logLevel string
 	root := &cobra.Command{
-		Use:           "kpemu",
-		Short:         "An AArch64 system emulator for seeing and testing Linux kprobes",
+		Use:   "kpemu",
+		Short: "An AArch64 system emulator for seeing and testing Linux kprobes",
+		Long: `kpemu boots a small AArch64 kernel, laid out like Linux 6.1 arm64, on an
+emulated machine, implements Linux kprobes, jprobes and kretprobes on it as
+arm64 Linux does (a BRK patched into kernel text, the debug exception, the
+step out of line), and serves its debugfs (kprobes/, tracing/) over FUSE.
+
+Start with "kpemu run --mount /tmp/dbg" (or "make run"), then cat and echo
+the files under /tmp/dbg as on a Linux box.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -44,7 +53,7 @@ func newRootCmd() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd(), newExplainCmd(), newUndefStatsCmd(), newShadowExecCmd())
+	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd(), newExplainCmd(), newBaremetalCmd(), newShadowExecCmd())
 	return root
 }
 

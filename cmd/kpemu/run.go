@@ -19,8 +19,8 @@ import (
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/kpemufs"
 	"github.com/kpemu/kpemu/kprobes"
-	"github.com/kpemu/kpemu/kprobes/events"
 	"github.com/kpemu/kpemu/shadow"
+	"github.com/kpemu/kpemu/tracing"
 )
 
 // tracingDir is where the tracing files sit in the debugfs tree, as
@@ -51,10 +51,25 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Boot the emulated kernel and serve its debugfs at --mount",
-		Long: `Boot the embedded AArch64 kernel image, register the --probe kprobes, and
-serve a Linux-compatible debugfs tree (kprobes/list, kprobes/enabled,
-kprobes/blacklist, tracing/kprobe_events, ...) at --mount until SIGINT or
-SIGTERM, which unmount cleanly.`,
+		Long: `Boot the embedded AArch64 kernel image, register the --probe probes, and,
+once the guest kernel is up (some tens of milliseconds), serve a debugfs
+tree that reads and writes as Linux 6.1's /sys/kernel/debug (kprobes/list,
+kprobes/enabled, kprobes/blacklist, tracing/kprobe_events, tracing/trace,
+...) at --mount, and the tracing tree alone at --tracefs, until SIGINT or
+SIGTERM. Then it logs each --probe's hits, unmounts and exits 0. The guest
+console goes to the log (--console). A second run on a mount point that a
+live kpemu serves is refused, naming its pid.
+
+--probe takes SYM[+OFF], an address, or k:SYM[+OFF] for a kprobe,
+j:SYM[:HANDLER] for a jprobe, r[MAXACTIVE]:SYM for a kretprobe; the same
+probe twice makes an aggregate; MOD:SYM names a module's symbol and is
+registered once --module has loaded MOD. "make run" runs this with
+--mount /tmp/dbg --probe vfs_read --probe do_fork.`,
+		Example: `  kpemu run --mount /tmp/dbg --probe vfs_read --probe do_fork
+  kpemu run --mount /tmp/dbg --tracefs /tmp/tracefs --cpus 4 --parallel
+  kpemu run --mount /tmp/dbg --module e1000ish --probe e1000ish:vnet_rx
+  kpemu run --mount /tmp/dbg --probe r:vfs_read --probe j:do_fork:jdo_fork
+  kpemu run --gdb :1234   # then: gdb-multiarch kernel/image/kpemu.elf -ex 'target remote :1234'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), o) },
 	}
@@ -114,7 +129,7 @@ func run(ctx context.Context, o runOptions) error {
 	if err := kp.RegisterFiles(tree); err != nil {
 		return err
 	}
-	tracing, err := events.New(kp, tree, tracingDir, k.Uptime, log)
+	tr, err := tracing.New(kp, tree, tracingDir, k.Uptime, log)
 	if err != nil {
 		return err
 	}
@@ -123,7 +138,7 @@ func run(ctx context.Context, o runOptions) error {
 	}
 	// Linux's /proc/sys/kernel/stack_tracer_enabled, among kpemu's
 	// additions as kpemu/version stands for /proc/version.
-	if _, err := tree.CreateFile("kpemu/stack_tracer_enabled", 0o644, tracing.StackTracerEnabledOps()); err != nil {
+	if _, err := tree.CreateFile("kpemu/stack_tracer_enabled", 0o644, tr.StackTracerEnabledOps()); err != nil {
 		return fmt.Errorf("creating kpemu/stack_tracer_enabled: %w", err)
 	}
 	probes := &registeredProbes{}

@@ -28,7 +28,10 @@ replays each of those calls before the host makes it, so its probes see
 what the host's processes do. If kpemu goes away, those calls fail with
 ENOSYS. CMD and its descendants cannot be traced by strace or gdb.
 With --seal-only the guest replays nothing: CMD is only sealed (run's
---seal), and only its opens, mounts and statfs calls stop for the tracer.`,
+--seal), and only its opens, mounts and statfs calls stop for the tracer.
+scripts/kpemu-ns.sh runs it for you (see docs/linux-scripts.md).`,
+		Example: `  kpemu run --mount /tmp/dbg --shadow-socket /tmp/kpemu.sock &
+  kpemu shadow-exec --socket /tmp/kpemu.sock -- sh -c 'cat /etc/hostname'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if socket == "" {

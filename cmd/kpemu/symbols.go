@@ -16,7 +16,14 @@ func newSymbolsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "symbols [SUBSTRING]",
 		Short: "List the kernel image's symbols in /proc/kallsyms format",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `List the embedded kernel image's symbols (kallsyms) as /proc/kallsyms
+prints them: address, type, name, one a line, in address order; with
+SUBSTRING, only the names that contain it. Only the kernel's own symbols:
+no module is loaded here. A running kpemu's kpemu/kallsyms also lists
+its loaded modules' symbols ("addr t name\t[mod]").`,
+		Example: `  kpemu symbols vfs_
+  kpemu symbols | grep ' T ' | wc -l`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := kernel.Boot(kernel.Config{})
 			if err != nil {
@@ -65,7 +72,17 @@ func newDisasmCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "disasm SYMBOL",
 		Short: "Disassemble a kernel function (GNU syntax)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Disassemble a function of the embedded kernel image, as objdump -d prints
+it: address, instruction word and GNU syntax, with branch and adr targets
+absolute and symbolised. The words are the image's as booted, before any
+probe: a traceable function opens with "mov x9, x30; nop", the call site
+the function tracer patches (see docs/files.md). SYMBOL is a kernel symbol
+as "kpemu symbols" lists it. MOD:SYM (a module's symbol) does not work
+here: disasm loads no module, and says "no symbol". "kpemu explain
+MOD:SYM" loads the module and shows the probed instruction.`,
+		Example: `  kpemu disasm vfs_read
+  kpemu disasm kernel_clone | grep bl`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := kernel.Boot(kernel.Config{})
 			if err != nil {

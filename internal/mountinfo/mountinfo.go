@@ -26,3 +26,22 @@ func Unescape(s string) string {
 	}
 	return b.String()
 }
+
+// Device returns the device (major:minor, the third field) of the mount
+// at dir in a mountinfo table, the one on top where several are stacked;
+// ok is false if nothing is mounted there.
+func Device(table, dir string) (major, minor uint32, ok bool) {
+	for line := range strings.Lines(table) {
+		f := strings.Fields(line)
+		if len(f) < 5 || Unescape(f[4]) != dir {
+			continue
+		}
+		maj, min, found := strings.Cut(f[2], ":")
+		a, err1 := strconv.ParseUint(maj, 10, 32)
+		b, err2 := strconv.ParseUint(min, 10, 32)
+		if found && err1 == nil && err2 == nil {
+			major, minor, ok = uint32(a), uint32(b), true // later lines are mounted on top
+		}
+	}
+	return major, minor, ok
+}

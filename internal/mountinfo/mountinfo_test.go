@@ -16,3 +16,26 @@ func TestUnescape(t *testing.T) {
 		}
 	}
 }
+
+func TestDevice(t *testing.T) {
+	const table = `22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+40 22 0:41 / /tmp/a\040b rw,nosuid shared:20 - fuse.kpemu debugfs rw,user_id=0
+41 22 0:42 / /tmp/dbg rw - fuse.kpemu debugfs rw
+43 41 0:45 / /tmp/dbg rw - fuse.kpemu debugfs rw
+`
+	for _, tc := range []struct {
+		dir      string
+		maj, min uint32
+		ok       bool
+	}{
+		{"/", 8, 1, true},
+		{"/tmp/a b", 0, 41, true},
+		{"/tmp/dbg", 0, 45, true}, // the mount on top
+		{"/tmp/none", 0, 0, false},
+	} {
+		maj, min, ok := Device(table, tc.dir)
+		if maj != tc.maj || min != tc.min || ok != tc.ok {
+			t.Errorf("Device(%q) = %d:%d %v, want %d:%d %v", tc.dir, maj, min, ok, tc.maj, tc.min, tc.ok)
+		}
+	}
+}

@@ -3,7 +3,9 @@
  * A simple slab allocator (after mm/slab_common.c and mm/slob.c): each cache
  * carves whole pages into objects and keeps freed objects on a free list
  * linked through their first word. kmalloc() picks the smallest fitting
- * kmalloc-<size> cache; kfree() finds the cache from the page.
+ * kmalloc-<size> cache, or, above the largest, whole pages
+ * (kmalloc_large); kfree() finds the cache, or the block's order, from the
+ * page.
  */
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -39,7 +41,7 @@ static int cache_grow(struct kmem_cache *s)
 
 	if (!page)
 		return -ENOMEM;
-	virt_to_page(page)->slab_cache = s;
+	*virt_to_page(page) = (struct page){ .slab_cache = s };
 	s->nr_slabs++;
 	for (off = 0; off + s->size <= PAGE_SIZE; off += s->size) {
 		void **obj = (void **)(page + off);
@@ -108,6 +110,20 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 	return s;
 }
 
+/* kmalloc_large: a block of whole pages, its order kept in its first page. */
+static void *kmalloc_large(size_t size, gfp_t flags)
+{
+	unsigned int order = 0;
+	void *p;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	p = __get_free_pages(flags, order);
+	if (p)
+		*virt_to_page(p) = (struct page){ .flags = PG_large, .order = order };
+	return p;
+}
+
 void *kmalloc(size_t size, gfp_t flags)
 {
 	unsigned int i;
@@ -115,7 +131,7 @@ void *kmalloc(size_t size, gfp_t flags)
 	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++)
 		if (size <= (1UL << i))
 			return kmem_cache_alloc(kmalloc_caches[i], flags);
-	return NULL;
+	return kmalloc_large(size, flags);
 }
 
 void *kzalloc(size_t size, gfp_t flags)
@@ -130,6 +146,11 @@ void kfree(const void *objp)
 	if (!objp)
 		return;
 	page = virt_to_page(objp);
+	if (page && (page->flags & PG_large) && !((unsigned long)objp & (PAGE_SIZE - 1))) {
+		page->flags = 0;
+		free_pages((void *)objp, page->order);
+		return;
+	}
 	if (!page || !page->slab_cache)
 		panic("kfree: bad pointer %px", objp);
 	kmem_cache_free(page->slab_cache, (void *)objp);

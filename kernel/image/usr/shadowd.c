@@ -10,7 +10,6 @@
  * QEMU) it exits, and init does not restart it.
  */
 #include <libc.h>
-#include "../include/asm/unistd.h"
 
 #define PR_SET_NAME		15
 #define SCHED_FIFO		1

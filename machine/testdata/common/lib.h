@@ -1,7 +1,9 @@
 /*
- * Shared runtime of the differential test programs: UART output, system
- * register access, and the exception handler. Each program is one C file
- * that includes this header once and defines main().
+ * The C half of the runtime of machine's differential test programs
+ * (start.S is the other): UART output, system register access, PSCI, the
+ * GIC, and the exception handler. Each program is one C file that
+ * includes this header once and defines main() (and secondary_main(cpu)
+ * if it starts other CPUs).
  *
  * Every exception prints one line, "exc VEC ESR FAR ELR", with FAR only
  * where the architecture defines it (aborts, PC alignment, watchpoints;
@@ -9,12 +11,18 @@
  * caller; otherwise, if it set g_hook and the hook returns nonzero,
  * wherever the hook left the frame; if the program set g_resume, there;
  * after an instruction abort or PC alignment fault, at x30 (the code
- * branched there with BLR); else past the faulting instruction.
+ * branched there with BLR); else past the faulting instruction. An IRQ
+ * goes to g_irq instead, if the program set it, and prints nothing: the
+ * device programs' output must not depend on when interrupts come.
  */
 typedef unsigned char u8;
+typedef signed char s8;
 typedef unsigned short u16;
+typedef short s16;
 typedef unsigned int u32;
+typedef int s32;
 typedef unsigned long u64;
+typedef long s64;
 
 #define UART ((volatile u32 *)0x09000000)
 
@@ -67,6 +75,54 @@ static void line(const char *name, u64 v)
 #define write_sysreg(r, v) asm volatile("msr " #r ", %0" ::"r"((u64)(v)) : "memory")
 #define isb() asm volatile("isb" ::: "memory")
 #define dsb() asm volatile("dsb sy" ::: "memory")
+#define wfi() asm volatile("dsb sy; wfi" ::: "memory")
+#define irq_enable() asm volatile("msr daifclr, #2" ::: "memory")
+#define irq_disable() asm volatile("msr daifset, #2" ::: "memory")
+
+/*
+ * wait_irq sleeps until an interrupt handler moved count past before.
+ * Called with IRQs masked: WFI wakes on a pending interrupt even so, and
+ * the interrupt is taken only in the unmasked window, so none is lost
+ * between the check and the WFI. Returns with IRQs unmasked.
+ */
+#define wait_irq(count, before) do {                                          \
+	while ((count) == (before)) {                                         \
+		wfi();                                                        \
+		asm volatile("msr daifclr, #2; isb; msr daifset, #2" ::: "memory"); \
+	}                                                                     \
+	irq_enable();                                                         \
+} while (0)
+
+/* u64 psci(function id, arguments): a PSCI call (start.S). */
+u64 psci(u64 fid, u64 a1, u64 a2, u64 a3);
+
+/* Devices of the virt board besides the UART: the GICv2 and the PL031. */
+#define REG(a) (*(volatile u32 *)(a))
+#define GICD 0x08000000UL
+#define GICC 0x08010000UL
+#define RTC 0x09010000UL
+
+#define GICD_CTLR 0x000
+#define GICD_TYPER 0x004
+#define GICD_ISENABLER 0x100
+#define GICD_ISPENDR 0x200
+#define GICD_ISACTIVER 0x300
+#define GICD_IPRIORITYR 0x400
+#define GICD_ITARGETSR 0x800
+#define GICD_SGIR 0xf00
+#define GICC_CTLR 0x00
+#define GICC_PMR 0x04
+#define GICC_IAR 0x0c
+#define GICC_EOIR 0x10
+#define GICC_RPR 0x14
+#define GICC_HPPIR 0x18
+
+/* The CPU interface of the calling CPU: enabled, every priority unmasked. */
+static inline void gicc_init(void)
+{
+	REG(GICC + GICC_PMR) = 0xff;
+	REG(GICC + GICC_CTLR) = 1;
+}
 
 /* SCTLR_EL1: the Armv8.0 RES1 bits (SPAN set, so PSTATE.PAN stays clear
  * on QEMU's -cpu max), caches on, no alignment checks. */
@@ -89,9 +145,12 @@ struct frame {
 void run_el0(void (*entry)(void), u64 sp_el0, u64 spsr);
 extern u64 el0_resume;
 void poweroff(void);
+void secondary_start(void); /* the entry point to give PSCI CPU_ON */
+void secondary_main(u64 cpu);
 
 static volatile u64 g_resume;
 static int (*volatile g_hook)(struct frame *f, u64 vec, u64 esr);
+static void (*volatile g_irq)(void);
 static volatile u64 g_count; /* exceptions seen */
 static volatile int g_quiet;  /* when set, exceptions are not printed */
 
@@ -106,6 +165,10 @@ static int far_valid(u64 ec)
 
 void exc_handler(struct frame *f, u64 vec)
 {
+	if ((vec & 0x180) == 0x080 && g_irq) {
+		g_irq();
+		return;
+	}
 	u64 esr = read_sysreg(esr_el1);
 	u64 ec = esr >> 26;
 	g_count++;

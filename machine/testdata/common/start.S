@@ -1,28 +1,49 @@
-// Shared bare-metal runtime of the differential test programs (the
-// directories next to this one): QEMU virt (-kernel ELF) and machine both
-// enter _start at EL1 with the MMU off.
+// The bare-metal runtime of machine's differential test programs (the
+// directories next to this one; lib.h is its C half). QEMU virt (-kernel
+// ELF) and machine both enter _start on CPU 0 at EL1 with the MMU off;
+// secondaries, started with PSCI CPU_ON at secondary_start, enter with
+// their index as the context id in x0. CPU 0 clears the BSS and calls
+// main(), secondaries call secondary_main(index); when either returns, the
+// machine powers off.
+
+// Each CPU's stack: STACK_SIZE bytes below __stack_top, CPU 0's highest.
+// A single-CPU program's CPU 0 may use all of the area (link.ld).
+#define STACK_SIZE	0x2000
 
 	.section .text.boot, "ax"
 	.globl	_start
 _start:
-	ldr	x0, =__stack_top
-	mov	sp, x0
-	adr	x0, vectors
-	msr	vbar_el1, x0
+	mov	x0, #0
+	.globl	secondary_start
+secondary_start:
+	ldr	x1, =__stack_top
+	mov	x2, #STACK_SIZE
+	msub	x1, x0, x2, x1
+	mov	sp, x1
+	adr	x1, vectors
+	msr	vbar_el1, x1
 	isb
-	ldr	x0, =__bss_start
-	ldr	x1, =__bss_end
-1:	cmp	x0, x1
+	cbnz	x0, 3f
+	ldr	x1, =__bss_start
+	ldr	x2, =__bss_end
+1:	cmp	x1, x2
 	b.hs	2f
-	str	xzr, [x0], #8
+	str	xzr, [x1], #8
 	b	1b
 2:	bl	main
+	b	poweroff
+3:	bl	secondary_main
 	.globl	poweroff
 poweroff:
-	mov	x0, #0x0008
+	mov	x0, #0x0008		// PSCI SYSTEM_OFF
 	movk	x0, #0x8400, lsl #16
 	hvc	#0
-3:	b	3b
+4:	b	4b
+
+// A program that starts no secondaries need not define secondary_main.
+	.weak	secondary_main
+secondary_main:
+	b	poweroff
 
 // Every vector saves x0/x1, passes its offset from VBAR in x1 and joins
 // exc_common, which builds the frame and calls exc_handler(frame, offset).
@@ -132,6 +153,12 @@ el0_return:
 	ldp	x25, x26, [sp, #64]
 	ldp	x27, x28, [sp, #80]
 	ldp	x29, x30, [sp], #96
+	ret
+
+// u64 psci(u64 fid, u64 a1, u64 a2, u64 a3): a PSCI call over HVC.
+	.globl	psci
+psci:
+	hvc	#0
 	ret
 
 	.bss

@@ -3,19 +3,23 @@
  * Timer interrupts are counted, never timed, so the output is the same on
  * QEMU (host-time counter) and on machine (instruction counter).
  */
-#include "lib.h"
+#include "../common/lib.h"
 
 static volatile u32 irqs[16];
 static volatile u32 nirq;
 
-void irq_handler(void)
+static void irq_handler(void)
 {
 	u32 iar = REG(GICC + GICC_IAR);
 	u32 id = iar & 0x3ff;
-	if (id == 27)
-		sysreg_write(cntv_ctl_el0, 0);
-	if (id == 30)
-		sysreg_write(cntp_ctl_el0, 0);
+	if (id == 27) {
+		write_sysreg(cntv_ctl_el0, 0);
+		isb();
+	}
+	if (id == 30) {
+		write_sysreg(cntp_ctl_el0, 0);
+		isb();
+	}
 	if (nirq < 16)
 		irqs[nirq] = iar;
 	nirq++;
@@ -39,20 +43,24 @@ static void timer_test(int virt)
 		u32 before = nirq;
 		irq_disable();
 		if (virt) {
-			sysreg_write(cntv_tval_el0, 2000);
-			sysreg_write(cntv_ctl_el0, 1);
+			write_sysreg(cntv_tval_el0, 2000);
+			isb();
+			write_sysreg(cntv_ctl_el0, 1);
+			isb();
 		} else {
-			sysreg_write(cntp_tval_el0, 2000);
-			sysreg_write(cntp_ctl_el0, 1);
+			write_sysreg(cntp_tval_el0, 2000);
+			isb();
+			write_sysreg(cntp_ctl_el0, 1);
+			isb();
 		}
-		wait_irq(before);
+		wait_irq(nirq, before);
 	}
 	show_irqs(virt ? "cntv irqs" : "cntp irqs");
 }
 
-void cpu_main(u64 cpu)
+int main(void)
 {
-	(void)cpu;
+	g_irq = irq_handler;
 	u32 typer = REG(GICD + GICD_TYPER);
 	line("itlines", typer & 0x1f);
 	line("cpus", (typer >> 5) & 7);
@@ -73,20 +81,23 @@ void cpu_main(u64 cpu)
 	timer_test(0);
 
 	/* ISTATUS with the interrupt masked: condition met, no interrupt. */
-	sysreg_write(cntv_cval_el0, 0);
-	sysreg_write(cntv_ctl_el0, 3);
-	line("cntv_ctl masked", sysreg_read(cntv_ctl_el0));
+	write_sysreg(cntv_cval_el0, 0);
+	isb();
+	write_sysreg(cntv_ctl_el0, 3);
+	isb();
+	line("cntv_ctl masked", read_sysreg(cntv_ctl_el0));
 	line("irqs while masked", nirq);
-	sysreg_write(cntv_ctl_el0, 0);
-	line("cntv_ctl off", sysreg_read(cntv_ctl_el0));
-	line("cntfrq", sysreg_read(cntfrq_el0));
+	write_sysreg(cntv_ctl_el0, 0);
+	isb();
+	line("cntv_ctl off", read_sysreg(cntv_ctl_el0));
+	line("cntfrq", read_sysreg(cntfrq_el0));
 
 	/* SGIs to self, taken through the handler. */
 	REG(GICD + GICD_SGIR) = 2u << 24 | 4;
 	REG(GICD + GICD_SGIR) = 0x10000u << 0 | 9; /* target list: CPU 0 */
 	/* Taken "in finite time": wait rather than assume at once. */
 	while (nirq < 2)
-		barrier();
+		dsb();
 	show_irqs("sgi irqs");
 
 	/* Priority order with IRQs masked: the higher priority first. */
@@ -135,4 +146,5 @@ void cpu_main(u64 cpu)
 	line("rtc id", REG(RTC + 0xfe0) | REG(RTC + 0xfe4) << 8 | REG(RTC + 0xfe8) << 16 | REG(RTC + 0xfec) << 24);
 	line("rtc cr", REG(RTC + 0x0c));
 	puts("done\n");
+	return 0;
 }

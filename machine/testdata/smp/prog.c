@@ -6,7 +6,7 @@
  * prints at a time and each waits for a handshake, so the output is
  * deterministic by construction.
  */
-#include "lib.h"
+#include "../common/lib.h"
 
 #define NCPU 4
 #define PSCI_VERSION 0x84000000UL
@@ -17,8 +17,6 @@
 #define PSCI_MIGRATE_INFO_TYPE 0x84000006UL
 #define PSCI_FEATURES 0x8400000aUL
 
-extern void secondary_start(void);
-
 static volatile u32 up[NCPU];
 static volatile u32 done[NCPU];
 static volatile u32 turn;
@@ -26,47 +24,44 @@ static volatile u32 phase;
 static volatile u32 sgi_count[NCPU];
 static volatile u32 sgi_last[NCPU];
 
-static u64 cpu_index(void) { return sysreg_read(mpidr_el1) & 0xff; }
+static u64 cpu_index(void) { return read_sysreg(mpidr_el1) & 0xff; }
 
-void irq_handler(void)
+static void irq_handler(void)
 {
 	u64 cpu = cpu_index();
 	u32 iar = REG(GICC + GICC_IAR);
 	sgi_last[cpu] = iar;
 	sgi_count[cpu]++;
 	REG(GICC + GICC_EOIR) = iar;
-	barrier();
+	dsb();
 }
 
-/* Sleep until this CPU took an interrupt (see wait_irq in lib.h). */
+/* Sleep until this CPU took an interrupt. */
 static void wait_sgi(u64 cpu)
 {
 	irq_disable();
-	while (sgi_count[cpu] == 0) {
-		wfi();
-		__asm__ volatile("msr daifclr, #2; isb; msr daifset, #2" ::: "memory");
-	}
-	irq_enable();
+	wait_irq(sgi_count[cpu], 0);
 }
 
 static void show(const char *what, u64 cpu, u64 v)
 {
 	puts("cpu");
-	puthex(cpu);
+	putc('0' + cpu);
 	puts(" ");
 	line(what, v);
 }
 
-static void secondary(u64 cpu)
+/* The secondaries enter here (start.S), with the index CPU_ON gave them. */
+void secondary_main(u64 cpu)
 {
 	gicc_init();
-	show("up mpidr", cpu, sysreg_read(mpidr_el1));
-	show("el", cpu, sysreg_read(currentel));
-	show("daif", cpu, sysreg_read(daif));
-	show("sctlr.m", cpu, sysreg_read(sctlr_el1) & 1);
-	barrier();
+	show("up mpidr", cpu, read_sysreg(mpidr_el1));
+	show("el", cpu, read_sysreg(currentel));
+	show("daif", cpu, read_sysreg(daif));
+	show("sctlr.m", cpu, read_sysreg(sctlr_el1) & 1);
+	dsb();
 	up[cpu] = 1;
-	barrier();
+	dsb();
 	if (phase == 2) {
 		/* Restarted: send SGI 7 to CPU 0 and leave. */
 		REG(GICD + GICD_SGIR) = 1u << 16 | 7;
@@ -74,20 +69,17 @@ static void secondary(u64 cpu)
 	}
 	wait_sgi(cpu);
 	while (turn != cpu)
-		barrier();
+		dsb();
 	show("sgi", cpu, sgi_last[cpu]);
 	done[cpu] = 1;
-	barrier();
+	dsb();
 	psci(PSCI_CPU_OFF, 0, 0, 0);
 	puts("cpu_off returned\n");
 }
 
-void cpu_main(u64 cpu)
+int main(void)
 {
-	if (cpu != 0) {
-		secondary(cpu);
-		return;
-	}
+	g_irq = irq_handler;
 	/* QEMU 7.2 reports 1.1, machine 1.0: compare the major version. */
 	line("version major", psci(PSCI_VERSION, 0, 0, 0) >> 16);
 	line("features cpu_on", psci(PSCI_FEATURES, PSCI_CPU_ON, 0, 0));
@@ -98,7 +90,7 @@ void cpu_main(u64 cpu)
 	line("affinity 9", psci(PSCI_AFFINITY_INFO, 9, 0, 0));
 	line("cpu_on 9", psci(PSCI_CPU_ON, 9, (u64)secondary_start, 9));
 	line("cpu_on 0", psci(PSCI_CPU_ON, 0, (u64)secondary_start, 0));
-	line("mpidr", sysreg_read(mpidr_el1));
+	line("mpidr", read_sysreg(mpidr_el1));
 
 	REG(GICD + GICD_CTLR) = 1;
 	gicc_init();
@@ -106,12 +98,12 @@ void cpu_main(u64 cpu)
 	line("sgi target self", ((volatile u8 *)(GICD + GICD_ITARGETSR))[0]);
 
 	phase = 1;
-	barrier();
+	dsb();
 	for (u64 i = 1; i < NCPU; i++) {
 		u64 r = i == 1 ? psci(PSCI_CPU_ON32, i, (u64)secondary_start, i)
 			       : psci(PSCI_CPU_ON, i, (u64)secondary_start, i);
 		while (!up[i])
-			barrier();
+			dsb();
 		show("cpu_on", i, r); /* after the secondary's lines */
 	}
 	line("cpu_on 1 again", psci(PSCI_CPU_ON, 1, (u64)secondary_start, 1));
@@ -121,9 +113,9 @@ void cpu_main(u64 cpu)
 	REG(GICD + GICD_SGIR) = 0xeu << 16 | 5;
 	for (u64 i = 1; i < NCPU; i++) {
 		turn = i;
-		barrier();
+		dsb();
 		while (!done[i])
-			barrier();
+			dsb();
 	}
 	for (u64 i = 1; i < NCPU; i++) {
 		while (psci(PSCI_AFFINITY_INFO, i, 0, 0) != 1)
@@ -134,10 +126,10 @@ void cpu_main(u64 cpu)
 	/* Restart CPU 1; it sends SGI 7 here and powers off again. */
 	phase = 2;
 	up[1] = 0;
-	barrier();
+	dsb();
 	u64 r = psci(PSCI_CPU_ON, 1, (u64)secondary_start, 1);
 	while (!up[1])
-		barrier();
+		dsb();
 	show("cpu_on", 1, r);
 	wait_sgi(0);
 	line("cpu0 sgi", sgi_last[0]);
@@ -145,4 +137,5 @@ void cpu_main(u64 cpu)
 		;
 	line("cpu1 off again", psci(PSCI_AFFINITY_INFO, 1, 0, 0));
 	puts("done\n");
+	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * A small slab allocator with Linux's interface (include/linux/slab.h):
  * caches of fixed-size objects carved from 4 KiB pages that mm/page_alloc.c
- * hands out from a static arena. Slabs are never returned; objects are.
+ * hands out. Slabs are never returned; objects are. A kmalloc larger than
+ * the largest cache gets whole pages (kmalloc_large), returned by kfree.
  */
 #ifndef _LINUX_SLAB_H
 #define _LINUX_SLAB_H
@@ -36,9 +37,13 @@ struct kmem_cache {
 struct page {
 	unsigned long flags;
 	struct kmem_cache *slab_cache;	/* set while the page is a slab */
+	unsigned int order;		/* a large kmalloc's first page: its block's order */
 };
 
+#define PG_large	1UL	/* flags: the first page of a large kmalloc */
+
 void *__get_free_pages(gfp_t gfp_mask, unsigned int order);
+void free_pages(void *addr, unsigned int order);
 struct page *virt_to_page(const void *addr);
 void mem_init(void);
 

@@ -3,7 +3,7 @@
  * The function tracer's guest half (Linux: kernel/trace/ftrace.c).
  *
  * kpemu's ftrace core and its tracers (the function tracer, the stack
- * tracer) are Go, in the host (kernel/ftrace.go, kprobes/events): the
+ * tracer) are Go, in the host (kernel/ftrace.go, tracing): the
  * records, the ops and their filters, and the patching of call sites with
  * every CPU stopped, as Linux does under stop_machine. What stays in the
  * guest is the trampoline (entry-ftrace.S) and this gate: while any

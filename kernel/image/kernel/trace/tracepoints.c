@@ -11,7 +11,7 @@
  * stack laid out as Linux's trace_event_raw_<class>, and passes it to
  * the host with HC_TRACEPOINT (x0 = the tracepoint, x1 = the record,
  * x2 = its size). The host fills the record's struct trace_entry and
- * does the rest (kprobes/events/tracepoint.go).
+ * does the rest (tracing/tracepoint.go).
  *
  * This file is built without call sites (kernel/trace/, as in Linux).
  */

@@ -63,6 +63,11 @@ struct linux_dirent64 {
 	char		d_name[];
 };
 
+/*
+ * syscall6(__NR_name, ...): the numbers are the kernel's own, one list for
+ * both sides, as Linux user space takes them from uapi asm/unistd.h.
+ */
+#include "../../include/asm/unistd.h"
 long syscall6(long n, long a, long b, long c, long d, long e, long f);
 
 ssize_t read(int fd, void *buf, size_t n);

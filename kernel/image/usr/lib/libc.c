@@ -2,9 +2,6 @@
 /* kpemu's tiny libc: see usr/include/libc.h. */
 #include <libc.h>
 
-/* The kernel's own numbers, as Linux user space takes them from uapi asm/unistd.h. */
-#include "../../include/asm/unistd.h"
-
 long syscall6(long n, long a, long b, long c, long d, long e, long f)
 {
 	register long x8 __asm__("x8") = n;

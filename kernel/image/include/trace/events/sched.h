@@ -4,7 +4,7 @@
  * include/trace/events/sched.h: the prototypes, and each event's record
  * (struct trace_event_raw_<class>), laid out as Linux lays it out, so
  * that the offsets and sizes are those the format files show. The host
- * mirrors the layouts (kprobes/events/tracepoint.go); the
+ * mirrors the layouts (tracing/tracepoint.go); the
  * _Static_asserts in kernel/trace/trace_events_sched.c pin them.
  */
 #ifndef _TRACE_EVENTS_SCHED_H

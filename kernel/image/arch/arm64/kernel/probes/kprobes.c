@@ -241,7 +241,13 @@ int register_kretprobe(struct kretprobe *rp)
 void unregister_kretprobe(struct kretprobe *rp)
 {
 	kprobe_api(KPROBE_API_UNREGISTER_KRETPROBE, rp);
-	/* returns still pending never touch their instance again */
+	/*
+	 * The host keeps what a pending return needs (its return address)
+	 * and runs no handler for it once the probe is unregistered, so no
+	 * one touches the instances again: they go, as Linux frees them.
+	 */
+	kfree(rp->__pool);
+	rp->__pool = NULL;
 }
 
 int arch_init_kprobes(void)

@@ -1,0 +1,33 @@
+package tracing
+
+import "sync/atomic"
+
+// TraceArray is the state of one tracing root, Linux's struct
+// trace_array: its ring buffer and tracing_on, its snapshot buffer, its
+// trace options, clock and buffer sizes, current_tracer with its
+// function filters and commands, its pid filters, its error_log and the
+// files around its buffer (buffer_percent, tracing_cpumask, ...). What
+// all roots share is Tracing's. Linux's instances/NAME makes more
+// arrays; kpemu has the top one.
+type TraceArray struct {
+	t   *Tracing // the shared state: events, dynamic events, the kernel
+	dir string   // the root's directory in the tree
+
+	buf  *traceBuffer  // the per-CPU ring buffer (package ring)
+	on   atomic.Bool   // tracing_on
+	opts traceSettings // trace flags, clock, buffer size; see options.go
+	snap snapshotState // the snapshot buffer; see snapshot.go
+	info arrayInfo     // buffer_percent, max_latency, tracing_cpumask; see infofiles.go
+
+	errlog errorLog       // error_log
+	ft     functionTracer // current_tracer, the function tracer; see ftrace.go
+	pids   pidFilters     // set_event_pid, set_ftrace_pid and the -fork options; see pidfilter.go
+}
+
+// newTraceArray makes an array with its buffer at its boot size
+// (tracer_alloc_buffers), tracing on.
+func newTraceArray(t *Tracing, dir string) *TraceArray {
+	ta := &TraceArray{t: t, dir: dir, buf: newTraceBuffer(t.kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot)}
+	ta.on.Store(true)
+	return ta
+}

@@ -1,0 +1,116 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+)
+
+// The dynamic events layer, after Linux 6.1's trace_dynevent.c: kprobe
+// and uprobe events share one list (Tracing.probes, dyn_event_list), which
+// kprobe_events and uprobe_events each show and edit their own kind of,
+// and dynamic_events all of.
+
+// dynKind selects the dynamic events a command acts on, as the
+// dyn_event_operations pointer does in Linux (NULL for every kind).
+type dynKind int
+
+const (
+	dynAny    dynKind = iota // dynamic_events
+	dynKprobe                // kprobe_events (kprobe and kpemu's j events)
+	dynUprobe                // uprobe_events
+)
+
+// has reports whether tp is of kind k.
+func (k dynKind) has(tp *traceProbe) bool {
+	switch k {
+	case dynKprobe:
+		return tp.up == nil
+	case dynUprobe:
+		return tp.up != nil
+	}
+	return true
+}
+
+// parseRunCommand is trace_parse_run_command: one command per line,
+// comments after '#' dropped, a final line without '\n' taken too,
+// stopping at the first failing line (the lines before it stay done) and
+// returning its error. who names the file in debug logs.
+func (t *Tracing) parseRunCommand(p []byte, who string, run func(string) error) (int, error) {
+	data := string(p)
+	for done := 0; done < len(data); {
+		line := data[done:]
+		size := len(line)
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line, size = line[:i], i+1
+		}
+		if len(line) > writeBufSize-2 {
+			// trace.c has no pr_fmt: the warning has no prefix.
+			t.log.Warn(fmt.Sprintf("Line length is too long: Should be less than %d", writeBufSize-2))
+			return 0, syscall.EINVAL
+		}
+		if i := strings.IndexByte(line, 0); i >= 0 {
+			line = line[:i]
+		}
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if err := run(line); err != nil {
+			t.log.Debug(who+": command failed", "command", line, "err", err)
+			return 0, err
+		}
+		done += size
+	}
+	return len(p), nil
+}
+
+// writeDynamicEvents is dynamic_events' write: create_dyn_event for
+// each line.
+func (t *Tracing) writeDynamicEvents(_ context.Context, p []byte, _ int64) (int, error) {
+	return t.parseRunCommand(p, "dynamic_events", t.createDynEvent)
+}
+
+// createDynEvent is create_dyn_event: "-" or "!" removes events of any
+// kind; otherwise each kind's parser is tried in Linux's registration
+// order (kprobes, then uprobes) until one does not answer "not mine".
+func (t *Tracing) createDynEvent(line string) error {
+	if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "!") {
+		return t.release(line, dynAny)
+	}
+	argv := strings.Fields(line)
+	if len(argv) == 0 {
+		return nil
+	}
+	err := t.create(argv)
+	if errors.Is(err, errCanceled) {
+		err = t.createUprobe(argv)
+	}
+	if errors.Is(err, errCanceled) {
+		return fmt.Errorf("%w: %q is not a dynamic event command", syscall.EINVAL, line)
+	}
+	return err
+}
+
+// showDynEvents is the read of kprobe_events, uprobe_events and
+// dynamic_events (probes_seq_show, dyn_event_seq_show): the dynamic
+// events of kind, in the order they were made, each as its own file
+// shows it.
+func (t *Tracing) showDynEvents(kind dynKind) func(context.Context, *bytes.Buffer) error {
+	return func(_ context.Context, w *bytes.Buffer) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for _, tp := range t.probes {
+			switch {
+			case !kind.has(tp):
+			case tp.up != nil:
+				tp.showUprobe(w)
+			default:
+				t.showKprobe(w, tp)
+			}
+		}
+		return nil
+	}
+}

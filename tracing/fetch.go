@@ -1,0 +1,306 @@
+package tracing
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/filter"
+)
+
+// Fetching argument values at a hit and printing them as Linux's
+// print_type_* functions do (kernel/trace/trace_probe.c).
+
+// maxStringLen bounds a fetched string (MAX_STRING_SIZE is PATH_MAX).
+const maxStringLen = 4096
+
+// fetcher reads what a fetch program needs on the vCPU that hit.
+type fetcher struct {
+	t    *Tracing
+	regs *kprobes.Regs
+	hit  *tpHit // a static event's record (tracepoint.go); nil for the probe events
+	// dyn counts the bytes the formatted strings take in the record's
+	// dynamic area (each with its NUL, as fetch_store_string stores
+	// them), for the ring buffer's accounting.
+	dyn int
+}
+
+func (f *fetcher) reg(i uint64) uint64 {
+	switch {
+	case i < 31:
+		return f.regs.X[i]
+	case i == 31:
+		return f.regs.SP
+	case i == 32:
+		return f.regs.PC
+	default:
+		return f.regs.Pstate
+	}
+}
+
+// readMem reads guest memory the way Linux's nofault accessors do: a
+// user read (copy_from_user_nofault, for +u and ustring) faults on a
+// kernel address and goes through the hit vCPU's translation, so it sees
+// the current process's pages (an unmapped or not yet faulted-in page
+// faults); a kernel read (copy_from_kernel_nofault) faults on a user
+// address, as an EL1 access with PAN set would, and reads a kernel
+// address (the TTBR1 half, from PAGE_OFFSET up) where the kernel maps it.
+// Addresses in neither half fault.
+func (f *fetcher) readMem(addr uint64, p []byte, user bool) bool {
+	end := addr + uint64(len(p))
+	k := f.t.kp.Kernel()
+	if user {
+		if addr >= kernel.TaskSize || end > kernel.TaskSize || end < addr {
+			return false
+		}
+		m := k.Machine()
+		if f.regs.CPU < 0 || f.regs.CPU >= m.NumCPUs() {
+			return false
+		}
+		return m.CPU(f.regs.CPU).ReadVirt(addr, p) == nil
+	}
+	if addr < kernel.PageOffset {
+		return false
+	}
+	return k.ReadMem(addr, p) == nil
+}
+
+// value runs the program; ok is false when a memory read faulted. For
+// string programs the last step's address (or immediate data) is used by
+// the caller.
+func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok bool) {
+	for i, in := range code {
+		switch in.op {
+		case opReg:
+			v = f.reg(in.param)
+		case opStackP:
+			v = f.regs.SP
+		case opStack:
+			var b [8]byte
+			if !f.readMem(f.regs.SP+8*in.param, b[:], false) {
+				return 0, "", false, false
+			}
+			v = binary.LittleEndian.Uint64(b[:])
+		case opRetval:
+			v = f.regs.X[0]
+		case opArg:
+			if in.param < 8 {
+				v = f.regs.X[in.param]
+			} else {
+				v = 0
+			}
+		case opImm:
+			v = in.imm
+		case opComm:
+			comm, _ := f.t.kp.Kernel().Current(f.regs.CPU)
+			return 0, comm, true, true
+		case opData:
+			return 0, in.data, true, true
+		case opDeref, opUDeref:
+			// The address is the value so far plus the offset; the
+			// final dereference is done by the caller at the right size.
+			v = uint64(int64(v) + in.offset)
+			if i != len(code)-1 {
+				var b [8]byte
+				if !f.readMem(v, b[:], in.op == opUDeref) {
+					return 0, "", false, false
+				}
+				v = binary.LittleEndian.Uint64(b[:])
+			}
+		}
+	}
+	return v, "", false, true
+}
+
+// format appends " name=value" for one argument, as trace_probe_print_args.
+func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
+	fmt.Fprintf(w, " %s=", pa.name)
+	last := pa.code[len(pa.code)-1].op
+	isDeref := last == opDeref || last == opUDeref
+	user := last == opUDeref // the last dereference reads user memory
+	v, data, isData, ok := f.value(pa.code)
+	n := max(pa.count, 1)
+	if pa.count > 0 {
+		w.WriteByte('{')
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		switch {
+		case pa.typ.str:
+			switch {
+			case isData:
+				f.dyn += len(data) + 1
+				fmt.Fprintf(w, "\"%s\"", data)
+			case !ok:
+				w.WriteString("(fault)")
+			default:
+				addr := v
+				if pa.count > 0 { // an array of string pointers
+					var b [8]byte
+					if !f.readMem(v+uint64(8*i), b[:], user) {
+						w.WriteString("(fault)")
+						continue
+					}
+					addr = binary.LittleEndian.Uint64(b[:])
+				}
+				// ustring and +u strings are user strings
+				// (strncpy_from_user_nofault), the others kernel
+				// ones (strncpy_from_kernel_nofault).
+				s, good := f.readString(addr, pa.typ.user || user)
+				if !good {
+					w.WriteString("(fault)")
+				} else {
+					f.dyn += len(s) + 1
+					fmt.Fprintf(w, "\"%s\"", s)
+				}
+			}
+			continue
+		case !ok:
+			f.printScalar(w, pa, 0)
+			continue
+		}
+		x := v
+		if isDeref || pa.count > 0 {
+			addr := v + uint64(i*pa.typ.size)
+			if !isDeref {
+				addr = v
+			}
+			b := make([]byte, 8)
+			if !f.readMem(addr, b[:pa.typ.size], user) {
+				f.printScalar(w, pa, 0)
+				continue
+			}
+			x = binary.LittleEndian.Uint64(b)
+		}
+		f.printScalar(w, pa, x)
+	}
+	if pa.count > 0 {
+		w.WriteByte('}')
+	}
+}
+
+// readString reads a NUL-terminated string; false if it faults before
+// the NUL.
+func (f *fetcher) readString(addr uint64, user bool) (string, bool) {
+	var out []byte
+	var c [1]byte
+	for len(out) < maxStringLen-1 {
+		if !f.readMem(addr+uint64(len(out)), c[:], user) {
+			return "", false
+		}
+		if c[0] == 0 {
+			return string(out), true
+		}
+		out = append(out, c[0])
+	}
+	return string(out), true
+}
+
+func (f *fetcher) printScalar(w *bytes.Buffer, pa *probeArg, x uint64) {
+	bits := pa.typ.size * 8
+	if bits < 64 {
+		x &= 1<<bits - 1
+	}
+	if pa.bitW > 0 {
+		x = (x << (64 - bits + (bits - pa.bitW - pa.bitOff))) >> (64 - pa.bitW)
+	}
+	switch {
+	case pa.typ.symbol:
+		w.WriteString(f.t.kp.Kernel().Kallsyms().Format(x))
+	case pa.typ.hex:
+		fmt.Fprintf(w, "0x%x", x)
+	case pa.typ.signed:
+		fmt.Fprintf(w, "%d", int64(x<<(64-bits))>>(64-bits))
+	default:
+		fmt.Fprintf(w, "%d", x)
+	}
+}
+
+// argString renders an argument's definition for kprobe_events.
+func argString(pa *probeArg) string { return pa.name + "=" + pa.comm }
+
+func argsString(args []*probeArg) string {
+	var b strings.Builder
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(argString(a))
+	}
+	return b.String()
+}
+
+// fieldValue is the argument's value as a filter sees it: a scalar at its
+// type's width (sign-extended for signed types), or a string.
+func (f *fetcher) fieldValue(pa *probeArg) filter.Value {
+	v, data, isData, ok := f.value(pa.code)
+	last := pa.code[len(pa.code)-1].op
+	if pa.typ.str {
+		if isData {
+			return filter.Value{Str: data, IsStr: true}
+		}
+		if !ok {
+			return filter.Value{IsStr: true}
+		}
+		s, _ := f.readString(v, pa.typ.user || last == opUDeref)
+		return filter.Value{Str: s, IsStr: true}
+	}
+	if !ok {
+		return filter.Value{}
+	}
+	if last == opDeref || last == opUDeref {
+		b := make([]byte, 8)
+		if !f.readMem(v, b[:pa.typ.size], last == opUDeref) {
+			return filter.Value{}
+		}
+		v = binary.LittleEndian.Uint64(b)
+	}
+	bits := pa.typ.size * 8
+	if bits < 64 {
+		v &= 1<<bits - 1
+		if pa.typ.signed {
+			v = uint64(int64(v<<(64-bits)) >> (64 - bits))
+		}
+	}
+	if pa.bitW > 0 {
+		v = (v << (64 - pa.bitW - pa.bitOff)) >> (64 - pa.bitW)
+	}
+	return filter.Value{Num: v}
+}
+
+// traceFlagIrqsOff is TRACE_FLAG_IRQS_OFF in common_flags: a kprobe
+// handler runs with interrupts masked (the 'd' of "d....").
+const traceFlagIrqsOff = 0x01
+
+// passes reports whether a hit on cpu passes the event's filter.
+func (f *fetcher) passes(ev *event, comm string, pid, cpu int, flags uint64) bool {
+	fp := ev.filter.Load()
+	if fp == nil {
+		return true
+	}
+	return (*fp).Eval(f.fields(ev, comm, pid, cpu, flags))
+}
+
+// fields are the values a filter reads from a hit's record: the event's
+// filters and its triggers' (trigger.go).
+func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map[string]filter.Value {
+	fields := map[string]filter.Value{
+		"common_pid": {Num: uint64(int64(pid))}, "comm": {Str: comm, IsStr: true},
+		"common_type": {Num: uint64(ev.id)}, "common_flags": {Num: flags}, "common_preempt_count": {},
+		"cpu": {Num: uint64(cpu)},
+	}
+	for _, a := range ev.args {
+		if a.count == 0 {
+			fields[a.name] = f.fieldValue(a)
+		}
+	}
+	if ev.static != nil && f.hit != nil {
+		for _, sf := range ev.static.fields {
+			fields[sf.name] = f.hit.rec.value(sf)
+		}
+	}
+	return fields
+}

@@ -1,0 +1,88 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"syscall"
+	"unicode"
+
+	"github.com/kpemu/kpemu/tracing/filter"
+)
+
+// An event's filter file (events/GROUP/EVENT/filter), after Linux's
+// kernel/trace/trace_events_filter.c: the expression (package filter)
+// over the event's fields, the common fields (common_type, common_flags,
+// common_preempt_count, common_pid) and the generic CPU/cpu and COMM/comm.
+
+func (t *Tracing) showFilter(ev *event) func(context.Context, *bytes.Buffer) error {
+	return func(_ context.Context, w *bytes.Buffer) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if ev.filterText == "" {
+			w.WriteString("none\n")
+		} else {
+			w.WriteString(ev.filterText + "\n")
+		}
+		return nil
+	}
+}
+
+// writeFilter sets or ("0") clears the event's filter. A filter Linux
+// rejects does what apply_event_filter() does: the writer gets Linux's
+// errno, the event is left unfiltered, the filter file shows the string
+// with a caret and the parse error, and error_log gets an entry.
+func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (int, error) {
+	return func(_ context.Context, p []byte, _ int64) (int, error) {
+		if len(p) >= maxFilterWrite { // event_filter_write: a page or more
+			return 0, syscall.EINVAL
+		}
+		// strstrip() trims the buffer's end in place; the leading blanks
+		// stay in the filter string (and count in caret positions).
+		s := strings.TrimRightFunc(string(p), unicode.IsSpace)
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		// Only "0" clears; an empty filter is an error, as in Linux.
+		if strings.TrimSpace(s) == "0" {
+			ev.filter.Store(nil)
+			ev.filterText = ""
+			return len(p), nil
+		}
+		if pe := filter.Check(s, filterFields(ev)); pe != nil {
+			ev.filter.Store(nil)
+			ev.filterText = pe.Text(s) // print_event_filter adds one more newline
+			e := errLogEntry{ts: t.now(), loc: "event filter parse error", msg: filter.ErrErrno.String(), cmd: s}
+			if pe.Code > filter.ErrNone {
+				e.msg, e.pos = pe.Code.String(), pe.Pos
+			}
+			t.top.errlog.add(e)
+			return 0, pe.Errno
+		}
+		n, err := filter.Parse(s, filterFields(ev))
+		if err != nil {
+			return 0, err
+		}
+		ev.filter.Store(&n)
+		ev.filterText = s
+		return len(p), nil
+	}
+}
+
+// filterFields are the names a filter may use on ev, with what
+// parse_pred needs to know of each.
+func filterFields(ev *event) map[string]filter.Field {
+	// trace_define_generic_fields() and trace_define_common_fields()
+	m := map[string]filter.Field{"common_pid": {Signed: true}, "comm": {Str: true}, "COMM": {Str: true},
+		"cpu": {Signed: true}, "CPU": {Signed: true}, "common_type": {}, "common_flags": {}, "common_preempt_count": {}}
+	for _, a := range ev.args {
+		if a.count == 0 {
+			m[a.name] = filter.Field{Str: a.typ.str, Signed: a.typ.signed}
+		}
+	}
+	if ev.static != nil {
+		for _, f := range ev.static.fields {
+			m[f.name] = filter.Field{Str: f.str, Signed: f.signed}
+		}
+	}
+	return m
+}

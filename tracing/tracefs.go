@@ -1,0 +1,425 @@
+package tracing
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kpemu/kpemu/debugfs"
+)
+
+// The tracefs files around the kprobe events that shell tools and Linux's
+// selftests touch: tracing_on, current_tracer, available_tracers, README,
+// dynamic_events, set_event, available_events, and per event format,
+// filter and trigger.
+
+// readme is tracing/README: what this tracefs accepts, in the words and
+// patterns of Linux's mini-HOWTO, limited to what kpemu implements.
+const readme = `tracing mini-HOWTO (kpemu):
+
+# echo 0 > tracing_on : quick way to disable tracing
+# echo 1 > tracing_on : quick way to re-enable tracing
+
+ Important files:
+  trace			- The static contents of the buffer
+			  To clear the buffer write into this file: echo > trace
+  trace_pipe		- A consuming read to see the contents of the buffer
+  current_tracer	- function and latency tracers
+  available_tracers	- list of configured tracers for current_tracer
+  error_log	- error log for failed commands (that support it)
+  buffer_size_kb	- view and modify size of per cpu buffer
+  buffer_total_size_kb  - view total size of all cpu buffers
+
+  trace_clock		- change the clock used to order events
+       local:   Per cpu clock but may not be synced across CPUs
+      global:   Synced across CPUs but slows tracing down.
+     counter:   Not a clock, but just an increment
+      uptime:   Jiffy counter from time of boot
+        perf:   Same clock that perf events use
+
+  timestamp_mode	- view the mode used to timestamp events
+       delta:   Delta difference against a buffer-wide timestamp
+    absolute:   Absolute (standalone) timestamp
+
+  trace_marker		- Writes into this file writes into the kernel buffer
+
+  trace_marker_raw		- Writes into this file writes binary data into the kernel buffer
+  tracing_cpumask	- Limit which CPUs to trace
+  trace_options		- Set format or modify how tracing happens
+			  Disable an option by prefixing 'no' to the
+			  option name
+  saved_cmdlines_size	- echo command number in here to store comm-pid list
+  tracing_on		- Enable or disable writing to the ring buffer
+  available_events	- list of all events in the kernel
+  set_event		- enable or disable events by name ("group:event")
+  available_filter_functions - list of functions that can be filtered on
+  set_ftrace_filter	- echo function name in here to only trace these
+			  functions
+	     accepts: func_full_name or glob-matching-pattern
+	     modules: Can select a group via module
+	      Format: :mod:<module-name>
+	     example: echo :mod:ext3 > set_ftrace_filter
+  set_ftrace_notrace	- echo function name in here to never trace.
+	    accepts: func_full_name, *func_end, func_begin*, *func_middle*
+	    modules: Can select a group via module command :mod:
+	    Does not accept triggers
+
+  snapshot		- Like 'trace' but shows the content of the static
+			  snapshot buffer. Read the contents for more
+			  information
+  stack_trace		- Shows the max stack trace when active
+  stack_max_size	- Shows current max stack size that was traced
+			  Write into this file to reset the max size (trigger a
+			  new trace)
+  stack_trace_filter	- Like set_ftrace_filter but limits what stack_trace
+			  traces
+  dynamic_events		- Create/append/remove/show the generic dynamic events
+			  Write into this file to define/undefine new trace events.
+  kprobe_events		- Create/append/remove/show the kernel dynamic events
+			  Write into this file to define/undefine new trace events.
+  uprobe_events		- Create/append/remove/show the userspace dynamic events
+			  Write into this file to define/undefine new trace events.
+	  accepts: event-definitions (one definition per line)
+	   Format: p[:[<group>/][<event>]] <place> [<args>]
+	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+	           j[:[<group>/][<event>]] <symbol> (kpemu: a jprobe-backed event)
+	           -:[<group>/][<event>]
+	    place: [<module>:]<symbol>[+<offset>]|<memaddr>
+place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
+   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]
+	     args: <name>=fetcharg[:type]
+	 fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],
+	           $stack<index>, $stack, $retval, $comm, $arg<N>,
+	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
+	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
+	           b<bit-width>@<bit-offset>/<container-size>, ustring,
+	           <type>\[<array-size>\]
+  events/		- Directory containing all trace event subsystems:
+      enable		- Write 0/1 to enable/disable tracing of all events
+  events/<system>/	- Directory containing all trace events for <system>:
+      enable		- Write 0/1 to enable/disable tracing of all <system>
+			  events
+  events/<system>/<event>/	- Directory containing control files for
+			  <event>:
+      enable		- Write 0/1 to enable/disable tracing of <event>
+      filter		- If set, only events passing filter are traced
+      trigger		- If set, a command to perform when event is hit
+	    Format: <trigger>[:count][if <filter>]
+	   trigger: traceon, traceoff
+	            enable_event:<system>:<event>
+	            disable_event:<system>:<event>
+		    stacktrace
+		    snapshot
+	   example: echo traceoff > events/block/block_unplug/trigger
+	            echo traceoff:3 > events/block/block_unplug/trigger
+	            echo 'enable_event:kmem:kmalloc:3 if nr_rq > 1' > \
+	                  events/block/block_unplug/trigger
+	   The first disables tracing every time block_unplug is hit.
+	   The second disables tracing the first 3 times block_unplug is hit.
+	   The third enables the kmalloc event the first 3 times block_unplug
+	     is hit and has value of greater than 1 for the 'nr_rq' event field.
+	   Like function triggers, the counter is only decremented if it
+	    enabled or disabled tracing.
+	   To remove a trigger without a count:
+	     echo '!<trigger> > <system>/<event>/trigger
+	   To remove a trigger with a count:
+	     echo '!<trigger>:0 > <system>/<event>/trigger
+	   Filters can be ignored when removing a trigger.
+      format		- The layout of the event's record and its print fmt
+      id		- The event's id
+`
+
+func (t *Tracing) createTracefsFiles() error {
+	ro := func(text string) debugfs.FileOps {
+		return debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { w.WriteString(text); return nil }}
+	}
+	files := []struct {
+		name string
+		ops  debugfs.FileOps
+		mode uint32
+	}{
+		{"README", ro(readme), 0o440},
+		{"available_tracers", ro(availableTracers), 0o440},
+		{"current_tracer", debugfs.FileOps{Show: t.top.showCurrentTracer, Write: t.top.writeCurrentTracer}, 0o640},
+		{"tracing_on", debugfs.FileOps{Show: t.top.showTracingOn, Write: t.top.writeTracingOn}, 0o640},
+		{"dynamic_events", debugfs.FileOps{Show: t.showDynEvents(dynAny), Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
+		{"uprobe_events", debugfs.FileOps{Show: t.showDynEvents(dynUprobe), Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
+		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
+		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
+		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
+		{"set_event_pid", t.top.pidFileOps(&t.top.pids.event, false, true), 0o640},
+		{"set_event_notrace_pid", t.top.pidFileOps(&t.top.pids.event, true, true), 0o640},
+		{"set_ftrace_pid", t.top.pidFileOps(&t.top.pids.fn, false, false), 0o640},
+		{"set_ftrace_notrace_pid", t.top.pidFileOps(&t.top.pids.fn, true, false), 0o640},
+	}
+	for _, f := range files {
+		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
+		}
+	}
+	return t.createInfoFiles() // trace_marker, tracing_cpumask & co: infofiles.go
+}
+
+func (ta *TraceArray) showTracingOn(_ context.Context, w *bytes.Buffer) error {
+	if ta.on.Load() {
+		w.WriteString("1\n")
+	} else {
+		w.WriteString("0\n")
+	}
+	return nil
+}
+
+// writeTracingOn is rb_simple_write: a decimal number, non-zero is on.
+func (ta *TraceArray) writeTracingOn(_ context.Context, p []byte, _ int64) (int, error) {
+	v, err := strconv.ParseUint(strings.TrimSuffix(string(p), "\n"), 10, 64)
+	if err != nil {
+		return 0, syscall.EINVAL
+	}
+	ta.on.Store(v != 0)
+	return len(p), nil
+}
+
+// showSetEvent lists the enabled events as group:event.
+func (t *Tracing) showSetEvent(_ context.Context, w *bytes.Buffer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.sortedEvents() {
+		if ev.enabled.Load() {
+			fmt.Fprintf(w, "%s:%s\n", ev.group, ev.name)
+		}
+	}
+	return nil
+}
+
+func (t *Tracing) showAvailableEvents(_ context.Context, w *bytes.Buffer) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.sortedEvents() {
+		fmt.Fprintf(w, "%s:%s\n", ev.group, ev.name)
+	}
+	return nil
+}
+
+// sortedEvents is the events in the order of Linux's ftrace_events and
+// tr->events lists, which available_events, set_event and every "enable
+// all matching" walk: newest first (list_add), as the oracle showed;
+// t.mu is held.
+func (t *Tracing) sortedEvents() []*event {
+	evs := make([]*event, 0, len(t.events))
+	for _, ev := range t.events {
+		evs = append(evs, ev)
+	}
+	sortEvents(evs) // tracepoint.go
+	return evs
+}
+
+// writeSetEvent is ftrace_event_write: one "[!][group:]event" (or
+// "group:*", "*:*") per line; "!" disables. A name that matches nothing
+// is EINVAL.
+func (t *Tracing) writeSetEvent(_ context.Context, p []byte, _ int64) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, line := range strings.Fields(string(p)) {
+		on := true
+		if strings.HasPrefix(line, "!") {
+			on, line = false, line[1:]
+		}
+		group, name := "", line
+		if i := strings.IndexByte(line, ':'); i >= 0 {
+			group, name = line[:i], line[i+1:]
+		}
+		matched := false
+		var first error // __ftrace_set_clr_event_nolock goes on after an error
+		for _, ev := range t.sortedEvents() {
+			if (group == "" || group == "*" || group == ev.group) && (name == "" || name == "*" || name == ev.name) {
+				matched = true
+				if err := t.setEnabled(ev, on); err != nil && first == nil {
+					first = err
+				}
+			}
+		}
+		if first != nil {
+			return 0, first
+		}
+		if !matched {
+			return 0, syscall.EINVAL
+		}
+	}
+	return len(p), nil
+}
+
+// clearSetEvent: opening set_event with O_TRUNC disables every event.
+func (t *Tracing) clearSetEvent(context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ev := range t.events {
+		if err := t.setEnabled(ev, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eventControlFiles are the per-event files besides enable and id.
+func (t *Tracing) eventControlFiles(ev *event) []struct {
+	name string
+	mode uint32
+	ops  debugfs.FileOps
+} {
+	return []struct {
+		name string
+		mode uint32
+		ops  debugfs.FileOps
+	}{
+		{"format", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { t.showFormat(w, ev); return nil }}},
+		{"filter", 0o640, debugfs.FileOps{Show: t.showFilter(ev), Write: t.writeFilter(ev)}},
+		{"trigger", 0o640, debugfs.FileOps{Show: t.showTrigger(ev), Write: t.writeTrigger(ev)}},
+	}
+}
+
+// field is one field of an event record, as format shows it.
+type field struct {
+	ctype  string
+	name   string
+	offset int
+	size   int
+	signed bool
+}
+
+// recordFields lays out the record of ev as Linux's trace_kprobe does: the
+// common header, __probe_ip (or __probe_func and __probe_ret_ip), then the
+// arguments.
+func recordFields(ev *event) (common, probe []field) {
+	common = []field{
+		{"unsigned short", "common_type", 0, 2, false},
+		{"unsigned char", "common_flags", 2, 1, false},
+		{"unsigned char", "common_preempt_count", 3, 1, false},
+		{"int", "common_pid", 4, 4, true},
+	}
+	off := 8
+	if ev.isReturn {
+		probe = append(probe, field{"unsigned long", "__probe_func", off, 8, false}, field{"unsigned long", "__probe_ret_ip", off + 8, 8, false})
+		off += 16
+	} else {
+		probe = append(probe, field{"unsigned long", "__probe_ip", off, 8, false})
+		off += 8
+	}
+	for _, p := range ev.params {
+		probe = append(probe, field{p.Type, p.Name, off, int(p.Size), isSignedCType(p.Type)})
+		off += int(p.Size)
+	}
+	for _, a := range ev.args {
+		n := max(a.count, 1)
+		ctype := a.typ.fieldType()
+		if a.count > 0 {
+			ctype = fmt.Sprintf("%s[%d]", ctype, a.count)
+		}
+		probe = append(probe, field{ctype, a.name, off, a.typ.size * n, a.typ.signed})
+		off += a.typ.size * n
+	}
+	return common, probe
+}
+
+// fieldType is the fetch type's fmttype: the alias types print as their
+// base (x64 is u64), strings as __data_loc.
+func (ft fetchType) fieldType() string {
+	switch {
+	case ft.str:
+		return "__data_loc char[]"
+	case ft.symbol:
+		return "u64"
+	case ft.signed:
+		return fmt.Sprintf("s%d", ft.size*8)
+	}
+	return fmt.Sprintf("u%d", ft.size*8)
+}
+
+// printFmt is the argument's part of the print fmt.
+func (ft fetchType) printFmt() string {
+	switch {
+	case ft.str:
+		return `\"%s\"`
+	case ft.symbol:
+		return "%pS"
+	case ft.hex && ft.size == 8:
+		return "0x%Lx"
+	case ft.hex:
+		return "0x%x"
+	case ft.signed && ft.size == 8:
+		return "%Ld"
+	case ft.signed:
+		return "%d"
+	case ft.size == 8:
+		return "%Lu"
+	}
+	return "%u"
+}
+
+// showFormat is the event's format file.
+func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
+	if ev.static != nil {
+		showStaticFormat(w, ev)
+		return
+	}
+	common, probe := recordFields(ev)
+	fmt.Fprintf(w, "name: %s\nID: %d\nformat:\n", ev.name, ev.id)
+	line := func(f field) {
+		s := 0
+		if f.signed {
+			s = 1
+		}
+		fmt.Fprintf(w, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype, f.name, f.offset, f.size, s)
+	}
+	for _, f := range common {
+		line(f)
+	}
+	w.WriteByte('\n')
+	for _, f := range probe {
+		line(f)
+	}
+	w.WriteString("\nprint fmt: \"")
+	var args []string
+	if ev.isReturn {
+		w.WriteString("(%lx <- %lx)")
+		args = append(args, "REC->__probe_func", "REC->__probe_ret_ip")
+	} else {
+		w.WriteString("(%lx)")
+		args = append(args, "REC->__probe_ip")
+	}
+	for _, p := range ev.params {
+		switch {
+		case strings.HasSuffix(p.Type, "*"):
+			fmt.Fprintf(w, " %s=0x%%lx", p.Name)
+		case isSignedCType(p.Type):
+			fmt.Fprintf(w, " %s=%%ld", p.Name)
+		default:
+			fmt.Fprintf(w, " %s=%%lu", p.Name)
+		}
+		args = append(args, "REC->"+p.Name)
+	}
+	for _, a := range ev.args {
+		if a.count > 0 {
+			fmt.Fprintf(w, " %s={", a.name)
+			for i := 0; i < a.count; i++ {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				w.WriteString(a.typ.printFmt())
+				args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+			}
+			w.WriteByte('}')
+			continue
+		}
+		fmt.Fprintf(w, " %s=%s", a.name, a.typ.printFmt())
+		if a.typ.str {
+			args = append(args, fmt.Sprintf("__get_str(%s)", a.name))
+		} else {
+			args = append(args, "REC->"+a.name)
+		}
+	}
+	fmt.Fprintf(w, "\", %s\n", strings.Join(args, ", "))
+}

@@ -1,0 +1,337 @@
+package tracing_test
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestFormat(t *testing.T) {
+	f := setup(t)
+	if err := f.write("tracing/kprobe_events", "p:ev vfs_read fd=%x0 n=%x2:u32 s=+0(%x1):string c=$comm sym=%lr:symbol neg=%x3:s16\nr:rv vfs_read ret=$retval:s64", false); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(f.read(t, "tracing/events/kprobes/ev/id"))
+	want := "name: ev\nID: " + id + `
+format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
+	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
+	field:int common_pid;	offset:4;	size:4;	signed:1;
+
+	field:unsigned long __probe_ip;	offset:8;	size:8;	signed:0;
+	field:u64 fd;	offset:16;	size:8;	signed:0;
+	field:u32 n;	offset:24;	size:4;	signed:0;
+	field:__data_loc char[] s;	offset:28;	size:4;	signed:1;
+	field:__data_loc char[] c;	offset:32;	size:4;	signed:1;
+	field:u64 sym;	offset:36;	size:8;	signed:0;
+	field:s16 neg;	offset:44;	size:2;	signed:1;
+
+print fmt: "(%lx) fd=0x%Lx n=%u s=\"%s\" c=\"%s\" sym=%pS neg=%d", REC->__probe_ip, REC->fd, REC->n, __get_str(s), __get_str(c), REC->sym, REC->neg
+`
+	if got := f.read(t, "tracing/events/kprobes/ev/format"); got != want {
+		t.Errorf("format:\n%s\nwant:\n%s", got, want)
+	}
+	if got := f.read(t, "tracing/events/kprobes/rv/format"); !strings.Contains(got, "field:unsigned long __probe_func;\toffset:8;") ||
+		!strings.Contains(got, "field:unsigned long __probe_ret_ip;\toffset:16;") || !strings.Contains(got, "print fmt: \"(%lx <- %lx) ret=%Ld\", REC->__probe_func, REC->__probe_ret_ip, REC->ret") {
+		t.Errorf("return format:\n%s", got)
+	}
+}
+
+// What Linux 6.1 (Debian's 6.1.192, asked through shared/oracle) leaves in
+// the filter file and error_log after each bad filter, and the errno the
+// writer got: -ENOENT for an unclosed '(' is Linux's, calc_stack's
+// TOO_MANY_OPEN returned as it is.
+func TestFilterErrorsAsLinux(t *testing.T) {
+	f := setup(t)
+	write := func(p, d string) error { return f.write(p, d, false) }
+	if err := write("tracing/kprobe_events", "p:myprobe vfs_read count=$arg3:u64 name=+0($arg1):u64"); err != nil {
+		t.Fatal(err)
+	}
+	const filter = "tracing/events/kprobes/myprobe/filter"
+	tests := []struct {
+		write, file string
+		errno       syscall.Errno
+		caret       int // in error_log, under "  Command: "
+	}{
+		{"nosuchfield == 1\n", "nosuchfield == 1\n            ^\nparse_error: Field not found\n\n", syscall.EINVAL, 12},
+		{"count > \n", "count >\n       ^\nparse_error: Invalid value (did you forget quotes)?\n\n", syscall.EINVAL, 8},
+		{"(count > 1\n", "(count > 1\n^\nparse_error: Too many '('\n\n", syscall.ENOENT, 0},
+		{"count == 1 &&\n", "count == 1 &&\n             ^\nparse_error: Meaningless filter expression\n\n", syscall.EINVAL, 13},
+		{"comm ~ 1\n", "comm ~ 1\n        ^\nparse_error: Expecting string field\n\n", syscall.EINVAL, 8},
+		{"count == abc\n", "count == abc\n          ^\nparse_error: Invalid value (did you forget quotes)?\n\n", syscall.EINVAL, 10},
+		{"bad bad\n", "bad bad\n    ^\nparse_error: Field not found\n\n", syscall.EINVAL, 4},
+	}
+	for _, tt := range tests {
+		if err := f.write("tracing/error_log", "\n", true); err != nil { // echo > error_log
+			t.Fatal(err)
+		}
+		if err := write(filter, "count > 10"); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(filter, tt.write); !errors.Is(err, tt.errno) {
+			t.Errorf("filter %q: %v, want %v", tt.write, err, tt.errno)
+		}
+		if got := f.read(t, filter); got != tt.file {
+			t.Errorf("filter %q leaves\n%q, want\n%q", tt.write, got, tt.file)
+		}
+		log := strings.Split(f.read(t, "tracing/error_log"), "\n")
+		msg := tt.file[strings.Index(tt.file, "parse_error: ")+len("parse_error: "):]
+		msg = strings.TrimRight(msg, "\n")
+		if len(log) != 4 || !strings.HasSuffix(log[0], "] event filter parse error: error: "+msg) ||
+			log[1] != "  Command: "+strings.TrimRight(tt.write, " \n") || log[2] != strings.Repeat(" ", 11+tt.caret)+"^" {
+			t.Errorf("filter %q: error_log\n%s", tt.write, strings.Join(log, "\n"))
+		}
+	}
+	// More of Linux's answers (same oracle run): errno and the filter file.
+	more := []struct {
+		write, file string
+		errno       syscall.Errno // 0: accepted
+	}{
+		{`count == "x`, "count == \"x\n         ^\nparse_error: Missing matching quote\n\n", syscall.ESRCH},
+		{"count == 1)", "count == 1)\n          ^\nparse_error: Too few '('\n\n", syscall.EPERM},
+		{"count = 1", "count = 1\n       ^\nparse_error: Invalid operator\n\n", syscall.EINVAL},
+		{`count < "x"`, "count < \"x\"\n         ^\nparse_error: Illegal operation for field type\n\n", syscall.EINVAL},
+		{`count == "x"`, "count == \"x\"\n          ^\nparse_error: Expecting numeric field\n\n", syscall.EINVAL},
+		{"count ~ 1", "count ~ 1\n         ^\nparse_error: Illegal operation for field type\n\n", syscall.EINVAL},
+		{"count == 1x", "count == 1x\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
+		{"count == 1 count == 2", "count == 1 count == 2\n           ^\nparse_error: Too many terms in predicate expression\n\n", syscall.EPERM},
+		{"== 1", "== 1\nError: (0)\n\n", syscall.EPERM},
+		{`!(count == 1) || comm == "sh"`, "!(count == 1) || comm == \"sh\"\n", 0},
+		{"count == -1", "count == -1\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
+		{"common_pid == -1", "common_pid == -1\n", 0},
+		{"comm == sh", "comm == sh\n         ^\nparse_error: Invalid value (did you forget quotes)?\n\n", syscall.EINVAL},
+		{"  count > 1", "  count > 1\n", 0},
+		{"count == 0b1", "count == 0b1\n          ^\nparse_error: Illegal integer value\n\n", syscall.EINVAL},
+		{"count == 010", "count == 010\n", 0},
+		{"", "\nError: (0)\n\n", syscall.EINVAL},
+		{"   ", "\nError: (0)\n\n", syscall.EINVAL},
+		{" 0 ", "none\n", 0},
+	}
+	for _, tt := range more {
+		err := write(filter, tt.write+"\n")
+		if tt.errno == 0 && err != nil || tt.errno != 0 && !errors.Is(err, tt.errno) {
+			t.Errorf("filter %q: %v, want errno %d", tt.write, err, tt.errno)
+		}
+		if got := f.read(t, filter); got != tt.file {
+			t.Errorf("filter %q leaves\n%q, want\n%q", tt.write, got, tt.file)
+		}
+	}
+	if err := write(filter, "0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, filter); got != "none\n" {
+		t.Errorf("after 0: %q", got)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	f := setup(t)
+	write := func(p, d string) error { return f.write(p, d, false) }
+	if err := write("tracing/kprobe_events", "p:rd vfs_read n=%x2 c=$comm"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, "tracing/events/kprobes/rd/filter"); got != "none\n" {
+		t.Errorf("filter = %q", got)
+	}
+	for _, bad := range []string{"nosuch == 1", "n ~ 3", "c < 3", "n ==", "n == 1 &&", "n == x1", "c == kworker"} {
+		if err := write("tracing/events/kprobes/rd/filter", bad); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("filter %q: %v, want EINVAL", bad, err)
+		}
+	}
+	if err := write("tracing/events/kprobes/rd/filter", "n == 0x40 && (c ~ \"kw*\" || common_pid < 0)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, "tracing/events/kprobes/rd/filter"); got != "n == 0x40 && (c ~ \"kw*\" || common_pid < 0)\n" {
+		t.Errorf("filter = %q", got)
+	}
+	if err := write("tracing/events/kprobes/rd/enable", "1"); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, 3_000_000)
+	trace := f.read(t, "tracing/trace")
+	lines := 0
+	for _, l := range strings.Split(trace, "\n") {
+		if strings.Contains(l, " rd: (") {
+			lines++
+			if !strings.Contains(l, " n=0x40 ") {
+				t.Fatalf("a line the filter should have dropped: %q", l)
+			}
+		}
+	}
+	if lines == 0 {
+		t.Fatalf("the filter dropped everything:\n%.1500s", trace)
+	}
+	// Nothing passes a filter on a value vfs_read never gets.
+	if err := write("tracing/events/kprobes/rd/filter", "n == 12345"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write("tracing/trace", "", true); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, 1_000_000)
+	if strings.Contains(f.read(t, "tracing/trace"), " rd: (") {
+		t.Error("a filter that matches nothing let hits through")
+	}
+	// The common fields and the generic CPU: a kprobe record has interrupts
+	// off (TRACE_FLAG_IRQS_OFF) and the event's id as its type.
+	id := strings.TrimSpace(f.read(t, "tracing/events/kprobes/rd/id"))
+	for _, tt := range []struct {
+		filter string
+		some   bool
+	}{
+		{"CPU == 0 && common_flags & 1 && common_type == " + id + " && common_preempt_count == 0", true},
+		{"cpu > 7 || common_type != " + id, false},
+	} {
+		if err := write("tracing/events/kprobes/rd/filter", tt.filter); err != nil {
+			t.Fatalf("filter %q: %v", tt.filter, err)
+		}
+		if err := f.write("tracing/trace", "", true); err != nil {
+			t.Fatal(err)
+		}
+		f.step(t, 2_000_000)
+		n := 0
+		for _, l := range strings.Split(f.read(t, "tracing/trace"), "\n") {
+			if strings.Contains(l, " rd: (") {
+				n++
+				if !strings.Contains(l, " [000] ") {
+					t.Errorf("filter %q let through %q", tt.filter, l)
+				}
+			}
+		}
+		if (n > 0) != tt.some {
+			t.Errorf("filter %q: %d records", tt.filter, n)
+		}
+	}
+	if err := write("tracing/events/kprobes/rd/filter", "0"); err != nil || f.read(t, "tracing/events/kprobes/rd/filter") != "none\n" {
+		t.Errorf("clearing the filter: %v", err)
+	}
+}
+
+// CPU filters by the CPU that took the hit, on a two-CPU guest.
+func TestFilterCPU(t *testing.T) {
+	f := setupCPUs(t, 2)
+	for _, w := range [][2]string{{"tracing/kprobe_events", "p:rd vfs_read"}, {"tracing/events/kprobes/rd/filter", "CPU == 1"}, {"tracing/events/kprobes/rd/enable", "1"}} {
+		if err := f.write(w[0], w[1], false); err != nil {
+			t.Fatalf("%s: %v", w[0], err)
+		}
+	}
+	n := 0
+	for i := 0; i < 20 && n == 0; i++ {
+		f.step(t, 2_000_000)
+		for _, l := range strings.Split(f.read(t, "tracing/trace"), "\n") {
+			if strings.Contains(l, " rd: (") {
+				n++
+				if !strings.Contains(l, " [001] ") {
+					t.Fatalf("CPU == 1 let through %q", l)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no vfs_read on CPU 1 passed the filter")
+	}
+}
+
+func TestTracingOnSetEventAndFriends(t *testing.T) {
+	f := setup(t)
+	write := func(p, d string, trunc bool) {
+		t.Helper()
+		if err := f.write(p, d, trunc); err != nil {
+			t.Fatalf("%s <- %q: %v", p, d, err)
+		}
+	}
+	write("tracing/dynamic_events", "p:a vfs_read\np:g/b vfs_write\n", false)
+	if got := f.read(t, "tracing/dynamic_events"); got != "p:kprobes/a vfs_read\np:g/b vfs_write\n" {
+		t.Errorf("dynamic_events = %q", got)
+	}
+	// newest first, as Linux's ftrace_events list, then the static
+	// events in id order (oracle)
+	if got := f.read(t, "tracing/available_events"); got != "g:b\nkprobes:a\n"+
+		"signal:signal_deliver\nsignal:signal_generate\n"+
+		"sched:sched_process_fork\nsched:sched_process_exit\nsched:sched_process_free\n"+
+		"sched:sched_switch\nsched:sched_wakeup_new\nsched:sched_wakeup\nsched:sched_waking\n" {
+		t.Errorf("available_events = %q", got)
+	}
+	write("tracing/set_event", "g:b", false)
+	if got := f.read(t, "tracing/set_event"); got != "g:b\n" {
+		t.Errorf("set_event = %q", got)
+	}
+	if f.read(t, "tracing/events/g/b/enable") != "1\n" {
+		t.Error("set_event did not enable g:b")
+	}
+	if err := f.write("tracing/set_event", "nosuch:event", false); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("set_event of a missing event: %v", err)
+	}
+	write("tracing/tracing_on", "0", true)
+	if f.read(t, "tracing/tracing_on") != "0\n" {
+		t.Error("tracing_on")
+	}
+	f.step(t, 1_000_000)
+	if strings.Contains(f.read(t, "tracing/trace"), " b: (") {
+		t.Error("recorded with tracing off")
+	}
+	write("tracing/tracing_on", "1", true)
+	f.step(t, 1_000_000)
+	if !strings.Contains(f.read(t, "tracing/trace"), " b: (") {
+		t.Error("nothing recorded with tracing on")
+	}
+	write("tracing/set_event", "", true)
+	if f.read(t, "tracing/set_event") != "" || f.read(t, "tracing/events/g/b/enable") != "0\n" {
+		t.Error("set_event truncation did not disable")
+	}
+	write("tracing/current_tracer", "nop\n", true)
+	if err := f.write("tracing/current_tracer", "bogus\n", true); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("current_tracer bogus: %v", err)
+	}
+	if !strings.Contains(f.read(t, "tracing/README"), "place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>") {
+		t.Error("README")
+	}
+	if got := f.read(t, "tracing/events/g/b/trigger"); !strings.HasPrefix(got, "# Available triggers:") {
+		t.Errorf("trigger = %q", got)
+	}
+	write("tracing/events/g/b/trigger", "!traceon", false)
+	write("tracing/dynamic_events", "", true)
+	if f.read(t, "tracing/kprobe_events") != "" {
+		t.Error("clearing dynamic_events left kprobe events")
+	}
+}
+
+// kpemu's j: events: a jprobe-backed event whose record is the function's
+// arguments by name.
+func TestJprobeEvents(t *testing.T) {
+	f := setup(t)
+	if err := f.write("tracing/kprobe_events", "j:myj vfs_read\nj vfs_write\n", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, "tracing/kprobe_events"); got != "j:kprobes/myj vfs_read\nj:kprobes/j_vfs_write_0 vfs_write\n" {
+		t.Errorf("kprobe_events = %q", got)
+	}
+	if list := f.read(t, "kprobes/list"); strings.Count(list, "  j  ") != 2 {
+		t.Errorf("list:\n%s", list)
+	}
+	for _, bad := range []string{"j:x vfs_read+4", "j:x vfs_read fd=%x0", "j:x nosuch", "j:myj vfs_write"} {
+		if err := f.write("tracing/kprobe_events", bad, false); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if got := f.read(t, "tracing/events/kprobes/myj/format"); !strings.Contains(got, "\tfield:struct file * file;\toffset:16;\tsize:8;\tsigned:0;\n") ||
+		!strings.Contains(got, "field:size_t count;") || !strings.Contains(got, `print fmt: "(%lx) file=0x%lx buf=0x%lx count=%lu pos=0x%lx", REC->__probe_ip, REC->file`) {
+		t.Errorf("format:\n%s", got)
+	}
+	if err := f.write("tracing/events/kprobes/myj/enable", "1", true); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, 1_000_000)
+	trace := f.read(t, "tracing/trace")
+	if !strings.Contains(trace, " myj: (vfs_read+0x0/0x") || !strings.Contains(trace, " file=0x") || !strings.Contains(trace, " count=") {
+		t.Errorf("trace:\n%.1500s", trace)
+	}
+	if err := f.write("tracing/events/kprobes/myj/enable", "0", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write("tracing/kprobe_events", "", true); err != nil || f.read(t, "kprobes/list") != "" {
+		t.Errorf("clear: %v", err)
+	}
+}

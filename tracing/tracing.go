@@ -1,0 +1,94 @@
+package tracing
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kprobes"
+)
+
+// Tracing is the state of the tracing tree that every tracing root
+// shares, Linux's globals in kernel/trace: the trace events and the
+// dynamic event list (kprobe_events, uprobe_events), the static events
+// on the guest's tracepoints, the saved comms and tgids, the
+// trace_printk formats, the stack tracer and the kernel hooks. Each
+// root's own state (its buffer, tracer, options, pid filters) is a
+// TraceArray; today there is one, top, the tree's top directory.
+type Tracing struct {
+	kp   *kprobes.Kprobes
+	tree *debugfs.Tree
+	dir  string // the tracing directory in tree, e.g. "tracing"
+	log  *slog.Logger
+	now  func() time.Duration
+
+	// top is the top-level trace array, Linux's global_trace: the
+	// files in dir itself.
+	top *TraceArray
+
+	mu     sync.Mutex        // event_mutex: guards everything below
+	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
+	events map[string]*event // by group/name
+	groups map[string]int    // how many of events are in each group
+	nextID int
+
+	cmdlines savedCmdlines // savedcmd: the comms of the pids in the buffers
+	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go
+	fmts     printkFormats // the modules' trace_printk formats; see printkfmt.go
+	thresh   atomic.Uint64 // tracing_thresh, in ns
+
+	// arming, while a write enables or disables many events, collects
+	// the probes to arm (true) and disarm (false), so that they are
+	// armed in one stop of the machine; see batchArming.
+	arming map[bool][]*kprobes.Kprobe
+
+	// mirrored is the last change queued to the guest's tracefs
+	// hierarchy (kernel.MirrorTracefs), which a reader of trace waits
+	// for.
+	mirrored atomic.Uint64
+
+	stack stackTracer // the stack tracer, one for the kernel; see stack.go
+
+	// static is the static events by their tracepoints; made by New
+	// and never changed after (tracepoint.go).
+	static map[*kernel.Tracepoint]*event
+}
+
+// New creates the tracing files under dir in tree ("tracing" for
+// /sys/kernel/debug/tracing). now gives the timestamps of error_log and
+// trace (the guest's clock); nil uses time since New.
+func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Duration, log *slog.Logger) (*Tracing, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		start := time.Now()
+		now = func() time.Duration { return time.Since(start) }
+	}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000}
+	t.top = newTraceArray(t, dir)
+	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
+	if err := t.createFiles(); err != nil {
+		return nil, err
+	}
+	if err := t.createTracefsFiles(); err != nil {
+		return nil, err
+	}
+	if err := t.top.initTraceArray(); err != nil {
+		return nil, err
+	}
+	if err := t.top.initSnapshot(); err != nil {
+		return nil, err
+	}
+	if err := t.initFtrace(); err != nil {
+		return nil, err
+	}
+	if err := t.initStaticEvents(); err != nil {
+		return nil, err
+	}
+	kp.Kernel().SetHostcall(kernel.HCTracePrintk, t.hcTracePrintk)
+	return t, nil
+}
