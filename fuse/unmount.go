@@ -1,7 +1,6 @@
 package fuse
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -229,21 +228,16 @@ func unmountCopies(id uint32, log *slog.Logger) {
 // mountsOf returns the mount points of device dev ("0:42") in a
 // mountinfo file, deepest first so that nested copies go first.
 func mountsOf(table, dev string) []string {
-	f, err := os.Open(table)
+	b, err := os.ReadFile(table)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var mps []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) > 4 && fields[2] == dev {
-			mps = append(mps, mountinfo.Unescape(fields[4]))
+	ms := mountinfo.Parse(string(b))
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Dev == dev {
+			mps = append(mps, ms[i].Point)
 		}
-	}
-	for i, j := 0, len(mps)-1; i < j; i, j = i+1, j-1 {
-		mps[i], mps[j] = mps[j], mps[i]
 	}
 	return mps
 }

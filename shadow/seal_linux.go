@@ -312,26 +312,15 @@ func kpemuMountType(tid int, p string) (string, bool) {
 		return "", false
 	}
 	best, typ := -1, ""
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Split(line, " ")
-		sep := -1
-		for i := 6; i < len(f); i++ {
-			if f[i] == "-" {
-				sep = i
-				break
-			}
-		}
-		if len(f) < 5 || sep < 0 || sep+2 >= len(f) {
-			continue
-		}
-		mp := mountinfo.Unescape(f[4])
+	for _, m := range mountinfo.Parse(string(b)) {
+		mp := m.Point
 		if p != mp && mp != "/" && !strings.HasPrefix(p, mp+"/") {
 			continue
 		}
 		// The deepest mount point holds p; of mounts on the same one, the
 		// last, which covers the others.
 		if len(mp) >= best {
-			best, typ = len(mp), linuxType(f[sep+1], f[sep+2])
+			best, typ = len(mp), linuxType(m.FSType, m.Source)
 		}
 	}
 	return typ, typ != ""

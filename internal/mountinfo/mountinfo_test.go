@@ -39,3 +39,24 @@ func TestDevice(t *testing.T) {
 		}
 	}
 }
+
+func TestParse(t *testing.T) {
+	const table = `22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+40 22 0:41 / /tmp/a\040b rw,nosuid shared:20 master:3 - fuse.kpemu debugfs rw,user_id=0
+short line
+41 22 0:42 / /tmp/dbg rw - fuse.kpemu
+`
+	want := []Mount{
+		{Dev: "8:1", Point: "/", FSType: "ext4", Source: "/dev/sda1"},
+		{Dev: "0:41", Point: "/tmp/a b", FSType: "fuse.kpemu", Source: "debugfs"},
+	}
+	got := Parse(table)
+	if len(got) != len(want) {
+		t.Fatalf("Parse = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("mount %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

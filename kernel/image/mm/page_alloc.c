@@ -175,8 +175,9 @@ void mem_init(void)
 	zones[0] = (struct zone){ .start = lm_alias(page_arena_image), .nr_pages = NR_PAGES, .map = mem_map };
 	high_zone_init(&zones[1]);
 	nr_free_pages = zones[0].nr_pages + zones[1].nr_pages;
-	pr_info("Memory: %luK kernel pages (%luK arena at %px, %luK high RAM at %px)\n",
-		nr_free_pages * (PAGE_SIZE / 1024),
+	/* Linux's mem_init_print_info shape: available/total, then what */
+	pr_info("Memory: %luK/%luK available (%luK slab arena at %px, %luK high RAM at %px)\n",
+		nr_free_pages * (PAGE_SIZE / 1024), nr_free_pages * (PAGE_SIZE / 1024),
 		zones[0].nr_pages * (PAGE_SIZE / 1024), zones[0].start,
 		zones[1].nr_pages * (PAGE_SIZE / 1024), zones[1].start);
 	pr_info("Memory: %luK user page pool at %px\n",
