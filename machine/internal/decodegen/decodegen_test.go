@@ -95,7 +95,15 @@ func TestParseErrors(t *testing.T) {
 		{"long", "A " + strings.Repeat("0", 33), "longer than 32"},
 		{"field overflow", "A " + strings.Repeat("0", 30) + " x:3", "does not fit"},
 		{"bad token", "A 01x " + strings.Repeat("0", 29), "in the bit pattern"},
-		{"unknown slot", "A " + strings.Repeat("0", 32) + " foo=1", "unknown attribute"},
+		{"unknown slot", "A " + strings.Repeat("0", 32) + " foo=1", "no such slot"},
+		{"not an operand", "&s x:uint8=sh\nA " + strings.Repeat("0", 32) + " &s y=1", "not an operand of &s"},
+		{"undeclared set", "A " + strings.Repeat("0", 32) + " &s", "not declared"},
+		{"two sets", "&s x:uint8=sh\n&t y:uint8=sh\nA " + strings.Repeat("0", 32) + " &s\nA " + strings.Repeat("1", 32) + " &t", "earlier line says &s"},
+		{"operand as a field", "&s rd:uint8=ra", "field of inst"},
+		{"operand in a plain slot", "&s x:uint8=rd", "not a slot"},
+		{"bool in a byte", "&s x:bool=sh", "is bool but slot sh is uint8"},
+		{"slot twice in a set", "&s x:uint8=sh y:uint8=sh", "twice"},
+		{"operand and slot", "&s x:uint8=sh\nA " + strings.Repeat("0", 32) + " &s x=1 sh=2", "not an operand of &s"},
 		{"unknown flag", "A " + strings.Repeat("0", 32) + " fast", "unknown flag"},
 		{"lower-case name", "a " + strings.Repeat("0", 32), "upper-case"},
 		{"reserved name", "Undef " + strings.Repeat("0", 32), "reserved"},
@@ -118,7 +126,9 @@ func TestParseErrors(t *testing.T) {
 func TestGenerate(t *testing.T) {
 	tab, err := Parse("t", `
 MOVi  sf:1 00 100101 hw:2 imm:16 rd:5   if=sf==1||hw<2 sf=sf rd=rd imm=uint64(imm)<<(16*hw) jit=emitMOVi
-STRo  size:2 111 0 01 00 imm:12 rn:5 rt:5   rn=rn rd=rt amt=size sp jit=emitMem jitif=jitOK
+# A store's operands.
+&ldst  size:uint8=amt signed:bool=neg
+STRo  size:2 111 0 01 00 imm:12 rn:5 rt:5   &ldst rn=rn rd=rt size=size signed=0 sp jit=emitMem jitif=jitOK
 WFI   1101010100 0 00 ... 0010 0000 011 11111   slice
 B     0 00101 imm:s26   imm=imm<<2 jit=emitB ends
 MSR   1101010100 0 1 . ... .... .... ... .....   jit=emitMSR endsif=unmasks
@@ -143,7 +153,11 @@ MSR   1101010100 0 1 . ... .... .... ... .....   jit=emitMSR endsif=unmasks
 		"if in.rn == regSP {\n\t\t\t\tin.pre |= preSP",
 		"case 12:", // STRo: bits 28:25 = 1100
 		"return c.execWFI(in, pc, n)",
-		"c.execSTRo(in, pc)",
+		"c.execSTRo((*ldstArgs)(in), pc)",
+		"// A store's operands.\n//\n// ldstArgs is inst viewed as the operands of &ldst (a64.decode).\ntype ldstArgs inst",
+		"func (a *ldstArgs) size() uint8  { return a.amt }",
+		"func (a *ldstArgs) signed() bool { return a.neg }",
+		"rd: uint8(rt), rn: uint8(rn), amt: uint8(size), neg: (0) != 0",
 		"case opB:\n\t\treturn true",
 		"case opMSR:\n\t\treturn unmasks(in)",
 	} {
@@ -156,8 +170,8 @@ MSR   1101010100 0 1 . ... .... .... ... .....   jit=emitMSR endsif=unmasks
 	}
 	for _, want := range []string{
 		"case opMOVi, opB, opMSR:\n\t\treturn true",
-		"case opSTRo:\n\t\treturn jitOK(in, el)",
-		"case opSTRo:\n\t\te.emitMem(c, in, k, pc)",
+		"case opSTRo:\n\t\treturn jitOK((*ldstArgs)(in), el)",
+		"case opSTRo:\n\t\te.emitMem(c, (*ldstArgs)(in), k, pc)",
 	} {
 		if !strings.Contains(string(jit), want) {
 			t.Errorf("translator dispatch lacks %q:\n%s", want, jit)

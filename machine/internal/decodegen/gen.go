@@ -42,6 +42,10 @@ func (t *Table) Decoder() ([]byte, error) {
 	}
 	b.WriteString("}\n\n")
 
+	for _, set := range t.Sets {
+		set.emitType(&b)
+	}
+
 	b.WriteString("// decode fills in from the instruction word w: the first pattern of the\n")
 	b.WriteString("// table that matches, or opUndef with the word in imm.\n")
 	b.WriteString("func decode(in *inst, w uint32) {\n\tswitch w >> 25 & 15 {\n")
@@ -93,6 +97,7 @@ func (t *Table) Decoder() ([]byte, error) {
 	type execGroup struct {
 		fn    string
 		slice bool
+		set   *ArgSet
 		ops   []string
 	}
 	var eg []*execGroup
@@ -104,19 +109,22 @@ func (t *Table) Decoder() ([]byte, error) {
 			}
 		}
 		if g == nil {
-			g = &execGroup{fn: op.Exec, slice: op.Slice}
+			g = &execGroup{fn: op.Exec, slice: op.Slice, set: op.Set}
 			eg = append(eg, g)
 		} else if g.slice != op.Slice {
 			return nil, fmt.Errorf("%s: exec %s is shared with an op that differs in slice", op.Name, op.Exec)
+		} else if g.set != op.Set {
+			return nil, fmt.Errorf("%s: exec %s is shared with an op of another argument set", op.Name, op.Exec)
 		}
 		g.ops = append(g.ops, "op"+op.Name)
 	}
 	for _, g := range eg {
 		fmt.Fprintf(&b, "\tcase %s:\n", strings.Join(g.ops, ", "))
+		arg := view(g.set)
 		if g.slice {
-			fmt.Fprintf(&b, "\t\treturn c.%s(in, pc, n)\n", g.fn)
+			fmt.Fprintf(&b, "\t\treturn c.%s(%s, pc, n)\n", g.fn, arg)
 		} else {
-			fmt.Fprintf(&b, "\t\tc.%s(in, pc)\n", g.fn)
+			fmt.Fprintf(&b, "\t\tc.%s(%s, pc)\n", g.fn, arg)
 		}
 	}
 	b.WriteString("\tdefault:\n\t\tc.execUndef(in, pc)\n\t}\n\treturn false\n}\n\n")
@@ -135,7 +143,7 @@ func (t *Table) Decoder() ([]byte, error) {
 	}
 	for _, op := range t.Ops {
 		if op.EndsIf != "" {
-			fmt.Fprintf(&b, "\tcase op%s:\n\t\treturn %s(in)\n", op.Name, op.EndsIf)
+			fmt.Fprintf(&b, "\tcase op%s:\n\t\treturn %s(%s)\n", op.Name, op.EndsIf, t.viewFor(op, func(o *Op) string { return o.EndsIf }))
 		}
 	}
 	b.WriteString("\t}\n\treturn false\n}\n")
@@ -281,28 +289,70 @@ func (t *Table) JIT() ([]byte, error) {
 	}
 	for _, op := range t.Ops {
 		if op.JITIf != "" {
-			fmt.Fprintf(&b, "\tcase op%s:\n\t\treturn %s(in, el)\n", op.Name, op.JITIf)
+			fmt.Fprintf(&b, "\tcase op%s:\n\t\treturn %s(%s, el)\n", op.Name, op.JITIf, t.viewFor(op, func(o *Op) string { return o.JITIf }))
 		}
 	}
 	b.WriteString("\t}\n\treturn false\n}\n\n")
 	b.WriteString("// inst translates instruction k of the block, at pc.\n")
 	b.WriteString("func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {\n\tswitch in.op {\n")
-	var order []string
+	var order []*Op
 	byFn := map[string][]string{}
 	for _, op := range t.Ops {
 		if op.JIT == "" {
 			continue
 		}
 		if _, ok := byFn[op.JIT]; !ok {
-			order = append(order, op.JIT)
+			order = append(order, op)
 		}
 		byFn[op.JIT] = append(byFn[op.JIT], "op"+op.Name)
 	}
-	for _, fn := range order {
-		fmt.Fprintf(&b, "\tcase %s:\n\t\te.%s(c, in, k, pc)\n", strings.Join(byFn[fn], ", "), fn)
+	for _, op := range order {
+		fmt.Fprintf(&b, "\tcase %s:\n\t\te.%s(c, %s, k, pc)\n", strings.Join(byFn[op.JIT], ", "), op.JIT,
+			t.viewFor(op, func(o *Op) string { return o.JIT }))
 	}
 	b.WriteString("\t}\n}\n")
 	return gofmt(b.Bytes())
+}
+
+// view is the expression that gives a function of the ops of set the
+// instruction in: in itself, or in viewed as set's operands.
+func view(set *ArgSet) string {
+	if set == nil {
+		return "in"
+	}
+	return "(*" + set.TypeName() + ")(in)"
+}
+
+// viewFor is view for a function that op shares (by fn) with other ops:
+// their set if they all have the same, else in (and the function views
+// it per op itself).
+func (t *Table) viewFor(op *Op, fn func(*Op) string) string {
+	for _, o := range t.Ops {
+		if fn(o) == fn(op) && o.Set != op.Set {
+			return "in"
+		}
+	}
+	return view(op.Set)
+}
+
+// emitType writes the set's view of inst and its operands' methods.
+func (s *ArgSet) emitType(b *bytes.Buffer) {
+	if s.Doc != "" {
+		for _, l := range strings.Split(s.Doc, "\n") {
+			fmt.Fprintf(b, "// %s\n", l)
+		}
+		b.WriteString("//\n")
+	}
+	fmt.Fprintf(b, "// %s is inst viewed as the operands of &%s (a64.decode).\n", s.TypeName(), s.Name)
+	fmt.Fprintf(b, "type %s inst\n\n", s.TypeName())
+	for _, o := range s.Operands {
+		v := "a." + o.Slot
+		if o.Type != slotTypes[o.Slot] {
+			v = o.Type + "(" + v + ")"
+		}
+		fmt.Fprintf(b, "func (a *%s) %s() %s { return %s }\n", s.TypeName(), o.Name, o.Type, v)
+	}
+	b.WriteString("\n")
 }
 
 func gofmt(src []byte) ([]byte, error) {

@@ -12,21 +12,51 @@ import (
 type Table struct {
 	Ops      []*Op
 	Patterns []*Pattern // all patterns, in table order: the first that matches decodes
+	Sets     []*ArgSet  // the argument sets, in table order
+}
+
+// ArgSet is a named set of typed operands (a line "&name op:Type=slot
+// ..."), as decodetree's argument sets: the instructions that use it
+// are executed and translated with a view of inst (type nameArgs) whose
+// methods read each operand, by its name and as its type, from the slot
+// of inst that stores it.
+type ArgSet struct {
+	Name     string
+	Doc      string // the comment lines just above the set's line
+	Operands []Operand
+}
+
+// Operand is one typed operand of an argument set.
+type Operand struct {
+	Name, Type, Slot string
+}
+
+// TypeName is the Go type of the set's view of inst.
+func (s *ArgSet) TypeName() string { return s.Name + "Args" }
+
+func (s *ArgSet) operand(name string) *Operand {
+	for i := range s.Operands {
+		if s.Operands[i].Name == name {
+			return &s.Operands[i]
+		}
+	}
+	return nil
 }
 
 // Op is one opcode of the decoded form: what executes it, what
 // translates it, and the facts the decoder computes for it.
 type Op struct {
 	Name     string
-	Exec     string // the CPU method that executes it
-	Slice    bool   // Exec takes the slice's count and reports whether the slice ends
-	SP       bool   // rn is a base address: decode records whether it is SP (alignment check)
-	FP       bool   // an FP/SIMD instruction: the interpreter checks FP/SIMD is enabled first
-	JIT      string // the emitter method that translates it; "" if not translatable
-	JITIf    string // a func(*inst, uint8) bool that must also hold for translation
-	Hot      bool   // Exec's body is spliced into the interpreter loop (Table.Dispatch)
-	Ends     bool   // ends a translated block (may branch, or unmasks interrupts)
-	EndsIf   string // a func(*inst) bool: ends a block when it holds
+	Exec     string  // the CPU method that executes it
+	Slice    bool    // Exec takes the slice's count and reports whether the slice ends
+	SP       bool    // rn is a base address: decode records whether it is SP (alignment check)
+	FP       bool    // an FP/SIMD instruction: the interpreter checks FP/SIMD is enabled first
+	JIT      string  // the emitter method that translates it; "" if not translatable
+	JITIf    string  // a func(*inst, uint8) bool that must also hold for translation
+	Hot      bool    // Exec's body is spliced into the interpreter loop (Table.Dispatch)
+	Ends     bool    // ends a translated block (may branch, or unmasks interrupts)
+	EndsIf   string  // a func(*inst) bool: ends a block when it holds
+	Set      *ArgSet // the operands' names and types; nil: only the plain slots
 	Patterns []*Pattern
 }
 
@@ -62,6 +92,16 @@ var slotTypes = map[string]string{
 	"imm": "uint64", "im2": "uint64",
 }
 
+// plainSlots are the slots that mean one thing for every instruction and
+// that a pattern sets by their own names; every other slot means what an
+// argument set names it.
+var plainSlots = map[string]bool{"sf": true, "rd": true, "rn": true, "rm": true, "imm": true}
+
+// instFields are inst's fields: no operand may be named as one, as an
+// operand is a method of a view of inst.
+var instFields = map[string]bool{"op": true, "pre": true, "sf": true, "rd": true, "rn": true, "rm": true,
+	"ra": true, "sh": true, "amt": true, "cc": true, "neg": true, "imm": true, "im2": true}
+
 // slotOrder is the order of inst's fields, for stable output.
 var slotOrder = []string{"sf", "rd", "rn", "rm", "ra", "sh", "amt", "cc", "neg", "imm", "im2"}
 
@@ -70,16 +110,24 @@ var (
 	bitsRE  = regexp.MustCompile(`^[01.]+$`)
 	fieldRE = regexp.MustCompile(`^([a-z][a-z0-9]*):(s?)([0-9]+)$`)
 	identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	setRE   = regexp.MustCompile(`^&([a-z][A-Za-z0-9]*)$`)
+	operRE  = regexp.MustCompile(`^([a-z][A-Za-z0-9]*):([A-Za-z][A-Za-z0-9]*)=([a-z0-9]+)$`)
 )
 
 // Parse reads a table. name is used in error messages.
 func Parse(name, src string) (*Table, error) {
 	t := &Table{}
 	ops := map[string]*Op{}
+	sets := map[string]*ArgSet{}
+	var doc []string // the comment lines just read
 	lines := strings.Split(src, "\n")
 	for i := 0; i < len(lines); i++ {
 		lineNo := i + 1
 		line := lines[i]
+		if c, ok := strings.CutPrefix(strings.TrimSpace(line), "#"); ok {
+			doc = append(doc, strings.TrimSpace(c))
+			continue
+		}
 		for strings.HasSuffix(strings.TrimSpace(line), `\`) && i+1 < len(lines) {
 			line = strings.TrimSuffix(strings.TrimSpace(line), `\`) + " " + lines[i+1]
 			i++
@@ -88,10 +136,20 @@ func Parse(name, src string) (*Table, error) {
 			line = line[:j]
 		}
 		toks := strings.Fields(line)
+		comment := doc
+		doc = nil
 		if len(toks) == 0 {
 			continue
 		}
-		p, err := parsePattern(toks, lineNo, ops, t)
+		if strings.HasPrefix(toks[0], "&") {
+			set, err := parseSet(toks, comment, sets)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+			}
+			t.Sets = append(t.Sets, set)
+			continue
+		}
+		p, err := parsePattern(toks, lineNo, ops, sets, t)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
@@ -110,11 +168,79 @@ func Parse(name, src string) (*Table, error) {
 		if op.Ends && op.EndsIf != "" {
 			return nil, fmt.Errorf("%s: %s has both ends and endsif", name, op.Name)
 		}
+		for _, p := range op.Patterns {
+			if err := p.resolve(); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, p.Line, err)
+			}
+		}
 	}
 	return t, nil
 }
 
-func parsePattern(toks []string, lineNo int, ops map[string]*Op, t *Table) (*Pattern, error) {
+// parseSet reads an argument set's line: &name op:Type=slot ...
+func parseSet(toks, doc []string, sets map[string]*ArgSet) (*ArgSet, error) {
+	m := setRE.FindStringSubmatch(toks[0])
+	if m == nil {
+		return nil, fmt.Errorf("argument set %q: want &name, lower-case", toks[0])
+	}
+	if sets[m[1]] != nil {
+		return nil, fmt.Errorf("argument set &%s twice", m[1])
+	}
+	s := &ArgSet{Name: m[1], Doc: strings.Join(doc, "\n")}
+	slots := map[string]bool{}
+	for _, tok := range toks[1:] {
+		o := operRE.FindStringSubmatch(tok)
+		if o == nil {
+			return nil, fmt.Errorf("&%s: operand %q: want name:Type=slot", s.Name, tok)
+		}
+		if _, ok := slotTypes[o[3]]; !ok || plainSlots[o[3]] {
+			return nil, fmt.Errorf("&%s: %s is stored in %q, which is not a slot an argument set names (ra sh amt cc neg im2)", s.Name, o[1], o[3])
+		}
+		if instFields[o[1]] {
+			return nil, fmt.Errorf("&%s: operand %s is named as a field of inst", s.Name, o[1])
+		}
+		if s.operand(o[1]) != nil || slots[o[3]] {
+			return nil, fmt.Errorf("&%s: operand %s or slot %s twice", s.Name, o[1], o[3])
+		}
+		if (slotTypes[o[3]] == "bool") != (o[2] == "bool") {
+			return nil, fmt.Errorf("&%s: %s is %s but slot %s is %s", s.Name, o[1], o[2], o[3], slotTypes[o[3]])
+		}
+		slots[o[3]] = true
+		s.Operands = append(s.Operands, Operand{Name: o[1], Type: o[2], Slot: o[3]})
+	}
+	if len(s.Operands) == 0 {
+		return nil, fmt.Errorf("&%s has no operands", s.Name)
+	}
+	sets[s.Name] = s
+	return s, nil
+}
+
+// resolve maps the line's assignments by operand name to inst's slots,
+// now that every line of its op has been read (any may name the set).
+func (p *Pattern) resolve() error {
+	set := p.Op.Set
+	seen := map[string]bool{}
+	for i, a := range p.Assigns {
+		slot := a.Slot
+		switch {
+		case set != nil && set.operand(a.Slot) != nil:
+			slot = set.operand(a.Slot).Slot
+		case plainSlots[a.Slot]:
+		case set == nil && slotTypes[a.Slot] != "": // TRANSITION: raw slots until every op has its set
+		case set == nil:
+			return fmt.Errorf("%s: %s=: no such slot, and %s names no argument set", p.Op.Name, a.Slot, p.Op.Name)
+		default:
+			return fmt.Errorf("%s: %s=: not an operand of &%s", p.Op.Name, a.Slot, set.Name)
+		}
+		if seen[slot] {
+			return fmt.Errorf("%s: slot %s set twice", p.Op.Name, slot)
+		}
+		seen[slot] = true
+		p.Assigns[i].Slot = slot
+	}
+	return nil
+}
+func parsePattern(toks []string, lineNo int, ops map[string]*Op, sets map[string]*ArgSet, t *Table) (*Pattern, error) {
 	name := toks[0]
 	if !nameRE.MatchString(name) {
 		return nil, fmt.Errorf("pattern name %q: want an upper-case identifier", name)
@@ -170,6 +296,17 @@ func parsePattern(toks []string, lineNo int, ops map[string]*Op, t *Table) (*Pat
 		return nil, fmt.Errorf("pattern has %d bits, want 32", 32-pos)
 	}
 	for ; k < len(toks); k++ {
+		if m := setRE.FindStringSubmatch(toks[k]); m != nil {
+			set := sets[m[1]]
+			switch {
+			case set == nil:
+				return nil, fmt.Errorf("argument set &%s is not declared (above)", m[1])
+			case op.Set != nil && op.Set != set:
+				return nil, fmt.Errorf("%s: &%s, but an earlier line says &%s", op.Name, m[1], op.Set.Name)
+			}
+			op.Set = set
+			continue
+		}
 		if err := p.attr(toks[k]); err != nil {
 			return nil, err
 		}
@@ -225,14 +362,10 @@ func (p *Pattern) attr(tok string) error {
 	case key == "endsif":
 		return setOp(&op.EndsIf)
 	default:
-		if _, ok := slotTypes[key]; !ok {
-			return fmt.Errorf("unknown attribute or slot %q", key)
+		if !identRE.MatchString(key) {
+			return fmt.Errorf("unknown attribute %q", tok)
 		}
-		for _, a := range p.Assigns {
-			if a.Slot == key {
-				return fmt.Errorf("slot %s set twice", key)
-			}
-		}
+		// A slot or an operand of the op's set: resolve tells which.
 		p.Assigns = append(p.Assigns, Assign{Slot: key, Expr: val})
 	}
 	return nil

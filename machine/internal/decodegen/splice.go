@@ -51,7 +51,7 @@ func (t *Table) Dispatch(path string) ([]byte, error) {
 		if fd == nil {
 			return nil, fmt.Errorf("%s: exec %s not found", op.Name, op.Exec)
 		}
-		body, err := splice(fset, srcs, fd, op.Slice)
+		body, err := splice(fset, srcs, fd, op.Slice, op.Set)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Name, err)
 		}
@@ -97,19 +97,27 @@ func methods(dir string) (map[string]*ast.FuncDecl, *token.FileSet, map[string][
 }
 
 // splice returns fd's body as statements of a case of the loop: its
-// parameters must be named as the loop's variables (c, in, pc, n) or _;
-// a return becomes continue loop, and for slice functions return true
-// becomes break loop.
-func splice(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, slice bool) (string, error) {
+// parameters must be named as the loop's variables (c, in, pc, n) or _,
+// but for an op of an argument set the first, a, which the case binds to
+// in's view; a return becomes continue loop, and for slice functions
+// return true becomes break loop.
+func splice(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, slice bool, set *ArgSet) (string, error) {
 	if r := fd.Recv.List[0].Names; len(r) != 1 || r[0].Name != "c" {
 		return "", fmt.Errorf("%s: the receiver must be c", fd.Name.Name)
 	}
 	want := []string{"in", "pc", "n"}
+	if set != nil {
+		want[0] = "a"
+	}
+	prologue := ""
 	i := 0
 	for _, f := range fd.Type.Params.List {
 		for _, nm := range f.Names {
 			if i >= len(want) || nm.Name != want[i] && nm.Name != "_" {
-				return "", fmt.Errorf("%s: parameters must be (in, pc[, n]) or _", fd.Name.Name)
+				return "", fmt.Errorf("%s: parameters must be (%s, pc[, n]) or _", fd.Name.Name, want[0])
+			}
+			if i == 0 && nm.Name == "a" {
+				prologue = "a := " + view(set) + "\n"
 			}
 			i++
 		}
@@ -160,7 +168,7 @@ func splice(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, slice 
 		at = e.to
 	}
 	out.Write(text[at:to])
-	body := strings.TrimSpace(out.String())
+	body := prologue + strings.TrimSpace(out.String())
 	// A continue at the very end is where the case ends anyway.
 	body = strings.TrimSpace(strings.TrimSuffix(body, "continue loop"))
 	if _, err := format.Source([]byte("package p\nfunc f() {\nloop:\nfor {\n" + body + "\n}\n}\n")); err != nil {

@@ -35,6 +35,10 @@ func (c *CPU) execLD(in *inst, pc uint64) {
 	use(f)
 }
 
+func (c *CPU) execADD(a *addArgs, pc uint64) {
+	c.r[a.rd] = uint64(a.shift())
+}
+
 func (c *CPU) execWFI(in *inst, pc, n uint64) bool {
 	if c.lines != 0 {
 		return false
@@ -46,6 +50,8 @@ func (c *CPU) execWFI(in *inst, pc, n uint64) bool {
 LD   0000 .... .... .... .... .... .... ....  hot
 WFI  0001 .... .... .... .... .... .... ....  slice hot
 X    0010 .... .... .... .... .... .... ....
+&add shift:uint8=sh
+ADD  0011 .... .... .... .... .... .... ....  &add hot
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +68,7 @@ X    0010 .... .... .... .... .... .... ....
 		"if c.lines != 0 {\n\t\t\t\tcontinue loop\n\t\t\t}",
 		"if c.sleep(n) {\n\t\t\t\tbreak loop\n\t\t\t}",
 		"default:\n\t\t\tif c.execute(in, pc, n) {",
+		"case opADD: // execADD\n\t\t\ta := (*addArgs)(in)\n\t\t\tc.r[a.rd] = uint64(a.shift())",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("dispatch lacks %q:\n%s", want, got)
