@@ -164,6 +164,135 @@ const (
 // opNames are the opcodes' names, as the table spells them.
 var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
+// MOVK: imm = the new halfword in place, keep = the bits it leaves, old =
+// Rd read as a source.
+//
+// movkArgs is inst viewed as the operands of &movk (a64.decode).
+type movkArgs inst
+
+func (a *movkArgs) keep() uint64 { return a.im2 }
+func (a *movkArgs) old() uint8   { return a.ra }
+
+// Bitfield moves, the shift aliases first in their cheaper forms: a
+// shift by an immediate (LSL, LSR, ASR), then SBFM, BFM and UBFM with
+// their masks computed at decode (imm = wmask).
+//
+// shiftimmArgs is inst viewed as the operands of &shiftimm (a64.decode).
+type shiftimmArgs inst
+
+func (a *shiftimmArgs) shift() uint8 { return a.amt }
+
+// bitfieldArgs is inst viewed as the operands of &bitfield (a64.decode).
+type bitfieldArgs inst
+
+func (a *bitfieldArgs) immr() uint8   { return a.amt }
+func (a *bitfieldArgs) imms() uint8   { return a.cc }
+func (a *bitfieldArgs) tmask() uint64 { return a.im2 }
+func (a *bitfieldArgs) old() uint8    { return a.ra }
+
+// extrArgs is inst viewed as the operands of &extr (a64.decode).
+type extrArgs inst
+
+func (a *extrArgs) lsb() uint8 { return a.amt }
+
+// TBZ, TBNZ: the bit tested.
+//
+// testbitArgs is inst viewed as the operands of &testbit (a64.decode).
+type testbitArgs inst
+
+func (a *testbitArgs) bit() uint8 { return a.amt }
+
+// B.cond, and the conditional selects below: the condition.
+//
+// condArgs is inst viewed as the operands of &cond (a64.decode).
+type condArgs inst
+
+func (a *condArgs) cond() uint8 { return a.cc }
+
+// A system instruction's access from EL0: el0 is el0OK, el0Trap (allowed
+// when bit trapBit of SCTLR_EL1 is set, else a trap with ISS trapISS) or
+// el0Undef (0: undefined at EL0).
+//
+// sysArgs is inst viewed as the operands of &sys (a64.decode).
+type sysArgs inst
+
+func (a *sysArgs) el0() uint8      { return a.cc }
+func (a *sysArgs) trapBit() uint8  { return a.amt }
+func (a *sysArgs) trapISS() uint64 { return a.im2 }
+
+// MSR (immediate): field is the PSTATE field (pstate*), imm the value;
+// EL0 may change DAIF when SCTLR_EL1.UMA (bit 9) allows it.
+//
+// pstateArgs is inst viewed as the operands of &pstate (a64.decode).
+type pstateArgs inst
+
+func (a *pstateArgs) field() uint8    { return a.sh }
+func (a *pstateArgs) el0() uint8      { return a.cc }
+func (a *pstateArgs) trapBit() uint8  { return a.amt }
+func (a *pstateArgs) trapISS() uint64 { return a.im2 }
+
+// AT: which translation (S1E1R, S1E1W, S1E0R, S1E0W).
+//
+// atArgs is inst viewed as the operands of &at (a64.decode).
+type atArgs inst
+
+func (a *atArgs) kind() uint8 { return a.sh }
+
+// TLBI: the operation (tlbi*), and whether it is the Inner Shareable form.
+//
+// tlbiArgs is inst viewed as the operands of &tlbi (a64.decode).
+type tlbiArgs inst
+
+func (a *tlbiArgs) operation() uint8 { return a.sh }
+func (a *tlbiArgs) broadcast() bool  { return a.neg }
+
+// ---- Data processing, register ----
+// Logical and add/subtract (shifted register): rm shifted (shift type:
+// LSL, LSR, ASR, ROR) by amount, and for the logical ones inverted (BIC,
+// ORN, EON, BICS).
+//
+// shiftedArgs is inst viewed as the operands of &shifted (a64.decode).
+type shiftedArgs inst
+
+func (a *shiftedArgs) shift() uint8  { return a.sh }
+func (a *shiftedArgs) amount() uint8 { return a.amt }
+func (a *shiftedArgs) invert() bool  { return a.neg }
+
+// Add/subtract (extended register): rm extended (UXTB ... SXTX) and
+// shifted left by amount.
+//
+// extendedArgs is inst viewed as the operands of &extended (a64.decode).
+type extendedArgs inst
+
+func (a *extendedArgs) extend() uint8 { return a.sh }
+func (a *extendedArgs) amount() uint8 { return a.amt }
+
+// Conditional compare: nzcv are the flags when cond fails; immediate:
+// the second operand is imm, not rm.
+//
+// ccmpArgs is inst viewed as the operands of &ccmp (a64.decode).
+type ccmpArgs inst
+
+func (a *ccmpArgs) cond() uint8     { return a.cc }
+func (a *ccmpArgs) nzcv() uint8     { return a.amt }
+func (a *ccmpArgs) immediate() bool { return a.neg }
+
+// CRC32{,C}{B,H,W,X}: size is log2 of rm's bytes; castagnoli: CRC32C.
+//
+// crcArgs is inst viewed as the operands of &crc (a64.decode).
+type crcArgs inst
+
+func (a *crcArgs) size() uint8      { return a.amt }
+func (a *crcArgs) castagnoli() bool { return a.neg }
+
+// Data processing (3 source); the widening and high multiplies exist only
+// with sf=1. addend is Ra.
+//
+// muladdArgs is inst viewed as the operands of &muladd (a64.decode).
+type muladdArgs inst
+
+func (a *muladdArgs) addend() uint8 { return a.ra }
+
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
@@ -173,7 +302,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 258
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 276
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -183,7 +312,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 259
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 277
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -197,7 +326,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 260
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 278
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -208,7 +337,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 261
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 279
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -221,7 +350,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 267
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 285
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -236,7 +365,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 262
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 280
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -246,7 +375,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 263
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 281
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -257,7 +386,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 264
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 282
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -272,7 +401,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 278
+				if w&0x7e400000 == 0x28000000 { // STP, line 296
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -286,7 +415,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 280
+				if w&0x7e400000 == 0x28400000 { // LDP, line 298
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -300,7 +429,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 282
+				if w&0xfe400000 == 0x68400000 { // LDP, line 300
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -319,15 +448,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 317
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 338
 				sf := w >> 31 & 0x1
-				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
-				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
+				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 320
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 341
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -341,7 +469,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 318
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 339
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -355,7 +483,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 322
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 343
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -369,7 +497,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 324
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 345
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -383,7 +511,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 327
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 348
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -395,7 +523,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 336
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 359
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -408,7 +536,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 329
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 350
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -420,7 +548,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 337
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 360
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -433,7 +561,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 331
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 352
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -445,7 +573,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 338
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 361
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -458,7 +586,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 333
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 354
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -470,7 +598,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 339
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 362
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -896,7 +1024,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 176
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 179
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -907,7 +1035,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 181
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 187
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -915,11 +1043,11 @@ func decode(in *inst, w uint32) {
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
 				if (bitfieldOK(sf, n, immr, imms)) && (imms == 31+32*sf) {
-					*in = inst{op: opASRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					*in = inst{op: opASRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), amt: uint8(immr)}
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 184
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 189
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -932,7 +1060,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 187
+			if w&0x7f800000 == 0x33000000 { // BFM, line 192
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -945,7 +1073,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 190
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 195
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -953,11 +1081,11 @@ func decode(in *inst, w uint32) {
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
 				if (bitfieldOK(sf, n, immr, imms)) && (imms == 31+32*sf) {
-					*in = inst{op: opLSRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					*in = inst{op: opLSRi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), amt: uint8(immr)}
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 193
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 197
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -965,11 +1093,11 @@ func decode(in *inst, w uint32) {
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
 				if (bitfieldOK(sf, n, immr, imms)) && (imms+1 == immr) {
-					*in = inst{op: opLSLi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), ra: uint8(rZR(rd)), amt: uint8(32 + 32*sf - immr), cc: uint8(imms), imm: uint64(bfWmask(sf, n, immr, imms)), im2: uint64(bfTmask(sf, n, immr, imms))}
+					*in = inst{op: opLSLi, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), amt: uint8(32 + 32*sf - immr)}
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 196
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 199
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -982,7 +1110,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 200
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 204
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1009,13 +1137,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 245
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 263
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 246
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 264
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1032,7 +1160,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 247
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 265
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1041,28 +1169,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 219
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 227
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 220
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 228
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 222
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 230
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 223
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 231
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 224
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 232
 								*in = inst{op: opISB}
 								return
 							}
@@ -1070,19 +1198,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 227
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 240
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 228
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 241
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 229
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 242
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1091,12 +1219,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 233
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 246
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 234
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 248
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1107,42 +1235,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 236
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 250
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 237
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 251
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 238
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 252
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 239
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 253
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 240
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 254
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 241
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 255
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 242
+								if w&0xffffff80 == 0xd5087800 { // AT, line 258
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1151,7 +1279,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 243
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 261
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1161,7 +1289,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 210
+				if w&0xff000010 == 0x54000000 { // Bcond, line 218
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1170,19 +1298,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 212
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 220
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 213
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 221
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 214
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 222
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1190,25 +1318,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 204
+			if w&0xfc000000 == 0x14000000 { // B, line 208
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 205
+			if w&0xfc000000 == 0x94000000 { // BL, line 209
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 206
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 210
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 207
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 211
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1219,18 +1347,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 204
+			if w&0xfc000000 == 0x14000000 { // B, line 208
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 205
+			if w&0xfc000000 == 0x94000000 { // BL, line 209
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 208
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 214
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1238,7 +1366,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 209
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 215
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1249,25 +1377,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 251
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 269
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 252
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 270
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 253
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 271
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 254
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 272
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1278,34 +1406,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 272
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 290
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 273
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 291
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 274
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 292
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 275
+				if w&0xff000000 == 0xd8000000 { // NOP, line 293
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 286
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 304
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1316,11 +1444,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 287
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 305
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 288
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 306
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1337,7 +1465,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 291
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 309
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1348,11 +1476,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 295
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 313
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 296
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 314
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1367,7 +1495,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 292
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 310
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1378,7 +1506,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 297
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 315
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1393,7 +1521,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 293
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 311
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1404,7 +1532,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 299
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 317
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1419,7 +1547,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 294
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 312
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1430,7 +1558,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 300
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 318
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1447,7 +1575,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 304
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 322
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1460,7 +1588,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 305
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 323
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1471,7 +1599,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 306
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 324
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1483,7 +1611,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 309
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 327
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1498,14 +1626,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 311
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 329
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 312
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 330
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1526,7 +1654,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 341
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 364
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1535,7 +1663,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 342
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 365
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1544,7 +1672,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 343
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 366
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1553,7 +1681,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 344
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 367
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1562,7 +1690,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 347
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 371
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1573,7 +1701,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 348
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 372
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1584,7 +1712,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 350
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 374
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1593,7 +1721,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 351
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 375
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1603,7 +1731,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 352
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 376
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1612,7 +1740,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 353
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 377
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1624,7 +1752,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 355
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 379
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1632,7 +1760,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 356
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 380
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1643,7 +1771,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 357
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 381
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1652,7 +1780,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 358
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 382
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1661,7 +1789,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 359
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 383
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1670,7 +1798,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 360
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 384
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1680,7 +1808,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 362
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 387
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -1696,7 +1824,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 364
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 389
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1704,7 +1832,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 365
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 390
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1712,27 +1840,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 366
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 391
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 367
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 392
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 368
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 393
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 369
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 394
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1740,7 +1868,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 370
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 395
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1749,7 +1877,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 373
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 399
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1758,7 +1886,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 374
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 400
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1768,7 +1896,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 375
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 401
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1776,7 +1904,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 376
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 402
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1785,7 +1913,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 377
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 403
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1793,7 +1921,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 378
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 404
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1802,21 +1930,19 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 379
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 405
 				rm := w >> 16 & 0x1f
-				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
-				*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				*in = inst{op: opSMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 380
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 406
 				rm := w >> 16 & 0x1f
-				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
-				*in = inst{op: opUMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
+				*in = inst{op: opUMULH, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 				return
 			}
 		}
@@ -2469,17 +2595,17 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opMOVi:
 		c.execMOVi(in, pc)
 	case opMOVK:
-		c.execMOVK(in, pc)
+		c.execMOVK((*movkArgs)(in), pc)
 	case opASRi:
-		c.execASRi(in, pc)
+		c.execASRi((*shiftimmArgs)(in), pc)
 	case opSBFM, opBFM, opUBFM:
-		c.execBitfield(in, pc)
+		c.execBitfield((*bitfieldArgs)(in), pc)
 	case opLSRi:
-		c.execLSRi(in, pc)
+		c.execLSRi((*shiftimmArgs)(in), pc)
 	case opLSLi:
-		c.execLSLi(in, pc)
+		c.execLSLi((*shiftimmArgs)(in), pc)
 	case opEXTR:
-		c.execEXTR(in, pc)
+		c.execEXTR((*extrArgs)(in), pc)
 	case opB:
 		c.execB(in, pc)
 	case opBL:
@@ -2489,11 +2615,11 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opCBNZ:
 		c.execCBNZ(in, pc)
 	case opTBZ:
-		c.execTBZ(in, pc)
+		c.execTBZ((*testbitArgs)(in), pc)
 	case opTBNZ:
-		c.execTBNZ(in, pc)
+		c.execTBNZ((*testbitArgs)(in), pc)
 	case opBcond:
-		c.execBcond(in, pc)
+		c.execBcond((*condArgs)(in), pc)
 	case opSVC:
 		c.execSVC(in, pc)
 	case opHVC:
@@ -2509,21 +2635,21 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opISB:
 		c.execISB(in, pc)
 	case opMSRi:
-		c.execMSRi(in, pc)
+		c.execMSRi((*pstateArgs)(in), pc)
 	case opDCZVA:
-		c.execDCZVA(in, pc)
+		c.execDCZVA((*sysArgs)(in), pc)
 	case opSYS:
-		c.execSYS(in, pc)
+		c.execSYS((*sysArgs)(in), pc)
 	case opAT:
-		c.execAT(in, pc)
+		c.execAT((*atArgs)(in), pc)
 	case opTLBI:
-		c.execTLBI(in, pc)
+		c.execTLBI((*tlbiArgs)(in), pc)
 	case opMRS:
-		return c.execMRS(in, pc, n)
+		return c.execMRS((*sysArgs)(in), pc, n)
 	case opMRSzero:
 		c.execMRSzero(in, pc)
 	case opMSR:
-		return c.execMSR(in, pc, n)
+		return c.execMSR((*sysArgs)(in), pc, n)
 	case opBR, opRET:
 		c.execBR(in, pc)
 	case opBLR:
@@ -2577,29 +2703,29 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opMOVr:
 		c.execMOVr(in, pc)
 	case opANDr:
-		c.execANDr(in, pc)
+		c.execANDr((*shiftedArgs)(in), pc)
 	case opORRr:
-		c.execORRr(in, pc)
+		c.execORRr((*shiftedArgs)(in), pc)
 	case opEORr:
-		c.execEORr(in, pc)
+		c.execEORr((*shiftedArgs)(in), pc)
 	case opANDSr:
-		c.execANDSr(in, pc)
+		c.execANDSr((*shiftedArgs)(in), pc)
 	case opADDr:
-		c.execADDr(in, pc)
+		c.execADDr((*shiftedArgs)(in), pc)
 	case opADDSr:
-		c.execADDSr(in, pc)
+		c.execADDSr((*shiftedArgs)(in), pc)
 	case opSUBr:
-		c.execSUBr(in, pc)
+		c.execSUBr((*shiftedArgs)(in), pc)
 	case opSUBSr:
-		c.execSUBSr(in, pc)
+		c.execSUBSr((*shiftedArgs)(in), pc)
 	case opADDx:
-		c.execADDx(in, pc)
+		c.execADDx((*extendedArgs)(in), pc)
 	case opADDSx:
-		c.execADDSx(in, pc)
+		c.execADDSx((*extendedArgs)(in), pc)
 	case opSUBx:
-		c.execSUBx(in, pc)
+		c.execSUBx((*extendedArgs)(in), pc)
 	case opSUBSx:
-		c.execSUBSx(in, pc)
+		c.execSUBSx((*extendedArgs)(in), pc)
 	case opADC:
 		c.execADC(in, pc)
 	case opADCS:
@@ -2609,15 +2735,15 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opSBCS:
 		c.execSBCS(in, pc)
 	case opCCMN, opCCMP:
-		c.execCCMP(in, pc)
+		c.execCCMP((*ccmpArgs)(in), pc)
 	case opCSEL:
-		c.execCSEL(in, pc)
+		c.execCSEL((*condArgs)(in), pc)
 	case opCSINC:
-		c.execCSINC(in, pc)
+		c.execCSINC((*condArgs)(in), pc)
 	case opCSINV:
-		c.execCSINV(in, pc)
+		c.execCSINV((*condArgs)(in), pc)
 	case opCSNEG:
-		c.execCSNEG(in, pc)
+		c.execCSNEG((*condArgs)(in), pc)
 	case opUDIV:
 		c.execUDIV(in, pc)
 	case opSDIV:
@@ -2631,7 +2757,7 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opRORV:
 		c.execRORV(in, pc)
 	case opCRC32:
-		c.execCRC32(in, pc)
+		c.execCRC32((*crcArgs)(in), pc)
 	case opRBIT:
 		c.execRBIT(in, pc)
 	case opREV16:
@@ -2645,17 +2771,17 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opCLS:
 		c.execCLS(in, pc)
 	case opMADD:
-		c.execMADD(in, pc)
+		c.execMADD((*muladdArgs)(in), pc)
 	case opMSUB:
-		c.execMSUB(in, pc)
+		c.execMSUB((*muladdArgs)(in), pc)
 	case opSMADDL:
-		c.execSMADDL(in, pc)
+		c.execSMADDL((*muladdArgs)(in), pc)
 	case opSMSUBL:
-		c.execSMSUBL(in, pc)
+		c.execSMSUBL((*muladdArgs)(in), pc)
 	case opUMADDL:
-		c.execUMADDL(in, pc)
+		c.execUMADDL((*muladdArgs)(in), pc)
 	case opUMSUBL:
-		c.execUMSUBL(in, pc)
+		c.execUMSUBL((*muladdArgs)(in), pc)
 	case opSMULH:
 		c.execSMULH(in, pc)
 	case opUMULH:

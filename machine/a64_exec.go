@@ -84,55 +84,55 @@ func (c *CPU) execMOVi(in *inst, pc uint64) {
 }
 
 // execMOVK executes MOVK.
-func (c *CPU) execMOVK(in *inst, pc uint64) {
+func (c *CPU) execMOVK(a *movkArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
+	r[a.rd] = wr(a.sf, r[a.old()]&a.keep()|a.imm)
 }
 
 // execLSLi executes LSLi.
-func (c *CPU) execLSLi(in *inst, pc uint64) {
+func (c *CPU) execLSLi(a *shiftimmArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
+	r[a.rd] = wr(a.sf, r[a.rn]<<a.shift())
 }
 
 // execLSRi executes LSRi.
-func (c *CPU) execLSRi(in *inst, pc uint64) {
+func (c *CPU) execLSRi(a *shiftimmArgs, pc uint64) {
 	r := &c.r
-	if in.sf {
-		r[in.rd] = r[in.rn] >> in.amt
+	if a.sf {
+		r[a.rd] = r[a.rn] >> a.shift()
 	} else {
-		r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
+		r[a.rd] = uint64(uint32(r[a.rn]) >> a.shift())
 	}
 }
 
 // execASRi executes ASRi.
-func (c *CPU) execASRi(in *inst, pc uint64) {
+func (c *CPU) execASRi(a *shiftimmArgs, pc uint64) {
 	r := &c.r
-	if in.sf {
-		r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
+	if a.sf {
+		r[a.rd] = uint64(int64(r[a.rn]) >> a.shift())
 	} else {
-		r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
+		r[a.rd] = uint64(uint32(int32(r[a.rn]) >> a.shift()))
 	}
 }
 
 // execBitfield executes SBFM, BFM and UBFM.
-func (c *CPU) execBitfield(in *inst, pc uint64) {
+func (c *CPU) execBitfield(a *bitfieldArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+	r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
 }
 
 // execEXTR executes EXTR.
-func (c *CPU) execEXTR(in *inst, pc uint64) {
+func (c *CPU) execEXTR(a *extrArgs, pc uint64) {
 	r := &c.r
-	if in.sf {
-		if in.amt == 0 {
-			r[in.rd] = r[in.rm]
+	if a.sf {
+		if a.lsb() == 0 {
+			r[a.rd] = r[a.rm]
 		} else {
-			r[in.rd] = r[in.rm]>>in.amt | r[in.rn]<<(64-in.amt)
+			r[a.rd] = r[a.rm]>>a.lsb() | r[a.rn]<<(64-a.lsb())
 		}
 	} else {
-		cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
-		r[in.rd] = uint64(uint32(cat >> in.amt))
+		cat := r[a.rn]<<32 | uint64(uint32(r[a.rm]))
+		r[a.rd] = uint64(uint32(cat >> a.lsb()))
 	}
 }
 
@@ -143,79 +143,79 @@ func (c *CPU) execMOVr(in *inst, pc uint64) {
 }
 
 // execANDr executes ANDr.
-func (c *CPU) execANDr(in *inst, pc uint64) {
+func (c *CPU) execANDr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand(in))
+	r[a.rd] = wr(a.sf, r[a.rn]&c.logicOperand(a))
 }
 
 // execORRr executes ORRr.
-func (c *CPU) execORRr(in *inst, pc uint64) {
+func (c *CPU) execORRr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand(in))
+	r[a.rd] = wr(a.sf, r[a.rn]|c.logicOperand(a))
 }
 
 // execEORr executes EORr.
-func (c *CPU) execEORr(in *inst, pc uint64) {
+func (c *CPU) execEORr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand(in))
+	r[a.rd] = wr(a.sf, r[a.rn]^c.logicOperand(a))
 }
 
 // execANDSr executes ANDSr.
-func (c *CPU) execANDSr(in *inst, pc uint64) {
+func (c *CPU) execANDSr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand(in), in.sf)
+	r[a.rd] = c.logicFlags(r[a.rn]&c.logicOperand(a), a.sf)
 }
 
 // execADDr executes ADDr.
-func (c *CPU) execADDr(in *inst, pc uint64) {
+func (c *CPU) execADDr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+	r[a.rd] = wr(a.sf, r[a.rn]+shiftReg(r[a.rm], a.shift(), a.amount(), a.sf))
 }
 
 // execSUBr executes SUBr.
-func (c *CPU) execSUBr(in *inst, pc uint64) {
+func (c *CPU) execSUBr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+	r[a.rd] = wr(a.sf, r[a.rn]-shiftReg(r[a.rm], a.shift(), a.amount(), a.sf))
 }
 
 // execADDSr executes ADDSr.
-func (c *CPU) execADDSr(in *inst, pc uint64) {
+func (c *CPU) execADDSr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
+	r[a.rd] = c.addFlags(r[a.rn], shiftReg(r[a.rm], a.shift(), a.amount(), a.sf), 0, a.sf)
 }
 
 // execSUBSr executes SUBSr.
-func (c *CPU) execSUBSr(in *inst, pc uint64) {
+func (c *CPU) execSUBSr(a *shiftedArgs, pc uint64) {
 	r := &c.r
-	if in.sf {
-		r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
+	if a.sf {
+		r[a.rd] = c.addFlags64(r[a.rn], ^shiftReg(r[a.rm], a.shift(), a.amount(), true), 1)
 	} else {
-		r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
+		r[a.rd] = c.addFlags32(uint32(r[a.rn]), ^uint32(shiftReg(r[a.rm], a.shift(), a.amount(), false)), 1)
 	}
 }
 
 // execADDx executes ADDx.
-func (c *CPU) execADDx(in *inst, pc uint64) {
+func (c *CPU) execADDx(a *extendedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
+	r[a.rd] = wr(a.sf, r[a.rn]+extendReg(r[a.rm], a.extend(), a.amount()))
 }
 
 // execSUBx executes SUBx.
-func (c *CPU) execSUBx(in *inst, pc uint64) {
+func (c *CPU) execSUBx(a *extendedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
+	r[a.rd] = wr(a.sf, r[a.rn]-extendReg(r[a.rm], a.extend(), a.amount()))
 }
 
 // execADDSx executes ADDSx.
-func (c *CPU) execADDSx(in *inst, pc uint64) {
+func (c *CPU) execADDSx(a *extendedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
+	r[a.rd] = c.addFlags(r[a.rn], extendReg(r[a.rm], a.extend(), a.amount()), 0, a.sf)
 }
 
 // execSUBSx executes SUBSx.
-func (c *CPU) execSUBSx(in *inst, pc uint64) {
+func (c *CPU) execSUBSx(a *extendedArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
+	r[a.rd] = c.addFlags(r[a.rn], ^extendReg(r[a.rm], a.extend(), a.amount()), 1, a.sf)
 }
 
 // execADC executes ADC.
@@ -243,60 +243,60 @@ func (c *CPU) execSBCS(in *inst, pc uint64) {
 }
 
 // execCCMP executes CCMN, CCMP.
-func (c *CPU) execCCMP(in *inst, pc uint64) {
+func (c *CPU) execCCMP(a *ccmpArgs, pc uint64) {
 	r := &c.r
-	if c.cond(in.cc) {
-		y := in.imm
-		if !in.neg {
-			y = r[in.rm]
+	if c.cond(a.cond()) {
+		y := a.imm
+		if !a.immediate() {
+			y = r[a.rm]
 		}
-		if in.op == opCCMP {
-			c.addFlags(r[in.rn], ^y, 1, in.sf)
+		if a.op == opCCMP {
+			c.addFlags(r[a.rn], ^y, 1, a.sf)
 		} else {
-			c.addFlags(r[in.rn], y, 0, in.sf)
+			c.addFlags(r[a.rn], y, 0, a.sf)
 		}
 	} else {
-		c.setNZCV(uint64(in.amt) << 28)
+		c.setNZCV(uint64(a.nzcv()) << 28)
 	}
 }
 
 // execCSEL executes CSEL.
-func (c *CPU) execCSEL(in *inst, pc uint64) {
+func (c *CPU) execCSEL(a *condArgs, pc uint64) {
 	r := &c.r
-	if c.cond(in.cc) {
-		r[in.rd] = wr(in.sf, r[in.rn])
+	if c.cond(a.cond()) {
+		r[a.rd] = wr(a.sf, r[a.rn])
 	} else {
-		r[in.rd] = wr(in.sf, r[in.rm])
+		r[a.rd] = wr(a.sf, r[a.rm])
 	}
 }
 
 // execCSINC executes CSINC.
-func (c *CPU) execCSINC(in *inst, pc uint64) {
+func (c *CPU) execCSINC(a *condArgs, pc uint64) {
 	r := &c.r
-	if c.cond(in.cc) {
-		r[in.rd] = wr(in.sf, r[in.rn])
+	if c.cond(a.cond()) {
+		r[a.rd] = wr(a.sf, r[a.rn])
 	} else {
-		r[in.rd] = wr(in.sf, r[in.rm]+1)
+		r[a.rd] = wr(a.sf, r[a.rm]+1)
 	}
 }
 
 // execCSINV executes CSINV.
-func (c *CPU) execCSINV(in *inst, pc uint64) {
+func (c *CPU) execCSINV(a *condArgs, pc uint64) {
 	r := &c.r
-	if c.cond(in.cc) {
-		r[in.rd] = wr(in.sf, r[in.rn])
+	if c.cond(a.cond()) {
+		r[a.rd] = wr(a.sf, r[a.rn])
 	} else {
-		r[in.rd] = wr(in.sf, ^r[in.rm])
+		r[a.rd] = wr(a.sf, ^r[a.rm])
 	}
 }
 
 // execCSNEG executes CSNEG.
-func (c *CPU) execCSNEG(in *inst, pc uint64) {
+func (c *CPU) execCSNEG(a *condArgs, pc uint64) {
 	r := &c.r
-	if c.cond(in.cc) {
-		r[in.rd] = wr(in.sf, r[in.rn])
+	if c.cond(a.cond()) {
+		r[a.rd] = wr(a.sf, r[a.rn])
 	} else {
-		r[in.rd] = wr(in.sf, -r[in.rm])
+		r[a.rd] = wr(a.sf, -r[a.rm])
 	}
 }
 
@@ -337,9 +337,9 @@ func (c *CPU) execRORV(in *inst, pc uint64) {
 }
 
 // execCRC32 executes CRC32.
-func (c *CPU) execCRC32(in *inst, pc uint64) {
+func (c *CPU) execCRC32(a *crcArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = uint64(crc32Step(uint32(r[in.rn]), r[in.rm], in.amt, in.neg))
+	r[a.rd] = uint64(crc32Step(uint32(r[a.rn]), r[a.rm], a.size(), a.castagnoli()))
 }
 
 // execRBIT executes RBIT.
@@ -399,39 +399,39 @@ func (c *CPU) execCLS(in *inst, pc uint64) {
 }
 
 // execMADD executes MADD.
-func (c *CPU) execMADD(in *inst, pc uint64) {
+func (c *CPU) execMADD(a *muladdArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
+	r[a.rd] = wr(a.sf, r[a.addend()]+r[a.rn]*r[a.rm])
 }
 
 // execMSUB executes MSUB.
-func (c *CPU) execMSUB(in *inst, pc uint64) {
+func (c *CPU) execMSUB(a *muladdArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
+	r[a.rd] = wr(a.sf, r[a.addend()]-r[a.rn]*r[a.rm])
 }
 
 // execSMADDL executes SMADDL.
-func (c *CPU) execSMADDL(in *inst, pc uint64) {
+func (c *CPU) execSMADDL(a *muladdArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+	r[a.rd] = r[a.addend()] + uint64(int64(int32(r[a.rn]))*int64(int32(r[a.rm])))
 }
 
 // execSMSUBL executes SMSUBL.
-func (c *CPU) execSMSUBL(in *inst, pc uint64) {
+func (c *CPU) execSMSUBL(a *muladdArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+	r[a.rd] = r[a.addend()] - uint64(int64(int32(r[a.rn]))*int64(int32(r[a.rm])))
 }
 
 // execUMADDL executes UMADDL.
-func (c *CPU) execUMADDL(in *inst, pc uint64) {
+func (c *CPU) execUMADDL(a *muladdArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+	r[a.rd] = r[a.addend()] + uint64(uint32(r[a.rn]))*uint64(uint32(r[a.rm]))
 }
 
 // execUMSUBL executes UMSUBL.
-func (c *CPU) execUMSUBL(in *inst, pc uint64) {
+func (c *CPU) execUMSUBL(a *muladdArgs, pc uint64) {
 	r := &c.r
-	r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+	r[a.rd] = r[a.addend()] - uint64(uint32(r[a.rn]))*uint64(uint32(r[a.rm]))
 }
 
 // execSMULH executes SMULH.
@@ -472,9 +472,9 @@ func (c *CPU) execBL(in *inst, pc uint64) {
 }
 
 // execBcond executes Bcond.
-func (c *CPU) execBcond(in *inst, pc uint64) {
-	if c.cond(in.cc) {
-		c.pc = pc + in.imm
+func (c *CPU) execBcond(a *condArgs, pc uint64) {
+	if c.cond(a.cond()) {
+		c.pc = pc + a.imm
 		c.pollIRQ()
 	}
 }
@@ -498,19 +498,19 @@ func (c *CPU) execCBNZ(in *inst, pc uint64) {
 }
 
 // execTBZ executes TBZ.
-func (c *CPU) execTBZ(in *inst, pc uint64) {
+func (c *CPU) execTBZ(a *testbitArgs, pc uint64) {
 	r := &c.r
-	if r[in.rn]>>in.amt&1 == 0 {
-		c.pc = pc + in.imm
+	if r[a.rn]>>a.bit()&1 == 0 {
+		c.pc = pc + a.imm
 		c.pollIRQ()
 	}
 }
 
 // execTBNZ executes TBNZ.
-func (c *CPU) execTBNZ(in *inst, pc uint64) {
+func (c *CPU) execTBNZ(a *testbitArgs, pc uint64) {
 	r := &c.r
-	if r[in.rn]>>in.amt&1 != 0 {
-		c.pc = pc + in.imm
+	if r[a.rn]>>a.bit()&1 != 0 {
+		c.pc = pc + a.imm
 		c.pollIRQ()
 	}
 }
@@ -694,28 +694,28 @@ func (c *CPU) execCLREX(in *inst, pc uint64) {
 }
 
 // execMSRi executes MSRi.
-func (c *CPU) execMSRi(in *inst, pc uint64) {
-	if c.el == 0 && c.el0Denied(in, pc) {
+func (c *CPU) execMSRi(a *pstateArgs, pc uint64) {
+	if c.el == 0 && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 		return
 	}
-	switch in.sh {
+	switch a.field() {
 	case pstateSPSel:
-		c.setMode(c.el, uint8(in.imm&1))
+		c.setMode(c.el, uint8(a.imm&1))
 	case pstateDAIFSet:
-		c.daif |= uint8(in.imm)
+		c.daif |= uint8(a.imm)
 	case pstateDAIFClr:
-		c.daif &^= uint8(in.imm)
+		c.daif &^= uint8(a.imm)
 		c.pollIRQ()
 	}
 }
 
 // execMRS executes MRS.
-func (c *CPU) execMRS(in *inst, pc, n uint64) bool {
+func (c *CPU) execMRS(a *sysArgs, pc, n uint64) bool {
 	r := &c.r
-	if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
+	if c.el == 0 && a.el0() != el0OK && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 		return false
 	}
-	r[in.rd] = c.readSys(SysReg(in.imm), n-1)
+	r[a.rd] = c.readSys(SysReg(a.imm), n-1)
 	return false
 }
 
@@ -730,17 +730,17 @@ func (c *CPU) execMRSzero(in *inst, pc uint64) {
 }
 
 // execMSR executes MSR.
-func (c *CPU) execMSR(in *inst, pc, n uint64) bool {
+func (c *CPU) execMSR(a *sysArgs, pc, n uint64) bool {
 	r := &c.r
-	if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
+	if c.el == 0 && a.el0() != el0OK && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 		return false
 	}
-	sr := SysReg(in.imm)
+	sr := SysReg(a.imm)
 	if sr == SP_EL0 && c.spsel == 0 {
 		c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
 		return false
 	}
-	c.writeSys(sr, r[in.rn], n-1)
+	c.writeSys(sr, r[a.rn], n-1)
 	switch {
 	case c.dbgActive:
 		// The write enabled a debug feature (MDSCR_EL1, a
@@ -758,33 +758,33 @@ func (c *CPU) execMSR(in *inst, pc, n uint64) bool {
 }
 
 // execSYS executes SYS.
-func (c *CPU) execSYS(in *inst, pc uint64) {
+func (c *CPU) execSYS(a *sysArgs, pc uint64) {
 	// Cache maintenance has no effect here; at EL0 it may trap.
 	if c.el == 0 {
-		c.el0Denied(in, pc)
+		c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc)
 	}
 }
 
 // execAT executes AT.
-func (c *CPU) execAT(in *inst, pc uint64) {
+func (c *CPU) execAT(a *atArgs, pc uint64) {
 	r := &c.r
 	if c.el == 0 {
 		c.undefined(pc)
 		return
 	}
-	c.at(in.sh, r[in.rn])
+	c.at(a.kind(), r[a.rn])
 }
 
 // execTLBI executes TLBI.
-func (c *CPU) execTLBI(in *inst, pc uint64) {
+func (c *CPU) execTLBI(a *tlbiArgs, pc uint64) {
 	r := &c.r
 	m := c.m
 	if c.el == 0 {
 		c.undefined(pc)
 		return
 	}
-	if in.neg {
-		c.tlbi(in.sh, r[in.rn])
+	if a.broadcast() {
+		c.tlbi(a.operation(), r[a.rn])
 		for _, o := range m.cpus {
 			switch {
 			case o == c:
@@ -794,23 +794,23 @@ func (c *CPU) execTLBI(in *inst, pc uint64) {
 				// TLB from here.
 				o.tlbFlushReq.Store(true)
 			default:
-				o.tlbi(in.sh, r[in.rn])
+				o.tlbi(a.operation(), r[a.rn])
 			}
 		}
 	} else {
-		c.tlbi(in.sh, r[in.rn])
+		c.tlbi(a.operation(), r[a.rn])
 	}
 }
 
 // execDCZVA executes DCZVA.
-func (c *CPU) execDCZVA(in *inst, pc uint64) {
+func (c *CPU) execDCZVA(a *sysArgs, pc uint64) {
 	r := &c.r
-	if c.el == 0 && c.el0Denied(in, pc) {
+	if c.el == 0 && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 		return
 	}
-	a := r[in.rn] &^ (dczBlock - 1)
+	va := r[a.rn] &^ (dczBlock - 1)
 	for i := uint64(0); i < dczBlock; i += 8 {
-		if !c.store(a+i, 3, 0) {
+		if !c.store(va+i, 3, 0) {
 			return
 		}
 	}

@@ -10,13 +10,13 @@ func translatable(in *inst, el uint8) bool {
 	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opMADD, opMSUB:
 		return true
 	case opMSRi:
-		return jitMSRiOK(in, el)
+		return jitMSRiOK((*pstateArgs)(in), el)
 	case opDCZVA:
-		return jitEL1(in, el)
+		return jitEL1((*sysArgs)(in), el)
 	case opMRS:
-		return jitMRSOK(in, el)
+		return jitMRSOK((*sysArgs)(in), el)
 	case opMSR:
-		return jitMSROK(in, el)
+		return jitMSROK((*sysArgs)(in), el)
 	case opSTP:
 		return jitPairOK(in, el)
 	case opLDP:
@@ -39,11 +39,11 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 	case opMOVi:
 		e.emitMOVi(c, in, k, pc)
 	case opMOVK:
-		e.emitMOVK(c, in, k, pc)
+		e.emitMOVK(c, (*movkArgs)(in), k, pc)
 	case opASRi, opLSRi, opLSLi:
-		e.emitShiftImm(c, in, k, pc)
+		e.emitShiftImm(c, (*shiftimmArgs)(in), k, pc)
 	case opSBFM, opBFM, opUBFM:
-		e.emitBitfield(c, in, k, pc)
+		e.emitBitfield(c, (*bitfieldArgs)(in), k, pc)
 	case opB:
 		e.emitB(c, in, k, pc)
 	case opBL:
@@ -53,13 +53,13 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 	case opNOP:
 		e.emitNOP(c, in, k, pc)
 	case opMSRi:
-		e.emitMSRi(c, in, k, pc)
+		e.emitMSRi(c, (*pstateArgs)(in), k, pc)
 	case opDCZVA:
-		e.emitDCZVA(c, in, k, pc)
+		e.emitDCZVA(c, (*sysArgs)(in), k, pc)
 	case opMRS:
-		e.emitMRS(c, in, k, pc)
+		e.emitMRS(c, (*sysArgs)(in), k, pc)
 	case opMSR:
-		e.emitMSR(c, in, k, pc)
+		e.emitMSR(c, (*sysArgs)(in), k, pc)
 	case opBR, opBLR, opRET:
 		e.emitBranchReg(c, in, k, pc)
 	case opLDXR, opLDAR, opSTLR, opLDRlit, opSTP, opLDP, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg:
@@ -69,14 +69,14 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 	case opMOVr:
 		e.emitMOVr(c, in, k, pc)
 	case opANDr, opORRr, opEORr, opANDSr:
-		e.emitLogicReg(c, in, k, pc)
+		e.emitLogicReg(c, (*shiftedArgs)(in), k, pc)
 	case opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx:
 		e.emitAddSubReg(c, in, k, pc)
 	case opCSEL, opCSINC, opCSINV, opCSNEG:
-		e.emitCondSelect(c, in, k, pc)
+		e.emitCondSelect(c, (*condArgs)(in), k, pc)
 	case opLSLV, opLSRV, opASRV, opRORV:
 		e.emitShiftReg(c, in, k, pc)
 	case opMADD, opMSUB:
-		e.emitMulAdd(c, in, k, pc)
+		e.emitMulAdd(c, (*muladdArgs)(in), k, pc)
 	}
 }

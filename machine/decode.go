@@ -56,12 +56,12 @@ const (
 	pstateDAIFClr = 2
 )
 
-// EL0 access classes of system instructions (inst.cc of opMRS, opMSR,
-// opMSRi, opSYS, opDCZVA).
+// EL0 access classes of system instructions: the el0 operand of &sys and
+// &pstate (a64.decode).
 const (
 	el0Undef = 0 // undefined at EL0
 	el0OK    = 1 // allowed at EL0
-	el0Trap  = 2 // allowed at EL0 if SCTLR_EL1 bit amt is set, else trapped (EC 0x18, ISS in im2)
+	el0Trap  = 2 // allowed at EL0 if SCTLR_EL1 bit trapBit is set, else trapped (EC 0x18, ISS trapISS)
 )
 
 // sysTrapISS is the ISS of an EC 0x18 trap of MSR/MRS/SYS.

@@ -220,45 +220,53 @@ loop:
 			r := &c.r
 			r[in.rd] = in.imm
 		case opMOVK: // execMOVK
+			a := (*movkArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
+			r[a.rd] = wr(a.sf, r[a.old()]&a.keep()|a.imm)
 		case opASRi: // execASRi
+			a := (*shiftimmArgs)(in)
 			r := &c.r
-			if in.sf {
-				r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
+			if a.sf {
+				r[a.rd] = uint64(int64(r[a.rn]) >> a.shift())
 			} else {
-				r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
+				r[a.rd] = uint64(uint32(int32(r[a.rn]) >> a.shift()))
 			}
 		case opSBFM: // execBitfield
+			a := (*bitfieldArgs)(in)
 			r := &c.r
-			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+			r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
 		case opBFM: // execBitfield
+			a := (*bitfieldArgs)(in)
 			r := &c.r
-			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+			r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
 		case opLSRi: // execLSRi
+			a := (*shiftimmArgs)(in)
 			r := &c.r
-			if in.sf {
-				r[in.rd] = r[in.rn] >> in.amt
+			if a.sf {
+				r[a.rd] = r[a.rn] >> a.shift()
 			} else {
-				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
+				r[a.rd] = uint64(uint32(r[a.rn]) >> a.shift())
 			}
 		case opLSLi: // execLSLi
+			a := (*shiftimmArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
+			r[a.rd] = wr(a.sf, r[a.rn]<<a.shift())
 		case opUBFM: // execBitfield
+			a := (*bitfieldArgs)(in)
 			r := &c.r
-			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
+			r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
 		case opEXTR: // execEXTR
+			a := (*extrArgs)(in)
 			r := &c.r
-			if in.sf {
-				if in.amt == 0 {
-					r[in.rd] = r[in.rm]
+			if a.sf {
+				if a.lsb() == 0 {
+					r[a.rd] = r[a.rm]
 				} else {
-					r[in.rd] = r[in.rm]>>in.amt | r[in.rn]<<(64-in.amt)
+					r[a.rd] = r[a.rm]>>a.lsb() | r[a.rn]<<(64-a.lsb())
 				}
 			} else {
-				cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
-				r[in.rd] = uint64(uint32(cat >> in.amt))
+				cat := r[a.rn]<<32 | uint64(uint32(r[a.rm]))
+				r[a.rd] = uint64(uint32(cat >> a.lsb()))
 			}
 		case opB: // execB
 			c.pc = pc + in.imm
@@ -281,20 +289,23 @@ loop:
 				c.pollIRQ()
 			}
 		case opTBZ: // execTBZ
+			a := (*testbitArgs)(in)
 			r := &c.r
-			if r[in.rn]>>in.amt&1 == 0 {
-				c.pc = pc + in.imm
+			if r[a.rn]>>a.bit()&1 == 0 {
+				c.pc = pc + a.imm
 				c.pollIRQ()
 			}
 		case opTBNZ: // execTBNZ
+			a := (*testbitArgs)(in)
 			r := &c.r
-			if r[in.rn]>>in.amt&1 != 0 {
-				c.pc = pc + in.imm
+			if r[a.rn]>>a.bit()&1 != 0 {
+				c.pc = pc + a.imm
 				c.pollIRQ()
 			}
 		case opBcond: // execBcond
-			if c.cond(in.cc) {
-				c.pc = pc + in.imm
+			a := (*condArgs)(in)
+			if c.cond(a.cond()) {
+				c.pc = pc + a.imm
 				c.pollIRQ()
 			}
 		case opSVC: // execSVC
@@ -329,46 +340,50 @@ loop:
 				c.pageVA = noPage
 			}
 		case opMSRi: // execMSRi
-			if c.el == 0 && c.el0Denied(in, pc) {
+			a := (*pstateArgs)(in)
+			if c.el == 0 && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 				continue loop
 			}
-			switch in.sh {
+			switch a.field() {
 			case pstateSPSel:
-				c.setMode(c.el, uint8(in.imm&1))
+				c.setMode(c.el, uint8(a.imm&1))
 			case pstateDAIFSet:
-				c.daif |= uint8(in.imm)
+				c.daif |= uint8(a.imm)
 			case pstateDAIFClr:
-				c.daif &^= uint8(in.imm)
+				c.daif &^= uint8(a.imm)
 				c.pollIRQ()
 			}
 		case opDCZVA: // execDCZVA
+			a := (*sysArgs)(in)
 			r := &c.r
-			if c.el == 0 && c.el0Denied(in, pc) {
+			if c.el == 0 && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 				continue loop
 			}
-			a := r[in.rn] &^ (dczBlock - 1)
+			va := r[a.rn] &^ (dczBlock - 1)
 			for i := uint64(0); i < dczBlock; i += 8 {
-				if !c.store(a+i, 3, 0) {
+				if !c.store(va+i, 3, 0) {
 					continue loop
 				}
 			}
 		case opMRS: // execMRS
+			a := (*sysArgs)(in)
 			r := &c.r
-			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
+			if c.el == 0 && a.el0() != el0OK && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 				continue loop
 			}
-			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
+			r[a.rd] = c.readSys(SysReg(a.imm), n-1)
 		case opMSR: // execMSR
+			a := (*sysArgs)(in)
 			r := &c.r
-			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
+			if c.el == 0 && a.el0() != el0OK && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
 				continue loop
 			}
-			sr := SysReg(in.imm)
+			sr := SysReg(a.imm)
 			if sr == SP_EL0 && c.spsel == 0 {
 				c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
 				continue loop
 			}
-			c.writeSys(sr, r[in.rn], n-1)
+			c.writeSys(sr, r[a.rn], n-1)
 			switch {
 			case c.dbgActive:
 				// The write enabled a debug feature (MDSCR_EL1, a
@@ -561,45 +576,57 @@ loop:
 			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rm])
 		case opANDr: // execANDr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand(in))
+			r[a.rd] = wr(a.sf, r[a.rn]&c.logicOperand(a))
 		case opORRr: // execORRr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand(in))
+			r[a.rd] = wr(a.sf, r[a.rn]|c.logicOperand(a))
 		case opEORr: // execEORr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand(in))
+			r[a.rd] = wr(a.sf, r[a.rn]^c.logicOperand(a))
 		case opANDSr: // execANDSr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand(in), in.sf)
+			r[a.rd] = c.logicFlags(r[a.rn]&c.logicOperand(a), a.sf)
 		case opADDr: // execADDr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+			r[a.rd] = wr(a.sf, r[a.rn]+shiftReg(r[a.rm], a.shift(), a.amount(), a.sf))
 		case opADDSr: // execADDSr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
+			r[a.rd] = c.addFlags(r[a.rn], shiftReg(r[a.rm], a.shift(), a.amount(), a.sf), 0, a.sf)
 		case opSUBr: // execSUBr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+			r[a.rd] = wr(a.sf, r[a.rn]-shiftReg(r[a.rm], a.shift(), a.amount(), a.sf))
 		case opSUBSr: // execSUBSr
+			a := (*shiftedArgs)(in)
 			r := &c.r
-			if in.sf {
-				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
+			if a.sf {
+				r[a.rd] = c.addFlags64(r[a.rn], ^shiftReg(r[a.rm], a.shift(), a.amount(), true), 1)
 			} else {
-				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
+				r[a.rd] = c.addFlags32(uint32(r[a.rn]), ^uint32(shiftReg(r[a.rm], a.shift(), a.amount(), false)), 1)
 			}
 		case opADDx: // execADDx
+			a := (*extendedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
+			r[a.rd] = wr(a.sf, r[a.rn]+extendReg(r[a.rm], a.extend(), a.amount()))
 		case opADDSx: // execADDSx
+			a := (*extendedArgs)(in)
 			r := &c.r
-			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
+			r[a.rd] = c.addFlags(r[a.rn], extendReg(r[a.rm], a.extend(), a.amount()), 0, a.sf)
 		case opSUBx: // execSUBx
+			a := (*extendedArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
+			r[a.rd] = wr(a.sf, r[a.rn]-extendReg(r[a.rm], a.extend(), a.amount()))
 		case opSUBSx: // execSUBSx
+			a := (*extendedArgs)(in)
 			r := &c.r
-			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
+			r[a.rd] = c.addFlags(r[a.rn], ^extendReg(r[a.rm], a.extend(), a.amount()), 1, a.sf)
 		case opADC: // execADC
 			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
@@ -613,62 +640,68 @@ loop:
 			r := &c.r
 			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
 		case opCCMN: // execCCMP
+			a := (*ccmpArgs)(in)
 			r := &c.r
-			if c.cond(in.cc) {
-				y := in.imm
-				if !in.neg {
-					y = r[in.rm]
+			if c.cond(a.cond()) {
+				y := a.imm
+				if !a.immediate() {
+					y = r[a.rm]
 				}
-				if in.op == opCCMP {
-					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				if a.op == opCCMP {
+					c.addFlags(r[a.rn], ^y, 1, a.sf)
 				} else {
-					c.addFlags(r[in.rn], y, 0, in.sf)
+					c.addFlags(r[a.rn], y, 0, a.sf)
 				}
 			} else {
-				c.setNZCV(uint64(in.amt) << 28)
+				c.setNZCV(uint64(a.nzcv()) << 28)
 			}
 		case opCCMP: // execCCMP
+			a := (*ccmpArgs)(in)
 			r := &c.r
-			if c.cond(in.cc) {
-				y := in.imm
-				if !in.neg {
-					y = r[in.rm]
+			if c.cond(a.cond()) {
+				y := a.imm
+				if !a.immediate() {
+					y = r[a.rm]
 				}
-				if in.op == opCCMP {
-					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				if a.op == opCCMP {
+					c.addFlags(r[a.rn], ^y, 1, a.sf)
 				} else {
-					c.addFlags(r[in.rn], y, 0, in.sf)
+					c.addFlags(r[a.rn], y, 0, a.sf)
 				}
 			} else {
-				c.setNZCV(uint64(in.amt) << 28)
+				c.setNZCV(uint64(a.nzcv()) << 28)
 			}
 		case opCSEL: // execCSEL
+			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
+			if c.cond(a.cond()) {
+				r[a.rd] = wr(a.sf, r[a.rn])
 			} else {
-				r[in.rd] = wr(in.sf, r[in.rm])
+				r[a.rd] = wr(a.sf, r[a.rm])
 			}
 		case opCSINC: // execCSINC
+			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
+			if c.cond(a.cond()) {
+				r[a.rd] = wr(a.sf, r[a.rn])
 			} else {
-				r[in.rd] = wr(in.sf, r[in.rm]+1)
+				r[a.rd] = wr(a.sf, r[a.rm]+1)
 			}
 		case opCSINV: // execCSINV
+			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
+			if c.cond(a.cond()) {
+				r[a.rd] = wr(a.sf, r[a.rn])
 			} else {
-				r[in.rd] = wr(in.sf, ^r[in.rm])
+				r[a.rd] = wr(a.sf, ^r[a.rm])
 			}
 		case opCSNEG: // execCSNEG
+			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
+			if c.cond(a.cond()) {
+				r[a.rd] = wr(a.sf, r[a.rn])
 			} else {
-				r[in.rd] = wr(in.sf, -r[in.rm])
+				r[a.rd] = wr(a.sf, -r[a.rm])
 			}
 		case opUDIV: // execUDIV
 			r := &c.r
@@ -727,23 +760,29 @@ loop:
 				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
 			}
 		case opMADD: // execMADD
+			a := (*muladdArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
+			r[a.rd] = wr(a.sf, r[a.addend()]+r[a.rn]*r[a.rm])
 		case opMSUB: // execMSUB
+			a := (*muladdArgs)(in)
 			r := &c.r
-			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
+			r[a.rd] = wr(a.sf, r[a.addend()]-r[a.rn]*r[a.rm])
 		case opSMADDL: // execSMADDL
+			a := (*muladdArgs)(in)
 			r := &c.r
-			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+			r[a.rd] = r[a.addend()] + uint64(int64(int32(r[a.rn]))*int64(int32(r[a.rm])))
 		case opSMSUBL: // execSMSUBL
+			a := (*muladdArgs)(in)
 			r := &c.r
-			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+			r[a.rd] = r[a.addend()] - uint64(int64(int32(r[a.rn]))*int64(int32(r[a.rm])))
 		case opUMADDL: // execUMADDL
+			a := (*muladdArgs)(in)
 			r := &c.r
-			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+			r[a.rd] = r[a.addend()] + uint64(uint32(r[a.rn]))*uint64(uint32(r[a.rm]))
 		case opUMSUBL: // execUMSUBL
+			a := (*muladdArgs)(in)
 			r := &c.r
-			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+			r[a.rd] = r[a.addend()] - uint64(uint32(r[a.rn]))*uint64(uint32(r[a.rm]))
 		case opSMULH: // execSMULH
 			r := &c.r
 			a, b := r[in.rn], r[in.rm]
@@ -772,17 +811,18 @@ loop:
 	return n
 }
 
-// el0Denied applies the EL0 access class of a system instruction (inst.cc)
+// el0Denied applies the EL0 access of a system instruction (el0: el0OK,
+// el0Trap with SCTLR_EL1 bit trapBit and the trap's ISS, or el0Undef)
 // executed at EL0 and reports whether it took an exception instead.
-func (c *CPU) el0Denied(in *inst, pc uint64) bool {
-	switch in.cc {
+func (c *CPU) el0Denied(el0, trapBit uint8, trapISS uint64, pc uint64) bool {
+	switch el0 {
 	case el0OK:
 		return false
 	case el0Trap:
-		if c.sys[SCTLR_EL1]>>in.amt&1 != 0 {
+		if c.sys[SCTLR_EL1]>>trapBit&1 != 0 {
 			return false
 		}
-		c.sysTrap(in.im2, pc)
+		c.sysTrap(trapISS, pc)
 		return true
 	}
 	c.undefined(pc)
@@ -870,9 +910,9 @@ func (c *CPU) logicFlags(v uint64, sf bool) uint64 {
 
 // logicOperand returns the shifted, optionally inverted second operand of
 // a logical (shifted register) instruction.
-func (c *CPU) logicOperand(in *inst) uint64 {
-	y := shiftReg(c.r[in.rm], in.sh, in.amt, in.sf)
-	if in.neg {
+func (c *CPU) logicOperand(a *shiftedArgs) uint64 {
+	y := shiftReg(c.r[a.rm], a.shift(), a.amount(), a.sf)
+	if a.invert() {
 		y = ^y
 	}
 	return y
@@ -945,26 +985,26 @@ func extendLoad(v uint64, lg, ext uint8) uint64 {
 
 // bitfield implements SBFM, BFM and UBFM with the decoded masks
 // (imm=wmask, im2=tmask, amt=immr, cc=imms). dst is Rd's old value.
-func bitfield(in *inst, src, dst uint64) uint64 {
+func bitfield(a *bitfieldArgs, src, dst uint64) uint64 {
 	size := uint8(32)
-	if in.sf {
+	if a.sf {
 		size = 64
 	}
-	wmask, tmask := in.imm, in.im2
+	wmask, tmask := a.imm, a.tmask()
 	var rot uint64
-	if in.sf {
-		rot = bits.RotateLeft64(src, -int(in.amt))
+	if a.sf {
+		rot = bits.RotateLeft64(src, -int(a.immr()))
 	} else {
-		rot = uint64(bits.RotateLeft32(uint32(src), -int(in.amt)))
+		rot = uint64(bits.RotateLeft32(uint32(src), -int(a.immr())))
 	}
 	var bot, top uint64
-	switch in.op {
+	switch a.op {
 	case opBFM:
 		bot = dst&^wmask | rot&wmask
 		top = dst
 	case opSBFM:
 		bot = rot & wmask
-		if src>>in.cc&1 != 0 {
+		if src>>a.imms()&1 != 0 {
 			top = ^uint64(0)
 		}
 	default: // UBFM

@@ -138,7 +138,7 @@ func (c *CPU) translate1(idx uint64) *block {
 // endsif).
 func unmasksIRQ(in *inst) bool {
 	if in.op == opMSRi {
-		return in.sh == pstateDAIFClr
+		return (*pstateArgs)(in).field() == pstateDAIFClr
 	}
 	return SysReg(in.imm) == DAIF
 }

@@ -417,21 +417,21 @@ func (e *emitter) extend(x int, option, amt uint8) {
 
 // jitMRSOK: the registers the kernel reads most: current (SP_EL0), the
 // interrupt mask, the CPU number.
-func jitMRSOK(in *inst, el uint8) bool {
-	sr := SysReg(in.imm)
+func jitMRSOK(a *sysArgs, el uint8) bool {
+	sr := SysReg(a.imm)
 	return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
 }
 
-func jitMSROK(in *inst, el uint8) bool {
-	sr := SysReg(in.imm)
+func jitMSROK(a *sysArgs, el uint8) bool {
+	sr := SysReg(a.imm)
 	return el == 1 && (sr == SP_EL0 || sr == DAIF)
 }
 
-func jitMSRiOK(in *inst, el uint8) bool {
-	return el == 1 && (in.sh == pstateDAIFSet || in.sh == pstateDAIFClr)
+func jitMSRiOK(a *pstateArgs, el uint8) bool {
+	return el == 1 && (a.field() == pstateDAIFSet || a.field() == pstateDAIFClr)
 }
 
-func jitEL1(_ *inst, el uint8) bool { return el == 1 }
+func jitEL1(_ *sysArgs, el uint8) bool { return el == 1 }
 
 // jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
 func jitPairOK(in *inst, _ uint8) bool { return in.amt == 2 || in.amt == 3 }
@@ -556,25 +556,25 @@ func (e *emitter) emitLogicImm(_ *CPU, in *inst, _ int, _ uint64) {
 }
 
 // emitMOVK translates MOVK.
-func (e *emitter) emitMOVK(_ *CPU, in *inst, _ int, _ uint64) {
-	rd, ra, sf := in.rd, in.ra, in.sf
+func (e *emitter) emitMOVK(_ *CPU, a *movkArgs, _ int, _ uint64) {
+	rd, ra, sf := a.rd, a.old(), a.sf
 	e.ld(rAX, ra, true)
-	e.aluConst(aluAND, true, rAX, in.im2)
-	e.aluConst(aluOR, sf, rAX, in.imm)
+	e.aluConst(aluAND, true, rAX, a.keep())
+	e.aluConst(aluOR, sf, rAX, a.imm)
 	e.st(rd, rAX)
 }
 
 // emitShiftImm translates LSLi, LSRi, ASRi.
-func (e *emitter) emitShiftImm(_ *CPU, in *inst, _ int, _ uint64) {
-	rd, rn, sf := in.rd, in.rn, in.sf
+func (e *emitter) emitShiftImm(_ *CPU, a *shiftimmArgs, _ int, _ uint64) {
+	rd, rn, sf := a.rd, a.rn, a.sf
 	e.ld(rAX, rn, sf)
-	e.shift(shiftType(in.op), sf, rAX, in.amt)
+	e.shift(shiftType(a.op), sf, rAX, a.shift())
 	e.st(rd, rAX)
 }
 
 // emitBitfield translates UBFM, SBFM, BFM.
-func (e *emitter) emitBitfield(_ *CPU, in *inst, _ int, _ uint64) {
-	e.bitfield(in)
+func (e *emitter) emitBitfield(_ *CPU, a *bitfieldArgs, _ int, _ uint64) {
+	e.bitfield(a)
 }
 
 // emitMOVr translates MOVr.
@@ -585,31 +585,34 @@ func (e *emitter) emitMOVr(_ *CPU, in *inst, _ int, _ uint64) {
 }
 
 // emitLogicReg translates ANDr, ORRr, EORr, ANDSr.
-func (e *emitter) emitLogicReg(_ *CPU, in *inst, _ int, _ uint64) {
-	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
+	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
 	e.ld(rCX, rm, sf)
-	e.shift(in.sh, sf, rCX, in.amt)
-	if in.neg {
+	e.shift(a.shift(), sf, rCX, a.amount())
+	if a.invert() {
 		e.opR(sf, []byte{0xf7}, 2, rCX) // not
 	}
 	e.ld(rSI, rn, sf)
-	e.alu(logicALU(in.op), sf, rSI, rCX)
+	e.alu(logicALU(a.op), sf, rSI, rCX)
 	e.st(rd, rSI)
-	if in.op == opANDSr {
+	if a.op == opANDSr {
 		e.storeNZCV(afterLogic)
 	}
 }
 
-// emitAddSubReg translates ADDr, SUBr, ADDSr, SUBSr, ADDx, SUBx, ADDSx, SUBSx.
+// emitAddSubReg translates ADDr, SUBr, ADDSr, SUBSr (shifted register)
+// and ADDx, SUBx, ADDSx, SUBSx (extended register).
 func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
 	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
 	sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
 	if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
+		a := (*extendedArgs)(in)
 		e.ld(rCX, rm, true)
-		e.extend(rCX, in.sh, in.amt)
+		e.extend(rCX, a.extend(), a.amount())
 	} else {
+		a := (*shiftedArgs)(in)
 		e.ld(rCX, rm, sf)
-		e.shift(in.sh, sf, rCX, in.amt)
+		e.shift(a.shift(), sf, rCX, a.amount())
 	}
 	e.ld(rSI, rn, sf)
 	op := byte(aluADD)
@@ -624,12 +627,12 @@ func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
 }
 
 // emitCondSelect translates CSEL, CSINC, CSINV, CSNEG.
-func (e *emitter) emitCondSelect(_ *CPU, in *inst, _ int, _ uint64) {
-	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+func (e *emitter) emitCondSelect(_ *CPU, a *condArgs, _ int, _ uint64) {
+	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
 	e.ld(rAX, rn, sf)
-	if in.cc&14 != 14 {
+	if a.cond()&14 != 14 {
 		e.ld(rDX, rm, sf)
-		switch in.op {
+		switch a.op {
 		case opCSINC:
 			e.opR(sf, []byte{0xff}, 0, rDX)
 		case opCSINV:
@@ -637,20 +640,20 @@ func (e *emitter) emitCondSelect(_ *CPU, in *inst, _ int, _ uint64) {
 		case opCSNEG:
 			e.opR(sf, []byte{0xf7}, 3, rDX)
 		}
-		e.cond(in.cc)
+		e.cond(a.cond())
 		e.opR(true, []byte{0x0f, 0x40 + ccAE}, rAX, rDX) // cmovae rax, rdx
 	}
 	e.st(rd, rAX)
 }
 
 // emitMulAdd translates MADD, MSUB.
-func (e *emitter) emitMulAdd(_ *CPU, in *inst, _ int, _ uint64) {
-	rd, rn, rm, ra, sf := in.rd, in.rn, in.rm, in.ra, in.sf
+func (e *emitter) emitMulAdd(_ *CPU, a *muladdArgs, _ int, _ uint64) {
+	rd, rn, rm, ra, sf := a.rd, a.rn, a.rm, a.addend(), a.sf
 	e.ld(rAX, rn, true)
 	e.ld(rCX, rm, true)
 	e.opR(sf, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
 	e.ld(rDX, ra, true)
-	if in.op == opMADD {
+	if a.op == opMADD {
 		e.alu(aluADD, sf, rAX, rDX)
 		e.st(rd, rAX)
 	} else {
@@ -703,11 +706,12 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 	var notTaken int
 	switch in.op {
 	case opBcond:
-		if in.cc&14 == 14 {
+		cond := (*condArgs)(in).cond()
+		if cond&14 == 14 {
 			e.leave(pc+in.imm, true, k+1)
 			return
 		}
-		e.cond(in.cc)
+		e.cond(cond)
 		notTaken = e.jcc(ccAE)
 	case opCBZ, opCBNZ:
 		e.ld(rAX, rn, sf)
@@ -719,8 +723,8 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 		}
 	default:
 		e.ld(rAX, rn, true)
-		e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, amt
-		e.raw(in.amt)
+		e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, bit
+		e.raw((*testbitArgs)(in).bit())
 		if in.op == opTBZ {
 			notTaken = e.jcc(ccB)
 		} else {
@@ -733,9 +737,9 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 }
 
 // emitMRS translates MRS.
-func (e *emitter) emitMRS(_ *CPU, in *inst, k int, _ uint64) {
-	rd := in.rd
-	switch SysReg(in.imm) {
+func (e *emitter) emitMRS(_ *CPU, a *sysArgs, k int, _ uint64) {
+	rd := a.rd
+	switch SysReg(a.imm) {
 	case SP_EL0:
 		// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
 		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
@@ -753,10 +757,10 @@ func (e *emitter) emitMRS(_ *CPU, in *inst, k int, _ uint64) {
 }
 
 // emitMSR translates MSR.
-func (e *emitter) emitMSR(_ *CPU, in *inst, k int, pc uint64) {
-	rn := in.rn
+func (e *emitter) emitMSR(_ *CPU, a *sysArgs, k int, pc uint64) {
+	rn := a.rn
 	next := pc + 4
-	if SysReg(in.imm) == SP_EL0 {
+	if SysReg(a.imm) == SP_EL0 {
 		// SP_EL0 cannot be written while it is the SP: undefined.
 		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
 		e.raw(0)
@@ -769,27 +773,27 @@ func (e *emitter) emitMSR(_ *CPU, in *inst, k int, pc uint64) {
 	e.shift(1, true, rAX, 6)
 	e.aluImm(aluAND, false, rAX, 15)
 	e.opM(false, []byte{0x88}, rAX, field(offDAIF))
-	// Unmasking may let a pending interrupt in before the next
+	// Unmasking may let a pending interrupt a before the next
 	// instruction: leave as a taken branch does, polling.
 	e.leave(next, true, k+1)
 }
 
 // emitMSRi translates MSRi.
-func (e *emitter) emitMSRi(_ *CPU, in *inst, k int, pc uint64) {
+func (e *emitter) emitMSRi(_ *CPU, a *pstateArgs, k int, pc uint64) {
 	next := pc + 4
-	if in.sh == pstateDAIFSet {
+	if a.field() == pstateDAIFSet {
 		e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
-		e.raw(byte(in.imm))
+		e.raw(byte(a.imm))
 		return
 	}
 	e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
-	e.raw(^byte(in.imm))
+	e.raw(^byte(a.imm))
 	e.leave(next, true, k+1)
 }
 
 // emitDCZVA translates DCZVA.
-func (e *emitter) emitDCZVA(c *CPU, in *inst, k int, _ uint64) {
-	rn := in.rn
+func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
+	rn := a.rn
 	e.ld(rAX, rn, true)
 	e.aluImm(aluAND, true, rAX, -dczBlock)
 	e.access(c, k, dczBlock, true)
@@ -892,18 +896,18 @@ func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
 }
 
 // bitfield translates SBFM, BFM and UBFM (see the interpreter's bitfield).
-func (e *emitter) bitfield(in *inst) {
-	sf := in.sf
-	wmask, tmask := in.imm, in.im2
-	e.ld(rAX, in.rn, sf)
-	if in.op == opSBFM {
+func (e *emitter) bitfield(a *bitfieldArgs) {
+	sf := a.sf
+	wmask, tmask := a.imm, a.tmask()
+	e.ld(rAX, a.rn, sf)
+	if a.op == opSBFM {
 		// top: all ones if bit imms of the source is set.
 		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
-		e.shift(0, true, rDX, 63-in.cc)
+		e.shift(0, true, rDX, 63-a.imms())
 		e.shift(2, true, rDX, 63)
 	}
-	e.shift(3, sf, rAX, in.amt) // ror
-	switch in.op {
+	e.shift(3, sf, rAX, a.immr()) // ror
+	switch a.op {
 	case opUBFM:
 		e.aluConst(aluAND, true, rAX, wmask&tmask)
 	case opSBFM:
@@ -911,7 +915,7 @@ func (e *emitter) bitfield(in *inst) {
 		e.aluConst(aluAND, true, rDX, ^tmask)
 		e.alu(aluOR, true, rAX, rDX)
 	default: // BFM: bot = dst&^wmask | rot&wmask; dst&^tmask | bot&tmask
-		e.ld(rSI, in.ra, true)
+		e.ld(rSI, a.old(), true)
 		e.aluConst(aluAND, true, rAX, wmask)
 		e.opR(true, []byte{0x8b}, rDX, rSI) // mov rdx, rsi
 		e.aluConst(aluAND, true, rDX, ^wmask)
@@ -923,7 +927,7 @@ func (e *emitter) bitfield(in *inst) {
 	if !sf {
 		e.mov32(rAX)
 	}
-	e.st(in.rd, rAX)
+	e.st(a.rd, rAX)
 }
 
 // access turns the guest virtual address in AX into a RAM offset in DX
