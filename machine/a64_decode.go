@@ -302,7 +302,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 276
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 304
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -312,7 +312,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 277
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 305
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -326,7 +326,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 278
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 306
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -337,7 +337,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 279
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 307
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -350,7 +350,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 285
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 313
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -365,7 +365,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 280
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 308
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -375,7 +375,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 281
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 309
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -386,7 +386,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 282
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 310
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -401,7 +401,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 296
+				if w&0x7e400000 == 0x28000000 { // STP, line 324
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -415,7 +415,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 298
+				if w&0x7e400000 == 0x28400000 { // LDP, line 326
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -429,7 +429,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 300
+				if w&0xfe400000 == 0x68400000 { // LDP, line 328
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -448,14 +448,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 338
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 366
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 341
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 369
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -469,7 +469,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 339
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 367
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -483,7 +483,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 343
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 371
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -497,7 +497,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 345
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 373
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -511,7 +511,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 348
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 376
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -523,7 +523,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 359
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 387
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -536,7 +536,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 350
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 378
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -548,7 +548,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 360
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 388
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -561,7 +561,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 352
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 380
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -573,7 +573,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 361
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 389
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -586,7 +586,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 354
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 382
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -598,7 +598,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 362
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 390
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -614,7 +614,7 @@ func decode(in *inst, w uint32) {
 	case 6:
 		switch w & 0x20000000 {
 		case 0x20000000:
-			if w&0x3e400000 == 0x2c000000 { // VSTP, line 86
+			if w&0x3e400000 == 0x2c000000 { // VSTP, line 114
 				opc := w >> 30 & 0x3
 				mode := w >> 23 & 0x3
 				imm := sext(uint64(w>>15&0x7f), 7)
@@ -630,7 +630,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x3e400000 == 0x2c400000 { // VLDP, line 89
+			if w&0x3e400000 == 0x2c400000 { // VLDP, line 117
 				opc := w >> 30 & 0x3
 				mode := w >> 23 & 0x3
 				imm := sext(uint64(w>>15&0x7f), 7)
@@ -647,7 +647,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 153
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 181
 				rn := w >> 5 & 0x1f
 				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
@@ -664,7 +664,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000400:
 			switch w & 0x00200000 {
 			case 0x00200000:
-				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
+				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 137
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -675,7 +675,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
+				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 139
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -689,7 +689,7 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x20c08000 {
 				case 0x20000000:
-					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 127
+					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 155
 						imm5 := w >> 16 & 0x1f
 						imm4 := w >> 11 & 0xf
 						rn := w >> 5 & 0x1f
@@ -703,7 +703,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00007800 {
 					case 0x00000000:
-						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 129
+						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 157
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -715,7 +715,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00000800:
-						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 131
+						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 159
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -727,7 +727,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00001800:
-						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 133
+						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 161
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
@@ -738,7 +738,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00002800:
-						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 135
+						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 163
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -750,7 +750,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00003800:
-						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 137
+						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 165
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -771,7 +771,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000800:
 					switch w & 0x001e0000 {
 					case 0x00000000:
-						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
+						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 141
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -782,7 +782,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
+						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 142
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -793,7 +793,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
+						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 144
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -805,7 +805,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00100000:
-						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 120
+						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 148
 							*in = inst{op: opSIMDAcross}
 							in.pre |= preFP
 							if decodeSIMDAcross(in, w) {
@@ -814,7 +814,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x00000000:
-					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
+					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 150
 						q := w >> 30 & 0x1
 						s := w >> 28 & 0x1
 						if s == 0 || q == 1 {
@@ -829,14 +829,14 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x20008000 {
 				case 0x00000000:
-					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 140
+					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 168
 						*in = inst{op: opSIMDPermute}
 						in.pre |= preFP
 						if decodeSIMDPermute(in, w) {
 							return
 						}
 					}
-					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 144
+					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 172
 						*in = inst{op: opSIMDTbl}
 						in.pre |= preFP
 						if decodeSIMDTbl(in, w) {
@@ -844,7 +844,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x20000000:
-					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 142
+					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 170
 						*in = inst{op: opSIMDExt}
 						in.pre |= preFP
 						if decodeSIMDExt(in, w) {
@@ -854,14 +854,14 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000400:
-			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 146
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 174
 				*in = inst{op: opSIMDModImm}
 				in.pre |= preFP
 				if decodeSIMDModImm(in, w) {
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 176
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
@@ -874,7 +874,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 178
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				if s == 0 || q == 1 {
@@ -889,14 +889,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 156
+			if w&0x9f000000 == 0x10000000 { // ADR, line 184
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 157
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 185
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -906,7 +906,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 159
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 187
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -916,7 +916,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 160
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 188
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -926,7 +926,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 161
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 189
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -936,7 +936,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 162
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 190
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -950,7 +950,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 164
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 192
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -963,7 +963,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 166
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 194
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -976,7 +976,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 168
+			if w&0x7f800000 == 0x52000000 { // EORi, line 196
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -989,7 +989,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 170
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 198
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1002,7 +1002,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 174
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 202
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1013,7 +1013,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 175
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 203
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1024,7 +1024,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 179
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 207
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1035,7 +1035,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 187
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 215
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1047,7 +1047,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 189
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 217
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1060,7 +1060,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 192
+			if w&0x7f800000 == 0x33000000 { // BFM, line 220
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1073,7 +1073,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 195
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 223
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1085,7 +1085,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 197
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 225
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1097,7 +1097,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 199
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 227
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1110,7 +1110,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 204
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 232
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1130,20 +1130,20 @@ func decode(in *inst, w uint32) {
 			case 0x81000000:
 				switch w & 0x00f00000 {
 				case 0x00300000:
-					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 47
+					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 75
 						reg := w >> 5 & 0x1
 						rt := w >> 0 & 0x1f
 						*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 263
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 291
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 264
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 292
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1153,14 +1153,14 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x00100000:
-					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 48
+					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 76
 						reg := w >> 5 & 0x1
 						rt := w >> 0 & 0x1f
 						*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 265
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 293
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1169,28 +1169,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 227
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 255
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 228
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 256
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 230
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 258
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 231
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 259
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 232
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 260
 								*in = inst{op: opISB}
 								return
 							}
@@ -1198,19 +1198,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 240
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 268
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 241
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 269
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 242
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 270
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1219,12 +1219,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 246
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 274
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 248
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 276
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1235,42 +1235,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 250
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 278
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 251
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 279
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 252
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 280
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 253
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 281
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 254
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 282
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 255
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 283
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 258
+								if w&0xffffff80 == 0xd5087800 { // AT, line 286
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1279,7 +1279,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 261
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 289
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1289,7 +1289,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 218
+				if w&0xff000010 == 0x54000000 { // Bcond, line 246
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1298,19 +1298,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 220
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 248
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 221
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 249
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 222
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 250
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1318,25 +1318,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 208
+			if w&0xfc000000 == 0x14000000 { // B, line 236
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 209
+			if w&0xfc000000 == 0x94000000 { // BL, line 237
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 210
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 238
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 211
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 239
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1347,18 +1347,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 208
+			if w&0xfc000000 == 0x14000000 { // B, line 236
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 209
+			if w&0xfc000000 == 0x94000000 { // BL, line 237
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 214
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 242
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1366,7 +1366,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 215
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 243
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1377,25 +1377,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 269
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 297
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 270
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 298
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 271
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 299
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 272
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 300
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1406,34 +1406,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 290
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 318
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 291
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 319
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 292
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 320
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 293
+				if w&0xff000000 == 0xd8000000 { // NOP, line 321
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 304
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 332
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1444,11 +1444,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 305
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 333
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 306
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 334
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1465,7 +1465,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 309
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 337
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1476,11 +1476,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 313
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 341
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 314
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 342
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1495,7 +1495,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 310
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 338
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1506,7 +1506,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 315
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 343
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1521,7 +1521,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 311
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 339
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1532,7 +1532,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 317
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 345
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1547,7 +1547,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 312
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 340
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1558,7 +1558,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 318
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 346
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1575,7 +1575,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 322
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 350
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1588,7 +1588,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 323
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 351
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1599,7 +1599,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 324
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 352
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1611,7 +1611,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 327
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 355
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1626,14 +1626,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 329
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 357
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 330
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 358
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1654,7 +1654,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 364
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 392
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1663,7 +1663,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 365
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 393
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1672,7 +1672,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 366
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 394
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1681,7 +1681,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 367
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 395
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1690,7 +1690,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 371
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 399
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1701,7 +1701,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 372
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 400
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1712,7 +1712,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 374
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 402
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1721,7 +1721,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 375
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 403
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1731,7 +1731,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 376
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 404
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1740,7 +1740,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 377
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 405
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1752,7 +1752,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 379
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 407
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1760,7 +1760,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 380
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 408
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1771,7 +1771,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 381
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 409
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1780,7 +1780,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 382
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 410
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1789,7 +1789,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 383
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 411
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1798,7 +1798,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 384
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 412
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1808,7 +1808,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 387
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 415
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -1824,7 +1824,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 389
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 417
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1832,7 +1832,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 390
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 418
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1840,27 +1840,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 391
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 419
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 392
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 420
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 393
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 421
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 394
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 422
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1868,7 +1868,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 395
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 423
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1877,7 +1877,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 399
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 427
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1886,7 +1886,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 400
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 428
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1896,7 +1896,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 401
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 429
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1904,7 +1904,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 402
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 430
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1913,7 +1913,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 403
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 431
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1921,7 +1921,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 404
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 432
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1930,7 +1930,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 405
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 433
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -1938,7 +1938,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 406
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 434
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -1949,7 +1949,7 @@ func decode(in *inst, w uint32) {
 	case 14:
 		switch w & 0x21000000 {
 		case 0x00000000:
-			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 85
+			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 113
 				opc := w >> 30 & 0x3
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1962,7 +1962,7 @@ func decode(in *inst, w uint32) {
 		case 0x21000000:
 			switch w & 0x00c00000 {
 			case 0x00000000:
-				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 91
+				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 119
 					size := w >> 30 & 0x3
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
@@ -1975,7 +1975,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00800000:
-				if w&0xffc00000 == 0x3d800000 { // VSTR, line 92
+				if w&0xffc00000 == 0x3d800000 { // VSTR, line 120
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -1987,7 +1987,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 93
+				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 121
 					size := w >> 30 & 0x3
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
@@ -2000,7 +2000,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00c00000:
-				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 94
+				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 122
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -2015,7 +2015,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00e00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 95
+				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 123
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
@@ -2031,7 +2031,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0xffe00000 == 0x3c800000 { // VSTR, line 96
+				if w&0xffe00000 == 0x3c800000 { // VSTR, line 124
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
@@ -2046,7 +2046,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00400000:
-				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 97
+				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 125
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
@@ -2062,7 +2062,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00c00000:
-				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 98
+				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 126
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
@@ -2077,7 +2077,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200000:
-				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 100
+				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 128
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -2094,7 +2094,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00a00000:
-				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 101
+				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 129
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
 					s := w >> 12 & 0x1
@@ -2110,7 +2110,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00600000:
-				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 102
+				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 130
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -2127,7 +2127,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00e00000:
-				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 103
+				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 131
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
 					s := w >> 12 & 0x1
@@ -2153,7 +2153,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00000800 {
 					case 0x00000000:
-						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 51
+						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 79
 							pt := w >> 22 & 0x3
 							to := w >> 15 & 0x3
 							rn := w >> 5 & 0x1f
@@ -2164,7 +2164,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff207c00 == 0x1e204000 { // FP1, line 52
+						if w&0xff207c00 == 0x1e204000 { // FP1, line 80
 							pt := w >> 22 & 0x3
 							opc := w >> 15 & 0x3f
 							rn := w >> 5 & 0x1f
@@ -2175,7 +2175,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 55
+						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 83
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -2187,7 +2187,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 57
+						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 85
 							pt := w >> 22 & 0x3
 							imm8 := w >> 13 & 0xff
 							rd := w >> 0 & 0x1f
@@ -2197,49 +2197,49 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 68
+						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 96
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 69
+						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 97
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 70
+						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 98
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 71
+						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 99
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 72
+						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 100
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 73
+						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 101
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 76
+						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 104
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							u := w >> 16 & 0x1
@@ -2251,7 +2251,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 79
+						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 107
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							rmode := w >> 19 & 0x3
@@ -2264,7 +2264,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 80
+						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 108
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							u := w >> 16 & 0x1
@@ -2276,7 +2276,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
+						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 150
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2290,7 +2290,7 @@ func decode(in *inst, w uint32) {
 					case 0x00000800:
 						switch w & 0x80000000 {
 						case 0x00000000:
-							if w&0xff200c00 == 0x1e200800 { // FP2, line 61
+							if w&0xff200c00 == 0x1e200800 { // FP2, line 89
 								pt := w >> 22 & 0x3
 								rm := w >> 16 & 0x1f
 								opc := w >> 12 & 0xf
@@ -2302,7 +2302,7 @@ func decode(in *inst, w uint32) {
 									return
 								}
 							}
-							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
+							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 141
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2313,7 +2313,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
+							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 142
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2324,7 +2324,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
+							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 144
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2335,7 +2335,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 118
+							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 146
 								*in = inst{op: opSIMDPairwise}
 								in.pre |= preFP
 								if decodeSIMDPairwise(in, w) {
@@ -2347,7 +2347,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000400:
 					switch w & 0x80000000 {
 					case 0x00000000:
-						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 59
+						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 87
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							cond := w >> 12 & 0xf
@@ -2360,7 +2360,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 62
+						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 90
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							cond := w >> 12 & 0xf
@@ -2372,7 +2372,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
+						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 137
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2383,7 +2383,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
+						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 139
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2399,7 +2399,7 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x60000000 {
 				case 0x00000000:
-					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 77
+					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 105
 						sf := w >> 31 & 0x1
 						pt := w >> 22 & 0x3
 						u := w >> 16 & 0x1
@@ -2412,7 +2412,7 @@ func decode(in *inst, w uint32) {
 							return
 						}
 					}
-					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 81
+					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 109
 						sf := w >> 31 & 0x1
 						pt := w >> 22 & 0x3
 						u := w >> 16 & 0x1
@@ -2426,7 +2426,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x40000000:
-					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 125
+					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 153
 						imm5 := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rd := w >> 0 & 0x1f
@@ -2441,7 +2441,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x80000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x1f000000 { // FP3, line 65
+				if w&0xff000000 == 0x1f000000 { // FP3, line 93
 					pt := w >> 22 & 0x3
 					o1 := w >> 21 & 0x1
 					rm := w >> 16 & 0x1f
@@ -2455,7 +2455,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 176
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
@@ -2467,7 +2467,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 178
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
