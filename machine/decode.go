@@ -78,20 +78,24 @@ const (
 
 // inst is one pre-decoded instruction. Register fields hold register-file
 // slots (see regZR, regSP, regSink), already resolved for the encoding.
+// The plain slots mean the same for every instruction; ra, sh, amt, cc,
+// neg and im2 are storage that an instruction's argument set names and
+// types (a64.decode's &SET lines): code reads them only through that
+// set's view (the generated SETArgs types), never by slot name.
 type inst struct {
 	op  opcode
-	sf  bool  // 64-bit operation
-	rd  uint8 // destination (or Rt)
-	rn  uint8 // first source or base
-	rm  uint8 // second source or index
-	ra  uint8 // third source, Rt2, Rs, or Rd read as a source
-	sh  uint8 // shift type, extend option, addressing mode, sub-operation
-	amt uint8 // shift amount or access size
-	cc  uint8 // condition, nzcv, load extension
-	neg bool  // invert second operand; CRC32C; immediate form of CCMP
-	pre uint8 // checks before exec: preSP, preFP
-	imm uint64
-	im2 uint64
+	sf  bool   // 64-bit operation
+	rd  uint8  // destination (or Rt)
+	rn  uint8  // first source or base
+	rm  uint8  // second source or index
+	ra  uint8  // argument set storage
+	sh  uint8  // argument set storage
+	amt uint8  // argument set storage
+	cc  uint8  // argument set storage
+	neg bool   // argument set storage
+	pre uint8  // checks before exec: preSP, preFP
+	imm uint64 // the immediate
+	im2 uint64 // argument set storage
 }
 
 // codePage is the decode cache of one 4 KiB page; entries decode lazily on
