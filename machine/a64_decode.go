@@ -164,6 +164,163 @@ const (
 // opNames are the opcodes' names, as the table spells them.
 var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
+// MRS/MSR FPCR and FPSR: reg = 0 FPCR, 1 FPSR.
+//
+// fpsysArgs is inst viewed as the operands of &fpsys (a64.decode).
+type fpsysArgs inst
+
+func (a *fpsysArgs) reg() uint8 { return a.sh }
+
+// FCVT between FP formats: the source's log2 size and the target's.
+//
+// fcvtArgs is inst viewed as the operands of &fcvt (a64.decode).
+type fcvtArgs inst
+
+func (a *fcvtArgs) size() uint8   { return a.amt }
+func (a *fcvtArgs) toSize() uint8 { return a.cc }
+
+// Scalar FP, 1 or 2 sources: the log2 size and the operation (opc).
+//
+// fpopArgs is inst viewed as the operands of &fpop (a64.decode).
+type fpopArgs inst
+
+func (a *fpopArgs) size() uint8 { return a.amt }
+func (a *fpopArgs) opc() uint8  { return a.sh }
+
+// FCMP, FCMPE: the log2 size, signalling (E), against zero.
+//
+// fcmpArgs is inst viewed as the operands of &fcmp (a64.decode).
+type fcmpArgs inst
+
+func (a *fcmpArgs) size() uint8   { return a.amt }
+func (a *fcmpArgs) signal() uint8 { return a.sh }
+func (a *fcmpArgs) zero() bool    { return a.neg }
+
+// FMOV (scalar, immediate): the log2 size; imm = the expanded value.
+//
+// fpsizeArgs is inst viewed as the operands of &fpsize (a64.decode).
+type fpsizeArgs inst
+
+func (a *fpsizeArgs) size() uint8 { return a.amt }
+
+// FCCMP, FCCMPE: the log2 size, signalling (E), the condition; imm = nzcv.
+//
+// fccmpArgs is inst viewed as the operands of &fccmp (a64.decode).
+type fccmpArgs inst
+
+func (a *fccmpArgs) size() uint8   { return a.amt }
+func (a *fccmpArgs) signal() uint8 { return a.sh }
+func (a *fccmpArgs) cond() uint8   { return a.cc }
+
+// FCSEL: the log2 size and the condition.
+//
+// fcselArgs is inst viewed as the operands of &fcsel (a64.decode).
+type fcselArgs inst
+
+func (a *fcselArgs) size() uint8 { return a.amt }
+func (a *fcselArgs) cond() uint8 { return a.cc }
+
+// FMADD, FMSUB, FNMADD, FNMSUB: the log2 size, the addend's V register,
+// negate the addend (o1), negate the product (o0 != o1).
+//
+// fmaddArgs is inst viewed as the operands of &fmadd (a64.decode).
+type fmaddArgs inst
+
+func (a *fmaddArgs) size() uint8      { return a.amt }
+func (a *fmaddArgs) addend() uint8    { return a.ra }
+func (a *fmaddArgs) negAddend() uint8 { return a.sh }
+func (a *fmaddArgs) negProduct() bool { return a.neg }
+
+// FMOV between general and FP registers: the log2 size, and the upper
+// half (FMOV Xd, Vn.D[1] and back).
+//
+// fmovgpArgs is inst viewed as the operands of &fmovgp (a64.decode).
+type fmovgpArgs inst
+
+func (a *fmovgpArgs) size() uint8  { return a.amt }
+func (a *fmovgpArgs) upper() uint8 { return a.sh }
+
+// SCVTF, UCVTF from integer or fixed point: the FP log2 size, unsigned,
+// the fraction bits.
+//
+// icvtfArgs is inst viewed as the operands of &icvtf (a64.decode).
+type icvtfArgs inst
+
+func (a *icvtfArgs) size() uint8    { return a.amt }
+func (a *icvtfArgs) unsigned() bool { return a.neg }
+func (a *icvtfArgs) fbits() uint64  { return a.im2 }
+
+// FCVT[NPMZA][SU] to integer or fixed point: the FP log2 size, unsigned,
+// the fraction bits, the rounding mode.
+//
+// fcvtiArgs is inst viewed as the operands of &fcvti (a64.decode).
+type fcvtiArgs inst
+
+func (a *fcvtiArgs) size() uint8    { return a.amt }
+func (a *fcvtiArgs) unsigned() bool { return a.neg }
+func (a *fcvtiArgs) fbits() uint64  { return a.im2 }
+func (a *fcvtiArgs) rmode() uint8   { return a.cc }
+
+// LDR (literal, SIMD&FP): the log2 access size.
+//
+// vlitArgs is inst viewed as the operands of &vlit (a64.decode).
+type vlitArgs inst
+
+func (a *vlitArgs) size() uint8 { return a.amt }
+
+// A SIMD&FP pair's load or store: the log2 access size, the addressing
+// mode, the second V register (Rt2).
+//
+// vpairArgs is inst viewed as the operands of &vpair (a64.decode).
+type vpairArgs inst
+
+func (a *vpairArgs) size() uint8 { return a.amt }
+func (a *vpairArgs) mode() uint8 { return a.sh }
+func (a *vpairArgs) rt2() uint8  { return a.ra }
+
+// A SIMD&FP single register's load or store (immediate offset): the log2
+// access size and the addressing mode.
+//
+// vldstArgs is inst viewed as the operands of &vldst (a64.decode).
+type vldstArgs inst
+
+func (a *vldstArgs) size() uint8 { return a.amt }
+func (a *vldstArgs) mode() uint8 { return a.sh }
+
+// A SIMD&FP register offset load or store: the log2 access size, the
+// extend option of rm, the amount it is shifted by.
+//
+// vldstregArgs is inst viewed as the operands of &vldstreg (a64.decode).
+type vldstregArgs inst
+
+func (a *vldstregArgs) size() uint8    { return a.amt }
+func (a *vldstregArgs) extend() uint8  { return a.sh }
+func (a *vldstregArgs) amount() uint64 { return a.im2 }
+
+// An Advanced SIMD group's (and a structure load's or store's) operand
+// besides the word in imm: the scalar form (bit 28).
+//
+// simdArgs is inst viewed as the operands of &simd (a64.decode).
+type simdArgs inst
+
+func (a *simdArgs) scalar() bool { return a.neg }
+
+// Copy: the element size (imm = the element index, sf = Q).
+//
+// copyArgs is inst viewed as the operands of &copy (a64.decode).
+type copyArgs inst
+
+func (a *copyArgs) esize() uint8 { return a.amt }
+
+// INS (element): the element size and the source element's index (imm =
+// the destination's).
+//
+// inselemArgs is inst viewed as the operands of &inselem (a64.decode).
+type inselemArgs inst
+
+func (a *inselemArgs) esize() uint8     { return a.amt }
+func (a *inselemArgs) srcIndex() uint64 { return a.im2 }
+
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
@@ -173,7 +330,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 258
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 295
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -183,7 +340,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 259
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 296
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -197,7 +354,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 260
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 297
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -208,7 +365,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 261
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 298
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -221,7 +378,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 267
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 304
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -236,7 +393,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 262
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 299
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -246,7 +403,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 263
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 300
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -257,7 +414,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 264
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 301
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -272,7 +429,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 278
+				if w&0x7e400000 == 0x28000000 { // STP, line 315
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -286,7 +443,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 280
+				if w&0x7e400000 == 0x28400000 { // LDP, line 317
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -300,7 +457,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 282
+				if w&0xfe400000 == 0x68400000 { // LDP, line 319
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -319,7 +476,7 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 317
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 354
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -327,7 +484,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 320
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 357
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -341,7 +498,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 318
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 355
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -355,7 +512,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 322
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 359
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -369,7 +526,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 324
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 361
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -383,7 +540,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 327
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 364
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -395,7 +552,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 336
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 373
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -408,7 +565,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 329
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 366
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -420,7 +577,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 337
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 374
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -433,7 +590,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 331
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 368
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -445,7 +602,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 338
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 375
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -458,7 +615,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 333
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 370
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -470,7 +627,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 339
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 376
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -486,7 +643,7 @@ func decode(in *inst, w uint32) {
 	case 6:
 		switch w & 0x20000000 {
 		case 0x20000000:
-			if w&0x3e400000 == 0x2c000000 { // VSTP, line 86
+			if w&0x3e400000 == 0x2c000000 { // VSTP, line 111
 				opc := w >> 30 & 0x3
 				mode := w >> 23 & 0x3
 				imm := sext(uint64(w>>15&0x7f), 7)
@@ -502,7 +659,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x3e400000 == 0x2c400000 { // VLDP, line 89
+			if w&0x3e400000 == 0x2c400000 { // VLDP, line 114
 				opc := w >> 30 & 0x3
 				mode := w >> 23 & 0x3
 				imm := sext(uint64(w>>15&0x7f), 7)
@@ -519,7 +676,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 153
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 190
 				rn := w >> 5 & 0x1f
 				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
@@ -536,7 +693,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000400:
 			switch w & 0x00200000 {
 			case 0x00200000:
-				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
+				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 143
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -547,7 +704,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
+				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 145
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -561,7 +718,7 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x20c08000 {
 				case 0x20000000:
-					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 127
+					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 164
 						imm5 := w >> 16 & 0x1f
 						imm4 := w >> 11 & 0xf
 						rn := w >> 5 & 0x1f
@@ -575,7 +732,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00007800 {
 					case 0x00000000:
-						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 129
+						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 166
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -587,7 +744,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00000800:
-						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 131
+						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 168
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -599,7 +756,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00001800:
-						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 133
+						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 170
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
@@ -610,7 +767,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00002800:
-						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 135
+						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 172
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -622,7 +779,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00003800:
-						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 137
+						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 174
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -643,7 +800,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000800:
 					switch w & 0x001e0000 {
 					case 0x00000000:
-						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
+						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 147
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -654,7 +811,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
+						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 148
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -665,7 +822,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
+						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 150
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -677,7 +834,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00100000:
-						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 120
+						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 154
 							*in = inst{op: opSIMDAcross}
 							in.pre |= preFP
 							if decodeSIMDAcross(in, w) {
@@ -686,7 +843,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x00000000:
-					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
+					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 156
 						q := w >> 30 & 0x1
 						s := w >> 28 & 0x1
 						if s == 0 || q == 1 {
@@ -701,14 +858,14 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x20008000 {
 				case 0x00000000:
-					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 140
+					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 177
 						*in = inst{op: opSIMDPermute}
 						in.pre |= preFP
 						if decodeSIMDPermute(in, w) {
 							return
 						}
 					}
-					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 144
+					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 181
 						*in = inst{op: opSIMDTbl}
 						in.pre |= preFP
 						if decodeSIMDTbl(in, w) {
@@ -716,7 +873,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x20000000:
-					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 142
+					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 179
 						*in = inst{op: opSIMDExt}
 						in.pre |= preFP
 						if decodeSIMDExt(in, w) {
@@ -726,14 +883,14 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000400:
-			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 146
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 183
 				*in = inst{op: opSIMDModImm}
 				in.pre |= preFP
 				if decodeSIMDModImm(in, w) {
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 185
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
@@ -746,7 +903,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 187
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				if s == 0 || q == 1 {
@@ -761,14 +918,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 156
+			if w&0x9f000000 == 0x10000000 { // ADR, line 193
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 157
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 194
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -778,7 +935,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 159
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 196
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -788,7 +945,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 160
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 197
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -798,7 +955,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 161
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 198
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -808,7 +965,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 162
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 199
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -822,7 +979,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 164
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 201
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -835,7 +992,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 166
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 203
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -848,7 +1005,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 168
+			if w&0x7f800000 == 0x52000000 { // EORi, line 205
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -861,7 +1018,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 170
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 207
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -874,7 +1031,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 174
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 211
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -885,7 +1042,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 175
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 212
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -896,7 +1053,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 176
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 213
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -907,7 +1064,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 181
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 218
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -919,7 +1076,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 184
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 221
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -932,7 +1089,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 187
+			if w&0x7f800000 == 0x33000000 { // BFM, line 224
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -945,7 +1102,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 190
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 227
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -957,7 +1114,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 193
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 230
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -969,7 +1126,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 196
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 233
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -982,7 +1139,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 200
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 237
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1002,20 +1159,20 @@ func decode(in *inst, w uint32) {
 			case 0x81000000:
 				switch w & 0x00f00000 {
 				case 0x00300000:
-					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 47
+					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 48
 						reg := w >> 5 & 0x1
 						rt := w >> 0 & 0x1f
 						*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 245
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 282
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 246
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 283
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1025,14 +1182,14 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x00100000:
-					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 48
+					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 49
 						reg := w >> 5 & 0x1
 						rt := w >> 0 & 0x1f
 						*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 247
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 284
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1041,28 +1198,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 219
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 256
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 220
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 257
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 222
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 259
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 223
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 260
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 224
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 261
 								*in = inst{op: opISB}
 								return
 							}
@@ -1070,19 +1227,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 227
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 264
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 228
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 265
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 229
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 266
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1091,12 +1248,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 233
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 270
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 234
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 271
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1107,42 +1264,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 236
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 273
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 237
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 274
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 238
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 275
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 239
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 276
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 240
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 277
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 241
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 278
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 242
+								if w&0xffffff80 == 0xd5087800 { // AT, line 279
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1151,7 +1308,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 243
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 280
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1161,7 +1318,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 210
+				if w&0xff000010 == 0x54000000 { // Bcond, line 247
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1170,19 +1327,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 212
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 249
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 213
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 250
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 214
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 251
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1190,25 +1347,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 204
+			if w&0xfc000000 == 0x14000000 { // B, line 241
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 205
+			if w&0xfc000000 == 0x94000000 { // BL, line 242
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 206
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 243
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 207
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 244
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1219,18 +1376,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 204
+			if w&0xfc000000 == 0x14000000 { // B, line 241
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 205
+			if w&0xfc000000 == 0x94000000 { // BL, line 242
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 208
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 245
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1238,7 +1395,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 209
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 246
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1249,25 +1406,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 251
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 288
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 252
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 289
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 253
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 290
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 254
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 291
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1278,34 +1435,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 272
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 309
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 273
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 310
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 274
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 311
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 275
+				if w&0xff000000 == 0xd8000000 { // NOP, line 312
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 286
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 323
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1316,11 +1473,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 287
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 324
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 288
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 325
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1337,7 +1494,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 291
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 328
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1348,11 +1505,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 295
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 332
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 296
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 333
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1367,7 +1524,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 292
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 329
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1378,7 +1535,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 297
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 334
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1393,7 +1550,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 293
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 330
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1404,7 +1561,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 299
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 336
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1419,7 +1576,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 294
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 331
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1430,7 +1587,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 300
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 337
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1447,7 +1604,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 304
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 341
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1460,7 +1617,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 305
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 342
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1471,7 +1628,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 306
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 343
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1483,7 +1640,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 309
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 346
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1498,14 +1655,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 311
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 348
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 312
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 349
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1526,7 +1683,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 341
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 378
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1535,7 +1692,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 342
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 379
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1544,7 +1701,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 343
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 380
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1553,7 +1710,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 344
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 381
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1562,7 +1719,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 347
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 384
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1573,7 +1730,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 348
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 385
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1584,7 +1741,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 350
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 387
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1593,7 +1750,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 351
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 388
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1603,7 +1760,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 352
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 389
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1612,7 +1769,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 353
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 390
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1624,7 +1781,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 355
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 392
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1632,7 +1789,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 356
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 393
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1643,7 +1800,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 357
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 394
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1652,7 +1809,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 358
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 395
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1661,7 +1818,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 359
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 396
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1670,7 +1827,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 360
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 397
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1680,7 +1837,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 362
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 399
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -1696,7 +1853,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 364
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 401
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1704,7 +1861,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 365
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 402
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1712,27 +1869,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 366
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 403
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 367
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 404
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 368
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 405
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 369
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 406
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1740,7 +1897,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 370
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 407
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1749,7 +1906,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 373
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 410
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1758,7 +1915,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 374
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 411
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1768,7 +1925,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 375
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 412
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1776,7 +1933,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 376
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 413
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1785,7 +1942,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 377
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 414
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1793,7 +1950,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 378
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 415
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1802,7 +1959,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 379
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 416
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1811,7 +1968,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 380
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 417
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1823,7 +1980,7 @@ func decode(in *inst, w uint32) {
 	case 14:
 		switch w & 0x21000000 {
 		case 0x00000000:
-			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 85
+			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 107
 				opc := w >> 30 & 0x3
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1836,7 +1993,7 @@ func decode(in *inst, w uint32) {
 		case 0x21000000:
 			switch w & 0x00c00000 {
 			case 0x00000000:
-				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 91
+				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 119
 					size := w >> 30 & 0x3
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
@@ -1849,7 +2006,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00800000:
-				if w&0xffc00000 == 0x3d800000 { // VSTR, line 92
+				if w&0xffc00000 == 0x3d800000 { // VSTR, line 120
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -1861,7 +2018,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 93
+				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 121
 					size := w >> 30 & 0x3
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
@@ -1874,7 +2031,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00c00000:
-				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 94
+				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 122
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -1889,7 +2046,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00e00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 95
+				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 123
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
@@ -1905,7 +2062,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0xffe00000 == 0x3c800000 { // VSTR, line 96
+				if w&0xffe00000 == 0x3c800000 { // VSTR, line 124
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
@@ -1920,7 +2077,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00400000:
-				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 97
+				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 125
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
@@ -1936,7 +2093,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00c00000:
-				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 98
+				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 126
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
@@ -1951,7 +2108,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200000:
-				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 100
+				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 130
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1968,7 +2125,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00a00000:
-				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 101
+				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 131
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
 					s := w >> 12 & 0x1
@@ -1984,7 +2141,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00600000:
-				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 102
+				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 132
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -2001,7 +2158,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00e00000:
-				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 103
+				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 133
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
 					s := w >> 12 & 0x1
@@ -2027,7 +2184,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00000800 {
 					case 0x00000000:
-						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 51
+						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 55
 							pt := w >> 22 & 0x3
 							to := w >> 15 & 0x3
 							rn := w >> 5 & 0x1f
@@ -2038,7 +2195,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff207c00 == 0x1e204000 { // FP1, line 52
+						if w&0xff207c00 == 0x1e204000 { // FP1, line 58
 							pt := w >> 22 & 0x3
 							opc := w >> 15 & 0x3f
 							rn := w >> 5 & 0x1f
@@ -2049,7 +2206,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 55
+						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 62
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -2061,7 +2218,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 57
+						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 65
 							pt := w >> 22 & 0x3
 							imm8 := w >> 13 & 0xff
 							rd := w >> 0 & 0x1f
@@ -2071,49 +2228,49 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 68
+						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 82
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 69
+						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 83
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 70
+						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 84
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 71
+						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 85
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 72
+						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 86
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 73
+						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 87
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 76
+						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 91
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							u := w >> 16 & 0x1
@@ -2125,7 +2282,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 79
+						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 97
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							rmode := w >> 19 & 0x3
@@ -2138,7 +2295,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 80
+						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 99
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							u := w >> 16 & 0x1
@@ -2150,7 +2307,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 122
+						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 156
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2164,7 +2321,7 @@ func decode(in *inst, w uint32) {
 					case 0x00000800:
 						switch w & 0x80000000 {
 						case 0x00000000:
-							if w&0xff200c00 == 0x1e200800 { // FP2, line 61
+							if w&0xff200c00 == 0x1e200800 { // FP2, line 70
 								pt := w >> 22 & 0x3
 								rm := w >> 16 & 0x1f
 								opc := w >> 12 & 0xf
@@ -2176,7 +2333,7 @@ func decode(in *inst, w uint32) {
 									return
 								}
 							}
-							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 113
+							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 147
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2187,7 +2344,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 114
+							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 148
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2198,7 +2355,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 116
+							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 150
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2209,7 +2366,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 118
+							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 152
 								*in = inst{op: opSIMDPairwise}
 								in.pre |= preFP
 								if decodeSIMDPairwise(in, w) {
@@ -2221,7 +2378,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000400:
 					switch w & 0x80000000 {
 					case 0x00000000:
-						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 59
+						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 68
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							cond := w >> 12 & 0xf
@@ -2234,7 +2391,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 62
+						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 73
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							cond := w >> 12 & 0xf
@@ -2246,7 +2403,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 109
+						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 143
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2257,7 +2414,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 111
+						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 145
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2273,7 +2430,7 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x60000000 {
 				case 0x00000000:
-					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 77
+					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 92
 						sf := w >> 31 & 0x1
 						pt := w >> 22 & 0x3
 						u := w >> 16 & 0x1
@@ -2286,7 +2443,7 @@ func decode(in *inst, w uint32) {
 							return
 						}
 					}
-					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 81
+					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 100
 						sf := w >> 31 & 0x1
 						pt := w >> 22 & 0x3
 						u := w >> 16 & 0x1
@@ -2300,7 +2457,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x40000000:
-					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 125
+					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 159
 						imm5 := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rd := w >> 0 & 0x1f
@@ -2315,7 +2472,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x80000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x1f000000 { // FP3, line 65
+				if w&0xff000000 == 0x1f000000 { // FP3, line 77
 					pt := w >> 22 & 0x3
 					o1 := w >> 21 & 0x1
 					rm := w >> 16 & 0x1f
@@ -2329,7 +2486,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 148
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 185
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
@@ -2341,7 +2498,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 150
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 187
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -2363,89 +2520,89 @@ func decode(in *inst, w uint32) {
 func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	switch in.op {
 	case opFMRS:
-		c.execFMRS(in, pc)
+		c.execFMRS((*fpsysArgs)(in), pc)
 	case opFMSR:
-		c.execFMSR(in, pc)
+		c.execFMSR((*fpsysArgs)(in), pc)
 	case opFCVT:
-		c.execFCVT(in, pc)
+		c.execFCVT((*fcvtArgs)(in), pc)
 	case opFP1:
-		c.execFP1(in, pc)
+		c.execFP1((*fpopArgs)(in), pc)
 	case opFCMP:
-		c.execFCMP(in, pc)
+		c.execFCMP((*fcmpArgs)(in), pc)
 	case opFMOVi:
-		c.execFMOVi(in, pc)
+		c.execFMOVi((*fpsizeArgs)(in), pc)
 	case opFCCMP:
-		c.execFCCMP(in, pc)
+		c.execFCCMP((*fccmpArgs)(in), pc)
 	case opFP2:
-		c.execFP2(in, pc)
+		c.execFP2((*fpopArgs)(in), pc)
 	case opFCSEL:
-		c.execFCSEL(in, pc)
+		c.execFCSEL((*fcselArgs)(in), pc)
 	case opFP3:
-		c.execFP3(in, pc)
+		c.execFP3((*fmaddArgs)(in), pc)
 	case opFMOVtoGP:
-		c.execFMOVtoGP(in, pc)
+		c.execFMOVtoGP((*fmovgpArgs)(in), pc)
 	case opFMOVfromGP:
-		c.execFMOVfromGP(in, pc)
+		c.execFMOVfromGP((*fmovgpArgs)(in), pc)
 	case opICVTF:
-		c.execICVTF(in, pc)
+		c.execICVTF((*icvtfArgs)(in), pc)
 	case opFCVTI:
-		c.execFCVTI(in, pc)
+		c.execFCVTI((*fcvtiArgs)(in), pc)
 	case opVLDRlit:
-		c.execVLDRlit(in, pc)
+		c.execVLDRlit((*vlitArgs)(in), pc)
 	case opVSTP:
-		c.execVSTP(in, pc)
+		c.execVSTP((*vpairArgs)(in), pc)
 	case opVLDP:
-		c.execVLDP(in, pc)
+		c.execVLDP((*vpairArgs)(in), pc)
 	case opVSTR:
-		c.execVSTR(in, pc)
+		c.execVSTR((*vldstArgs)(in), pc)
 	case opVLDR:
-		c.execVLDR(in, pc)
+		c.execVLDR((*vldstArgs)(in), pc)
 	case opVSTRreg:
-		c.execVSTRreg(in, pc)
+		c.execVSTRreg((*vldstregArgs)(in), pc)
 	case opVLDRreg:
-		c.execVLDRreg(in, pc)
+		c.execVLDRreg((*vldstregArgs)(in), pc)
 	case opSIMD3SameFP:
-		c.execSIMD3SameFP(in, pc)
+		c.execSIMD3SameFP((*simdArgs)(in), pc)
 	case opSIMD3Same:
-		c.execSIMD3Same(in, pc)
+		c.execSIMD3Same((*simdArgs)(in), pc)
 	case opSIMD2MiscFP:
-		c.execSIMD2MiscFP(in, pc)
+		c.execSIMD2MiscFP((*simdArgs)(in), pc)
 	case opSIMD2Misc:
-		c.execSIMD2Misc(in, pc)
+		c.execSIMD2Misc((*simdArgs)(in), pc)
 	case opSIMDPairwise:
-		c.execSIMDPairwise(in, pc)
+		c.execSIMDPairwise((*simdArgs)(in), pc)
 	case opSIMDAcross:
-		c.execSIMDAcross(in, pc)
+		c.execSIMDAcross((*simdArgs)(in), pc)
 	case opSIMD3Diff:
-		c.execSIMD3Diff(in, pc)
+		c.execSIMD3Diff((*simdArgs)(in), pc)
 	case opSIMDDupS:
-		c.execSIMDDupS(in, pc)
+		c.execSIMDDupS((*copyArgs)(in), pc)
 	case opSIMDInsE:
-		c.execSIMDInsE(in, pc)
+		c.execSIMDInsE((*inselemArgs)(in), pc)
 	case opSIMDDupE:
-		c.execSIMDDupE(in, pc)
+		c.execSIMDDupE((*copyArgs)(in), pc)
 	case opSIMDDupG:
-		c.execSIMDDupG(in, pc)
+		c.execSIMDDupG((*copyArgs)(in), pc)
 	case opSIMDInsG:
-		c.execSIMDInsG(in, pc)
+		c.execSIMDInsG((*copyArgs)(in), pc)
 	case opSIMDSMOV:
-		c.execSIMDSMOV(in, pc)
+		c.execSIMDSMOV((*copyArgs)(in), pc)
 	case opSIMDUMOV:
-		c.execSIMDUMOV(in, pc)
+		c.execSIMDUMOV((*copyArgs)(in), pc)
 	case opSIMDPermute:
-		c.execSIMDPermute(in, pc)
+		c.execSIMDPermute((*simdArgs)(in), pc)
 	case opSIMDExt:
-		c.execSIMDExt(in, pc)
+		c.execSIMDExt((*simdArgs)(in), pc)
 	case opSIMDTbl:
-		c.execSIMDTbl(in, pc)
+		c.execSIMDTbl((*simdArgs)(in), pc)
 	case opSIMDModImm:
-		c.execSIMDModImm(in, pc)
+		c.execSIMDModImm((*simdArgs)(in), pc)
 	case opSIMDShiftImm:
-		c.execSIMDShiftImm(in, pc)
+		c.execSIMDShiftImm((*simdArgs)(in), pc)
 	case opSIMDByElem:
-		c.execSIMDByElem(in, pc)
+		c.execSIMDByElem((*simdArgs)(in), pc)
 	case opSIMDStruct:
-		c.execSIMDStruct(in, pc)
+		c.execSIMDStruct((*simdArgs)(in), pc)
 	case opADR:
 		c.execADR(in, pc)
 	case opADRP:
