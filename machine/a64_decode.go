@@ -164,6 +164,163 @@ const (
 // opNames are the opcodes' names, as the table spells them.
 var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
+// MRS/MSR FPCR and FPSR: reg = 0 FPCR, 1 FPSR.
+//
+// fpsysArgs is inst viewed as the operands of &fpsys (a64.decode).
+type fpsysArgs inst
+
+func (a *fpsysArgs) reg() uint8 { return a.sh }
+
+// FCVT between FP formats: the source's log2 size and the target's.
+//
+// fcvtArgs is inst viewed as the operands of &fcvt (a64.decode).
+type fcvtArgs inst
+
+func (a *fcvtArgs) size() uint8   { return a.amt }
+func (a *fcvtArgs) toSize() uint8 { return a.cc }
+
+// Scalar FP, 1 or 2 sources: the log2 size and the operation (opc).
+//
+// fpopArgs is inst viewed as the operands of &fpop (a64.decode).
+type fpopArgs inst
+
+func (a *fpopArgs) size() uint8 { return a.amt }
+func (a *fpopArgs) opc() uint8  { return a.sh }
+
+// FCMP, FCMPE: the log2 size, signalling (E), against zero.
+//
+// fcmpArgs is inst viewed as the operands of &fcmp (a64.decode).
+type fcmpArgs inst
+
+func (a *fcmpArgs) size() uint8   { return a.amt }
+func (a *fcmpArgs) signal() uint8 { return a.sh }
+func (a *fcmpArgs) zero() bool    { return a.neg }
+
+// FMOV (scalar, immediate): the log2 size; imm = the expanded value.
+//
+// fpsizeArgs is inst viewed as the operands of &fpsize (a64.decode).
+type fpsizeArgs inst
+
+func (a *fpsizeArgs) size() uint8 { return a.amt }
+
+// FCCMP, FCCMPE: the log2 size, signalling (E), the condition; imm = nzcv.
+//
+// fccmpArgs is inst viewed as the operands of &fccmp (a64.decode).
+type fccmpArgs inst
+
+func (a *fccmpArgs) size() uint8   { return a.amt }
+func (a *fccmpArgs) signal() uint8 { return a.sh }
+func (a *fccmpArgs) cond() uint8   { return a.cc }
+
+// FCSEL: the log2 size and the condition.
+//
+// fcselArgs is inst viewed as the operands of &fcsel (a64.decode).
+type fcselArgs inst
+
+func (a *fcselArgs) size() uint8 { return a.amt }
+func (a *fcselArgs) cond() uint8 { return a.cc }
+
+// FMADD, FMSUB, FNMADD, FNMSUB: the log2 size, the addend's V register,
+// negate the addend (o1), negate the product (o0 != o1).
+//
+// fmaddArgs is inst viewed as the operands of &fmadd (a64.decode).
+type fmaddArgs inst
+
+func (a *fmaddArgs) size() uint8      { return a.amt }
+func (a *fmaddArgs) addend() uint8    { return a.ra }
+func (a *fmaddArgs) negAddend() uint8 { return a.sh }
+func (a *fmaddArgs) negProduct() bool { return a.neg }
+
+// FMOV between general and FP registers: the log2 size, and the upper
+// half (FMOV Xd, Vn.D[1] and back).
+//
+// fmovgpArgs is inst viewed as the operands of &fmovgp (a64.decode).
+type fmovgpArgs inst
+
+func (a *fmovgpArgs) size() uint8  { return a.amt }
+func (a *fmovgpArgs) upper() uint8 { return a.sh }
+
+// SCVTF, UCVTF from integer or fixed point: the FP log2 size, unsigned,
+// the fraction bits.
+//
+// icvtfArgs is inst viewed as the operands of &icvtf (a64.decode).
+type icvtfArgs inst
+
+func (a *icvtfArgs) size() uint8    { return a.amt }
+func (a *icvtfArgs) unsigned() bool { return a.neg }
+func (a *icvtfArgs) fbits() uint64  { return a.im2 }
+
+// FCVT[NPMZA][SU] to integer or fixed point: the FP log2 size, unsigned,
+// the fraction bits, the rounding mode.
+//
+// fcvtiArgs is inst viewed as the operands of &fcvti (a64.decode).
+type fcvtiArgs inst
+
+func (a *fcvtiArgs) size() uint8    { return a.amt }
+func (a *fcvtiArgs) unsigned() bool { return a.neg }
+func (a *fcvtiArgs) fbits() uint64  { return a.im2 }
+func (a *fcvtiArgs) rmode() uint8   { return a.cc }
+
+// LDR (literal, SIMD&FP): the log2 access size.
+//
+// vlitArgs is inst viewed as the operands of &vlit (a64.decode).
+type vlitArgs inst
+
+func (a *vlitArgs) size() uint8 { return a.amt }
+
+// A SIMD&FP pair's load or store: the log2 access size, the addressing
+// mode, the second V register (Rt2).
+//
+// vpairArgs is inst viewed as the operands of &vpair (a64.decode).
+type vpairArgs inst
+
+func (a *vpairArgs) size() uint8 { return a.amt }
+func (a *vpairArgs) mode() uint8 { return a.sh }
+func (a *vpairArgs) rt2() uint8  { return a.ra }
+
+// A SIMD&FP single register's load or store (immediate offset): the log2
+// access size and the addressing mode.
+//
+// vldstArgs is inst viewed as the operands of &vldst (a64.decode).
+type vldstArgs inst
+
+func (a *vldstArgs) size() uint8 { return a.amt }
+func (a *vldstArgs) mode() uint8 { return a.sh }
+
+// A SIMD&FP register offset load or store: the log2 access size, the
+// extend option of rm, the amount it is shifted by.
+//
+// vldstregArgs is inst viewed as the operands of &vldstreg (a64.decode).
+type vldstregArgs inst
+
+func (a *vldstregArgs) size() uint8    { return a.amt }
+func (a *vldstregArgs) extend() uint8  { return a.sh }
+func (a *vldstregArgs) amount() uint64 { return a.im2 }
+
+// An Advanced SIMD group's (and a structure load's or store's) operand
+// besides the word in imm: the scalar form (bit 28).
+//
+// simdArgs is inst viewed as the operands of &simd (a64.decode).
+type simdArgs inst
+
+func (a *simdArgs) scalar() bool { return a.neg }
+
+// Copy: the element size (imm = the element index, sf = Q).
+//
+// copyArgs is inst viewed as the operands of &copy (a64.decode).
+type copyArgs inst
+
+func (a *copyArgs) esize() uint8 { return a.amt }
+
+// INS (element): the element size and the source element's index (imm =
+// the destination's).
+//
+// inselemArgs is inst viewed as the operands of &inselem (a64.decode).
+type inselemArgs inst
+
+func (a *inselemArgs) esize() uint8     { return a.amt }
+func (a *inselemArgs) srcIndex() uint64 { return a.im2 }
+
 // MOVK: imm = the new halfword in place, keep = the bits it leaves, old =
 // Rd read as a source.
 //
@@ -302,7 +459,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 304
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 341
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -312,7 +469,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 305
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 342
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -326,7 +483,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 306
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 343
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -337,7 +494,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 307
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 344
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -350,7 +507,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 313
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 350
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -365,7 +522,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 308
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 345
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -375,7 +532,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 309
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 346
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -386,7 +543,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 310
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 347
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -401,7 +558,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 324
+				if w&0x7e400000 == 0x28000000 { // STP, line 361
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -415,7 +572,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 326
+				if w&0x7e400000 == 0x28400000 { // LDP, line 363
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -429,7 +586,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 328
+				if w&0xfe400000 == 0x68400000 { // LDP, line 365
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -448,14 +605,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 366
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 403
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 369
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 406
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -469,7 +626,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 367
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 404
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -483,7 +640,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 371
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 408
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -497,7 +654,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 373
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 410
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -511,7 +668,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 376
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 413
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -523,7 +680,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 387
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 424
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -536,7 +693,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 378
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 415
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -548,7 +705,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 388
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 425
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -561,7 +718,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 380
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 417
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -573,7 +730,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 389
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 426
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -586,7 +743,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 382
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 419
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -598,7 +755,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 390
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 427
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -614,7 +771,7 @@ func decode(in *inst, w uint32) {
 	case 6:
 		switch w & 0x20000000 {
 		case 0x20000000:
-			if w&0x3e400000 == 0x2c000000 { // VSTP, line 114
+			if w&0x3e400000 == 0x2c000000 { // VSTP, line 139
 				opc := w >> 30 & 0x3
 				mode := w >> 23 & 0x3
 				imm := sext(uint64(w>>15&0x7f), 7)
@@ -630,7 +787,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x3e400000 == 0x2c400000 { // VLDP, line 117
+			if w&0x3e400000 == 0x2c400000 { // VLDP, line 142
 				opc := w >> 30 & 0x3
 				mode := w >> 23 & 0x3
 				imm := sext(uint64(w>>15&0x7f), 7)
@@ -647,7 +804,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 181
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 218
 				rn := w >> 5 & 0x1f
 				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
@@ -664,7 +821,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000400:
 			switch w & 0x00200000 {
 			case 0x00200000:
-				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 137
+				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 171
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -675,7 +832,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 139
+				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 173
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -689,7 +846,7 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x20c08000 {
 				case 0x20000000:
-					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 155
+					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 192
 						imm5 := w >> 16 & 0x1f
 						imm4 := w >> 11 & 0xf
 						rn := w >> 5 & 0x1f
@@ -703,7 +860,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00007800 {
 					case 0x00000000:
-						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 157
+						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 194
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -715,7 +872,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00000800:
-						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 159
+						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 196
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -727,7 +884,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00001800:
-						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 161
+						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 198
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
@@ -738,7 +895,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00002800:
-						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 163
+						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 200
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -750,7 +907,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00003800:
-						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 165
+						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 202
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -771,7 +928,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000800:
 					switch w & 0x001e0000 {
 					case 0x00000000:
-						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 141
+						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 175
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -782,7 +939,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 142
+						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 176
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -793,7 +950,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 144
+						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 178
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -805,7 +962,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00100000:
-						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 148
+						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 182
 							*in = inst{op: opSIMDAcross}
 							in.pre |= preFP
 							if decodeSIMDAcross(in, w) {
@@ -814,7 +971,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x00000000:
-					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 150
+					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 184
 						q := w >> 30 & 0x1
 						s := w >> 28 & 0x1
 						if s == 0 || q == 1 {
@@ -829,14 +986,14 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x20008000 {
 				case 0x00000000:
-					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 168
+					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 205
 						*in = inst{op: opSIMDPermute}
 						in.pre |= preFP
 						if decodeSIMDPermute(in, w) {
 							return
 						}
 					}
-					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 172
+					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 209
 						*in = inst{op: opSIMDTbl}
 						in.pre |= preFP
 						if decodeSIMDTbl(in, w) {
@@ -844,7 +1001,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x20000000:
-					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 170
+					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 207
 						*in = inst{op: opSIMDExt}
 						in.pre |= preFP
 						if decodeSIMDExt(in, w) {
@@ -854,14 +1011,14 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000400:
-			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 174
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 211
 				*in = inst{op: opSIMDModImm}
 				in.pre |= preFP
 				if decodeSIMDModImm(in, w) {
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 176
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 213
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
@@ -874,7 +1031,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 178
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 215
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				if s == 0 || q == 1 {
@@ -889,14 +1046,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 184
+			if w&0x9f000000 == 0x10000000 { // ADR, line 221
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 185
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 222
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -906,7 +1063,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 187
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 224
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -916,7 +1073,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 188
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 225
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -926,7 +1083,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 189
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 226
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -936,7 +1093,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 190
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 227
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -950,7 +1107,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 192
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 229
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -963,7 +1120,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 194
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 231
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -976,7 +1133,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 196
+			if w&0x7f800000 == 0x52000000 { // EORi, line 233
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -989,7 +1146,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 198
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 235
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1002,7 +1159,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 202
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 239
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1013,7 +1170,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 203
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 240
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1024,7 +1181,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 207
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 244
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1035,7 +1192,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 215
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 252
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1047,7 +1204,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 217
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 254
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1060,7 +1217,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 220
+			if w&0x7f800000 == 0x33000000 { // BFM, line 257
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1073,7 +1230,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 223
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 260
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1085,7 +1242,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 225
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 262
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1097,7 +1254,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 227
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 264
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1110,7 +1267,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 232
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 269
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1130,20 +1287,20 @@ func decode(in *inst, w uint32) {
 			case 0x81000000:
 				switch w & 0x00f00000 {
 				case 0x00300000:
-					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 75
+					if w&0xffffffc0 == 0xd53b4400 { // FMRS, line 76
 						reg := w >> 5 & 0x1
 						rt := w >> 0 & 0x1f
 						*in = inst{op: opFMRS, rd: uint8(wZR(rt)), sh: uint8(reg)}
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 291
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 328
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 292
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 329
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1153,14 +1310,14 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x00100000:
-					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 76
+					if w&0xffffffc0 == 0xd51b4400 { // FMSR, line 77
 						reg := w >> 5 & 0x1
 						rt := w >> 0 & 0x1f
 						*in = inst{op: opFMSR, rn: uint8(rZR(rt)), sh: uint8(reg)}
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 293
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 330
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1169,28 +1326,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 255
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 292
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 256
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 293
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 258
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 295
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 259
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 296
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 260
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 297
 								*in = inst{op: opISB}
 								return
 							}
@@ -1198,19 +1355,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 268
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 305
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 269
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 306
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 270
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 307
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1219,12 +1376,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 274
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 311
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 276
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 313
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1235,42 +1392,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 278
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 315
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 279
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 316
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 280
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 317
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 281
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 318
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 282
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 319
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 283
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 320
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 286
+								if w&0xffffff80 == 0xd5087800 { // AT, line 323
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1279,7 +1436,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 289
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 326
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1289,7 +1446,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 246
+				if w&0xff000010 == 0x54000000 { // Bcond, line 283
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1298,19 +1455,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 248
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 285
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 249
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 286
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 250
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 287
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1318,25 +1475,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 236
+			if w&0xfc000000 == 0x14000000 { // B, line 273
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 237
+			if w&0xfc000000 == 0x94000000 { // BL, line 274
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 238
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 275
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 239
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 276
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1347,18 +1504,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 236
+			if w&0xfc000000 == 0x14000000 { // B, line 273
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 237
+			if w&0xfc000000 == 0x94000000 { // BL, line 274
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 242
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 279
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1366,7 +1523,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 243
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 280
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1377,25 +1534,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 297
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 334
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 298
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 335
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 299
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 336
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 300
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 337
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1406,34 +1563,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 318
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 355
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 319
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 356
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 320
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 357
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 321
+				if w&0xff000000 == 0xd8000000 { // NOP, line 358
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 332
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 369
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1444,11 +1601,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 333
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 370
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 334
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 371
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1465,7 +1622,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 337
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 374
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1476,11 +1633,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 341
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 378
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 342
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 379
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1495,7 +1652,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 338
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 375
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1506,7 +1663,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 343
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 380
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1521,7 +1678,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 339
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 376
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1532,7 +1689,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 345
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 382
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1547,7 +1704,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 340
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 377
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1558,7 +1715,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 346
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 383
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1575,7 +1732,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 350
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 387
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1588,7 +1745,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 351
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 388
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1599,7 +1756,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 352
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 389
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1611,7 +1768,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 355
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 392
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1626,14 +1783,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 357
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 394
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 358
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 395
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1654,7 +1811,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 392
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 429
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1663,7 +1820,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 393
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 430
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1672,7 +1829,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 394
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 431
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1681,7 +1838,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 395
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 432
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1690,7 +1847,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 399
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 436
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1701,7 +1858,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 400
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 437
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1712,7 +1869,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 402
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 439
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1721,7 +1878,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 403
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 440
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1731,7 +1888,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 404
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 441
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1740,7 +1897,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 405
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 442
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1752,7 +1909,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 407
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 444
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1760,7 +1917,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 408
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 445
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1771,7 +1928,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 409
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 446
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1780,7 +1937,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 410
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 447
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1789,7 +1946,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 411
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 448
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1798,7 +1955,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 412
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 449
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1808,7 +1965,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 415
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 452
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -1824,7 +1981,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 417
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 454
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1832,7 +1989,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 418
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 455
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1840,27 +1997,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 419
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 456
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 420
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 457
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 421
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 458
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 422
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 459
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1868,7 +2025,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 423
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 460
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1877,7 +2034,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 427
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 464
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1886,7 +2043,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 428
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 465
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1896,7 +2053,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 429
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 466
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1904,7 +2061,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 430
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 467
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1913,7 +2070,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 431
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 468
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1921,7 +2078,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 432
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 469
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1930,7 +2087,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 433
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 470
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -1938,7 +2095,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 434
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 471
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -1949,7 +2106,7 @@ func decode(in *inst, w uint32) {
 	case 14:
 		switch w & 0x21000000 {
 		case 0x00000000:
-			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 113
+			if w&0x3f000000 == 0x1c000000 { // VLDRlit, line 135
 				opc := w >> 30 & 0x3
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1962,7 +2119,7 @@ func decode(in *inst, w uint32) {
 		case 0x21000000:
 			switch w & 0x00c00000 {
 			case 0x00000000:
-				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 119
+				if w&0x3fc00000 == 0x3d000000 { // VSTR, line 147
 					size := w >> 30 & 0x3
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
@@ -1975,7 +2132,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00800000:
-				if w&0xffc00000 == 0x3d800000 { // VSTR, line 120
+				if w&0xffc00000 == 0x3d800000 { // VSTR, line 148
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -1987,7 +2144,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 121
+				if w&0x3fc00000 == 0x3d400000 { // VLDR, line 149
 					size := w >> 30 & 0x3
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
@@ -2000,7 +2157,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00c00000:
-				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 122
+				if w&0xffc00000 == 0x3dc00000 { // VLDR, line 150
 					imm := w >> 10 & 0xfff
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -2015,7 +2172,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00e00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 123
+				if w&0x3fe00000 == 0x3c000000 { // VSTR, line 151
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
@@ -2031,7 +2188,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0xffe00000 == 0x3c800000 { // VSTR, line 124
+				if w&0xffe00000 == 0x3c800000 { // VSTR, line 152
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
@@ -2046,7 +2203,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00400000:
-				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 125
+				if w&0x3fe00000 == 0x3c400000 { // VLDR, line 153
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
@@ -2062,7 +2219,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00c00000:
-				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 126
+				if w&0xffe00000 == 0x3cc00000 { // VLDR, line 154
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					idx := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
@@ -2077,7 +2234,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200000:
-				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 128
+				if w&0x3fe00c00 == 0x3c200800 { // VSTRreg, line 158
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -2094,7 +2251,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00a00000:
-				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 129
+				if w&0xffe00c00 == 0x3ca00800 { // VSTRreg, line 159
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
 					s := w >> 12 & 0x1
@@ -2110,7 +2267,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00600000:
-				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 130
+				if w&0x3fe00c00 == 0x3c600800 { // VLDRreg, line 160
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -2127,7 +2284,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00e00000:
-				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 131
+				if w&0xffe00c00 == 0x3ce00800 { // VLDRreg, line 161
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
 					s := w >> 12 & 0x1
@@ -2153,7 +2310,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00000800 {
 					case 0x00000000:
-						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 79
+						if w&0xff3e7c00 == 0x1e224000 { // FCVT, line 83
 							pt := w >> 22 & 0x3
 							to := w >> 15 & 0x3
 							rn := w >> 5 & 0x1f
@@ -2164,7 +2321,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff207c00 == 0x1e204000 { // FP1, line 80
+						if w&0xff207c00 == 0x1e204000 { // FP1, line 86
 							pt := w >> 22 & 0x3
 							opc := w >> 15 & 0x3f
 							rn := w >> 5 & 0x1f
@@ -2175,7 +2332,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 83
+						if w&0xff20fc07 == 0x1e202000 { // FCMP, line 90
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -2187,7 +2344,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 85
+						if w&0xff201fe0 == 0x1e201000 { // FMOVi, line 93
 							pt := w >> 22 & 0x3
 							imm8 := w >> 13 & 0xff
 							rd := w >> 0 & 0x1f
@@ -2197,49 +2354,49 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 96
+						if w&0xfffffc00 == 0x1e260000 { // FMOVtoGP, line 110
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(2)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 97
+						if w&0xfffffc00 == 0x9e660000 { // FMOVtoGP, line 111
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 98
+						if w&0xfffffc00 == 0x9eae0000 { // FMOVtoGP, line 112
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVtoGP, rd: uint8(wZR(rd)), rn: uint8(rn), sh: uint8(1), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 99
+						if w&0xfffffc00 == 0x1e270000 { // FMOVfromGP, line 113
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(2)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 100
+						if w&0xfffffc00 == 0x9e670000 { // FMOVfromGP, line 114
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 101
+						if w&0xfffffc00 == 0x9eaf0000 { // FMOVfromGP, line 115
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
 							*in = inst{op: opFMOVfromGP, rd: uint8(rd), rn: uint8(rZR(rn)), sh: uint8(1), amt: uint8(3)}
 							in.pre |= preFP
 							return
 						}
-						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 104
+						if w&0x7f3efc00 == 0x1e220000 { // ICVTF, line 119
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							u := w >> 16 & 0x1
@@ -2251,7 +2408,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 107
+						if w&0x7f26fc00 == 0x1e200000 { // FCVTI, line 125
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							rmode := w >> 19 & 0x3
@@ -2264,7 +2421,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 108
+						if w&0x7f3efc00 == 0x1e240000 { // FCVTI, line 127
 							sf := w >> 31 & 0x1
 							pt := w >> 22 & 0x3
 							u := w >> 16 & 0x1
@@ -2276,7 +2433,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 150
+						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 184
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2290,7 +2447,7 @@ func decode(in *inst, w uint32) {
 					case 0x00000800:
 						switch w & 0x80000000 {
 						case 0x00000000:
-							if w&0xff200c00 == 0x1e200800 { // FP2, line 89
+							if w&0xff200c00 == 0x1e200800 { // FP2, line 98
 								pt := w >> 22 & 0x3
 								rm := w >> 16 & 0x1f
 								opc := w >> 12 & 0xf
@@ -2302,7 +2459,7 @@ func decode(in *inst, w uint32) {
 									return
 								}
 							}
-							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 141
+							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 175
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2313,7 +2470,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 142
+							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 176
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2324,7 +2481,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 144
+							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 178
 								q := w >> 30 & 0x1
 								s := w >> 28 & 0x1
 								if s == 0 || q == 1 {
@@ -2335,7 +2492,7 @@ func decode(in *inst, w uint32) {
 									}
 								}
 							}
-							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 146
+							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 180
 								*in = inst{op: opSIMDPairwise}
 								in.pre |= preFP
 								if decodeSIMDPairwise(in, w) {
@@ -2347,7 +2504,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000400:
 					switch w & 0x80000000 {
 					case 0x00000000:
-						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 87
+						if w&0xff200c00 == 0x1e200400 { // FCCMP, line 96
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							cond := w >> 12 & 0xf
@@ -2360,7 +2517,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 90
+						if w&0xff200c00 == 0x1e200c00 { // FCSEL, line 101
 							pt := w >> 22 & 0x3
 							rm := w >> 16 & 0x1f
 							cond := w >> 12 & 0xf
@@ -2372,7 +2529,7 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 137
+						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 171
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2383,7 +2540,7 @@ func decode(in *inst, w uint32) {
 								}
 							}
 						}
-						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 139
+						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 173
 							q := w >> 30 & 0x1
 							s := w >> 28 & 0x1
 							if s == 0 || q == 1 {
@@ -2399,7 +2556,7 @@ func decode(in *inst, w uint32) {
 			case 0x00000000:
 				switch w & 0x60000000 {
 				case 0x00000000:
-					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 105
+					if w&0x7f3e0000 == 0x1e020000 { // ICVTF, line 120
 						sf := w >> 31 & 0x1
 						pt := w >> 22 & 0x3
 						u := w >> 16 & 0x1
@@ -2412,7 +2569,7 @@ func decode(in *inst, w uint32) {
 							return
 						}
 					}
-					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 109
+					if w&0x7f3e0000 == 0x1e180000 { // FCVTI, line 128
 						sf := w >> 31 & 0x1
 						pt := w >> 22 & 0x3
 						u := w >> 16 & 0x1
@@ -2426,7 +2583,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x40000000:
-					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 153
+					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 187
 						imm5 := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rd := w >> 0 & 0x1f
@@ -2441,7 +2598,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x80000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x1f000000 { // FP3, line 93
+				if w&0xff000000 == 0x1f000000 { // FP3, line 105
 					pt := w >> 22 & 0x3
 					o1 := w >> 21 & 0x1
 					rm := w >> 16 & 0x1f
@@ -2455,7 +2612,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 176
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 213
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
@@ -2467,7 +2624,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 178
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 215
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -2489,89 +2646,89 @@ func decode(in *inst, w uint32) {
 func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	switch in.op {
 	case opFMRS:
-		c.execFMRS(in, pc)
+		c.execFMRS((*fpsysArgs)(in), pc)
 	case opFMSR:
-		c.execFMSR(in, pc)
+		c.execFMSR((*fpsysArgs)(in), pc)
 	case opFCVT:
-		c.execFCVT(in, pc)
+		c.execFCVT((*fcvtArgs)(in), pc)
 	case opFP1:
-		c.execFP1(in, pc)
+		c.execFP1((*fpopArgs)(in), pc)
 	case opFCMP:
-		c.execFCMP(in, pc)
+		c.execFCMP((*fcmpArgs)(in), pc)
 	case opFMOVi:
-		c.execFMOVi(in, pc)
+		c.execFMOVi((*fpsizeArgs)(in), pc)
 	case opFCCMP:
-		c.execFCCMP(in, pc)
+		c.execFCCMP((*fccmpArgs)(in), pc)
 	case opFP2:
-		c.execFP2(in, pc)
+		c.execFP2((*fpopArgs)(in), pc)
 	case opFCSEL:
-		c.execFCSEL(in, pc)
+		c.execFCSEL((*fcselArgs)(in), pc)
 	case opFP3:
-		c.execFP3(in, pc)
+		c.execFP3((*fmaddArgs)(in), pc)
 	case opFMOVtoGP:
-		c.execFMOVtoGP(in, pc)
+		c.execFMOVtoGP((*fmovgpArgs)(in), pc)
 	case opFMOVfromGP:
-		c.execFMOVfromGP(in, pc)
+		c.execFMOVfromGP((*fmovgpArgs)(in), pc)
 	case opICVTF:
-		c.execICVTF(in, pc)
+		c.execICVTF((*icvtfArgs)(in), pc)
 	case opFCVTI:
-		c.execFCVTI(in, pc)
+		c.execFCVTI((*fcvtiArgs)(in), pc)
 	case opVLDRlit:
-		c.execVLDRlit(in, pc)
+		c.execVLDRlit((*vlitArgs)(in), pc)
 	case opVSTP:
-		c.execVSTP(in, pc)
+		c.execVSTP((*vpairArgs)(in), pc)
 	case opVLDP:
-		c.execVLDP(in, pc)
+		c.execVLDP((*vpairArgs)(in), pc)
 	case opVSTR:
-		c.execVSTR(in, pc)
+		c.execVSTR((*vldstArgs)(in), pc)
 	case opVLDR:
-		c.execVLDR(in, pc)
+		c.execVLDR((*vldstArgs)(in), pc)
 	case opVSTRreg:
-		c.execVSTRreg(in, pc)
+		c.execVSTRreg((*vldstregArgs)(in), pc)
 	case opVLDRreg:
-		c.execVLDRreg(in, pc)
+		c.execVLDRreg((*vldstregArgs)(in), pc)
 	case opSIMD3SameFP:
-		c.execSIMD3SameFP(in, pc)
+		c.execSIMD3SameFP((*simdArgs)(in), pc)
 	case opSIMD3Same:
-		c.execSIMD3Same(in, pc)
+		c.execSIMD3Same((*simdArgs)(in), pc)
 	case opSIMD2MiscFP:
-		c.execSIMD2MiscFP(in, pc)
+		c.execSIMD2MiscFP((*simdArgs)(in), pc)
 	case opSIMD2Misc:
-		c.execSIMD2Misc(in, pc)
+		c.execSIMD2Misc((*simdArgs)(in), pc)
 	case opSIMDPairwise:
-		c.execSIMDPairwise(in, pc)
+		c.execSIMDPairwise((*simdArgs)(in), pc)
 	case opSIMDAcross:
-		c.execSIMDAcross(in, pc)
+		c.execSIMDAcross((*simdArgs)(in), pc)
 	case opSIMD3Diff:
-		c.execSIMD3Diff(in, pc)
+		c.execSIMD3Diff((*simdArgs)(in), pc)
 	case opSIMDDupS:
-		c.execSIMDDupS(in, pc)
+		c.execSIMDDupS((*copyArgs)(in), pc)
 	case opSIMDInsE:
-		c.execSIMDInsE(in, pc)
+		c.execSIMDInsE((*inselemArgs)(in), pc)
 	case opSIMDDupE:
-		c.execSIMDDupE(in, pc)
+		c.execSIMDDupE((*copyArgs)(in), pc)
 	case opSIMDDupG:
-		c.execSIMDDupG(in, pc)
+		c.execSIMDDupG((*copyArgs)(in), pc)
 	case opSIMDInsG:
-		c.execSIMDInsG(in, pc)
+		c.execSIMDInsG((*copyArgs)(in), pc)
 	case opSIMDSMOV:
-		c.execSIMDSMOV(in, pc)
+		c.execSIMDSMOV((*copyArgs)(in), pc)
 	case opSIMDUMOV:
-		c.execSIMDUMOV(in, pc)
+		c.execSIMDUMOV((*copyArgs)(in), pc)
 	case opSIMDPermute:
-		c.execSIMDPermute(in, pc)
+		c.execSIMDPermute((*simdArgs)(in), pc)
 	case opSIMDExt:
-		c.execSIMDExt(in, pc)
+		c.execSIMDExt((*simdArgs)(in), pc)
 	case opSIMDTbl:
-		c.execSIMDTbl(in, pc)
+		c.execSIMDTbl((*simdArgs)(in), pc)
 	case opSIMDModImm:
-		c.execSIMDModImm(in, pc)
+		c.execSIMDModImm((*simdArgs)(in), pc)
 	case opSIMDShiftImm:
-		c.execSIMDShiftImm(in, pc)
+		c.execSIMDShiftImm((*simdArgs)(in), pc)
 	case opSIMDByElem:
-		c.execSIMDByElem(in, pc)
+		c.execSIMDByElem((*simdArgs)(in), pc)
 	case opSIMDStruct:
-		c.execSIMDStruct(in, pc)
+		c.execSIMDStruct((*simdArgs)(in), pc)
 	case opADR:
 		c.execADR(in, pc)
 	case opADRP:

@@ -358,18 +358,18 @@ func fpCvtOK(from, to uint32) bool {
 // Scalar FP: the execute functions of the table's FP lines.
 
 // execFMRS reads FPCR or FPSR.
-func (c *CPU) execFMRS(in *inst, _ uint64) {
+func (c *CPU) execFMRS(a *fpsysArgs, _ uint64) {
 	v := uint64(c.fp.cr)
-	if in.sh == 1 {
+	if a.reg() == 1 {
 		v = uint64(c.fp.sr)
 	}
-	c.r[in.rd] = v
+	c.r[a.rd] = v
 }
 
 // execFMSR writes FPCR or FPSR.
-func (c *CPU) execFMSR(in *inst, _ uint64) {
-	v := c.r[in.rn]
-	if in.sh == 1 {
+func (c *CPU) execFMSR(a *fpsysArgs, _ uint64) {
+	v := c.r[a.rn]
+	if a.reg() == 1 {
 		c.fp.sr = uint32(v) & fpsrMask
 	} else {
 		c.fp.cr = uint32(v) & fpcrMask
@@ -377,186 +377,188 @@ func (c *CPU) execFMSR(in *inst, _ uint64) {
 }
 
 // execFCVT converts between FP formats.
-func (c *CPU) execFCVT(in *inst, _ uint64) {
-	sz, to := uint(in.amt), uint(in.cc)
-	c.setScalar(uint32(in.rd), c.fp.convert(elem(c.vr[in.rn], 0, sz), sz, to), to)
+func (c *CPU) execFCVT(a *fcvtArgs, _ uint64) {
+	sz, to := uint(a.size()), uint(a.toSize())
+	c.setScalar(uint32(a.rd), c.fp.convert(elem(c.vr[a.rn], 0, sz), sz, to), to)
 }
 
 // execFP1 executes the 1-source operations but FCVT.
-func (c *CPU) execFP1(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	c.setScalar(uint32(in.rd), c.fp1(uint32(in.sh), elem(c.vr[in.rn], 0, sz), sz), sz)
+func (c *CPU) execFP1(a *fpopArgs, _ uint64) {
+	sz := uint(a.size())
+	c.setScalar(uint32(a.rd), c.fp1(uint32(a.opc()), elem(c.vr[a.rn], 0, sz), sz), sz)
 }
 
 // execFCMP executes FCMP and FCMPE.
-func (c *CPU) execFCMP(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	a := elem(c.vr[in.rn], 0, sz)
-	b := elem(c.vr[in.rm], 0, sz)
-	if in.neg {
-		b = 0
+func (c *CPU) execFCMP(a *fcmpArgs, _ uint64) {
+	sz := uint(a.size())
+	x := elem(c.vr[a.rn], 0, sz)
+	y := elem(c.vr[a.rm], 0, sz)
+	if a.zero() {
+		y = 0
 	}
-	c.setNZCV(c.fp.compare(a, b, sz, in.sh != 0) << 28)
+	c.setNZCV(c.fp.compare(x, y, sz, a.signal() != 0) << 28)
 }
 
 // execFMOVi executes FMOV (scalar, immediate).
-func (c *CPU) execFMOVi(in *inst, _ uint64) {
-	c.setScalar(uint32(in.rd), in.imm, uint(in.amt))
+func (c *CPU) execFMOVi(a *fpsizeArgs, _ uint64) {
+	c.setScalar(uint32(a.rd), a.imm, uint(a.size()))
 }
 
 // execFCCMP executes FCCMP and FCCMPE.
-func (c *CPU) execFCCMP(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	if c.cond(in.cc) {
-		c.setNZCV(c.fp.compare(elem(c.vr[in.rn], 0, sz), elem(c.vr[in.rm], 0, sz), sz, in.sh != 0) << 28)
+func (c *CPU) execFCCMP(a *fccmpArgs, _ uint64) {
+	sz := uint(a.size())
+	if c.cond(a.cond()) {
+		c.setNZCV(c.fp.compare(elem(c.vr[a.rn], 0, sz), elem(c.vr[a.rm], 0, sz), sz, a.signal() != 0) << 28)
 	} else {
-		c.setNZCV(in.imm << 28)
+		c.setNZCV(a.imm << 28)
 	}
 }
 
 // execFP2 executes the 2-source operations.
-func (c *CPU) execFP2(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	c.setScalar(uint32(in.rd), c.fp2(uint32(in.sh), elem(c.vr[in.rn], 0, sz), elem(c.vr[in.rm], 0, sz), sz), sz)
+func (c *CPU) execFP2(a *fpopArgs, _ uint64) {
+	sz := uint(a.size())
+	c.setScalar(uint32(a.rd), c.fp2(uint32(a.opc()), elem(c.vr[a.rn], 0, sz), elem(c.vr[a.rm], 0, sz), sz), sz)
 }
 
 // execFCSEL executes FCSEL.
-func (c *CPU) execFCSEL(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	src := in.rm
-	if c.cond(in.cc) {
-		src = in.rn
+func (c *CPU) execFCSEL(a *fcselArgs, _ uint64) {
+	sz := uint(a.size())
+	src := a.rm
+	if c.cond(a.cond()) {
+		src = a.rn
 	}
-	c.setScalar(uint32(in.rd), elem(c.vr[src], 0, sz), sz)
+	c.setScalar(uint32(a.rd), elem(c.vr[src], 0, sz), sz)
 }
 
 // execFP3 executes FMADD, FMSUB, FNMADD and FNMSUB.
-func (c *CPU) execFP3(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	a, n, m := elem(c.vr[in.ra], 0, sz), elem(c.vr[in.rn], 0, sz), elem(c.vr[in.rm], 0, sz)
-	if in.sh != 0 {
-		a ^= fpSignBit(sz)
+func (c *CPU) execFP3(a *fmaddArgs, _ uint64) {
+	sz := uint(a.size())
+	x, n, m := elem(c.vr[a.addend()], 0, sz), elem(c.vr[a.rn], 0, sz), elem(c.vr[a.rm], 0, sz)
+	if a.negAddend() != 0 {
+		x ^= fpSignBit(sz)
 	}
-	if in.neg {
+	if a.negProduct() {
 		n ^= fpSignBit(sz)
 	}
-	c.setScalar(uint32(in.rd), c.fp.mulAdd(a, n, m, sz), sz)
+	c.setScalar(uint32(a.rd), c.fp.mulAdd(x, n, m, sz), sz)
 }
 
 // execFMOVtoGP executes FMOV from an FP register (or the upper half of a
 // vector) to a general register.
-func (c *CPU) execFMOVtoGP(in *inst, _ uint64) {
-	c.r[in.rd] = elem(c.vr[in.rn], uint(in.sh), uint(in.amt))
+func (c *CPU) execFMOVtoGP(a *fmovgpArgs, _ uint64) {
+	c.r[a.rd] = elem(c.vr[a.rn], uint(a.upper()), uint(a.size()))
 }
 
 // execFMOVfromGP executes FMOV from a general register.
-func (c *CPU) execFMOVfromGP(in *inst, _ uint64) {
-	if in.sh == 1 {
-		c.vr[in.rd][1] = c.r[in.rn]
+func (c *CPU) execFMOVfromGP(a *fmovgpArgs, _ uint64) {
+	if a.upper() == 1 {
+		c.vr[a.rd][1] = c.r[a.rn]
 		return
 	}
-	c.setScalar(uint32(in.rd), c.r[in.rn], uint(in.amt))
+	c.setScalar(uint32(a.rd), c.r[a.rn], uint(a.size()))
 }
 
 // execICVTF executes SCVTF and UCVTF (integer and fixed point).
-func (c *CPU) execICVTF(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	ibits := uint(32) << b2u(in.sf)
-	c.setScalar(uint32(in.rd), c.fp.fromFixed(c.r[in.rn], ibits, uint(in.im2), in.neg, sz, c.fp.rmode()), sz)
+func (c *CPU) execICVTF(a *icvtfArgs, _ uint64) {
+	sz := uint(a.size())
+	ibits := uint(32) << b2u(a.sf)
+	c.setScalar(uint32(a.rd), c.fp.fromFixed(c.r[a.rn], ibits, uint(a.fbits()), a.unsigned(), sz, c.fp.rmode()), sz)
 }
 
 // execFCVTI executes FCVT[NPMZA][SU] (integer and fixed point).
-func (c *CPU) execFCVTI(in *inst, _ uint64) {
-	sz := uint(in.amt)
-	ibits := uint(32) << b2u(in.sf)
-	c.r[in.rd] = c.fp.toFixed(elem(c.vr[in.rn], 0, sz), sz, uint(in.im2), in.neg, fcvtMode(int(in.cc)), ibits)
+func (c *CPU) execFCVTI(a *fcvtiArgs, _ uint64) {
+	sz := uint(a.size())
+	ibits := uint(32) << b2u(a.sf)
+	c.r[a.rd] = c.fp.toFixed(elem(c.vr[a.rn], 0, sz), sz, uint(a.fbits()), a.unsigned(), fcvtMode(int(a.rmode())), ibits)
 }
 
 // SIMD&FP loads and stores but the structures: the execute functions of
 // the table's V lines.
 
 // execVLDRlit executes LDR (literal, SIMD&FP).
-func (c *CPU) execVLDRlit(in *inst, pc uint64) {
-	if v, ok := c.ldV(pc+in.imm, uint(in.amt)); ok {
-		c.vr[in.rd] = v
+func (c *CPU) execVLDRlit(a *vlitArgs, pc uint64) {
+	if v, ok := c.ldV(pc+a.imm, uint(a.size())); ok {
+		c.vr[a.rd] = v
 	}
 }
 
 // vAddr returns the address of a single-register or pair access and the
-// base register's written-back value (in.sh: the addressing mode).
-func (c *CPU) vAddr(in *inst) (a, wb uint64) {
-	base := c.r[in.rn]
-	switch in.sh {
+// base register's written-back value, for the base register rn, the
+// offset imm and the addressing mode.
+func (c *CPU) vAddr(rn uint8, imm uint64, mode uint8) (a, wb uint64) {
+	base := c.r[rn]
+	switch mode {
 	case modePost:
-		return base, base + in.imm
+		return base, base + imm
 	case modePre:
-		return base + in.imm, base + in.imm
+		return base + imm, base + imm
 	}
-	return base + in.imm, base
+	return base + imm, base
 }
 
 // execVLDP executes LDP (SIMD&FP).
-func (c *CPU) execVLDP(in *inst, _ uint64) {
-	a, wb := c.vAddr(in)
-	sz := uint(in.amt)
-	v1, ok := c.ldV(a, sz)
+func (c *CPU) execVLDP(a *vpairArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	sz := uint(a.size())
+	v1, ok := c.ldV(addr, sz)
 	if !ok {
 		return
 	}
-	v2, ok := c.ldV(a+1<<sz, sz)
+	v2, ok := c.ldV(addr+1<<sz, sz)
 	if !ok {
 		return
 	}
-	c.vr[in.rd], c.vr[in.ra] = v1, v2
-	c.r[in.rn] = wb
+	c.vr[a.rd], c.vr[a.rt2()] = v1, v2
+	c.r[a.rn] = wb
 }
 
 // execVSTP executes STP (SIMD&FP).
-func (c *CPU) execVSTP(in *inst, _ uint64) {
-	a, wb := c.vAddr(in)
-	sz := uint(in.amt)
-	if c.stV(a, sz, c.vr[in.rd]) && c.stV(a+1<<sz, sz, c.vr[in.ra]) {
-		c.r[in.rn] = wb
+func (c *CPU) execVSTP(a *vpairArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	sz := uint(a.size())
+	if c.stV(addr, sz, c.vr[a.rd]) && c.stV(addr+1<<sz, sz, c.vr[a.rt2()]) {
+		c.r[a.rn] = wb
 	}
 }
 
 // execVLDR executes LDR and LDUR (SIMD&FP, immediate).
-func (c *CPU) execVLDR(in *inst, _ uint64) {
-	a, wb := c.vAddr(in)
-	if v, ok := c.ldV(a, uint(in.amt)); ok {
-		c.vr[in.rd] = v
-		c.r[in.rn] = wb
+func (c *CPU) execVLDR(a *vldstArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	if v, ok := c.ldV(addr, uint(a.size())); ok {
+		c.vr[a.rd] = v
+		c.r[a.rn] = wb
 	}
 }
 
 // execVSTR executes STR and STUR (SIMD&FP, immediate).
-func (c *CPU) execVSTR(in *inst, _ uint64) {
-	a, wb := c.vAddr(in)
-	if c.stV(a, uint(in.amt), c.vr[in.rd]) {
-		c.r[in.rn] = wb
+func (c *CPU) execVSTR(a *vldstArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	if c.stV(addr, uint(a.size()), c.vr[a.rd]) {
+		c.r[a.rn] = wb
 	}
 }
 
 // execVLDRreg executes LDR (SIMD&FP, register offset).
-func (c *CPU) execVLDRreg(in *inst, _ uint64) {
-	a := c.r[in.rn] + extendReg(c.r[in.rm], in.sh, uint8(in.im2))
-	if v, ok := c.ldV(a, uint(in.amt)); ok {
-		c.vr[in.rd] = v
+func (c *CPU) execVLDRreg(a *vldstregArgs, _ uint64) {
+	addr := c.r[a.rn] + extendReg(c.r[a.rm], a.extend(), uint8(a.amount()))
+	if v, ok := c.ldV(addr, uint(a.size())); ok {
+		c.vr[a.rd] = v
 	}
 }
 
 // execVSTRreg executes STR (SIMD&FP, register offset).
-func (c *CPU) execVSTRreg(in *inst, _ uint64) {
-	c.stV(c.r[in.rn]+extendReg(c.r[in.rm], in.sh, uint8(in.im2)), uint(in.amt), c.vr[in.rd])
+func (c *CPU) execVSTRreg(a *vldstregArgs, _ uint64) {
+	c.stV(c.r[a.rn]+extendReg(c.r[a.rm], a.extend(), uint8(a.amount())), uint(a.size()), c.vr[a.rd])
 }
 
 // Advanced SIMD and the SIMD&FP structure loads and stores: each encoding
 // group is a line of the table (a64.decode), whose decode function asks
 // the group's OK function and whose execute function runs the group's
 // execute function. The word is kept in imm, the scalar form (bit 28) in
-// neg.
+// the operand scalar of &simd.
 
-// simdWord keeps w in in for a group's execute function.
+// simdWord keeps w in in for a group's execute function: the word in imm,
+// its bit 28 in the slot of simdArgs.scalar.
 func simdWord(in *inst, w uint32, ok bool) bool {
 	in.imm, in.neg = uint64(w), w>>28&1 == 1
 	return ok
@@ -565,60 +567,60 @@ func simdWord(in *inst, w uint32, ok bool) bool {
 func decodeSIMD3SameFP(in *inst, w uint32) bool {
 	return simdWord(in, w, simdThreeSameFPOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMD3SameFP(in *inst, _ uint64) { c.simdThreeSameFP(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMD3SameFP(a *simdArgs, _ uint64) { c.simdThreeSameFP(uint32(a.imm), a.scalar()) }
 
 func decodeSIMD3Same(in *inst, w uint32) bool {
 	return simdWord(in, w, simdThreeSameOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMD3Same(in *inst, _ uint64) { c.simdThreeSame(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMD3Same(a *simdArgs, _ uint64) { c.simdThreeSame(uint32(a.imm), a.scalar()) }
 
 func decodeSIMD2MiscFP(in *inst, w uint32) bool {
 	return simdWord(in, w, simdTwoMiscFPOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMD2MiscFP(in *inst, _ uint64) { c.simdTwoMiscFP(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMD2MiscFP(a *simdArgs, _ uint64) { c.simdTwoMiscFP(uint32(a.imm), a.scalar()) }
 
 func decodeSIMD2Misc(in *inst, w uint32) bool {
 	return simdWord(in, w, simdTwoMiscOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMD2Misc(in *inst, _ uint64) { c.simdTwoMisc(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMD2Misc(a *simdArgs, _ uint64) { c.simdTwoMisc(uint32(a.imm), a.scalar()) }
 
 func decodeSIMDPairwise(in *inst, w uint32) bool {
 	return simdWord(in, w, simdPairwiseScalarOK(w))
 }
-func (c *CPU) execSIMDPairwise(in *inst, _ uint64) { c.simdPairwiseScalar(uint32(in.imm)) }
+func (c *CPU) execSIMDPairwise(a *simdArgs, _ uint64) { c.simdPairwiseScalar(uint32(a.imm)) }
 
-func decodeSIMDAcross(in *inst, w uint32) bool   { return simdWord(in, w, simdAcrossOK(w)) }
-func (c *CPU) execSIMDAcross(in *inst, _ uint64) { c.simdAcross(uint32(in.imm)) }
+func decodeSIMDAcross(in *inst, w uint32) bool      { return simdWord(in, w, simdAcrossOK(w)) }
+func (c *CPU) execSIMDAcross(a *simdArgs, _ uint64) { c.simdAcross(uint32(a.imm)) }
 
 func decodeSIMD3Diff(in *inst, w uint32) bool {
 	return simdWord(in, w, simdThreeDiffOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMD3Diff(in *inst, _ uint64) { c.simdThreeDiff(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMD3Diff(a *simdArgs, _ uint64) { c.simdThreeDiff(uint32(a.imm), a.scalar()) }
 
-func decodeSIMDPermute(in *inst, w uint32) bool   { return simdWord(in, w, simdPermuteOK(w)) }
-func (c *CPU) execSIMDPermute(in *inst, _ uint64) { c.simdPermute(uint32(in.imm)) }
+func decodeSIMDPermute(in *inst, w uint32) bool      { return simdWord(in, w, simdPermuteOK(w)) }
+func (c *CPU) execSIMDPermute(a *simdArgs, _ uint64) { c.simdPermute(uint32(a.imm)) }
 
-func decodeSIMDExt(in *inst, w uint32) bool   { return simdWord(in, w, simdExtOK(w)) }
-func (c *CPU) execSIMDExt(in *inst, _ uint64) { c.simdExt(uint32(in.imm)) }
+func decodeSIMDExt(in *inst, w uint32) bool      { return simdWord(in, w, simdExtOK(w)) }
+func (c *CPU) execSIMDExt(a *simdArgs, _ uint64) { c.simdExt(uint32(a.imm)) }
 
-func decodeSIMDTbl(in *inst, w uint32) bool   { return simdWord(in, w, simdTblOK(w)) }
-func (c *CPU) execSIMDTbl(in *inst, _ uint64) { c.simdTbl(uint32(in.imm)) }
+func decodeSIMDTbl(in *inst, w uint32) bool      { return simdWord(in, w, simdTblOK(w)) }
+func (c *CPU) execSIMDTbl(a *simdArgs, _ uint64) { c.simdTbl(uint32(a.imm)) }
 
-func decodeSIMDModImm(in *inst, w uint32) bool   { return simdWord(in, w, simdModImmOK(w)) }
-func (c *CPU) execSIMDModImm(in *inst, _ uint64) { c.simdModImm(uint32(in.imm)) }
+func decodeSIMDModImm(in *inst, w uint32) bool      { return simdWord(in, w, simdModImmOK(w)) }
+func (c *CPU) execSIMDModImm(a *simdArgs, _ uint64) { c.simdModImm(uint32(a.imm)) }
 
 func decodeSIMDShiftImm(in *inst, w uint32) bool {
 	return simdWord(in, w, simdShiftImmOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMDShiftImm(in *inst, _ uint64) { c.simdShiftImm(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMDShiftImm(a *simdArgs, _ uint64) { c.simdShiftImm(uint32(a.imm), a.scalar()) }
 
 func decodeSIMDByElem(in *inst, w uint32) bool {
 	return simdWord(in, w, simdByElemOK(w, w>>28&1 == 1))
 }
-func (c *CPU) execSIMDByElem(in *inst, _ uint64) { c.simdByElem(uint32(in.imm), in.neg) }
+func (c *CPU) execSIMDByElem(a *simdArgs, _ uint64) { c.simdByElem(uint32(a.imm), a.scalar()) }
 
 func decodeSIMDStruct(in *inst, w uint32) bool {
 	_, ok := decodeStruct(w)
 	return simdWord(in, w, ok)
 }
-func (c *CPU) execSIMDStruct(in *inst, _ uint64) { c.simdStruct(uint32(in.imm)) }
+func (c *CPU) execSIMDStruct(a *simdArgs, _ uint64) { c.simdStruct(uint32(a.imm)) }

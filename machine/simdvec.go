@@ -1071,8 +1071,8 @@ func (c *CPU) satDoublingLong(rd uint32, a, b [2]uint64, idx int, opc uint32, es
 }
 
 // The copy group: DUP (element, general), INS, SMOV, UMOV, and DUP
-// (scalar, element), decoded by the table (amt = element size, imm =
-// element index, sf = Q).
+// (scalar, element), decoded by the table (esize = the element size, imm
+// = the element index, sf = Q).
 
 // copyEsz and copyIdx decode imm5: the element size and index.
 func copyEsz(imm5 uint32) uint { return uint(bits.TrailingZeros32(imm5)) }
@@ -1080,15 +1080,15 @@ func copyEsz(imm5 uint32) uint { return uint(bits.TrailingZeros32(imm5)) }
 func copyIdx(imm5 uint32) uint32 { return imm5 >> (copyEsz(imm5) + 1) }
 
 // execSIMDDupS executes DUP (scalar, element).
-func (c *CPU) execSIMDDupS(in *inst, _ uint64) {
-	esz := uint(in.amt)
-	c.setScalar(uint32(in.rd), elem(c.vr[in.rn], uint(in.imm), esz), esz)
+func (c *CPU) execSIMDDupS(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.setScalar(uint32(a.rd), elem(c.vr[a.rn], uint(a.imm), esz), esz)
 }
 
 // execSIMDInsE executes INS (element).
-func (c *CPU) execSIMDInsE(in *inst, _ uint64) {
-	esz := uint(in.amt)
-	setElem(&c.vr[in.rd], uint(in.imm), esz, elem(c.vr[in.rn], uint(in.im2), esz))
+func (c *CPU) execSIMDInsE(a *inselemArgs, _ uint64) {
+	esz := uint(a.esize())
+	setElem(&c.vr[a.rd], uint(a.imm), esz, elem(c.vr[a.rn], uint(a.srcIndex()), esz))
 }
 
 // dup writes x to every element of a vector.
@@ -1101,32 +1101,32 @@ func (c *CPU) dup(rd uint8, x uint64, esz uint, q bool) {
 }
 
 // execSIMDDupE executes DUP (element).
-func (c *CPU) execSIMDDupE(in *inst, _ uint64) {
-	esz := uint(in.amt)
-	c.dup(in.rd, elem(c.vr[in.rn], uint(in.imm), esz), esz, in.sf)
+func (c *CPU) execSIMDDupE(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.dup(a.rd, elem(c.vr[a.rn], uint(a.imm), esz), esz, a.sf)
 }
 
 // execSIMDDupG executes DUP (general).
-func (c *CPU) execSIMDDupG(in *inst, _ uint64) {
-	esz := uint(in.amt)
-	c.dup(in.rd, c.r[in.rn]&ones(8<<esz), esz, in.sf)
+func (c *CPU) execSIMDDupG(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.dup(a.rd, c.r[a.rn]&ones(8<<esz), esz, a.sf)
 }
 
 // execSIMDInsG executes INS (general).
-func (c *CPU) execSIMDInsG(in *inst, _ uint64) {
-	esz := uint(in.amt)
-	setElem(&c.vr[in.rd], uint(in.imm), esz, c.r[in.rn]&ones(8<<esz))
+func (c *CPU) execSIMDInsG(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	setElem(&c.vr[a.rd], uint(a.imm), esz, c.r[a.rn]&ones(8<<esz))
 }
 
 // execSIMDSMOV executes SMOV.
-func (c *CPU) execSIMDSMOV(in *inst, _ uint64) {
-	esz := uint(in.amt)
-	c.r[in.rd] = wr(in.sf, sext(elem(c.vr[in.rn], uint(in.imm), esz), 8<<esz))
+func (c *CPU) execSIMDSMOV(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.r[a.rd] = wr(a.sf, sext(elem(c.vr[a.rn], uint(a.imm), esz), 8<<esz))
 }
 
 // execSIMDUMOV executes UMOV.
-func (c *CPU) execSIMDUMOV(in *inst, _ uint64) {
-	c.r[in.rd] = elem(c.vr[in.rn], uint(in.imm), uint(in.amt))
+func (c *CPU) execSIMDUMOV(a *copyArgs, _ uint64) {
+	c.r[a.rd] = elem(c.vr[a.rn], uint(a.imm), uint(a.esize()))
 }
 
 // simdPermuteOK reports whether simdPermute implements w (the decoder asks).
