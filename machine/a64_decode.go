@@ -164,6 +164,69 @@ const (
 // opNames are the opcodes' names, as the table spells them.
 var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
+// A load or store of one register at rn (LDXP: a pair, Rt2 in rm).
+//
+// ldstArgs is inst viewed as the operands of &ldst (a64.decode).
+type ldstArgs inst
+
+func (a *ldstArgs) size() uint8 { return a.amt }
+func (a *ldstArgs) ext() uint8  { return a.cc }
+
+// A store-exclusive (STXP: Rt2 in rm); status = Ws: 0 if it stores, else 1.
+//
+// exclStoreArgs is inst viewed as the operands of &exclStore (a64.decode).
+type exclStoreArgs inst
+
+func (a *exclStoreArgs) size() uint8   { return a.amt }
+func (a *exclStoreArgs) status() uint8 { return a.ra }
+
+// A compare-and-swap: rs = Rs read (compared; rm = Rs written, the old value).
+//
+// casArgs is inst viewed as the operands of &cas (a64.decode).
+type casArgs inst
+
+func (a *casArgs) size() uint8 { return a.amt }
+func (a *casArgs) rs() uint8   { return a.ra }
+
+// A pair compare-and-swap: <rs, rs2> compared, <rm, rs2Dst> get the old pair.
+//
+// caspArgs is inst viewed as the operands of &casp (a64.decode).
+type caspArgs inst
+
+func (a *caspArgs) size() uint8   { return a.amt }
+func (a *caspArgs) rs() uint8     { return a.ra }
+func (a *caspArgs) rs2() uint8    { return a.sh }
+func (a *caspArgs) rs2Dst() uint8 { return a.cc }
+func (a *caspArgs) rt2() uint8    { return uint8(a.im2) }
+
+// A load or store of the pair rd, rt2; mode = the addressing mode (mode*).
+//
+// pairArgs is inst viewed as the operands of &pair (a64.decode).
+type pairArgs inst
+
+func (a *pairArgs) size() uint8 { return a.amt }
+func (a *pairArgs) rt2() uint8  { return a.ra }
+func (a *pairArgs) mode() uint8 { return a.sh }
+func (a *pairArgs) ext() uint8  { return a.cc }
+
+// An atomic read-modify-write with Rs (rm); atomicOp = the operation (atomic*).
+//
+// atomicArgs is inst viewed as the operands of &atomic (a64.decode).
+type atomicArgs inst
+
+func (a *atomicArgs) size() uint8     { return a.amt }
+func (a *atomicArgs) atomicOp() uint8 { return a.sh }
+
+// A register-offset load or store; extend = rm's extend option, shift = its shift.
+//
+// ldstRegArgs is inst viewed as the operands of &ldstReg (a64.decode).
+type ldstRegArgs inst
+
+func (a *ldstRegArgs) size() uint8   { return a.amt }
+func (a *ldstRegArgs) ext() uint8    { return a.cc }
+func (a *ldstRegArgs) extend() uint8 { return a.sh }
+func (a *ldstRegArgs) shift() uint8  { return uint8(a.im2) }
+
 // decode fills in from the instruction word w: the first pattern of the
 // table that matches, or opUndef with the word in imm.
 func decode(in *inst, w uint32) {
@@ -173,7 +236,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 258
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 263
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -183,7 +246,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 259
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 266
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -197,7 +260,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 260
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 267
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -208,7 +271,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 261
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 268
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -221,13 +284,13 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 267
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 279
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
 						if rs&1 == 0 && rt&1 == 0 {
-							*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(uint64(rZR(rt + 1)))}
+							*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(rZR(rt + 1))}
 							if in.rn == regSP {
 								in.pre |= preSP
 							}
@@ -236,7 +299,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 262
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 269
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -246,7 +309,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 263
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 270
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -257,7 +320,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 264
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 273
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -272,7 +335,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 278
+				if w&0x7e400000 == 0x28000000 { // STP, line 293
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -286,7 +349,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 280
+				if w&0x7e400000 == 0x28400000 { // LDP, line 295
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -300,7 +363,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 282
+				if w&0xfe400000 == 0x68400000 { // LDP, line 297
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -319,7 +382,7 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 317
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 338
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -327,7 +390,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm)), sh: uint8(shift)}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 320
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 341
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -341,7 +404,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 318
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 339
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -355,7 +418,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 322
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 343
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -369,7 +432,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 324
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 345
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -383,7 +446,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 327
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 348
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -395,7 +458,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 336
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 357
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -408,7 +471,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 329
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 350
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -420,7 +483,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 337
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 358
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -433,7 +496,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 331
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 352
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -445,7 +508,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 338
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 359
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -458,7 +521,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 333
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 354
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -470,7 +533,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 339
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 360
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -1278,34 +1341,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 272
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 284
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 273
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 285
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 274
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 286
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 275
+				if w&0xff000000 == 0xd8000000 { // NOP, line 287
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 286
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 301
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1316,11 +1379,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 287
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 302
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 288
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 303
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1337,7 +1400,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 291
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 306
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1348,11 +1411,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 295
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 310
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 296
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 311
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1367,7 +1430,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 292
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 307
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1378,7 +1441,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 297
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 312
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1393,7 +1456,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 293
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 308
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1404,7 +1467,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 299
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 314
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1419,7 +1482,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 294
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 309
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1430,7 +1493,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 300
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 315
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1447,7 +1510,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 304
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 322
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1460,7 +1523,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 305
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 323
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1471,7 +1534,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 306
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 324
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1483,7 +1546,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 309
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 330
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1498,14 +1561,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 311
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 332
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 312
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 333
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1526,7 +1589,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 341
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 362
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1535,7 +1598,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 342
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 363
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1544,7 +1607,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 343
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 364
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1553,7 +1616,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 344
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 365
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1562,7 +1625,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 347
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 368
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1573,7 +1636,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 348
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 369
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1584,7 +1647,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 350
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 371
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1593,7 +1656,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 351
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 372
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1603,7 +1666,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 352
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 373
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1612,7 +1675,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 353
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 374
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1624,7 +1687,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 355
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 376
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1632,7 +1695,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 356
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 377
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1643,7 +1706,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 357
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 378
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1652,7 +1715,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 358
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 379
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1661,7 +1724,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 359
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 380
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1670,7 +1733,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 360
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 381
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1680,7 +1743,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 362
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 383
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -1696,7 +1759,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 364
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 385
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1704,7 +1767,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 365
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 386
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1712,27 +1775,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 366
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 387
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 367
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 388
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 368
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 389
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 369
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 390
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1740,7 +1803,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 370
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 391
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1749,7 +1812,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 373
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 394
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1758,7 +1821,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 374
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 395
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -1768,7 +1831,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 375
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 396
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1776,7 +1839,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 376
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 397
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1785,7 +1848,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 377
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 398
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1793,7 +1856,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 378
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 399
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1802,7 +1865,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 379
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 400
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1811,7 +1874,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 380
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 401
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2531,49 +2594,49 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opERET:
 		c.execERET(in, pc)
 	case opLDXR:
-		c.execLDXR(in, pc)
+		c.execLDXR((*ldstArgs)(in), pc)
 	case opSTXR:
-		c.execSTXR(in, pc)
+		c.execSTXR((*exclStoreArgs)(in), pc)
 	case opLDXP:
-		c.execLDXP(in, pc)
+		c.execLDXP((*ldstArgs)(in), pc)
 	case opSTXP:
-		c.execSTXP(in, pc)
+		c.execSTXP((*exclStoreArgs)(in), pc)
 	case opLDAR:
-		c.execLDAR(in, pc)
+		c.execLDAR((*ldstArgs)(in), pc)
 	case opSTLR:
-		c.execSTLR(in, pc)
+		c.execSTLR((*ldstArgs)(in), pc)
 	case opCAS:
-		c.execCAS(in, pc)
+		c.execCAS((*casArgs)(in), pc)
 	case opCASP:
-		c.execCASP(in, pc)
+		c.execCASP((*caspArgs)(in), pc)
 	case opLDRlit:
-		c.execLDRlit(in, pc)
+		c.execLDRlit((*ldstArgs)(in), pc)
 	case opSTP:
-		c.execSTP(in, pc)
+		c.execSTP((*pairArgs)(in), pc)
 	case opLDP:
-		c.execLDP(in, pc)
+		c.execLDP((*pairArgs)(in), pc)
 	case opSTRo:
-		c.execSTRo(in, pc)
+		c.execSTRo((*ldstArgs)(in), pc)
 	case opLDRo:
-		c.execLDRo(in, pc)
+		c.execLDRo((*ldstArgs)(in), pc)
 	case opSTRpost:
-		c.execSTRpost(in, pc)
+		c.execSTRpost((*ldstArgs)(in), pc)
 	case opSTTR:
-		c.execSTTR(in, pc)
+		c.execSTTR((*ldstArgs)(in), pc)
 	case opSTRpre:
-		c.execSTRpre(in, pc)
+		c.execSTRpre((*ldstArgs)(in), pc)
 	case opLDRpost:
-		c.execLDRpost(in, pc)
+		c.execLDRpost((*ldstArgs)(in), pc)
 	case opLDTR:
-		c.execLDTR(in, pc)
+		c.execLDTR((*ldstArgs)(in), pc)
 	case opLDRpre:
-		c.execLDRpre(in, pc)
+		c.execLDRpre((*ldstArgs)(in), pc)
 	case opLDOP:
-		c.execLDOP(in, pc)
+		c.execLDOP((*atomicArgs)(in), pc)
 	case opSTRreg:
-		c.execSTRreg(in, pc)
+		c.execSTRreg((*ldstRegArgs)(in), pc)
 	case opLDRreg:
-		c.execLDRreg(in, pc)
+		c.execLDRreg((*ldstRegArgs)(in), pc)
 	case opMOVr:
 		c.execMOVr(in, pc)
 	case opANDr:
