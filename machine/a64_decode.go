@@ -403,6 +403,69 @@ type tlbiArgs inst
 func (a *tlbiArgs) operation() uint8 { return a.sh }
 func (a *tlbiArgs) broadcast() bool  { return a.neg }
 
+// A load or store of one register at rn (LDXP: a pair, Rt2 in rm).
+//
+// ldstArgs is inst viewed as the operands of &ldst (a64.decode).
+type ldstArgs inst
+
+func (a *ldstArgs) size() uint8 { return a.amt }
+func (a *ldstArgs) ext() uint8  { return a.cc }
+
+// A store-exclusive (STXP: Rt2 in rm); status = Ws: 0 if it stores, else 1.
+//
+// exclStoreArgs is inst viewed as the operands of &exclStore (a64.decode).
+type exclStoreArgs inst
+
+func (a *exclStoreArgs) size() uint8   { return a.amt }
+func (a *exclStoreArgs) status() uint8 { return a.ra }
+
+// A compare-and-swap: rs = Rs read (compared; rm = Rs written, the old value).
+//
+// casArgs is inst viewed as the operands of &cas (a64.decode).
+type casArgs inst
+
+func (a *casArgs) size() uint8 { return a.amt }
+func (a *casArgs) rs() uint8   { return a.ra }
+
+// A pair compare-and-swap: <rs, rs2> compared, <rm, rs2Dst> get the old pair.
+//
+// caspArgs is inst viewed as the operands of &casp (a64.decode).
+type caspArgs inst
+
+func (a *caspArgs) size() uint8   { return a.amt }
+func (a *caspArgs) rs() uint8     { return a.ra }
+func (a *caspArgs) rs2() uint8    { return a.sh }
+func (a *caspArgs) rs2Dst() uint8 { return a.cc }
+func (a *caspArgs) rt2() uint8    { return uint8(a.im2) }
+
+// A load or store of the pair rd, rt2; mode = the addressing mode (mode*).
+//
+// pairArgs is inst viewed as the operands of &pair (a64.decode).
+type pairArgs inst
+
+func (a *pairArgs) size() uint8 { return a.amt }
+func (a *pairArgs) rt2() uint8  { return a.ra }
+func (a *pairArgs) mode() uint8 { return a.sh }
+func (a *pairArgs) ext() uint8  { return a.cc }
+
+// An atomic read-modify-write with Rs (rm); atomicOp = the operation (atomic*).
+//
+// atomicArgs is inst viewed as the operands of &atomic (a64.decode).
+type atomicArgs inst
+
+func (a *atomicArgs) size() uint8     { return a.amt }
+func (a *atomicArgs) atomicOp() uint8 { return a.sh }
+
+// A register-offset load or store; extend = rm's extend option, shift = its shift.
+//
+// ldstRegArgs is inst viewed as the operands of &ldstReg (a64.decode).
+type ldstRegArgs inst
+
+func (a *ldstRegArgs) size() uint8   { return a.amt }
+func (a *ldstRegArgs) ext() uint8    { return a.cc }
+func (a *ldstRegArgs) extend() uint8 { return a.sh }
+func (a *ldstRegArgs) shift() uint8  { return uint8(a.im2) }
+
 // ---- Data processing, register ----
 // Logical and add/subtract (shifted register): rm shifted (shift type:
 // LSL, LSR, ASR, ROR) by amount, and for the logical ones inverted (BIC,
@@ -459,7 +522,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 341
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 346
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -469,7 +532,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 342
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 349
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -483,7 +546,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 343
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 350
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -494,7 +557,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 344
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 351
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -507,13 +570,13 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 350
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 362
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
 						if rs&1 == 0 && rt&1 == 0 {
-							*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(uint64(rZR(rt + 1)))}
+							*in = inst{op: opCASP, rd: uint8(rZR(rt)), rn: uint8(rSP(rn)), rm: uint8(wZR(rs)), ra: uint8(rZR(rs)), sh: uint8(rZR(rs + 1)), amt: uint8(2 + size), cc: uint8(wZR(rs + 1)), im2: uint64(rZR(rt + 1))}
 							if in.rn == regSP {
 								in.pre |= preSP
 							}
@@ -522,7 +585,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 345
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 352
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -532,7 +595,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 346
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 353
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -543,7 +606,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 347
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 356
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -558,7 +621,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 361
+				if w&0x7e400000 == 0x28000000 { // STP, line 376
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -572,7 +635,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 363
+				if w&0x7e400000 == 0x28400000 { // LDP, line 378
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -586,7 +649,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 365
+				if w&0xfe400000 == 0x68400000 { // LDP, line 380
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -605,14 +668,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 403
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 424
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 406
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 427
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -626,7 +689,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 404
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 425
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -640,7 +703,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 408
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 429
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -654,7 +717,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 410
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 431
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -668,7 +731,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 413
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 434
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -680,7 +743,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 424
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 445
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -693,7 +756,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 415
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 436
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -705,7 +768,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 425
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 446
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -718,7 +781,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 417
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 438
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -730,7 +793,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 426
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 447
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -743,7 +806,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 419
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 440
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -755,7 +818,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 427
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 448
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -1563,34 +1626,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 355
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 367
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 356
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 368
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 357
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 369
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 358
+				if w&0xff000000 == 0xd8000000 { // NOP, line 370
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 369
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 384
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1601,11 +1664,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 370
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 385
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 371
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 386
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1622,7 +1685,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 374
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 389
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1633,11 +1696,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 378
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 393
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 379
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 394
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1652,7 +1715,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 375
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 390
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1663,7 +1726,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 380
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 395
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1678,7 +1741,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 376
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 391
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1689,7 +1752,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 382
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 397
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1704,7 +1767,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 377
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 392
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1715,7 +1778,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 383
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 398
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1732,7 +1795,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 387
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 405
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1745,7 +1808,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 388
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 406
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1756,7 +1819,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 389
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 407
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1768,7 +1831,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 392
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 413
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1783,14 +1846,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 394
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 415
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 395
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 416
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1811,7 +1874,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 429
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 450
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1820,7 +1883,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 430
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 451
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1829,7 +1892,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 431
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 452
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1838,7 +1901,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 432
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 453
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1847,7 +1910,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 436
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 457
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1858,7 +1921,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 437
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 458
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1869,7 +1932,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 439
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 460
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1878,7 +1941,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 440
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 461
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1888,7 +1951,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 441
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 462
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1897,7 +1960,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 442
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 463
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1909,7 +1972,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 444
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 465
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1917,7 +1980,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 445
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 466
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1928,7 +1991,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 446
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 467
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1937,7 +2000,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 447
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 468
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1946,7 +2009,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 448
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 469
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1955,7 +2018,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 449
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 470
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1965,7 +2028,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 452
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 473
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -1981,7 +2044,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 454
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 475
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1989,7 +2052,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 455
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 476
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -1997,27 +2060,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 456
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 477
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 457
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 478
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 458
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 479
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 459
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 480
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2025,7 +2088,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 460
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 481
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2034,7 +2097,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 464
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 485
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2043,7 +2106,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 465
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 486
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2053,7 +2116,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 466
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 487
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2061,7 +2124,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 467
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 488
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2070,7 +2133,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 468
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 489
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2078,7 +2141,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 469
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 490
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2087,7 +2150,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 470
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 491
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2095,7 +2158,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 471
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 492
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2814,49 +2877,49 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opERET:
 		c.execERET(in, pc)
 	case opLDXR:
-		c.execLDXR(in, pc)
+		c.execLDXR((*ldstArgs)(in), pc)
 	case opSTXR:
-		c.execSTXR(in, pc)
+		c.execSTXR((*exclStoreArgs)(in), pc)
 	case opLDXP:
-		c.execLDXP(in, pc)
+		c.execLDXP((*ldstArgs)(in), pc)
 	case opSTXP:
-		c.execSTXP(in, pc)
+		c.execSTXP((*exclStoreArgs)(in), pc)
 	case opLDAR:
-		c.execLDAR(in, pc)
+		c.execLDAR((*ldstArgs)(in), pc)
 	case opSTLR:
-		c.execSTLR(in, pc)
+		c.execSTLR((*ldstArgs)(in), pc)
 	case opCAS:
-		c.execCAS(in, pc)
+		c.execCAS((*casArgs)(in), pc)
 	case opCASP:
-		c.execCASP(in, pc)
+		c.execCASP((*caspArgs)(in), pc)
 	case opLDRlit:
-		c.execLDRlit(in, pc)
+		c.execLDRlit((*ldstArgs)(in), pc)
 	case opSTP:
-		c.execSTP(in, pc)
+		c.execSTP((*pairArgs)(in), pc)
 	case opLDP:
-		c.execLDP(in, pc)
+		c.execLDP((*pairArgs)(in), pc)
 	case opSTRo:
-		c.execSTRo(in, pc)
+		c.execSTRo((*ldstArgs)(in), pc)
 	case opLDRo:
-		c.execLDRo(in, pc)
+		c.execLDRo((*ldstArgs)(in), pc)
 	case opSTRpost:
-		c.execSTRpost(in, pc)
+		c.execSTRpost((*ldstArgs)(in), pc)
 	case opSTTR:
-		c.execSTTR(in, pc)
+		c.execSTTR((*ldstArgs)(in), pc)
 	case opSTRpre:
-		c.execSTRpre(in, pc)
+		c.execSTRpre((*ldstArgs)(in), pc)
 	case opLDRpost:
-		c.execLDRpost(in, pc)
+		c.execLDRpost((*ldstArgs)(in), pc)
 	case opLDTR:
-		c.execLDTR(in, pc)
+		c.execLDTR((*ldstArgs)(in), pc)
 	case opLDRpre:
-		c.execLDRpre(in, pc)
+		c.execLDRpre((*ldstArgs)(in), pc)
 	case opLDOP:
-		c.execLDOP(in, pc)
+		c.execLDOP((*atomicArgs)(in), pc)
 	case opSTRreg:
-		c.execSTRreg(in, pc)
+		c.execSTRreg((*ldstRegArgs)(in), pc)
 	case opLDRreg:
-		c.execLDRreg(in, pc)
+		c.execLDRreg((*ldstRegArgs)(in), pc)
 	case opMOVr:
 		c.execMOVr(in, pc)
 	case opANDr:

@@ -532,126 +532,126 @@ func (c *CPU) execBLR(in *inst, pc uint64) {
 }
 
 // execLDRo executes LDRo.
-func (c *CPU) execLDRo(in *inst, pc uint64) {
+func (c *CPU) execLDRo(a *ldstArgs, pc uint64) {
 	r := &c.r
-	if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
-		r[in.rd] = extendLoad(v, in.amt, in.cc)
+	if v, ok := c.load(r[a.rn]+a.imm, a.size()); ok {
+		r[a.rd] = extendLoad(v, a.size(), a.ext())
 	}
 }
 
 // execSTRo executes STRo.
-func (c *CPU) execSTRo(in *inst, pc uint64) {
+func (c *CPU) execSTRo(a *ldstArgs, pc uint64) {
 	r := &c.r
-	c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
+	c.store(r[a.rn]+a.imm, a.size(), r[a.rd])
 }
 
 // execLDRpre executes LDRpre.
-func (c *CPU) execLDRpre(in *inst, pc uint64) {
+func (c *CPU) execLDRpre(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn] + in.imm
-	if v, ok := c.load(a, in.amt); ok {
-		r[in.rn] = a
-		r[in.rd] = extendLoad(v, in.amt, in.cc)
+	va := r[a.rn] + a.imm
+	if v, ok := c.load(va, a.size()); ok {
+		r[a.rn] = va
+		r[a.rd] = extendLoad(v, a.size(), a.ext())
 	}
 }
 
 // execLDRpost executes LDRpost.
-func (c *CPU) execLDRpost(in *inst, pc uint64) {
+func (c *CPU) execLDRpost(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn]
-	if v, ok := c.load(a, in.amt); ok {
-		r[in.rn] = a + in.imm
-		r[in.rd] = extendLoad(v, in.amt, in.cc)
+	va := r[a.rn]
+	if v, ok := c.load(va, a.size()); ok {
+		r[a.rn] = va + a.imm
+		r[a.rd] = extendLoad(v, a.size(), a.ext())
 	}
 }
 
 // execSTRpre executes STRpre.
-func (c *CPU) execSTRpre(in *inst, pc uint64) {
+func (c *CPU) execSTRpre(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn] + in.imm
-	if c.store(a, in.amt, r[in.rd]) {
-		r[in.rn] = a
+	va := r[a.rn] + a.imm
+	if c.store(va, a.size(), r[a.rd]) {
+		r[a.rn] = va
 	}
 }
 
 // execSTRpost executes STRpost.
-func (c *CPU) execSTRpost(in *inst, pc uint64) {
+func (c *CPU) execSTRpost(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn]
-	if c.store(a, in.amt, r[in.rd]) {
-		r[in.rn] = a + in.imm
+	va := r[a.rn]
+	if c.store(va, a.size(), r[a.rd]) {
+		r[a.rn] = va + a.imm
 	}
 }
 
 // execLDRreg executes LDRreg.
-func (c *CPU) execLDRreg(in *inst, pc uint64) {
+func (c *CPU) execLDRreg(a *ldstRegArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
-	if v, ok := c.load(a, in.amt); ok {
-		r[in.rd] = extendLoad(v, in.amt, in.cc)
+	va := r[a.rn] + extendReg(r[a.rm], a.extend(), a.shift())
+	if v, ok := c.load(va, a.size()); ok {
+		r[a.rd] = extendLoad(v, a.size(), a.ext())
 	}
 }
 
 // execSTRreg executes STRreg.
-func (c *CPU) execSTRreg(in *inst, pc uint64) {
+func (c *CPU) execSTRreg(a *ldstRegArgs, pc uint64) {
 	r := &c.r
-	c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
+	c.store(r[a.rn]+extendReg(r[a.rm], a.extend(), a.shift()), a.size(), r[a.rd])
 }
 
 // execLDRlit executes LDRlit.
-func (c *CPU) execLDRlit(in *inst, pc uint64) {
+func (c *CPU) execLDRlit(a *ldstArgs, pc uint64) {
 	r := &c.r
-	if v, ok := c.load(pc+in.imm, in.amt); ok {
-		r[in.rd] = extendLoad(v, in.amt, in.cc)
+	if v, ok := c.load(pc+a.imm, a.size()); ok {
+		r[a.rd] = extendLoad(v, a.size(), a.ext())
 	}
 }
 
 // execLDXR executes LDXR.
-func (c *CPU) execLDXR(in *inst, pc uint64) {
+func (c *CPU) execLDXR(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn]
-	if !c.aligned(a, in.amt, false) {
+	va := r[a.rn]
+	if !c.aligned(va, a.size(), false) {
 		return
 	}
-	if v, ok := c.load(a, in.amt); ok {
-		r[in.rd] = v
+	if v, ok := c.load(va, a.size()); ok {
+		r[a.rd] = v
 		c.excVal = v
-		c.setExclusive(a, in.amt)
+		c.setExclusive(va, a.size())
 	}
 }
 
 // execLDTR executes LDTR.
-func (c *CPU) execLDTR(in *inst, pc uint64) {
+func (c *CPU) execLDTR(a *ldstArgs, pc uint64) {
 	r := &c.r
-	if v, ok := c.loadAt(r[in.rn]+in.imm, in.amt, 0); ok {
-		r[in.rd] = extendLoad(v, in.amt, in.cc)
+	if v, ok := c.loadAt(r[a.rn]+a.imm, a.size(), 0); ok {
+		r[a.rd] = extendLoad(v, a.size(), a.ext())
 	}
 }
 
 // execSTTR executes STTR.
-func (c *CPU) execSTTR(in *inst, pc uint64) {
+func (c *CPU) execSTTR(a *ldstArgs, pc uint64) {
 	r := &c.r
-	c.storeAt(r[in.rn]+in.imm, in.amt, r[in.rd], 0)
+	c.storeAt(r[a.rn]+a.imm, a.size(), r[a.rd], 0)
 }
 
 // execLDAR executes LDAR.
-func (c *CPU) execLDAR(in *inst, pc uint64) {
+func (c *CPU) execLDAR(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn]
-	if !c.aligned(a, in.amt, false) {
+	va := r[a.rn]
+	if !c.aligned(va, a.size(), false) {
 		return
 	}
-	if v, ok := c.load(a, in.amt); ok {
-		r[in.rd] = v
+	if v, ok := c.load(va, a.size()); ok {
+		r[a.rd] = v
 	}
 }
 
 // execSTLR executes STLR.
-func (c *CPU) execSTLR(in *inst, pc uint64) {
+func (c *CPU) execSTLR(a *ldstArgs, pc uint64) {
 	r := &c.r
-	a := r[in.rn]
-	if c.aligned(a, in.amt, true) {
-		c.store(a, in.amt, r[in.rd])
+	va := r[a.rn]
+	if c.aligned(va, a.size(), true) {
+		c.store(va, a.size(), r[a.rd])
 	}
 }
 

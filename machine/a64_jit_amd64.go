@@ -18,9 +18,9 @@ func translatable(in *inst, el uint8) bool {
 	case opMSR:
 		return jitMSROK((*sysArgs)(in), el)
 	case opSTP:
-		return jitPairOK(in, el)
+		return jitPairOK((*pairArgs)(in), el)
 	case opLDP:
-		return jitPairOK(in, el)
+		return jitPairOK((*pairArgs)(in), el)
 	}
 	return false
 }
@@ -65,7 +65,7 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 	case opLDXR, opLDAR, opSTLR, opLDRlit, opSTP, opLDP, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg:
 		e.emitMem(c, in, k, pc)
 	case opSTXR:
-		e.emitSTXR(c, in, k, pc)
+		e.emitSTXR(c, (*exclStoreArgs)(in), k, pc)
 	case opMOVr:
 		e.emitMOVr(c, in, k, pc)
 	case opANDr, opORRr, opEORr, opANDSr:

@@ -22,7 +22,7 @@ func (o opcode) String() string {
 	return "opcode(?)"
 }
 
-// The operations of opLDOP (inst.sh): LD<op> opc values, then SWP.
+// The operations of LDOP (&atomic's atomicOp): LD<op> opc values, then SWP.
 const (
 	atomicADD = iota
 	atomicCLR
@@ -35,7 +35,7 @@ const (
 	atomicSWP
 )
 
-// Load extension kinds (inst.cc for loads).
+// Load extension kinds (the ext operand of loads).
 const (
 	extZero   = 0 // zero-extend to 64 bits
 	extSign64 = 1 // sign-extend to 64 bits

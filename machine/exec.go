@@ -419,22 +419,24 @@ loop:
 			c.eret()
 			c.pollIRQ()
 		case opLDXR: // execLDXR
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn]
-			if !c.aligned(a, in.amt, false) {
+			va := r[a.rn]
+			if !c.aligned(va, a.size(), false) {
 				continue loop
 			}
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = v
+			if v, ok := c.load(va, a.size()); ok {
+				r[a.rd] = v
 				c.excVal = v
-				c.setExclusive(a, in.amt)
+				c.setExclusive(va, a.size())
 			}
 		case opSTXR: // execSTXR
+			a := (*exclStoreArgs)(in)
 			r := &c.r
-			a := r[in.rn]
-			v := r[in.rd]
-			if !c.exclusiveOK(a, in.amt) {
-				r[in.ra] = 1
+			va := r[a.rn]
+			v := r[a.rd]
+			if !c.exclusiveOK(va, a.size()) {
+				r[a.status()] = 1
 				continue loop
 			}
 			if c.par {
@@ -443,134 +445,149 @@ loop:
 				// load-exclusive read.
 				want := c.excVal
 				var done bool
-				if _, ok := c.rmw(a, in.amt, func(old uint64) (uint64, bool) {
+				if _, ok := c.rmw(va, a.size(), func(old uint64) (uint64, bool) {
 					done = old == want
 					return v, done
 				}); ok {
-					r[in.ra] = b2u(!done)
+					r[a.status()] = b2u(!done)
 				}
 				continue loop
 			}
-			if c.store(a, in.amt, v) {
-				r[in.ra] = 0
+			if c.store(va, a.size(), v) {
+				r[a.status()] = 0
 			}
 		case opLDAR: // execLDAR
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn]
-			if !c.aligned(a, in.amt, false) {
+			va := r[a.rn]
+			if !c.aligned(va, a.size(), false) {
 				continue loop
 			}
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = v
+			if v, ok := c.load(va, a.size()); ok {
+				r[a.rd] = v
 			}
 		case opSTLR: // execSTLR
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn]
-			if c.aligned(a, in.amt, true) {
-				c.store(a, in.amt, r[in.rd])
+			va := r[a.rn]
+			if c.aligned(va, a.size(), true) {
+				c.store(va, a.size(), r[a.rd])
 			}
 		case opCAS: // execCAS
-			lg := in.amt
-			cmp, nv := c.r[in.ra]&sizeMask(lg), c.r[in.rd]
-			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+			a := (*casArgs)(in)
+			lg := a.size()
+			cmp, nv := c.r[a.rs()]&sizeMask(lg), c.r[a.rd]
+			if old, ok := c.rmw(c.r[a.rn], lg, func(old uint64) (uint64, bool) {
 				return nv, old == cmp
 			}); ok {
-				c.r[in.rm] = old
+				c.r[a.rm] = old
 			}
 		case opLDRlit: // execLDRlit
+			a := (*ldstArgs)(in)
 			r := &c.r
-			if v, ok := c.load(pc+in.imm, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			if v, ok := c.load(pc+a.imm, a.size()); ok {
+				r[a.rd] = extendLoad(v, a.size(), a.ext())
 			}
 		case opSTP: // execSTP
+			a := (*pairArgs)(in)
 			r := &c.r
-			base := r[in.rn]
-			a := base
-			if in.sh != modePost {
-				a += in.imm
+			base := r[a.rn]
+			va := base
+			if a.mode() != modePost {
+				va += a.imm
 			}
 			// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
 			// the old x0.
-			v1, v2 := r[in.rd], r[in.ra]
-			if !c.store(a, in.amt, v1) || !c.store(a+1<<in.amt, in.amt, v2) {
+			v1, v2 := r[a.rd], r[a.rt2()]
+			if !c.store(va, a.size(), v1) || !c.store(va+1<<a.size(), a.size(), v2) {
 				continue loop
 			}
-			if in.sh == modePre {
-				r[in.rn] = a
-			} else if in.sh == modePost {
-				r[in.rn] = base + in.imm
+			if a.mode() == modePre {
+				r[a.rn] = va
+			} else if a.mode() == modePost {
+				r[a.rn] = base + a.imm
 			}
 		case opLDP: // execLDP
+			a := (*pairArgs)(in)
 			r := &c.r
-			base := r[in.rn]
-			a := base
-			if in.sh != modePost {
-				a += in.imm
+			base := r[a.rn]
+			va := base
+			if a.mode() != modePost {
+				va += a.imm
 			}
-			v1, ok := c.load(a, in.amt)
+			v1, ok := c.load(va, a.size())
 			if !ok {
 				continue loop
 			}
-			v2, ok := c.load(a+1<<in.amt, in.amt)
+			v2, ok := c.load(va+1<<a.size(), a.size())
 			if !ok {
 				continue loop
 			}
-			if in.sh == modePre {
-				r[in.rn] = a
-			} else if in.sh == modePost {
-				r[in.rn] = base + in.imm
+			if a.mode() == modePre {
+				r[a.rn] = va
+			} else if a.mode() == modePost {
+				r[a.rn] = base + a.imm
 			}
-			r[in.rd] = extendLoad(v1, in.amt, in.cc)
-			r[in.ra] = extendLoad(v2, in.amt, in.cc)
+			r[a.rd] = extendLoad(v1, a.size(), a.ext())
+			r[a.rt2()] = extendLoad(v2, a.size(), a.ext())
 		case opSTRo: // execSTRo
+			a := (*ldstArgs)(in)
 			r := &c.r
-			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
+			c.store(r[a.rn]+a.imm, a.size(), r[a.rd])
 		case opLDRo: // execLDRo
+			a := (*ldstArgs)(in)
 			r := &c.r
-			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			if v, ok := c.load(r[a.rn]+a.imm, a.size()); ok {
+				r[a.rd] = extendLoad(v, a.size(), a.ext())
 			}
 		case opSTRpost: // execSTRpost
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn]
-			if c.store(a, in.amt, r[in.rd]) {
-				r[in.rn] = a + in.imm
+			va := r[a.rn]
+			if c.store(va, a.size(), r[a.rd]) {
+				r[a.rn] = va + a.imm
 			}
 		case opSTRpre: // execSTRpre
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn] + in.imm
-			if c.store(a, in.amt, r[in.rd]) {
-				r[in.rn] = a
+			va := r[a.rn] + a.imm
+			if c.store(va, a.size(), r[a.rd]) {
+				r[a.rn] = va
 			}
 		case opLDRpost: // execLDRpost
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn]
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rn] = a + in.imm
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			va := r[a.rn]
+			if v, ok := c.load(va, a.size()); ok {
+				r[a.rn] = va + a.imm
+				r[a.rd] = extendLoad(v, a.size(), a.ext())
 			}
 		case opLDRpre: // execLDRpre
+			a := (*ldstArgs)(in)
 			r := &c.r
-			a := r[in.rn] + in.imm
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rn] = a
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			va := r[a.rn] + a.imm
+			if v, ok := c.load(va, a.size()); ok {
+				r[a.rn] = va
+				r[a.rd] = extendLoad(v, a.size(), a.ext())
 			}
 		case opLDOP: // execLDOP
-			op, lg, rs := in.sh, in.amt, c.r[in.rm]
-			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+			a := (*atomicArgs)(in)
+			op, lg, rs := a.atomicOp(), a.size(), c.r[a.rm]
+			if old, ok := c.rmw(c.r[a.rn], lg, func(old uint64) (uint64, bool) {
 				return atomicResult(op, lg, old, rs), true
 			}); ok {
-				c.r[in.rd] = old
+				c.r[a.rd] = old
 			}
 		case opSTRreg: // execSTRreg
+			a := (*ldstRegArgs)(in)
 			r := &c.r
-			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
+			c.store(r[a.rn]+extendReg(r[a.rm], a.extend(), a.shift()), a.size(), r[a.rd])
 		case opLDRreg: // execLDRreg
+			a := (*ldstRegArgs)(in)
 			r := &c.r
-			a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			va := r[a.rn] + extendReg(r[a.rm], a.extend(), a.shift())
+			if v, ok := c.load(va, a.size()); ok {
+				r[a.rd] = extendLoad(v, a.size(), a.ext())
 			}
 		case opMOVr: // execMOVr
 			r := &c.r
@@ -1072,47 +1089,47 @@ func crc32Step(acc uint32, v uint64, lg uint8, castagnoli bool) uint32 {
 	return acc
 }
 
-func (c *CPU) execLDP(in *inst, _ uint64) {
+func (c *CPU) execLDP(a *pairArgs, _ uint64) {
 	r := &c.r
-	base := r[in.rn]
-	a := base
-	if in.sh != modePost {
-		a += in.imm
+	base := r[a.rn]
+	va := base
+	if a.mode() != modePost {
+		va += a.imm
 	}
-	v1, ok := c.load(a, in.amt)
+	v1, ok := c.load(va, a.size())
 	if !ok {
 		return
 	}
-	v2, ok := c.load(a+1<<in.amt, in.amt)
+	v2, ok := c.load(va+1<<a.size(), a.size())
 	if !ok {
 		return
 	}
-	if in.sh == modePre {
-		r[in.rn] = a
-	} else if in.sh == modePost {
-		r[in.rn] = base + in.imm
+	if a.mode() == modePre {
+		r[a.rn] = va
+	} else if a.mode() == modePost {
+		r[a.rn] = base + a.imm
 	}
-	r[in.rd] = extendLoad(v1, in.amt, in.cc)
-	r[in.ra] = extendLoad(v2, in.amt, in.cc)
+	r[a.rd] = extendLoad(v1, a.size(), a.ext())
+	r[a.rt2()] = extendLoad(v2, a.size(), a.ext())
 }
 
-func (c *CPU) execSTP(in *inst, _ uint64) {
+func (c *CPU) execSTP(a *pairArgs, _ uint64) {
 	r := &c.r
-	base := r[in.rn]
-	a := base
-	if in.sh != modePost {
-		a += in.imm
+	base := r[a.rn]
+	va := base
+	if a.mode() != modePost {
+		va += a.imm
 	}
 	// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
 	// the old x0.
-	v1, v2 := r[in.rd], r[in.ra]
-	if !c.store(a, in.amt, v1) || !c.store(a+1<<in.amt, in.amt, v2) {
+	v1, v2 := r[a.rd], r[a.rt2()]
+	if !c.store(va, a.size(), v1) || !c.store(va+1<<a.size(), a.size(), v2) {
 		return
 	}
-	if in.sh == modePre {
-		r[in.rn] = a
-	} else if in.sh == modePost {
-		r[in.rn] = base + in.imm
+	if a.mode() == modePre {
+		r[a.rn] = va
+	} else if a.mode() == modePost {
+		r[a.rn] = base + a.imm
 	}
 }
 
@@ -1124,12 +1141,12 @@ func (c *CPU) exclusiveOK(a uint64, lg uint8) bool {
 	return ok
 }
 
-func (c *CPU) execSTXR(in *inst, _ uint64) {
+func (c *CPU) execSTXR(a *exclStoreArgs, _ uint64) {
 	r := &c.r
-	a := r[in.rn]
-	v := r[in.rd]
-	if !c.exclusiveOK(a, in.amt) {
-		r[in.ra] = 1
+	va := r[a.rn]
+	v := r[a.rd]
+	if !c.exclusiveOK(va, a.size()) {
+		r[a.status()] = 1
 		return
 	}
 	if c.par {
@@ -1138,70 +1155,70 @@ func (c *CPU) execSTXR(in *inst, _ uint64) {
 		// load-exclusive read.
 		want := c.excVal
 		var done bool
-		if _, ok := c.rmw(a, in.amt, func(old uint64) (uint64, bool) {
+		if _, ok := c.rmw(va, a.size(), func(old uint64) (uint64, bool) {
 			done = old == want
 			return v, done
 		}); ok {
-			r[in.ra] = b2u(!done)
+			r[a.status()] = b2u(!done)
 		}
 		return
 	}
-	if c.store(a, in.amt, v) {
-		r[in.ra] = 0
+	if c.store(va, a.size(), v) {
+		r[a.status()] = 0
 	}
 }
 
-func (c *CPU) execLDXP(in *inst, _ uint64) {
+func (c *CPU) execLDXP(a *ldstArgs, _ uint64) {
 	r := &c.r
-	a := r[in.rn]
+	va := r[a.rn]
 	// The pair is one single-copy atomic access: aligned to its whole size.
-	if !c.aligned(a, in.amt+1, false) {
+	if !c.aligned(va, a.size()+1, false) {
 		return
 	}
 	if c.par {
 		// One single-copy atomic read of the whole pair, whose values
 		// the store-exclusive compares against.
-		v1, v2, ok := c.loadPair(a, in.amt)
+		v1, v2, ok := c.loadPair(va, a.size())
 		if !ok {
 			return
 		}
-		r[in.rd], r[in.rm] = v1, v2
+		r[a.rd], r[a.rm] = v1, v2
 		c.excVal, c.excVal2 = v1, v2
-		c.setExclusive(a, in.amt+1)
+		c.setExclusive(va, a.size()+1)
 		return
 	}
-	v1, ok := c.load(a, in.amt)
+	v1, ok := c.load(va, a.size())
 	if !ok {
 		return
 	}
-	v2, ok := c.load(a+1<<in.amt, in.amt)
+	v2, ok := c.load(va+1<<a.size(), a.size())
 	if !ok {
 		return
 	}
-	r[in.rd], r[in.rm] = v1, v2
-	c.setExclusive(a, in.amt+1)
+	r[a.rd], r[a.rm] = v1, v2
+	c.setExclusive(va, a.size()+1)
 }
 
-func (c *CPU) execSTXP(in *inst, _ uint64) {
+func (c *CPU) execSTXP(a *exclStoreArgs, _ uint64) {
 	r := &c.r
-	a := r[in.rn]
-	v1, v2 := r[in.rd], r[in.rm]
-	if !c.exclusiveOK(a, in.amt+1) {
-		r[in.ra] = 1
+	va := r[a.rn]
+	v1, v2 := r[a.rd], r[a.rm]
+	if !c.exclusiveOK(va, a.size()+1) {
+		r[a.status()] = 1
 		return
 	}
 	if c.par {
 		w1, w2 := c.excVal, c.excVal2
 		var done bool
-		if c.pairRMW(a, in.amt, func(o1, o2 uint64) (uint64, uint64, bool) {
+		if c.pairRMW(va, a.size(), func(o1, o2 uint64) (uint64, uint64, bool) {
 			done = o1 == w1 && o2 == w2
 			return v1, v2, done
 		}) {
-			r[in.ra] = b2u(!done)
+			r[a.status()] = b2u(!done)
 		}
 		return
 	}
-	if c.store(a, in.amt, v1) && c.store(a+1<<in.amt, in.amt, v2) {
-		r[in.ra] = 0
+	if c.store(va, a.size(), v1) && c.store(va+1<<a.size(), a.size(), v2) {
+		r[a.status()] = 0
 	}
 }

@@ -434,7 +434,7 @@ func jitMSRiOK(a *pstateArgs, el uint8) bool {
 func jitEL1(_ *sysArgs, el uint8) bool { return el == 1 }
 
 // jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
-func jitPairOK(in *inst, _ uint8) bool { return in.amt == 2 || in.amt == 3 }
+func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 3 }
 
 // emitBlock translates insts (each translatable, the first at pc) into
 // code laid out as: the chain entry (the budget check a chained jump
@@ -807,26 +807,26 @@ func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
 // monitor holds exactly the address and size, and clears the monitor
 // either way (exclusiveOK). A store that needs the interpreter bails
 // before the monitor changes.
-func (e *emitter) emitSTXR(c *CPU, in *inst, k int, _ uint64) {
-	if in.pre&preSP != 0 {
+func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
+	if a.pre&preSP != 0 {
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)
 		e.bail(ccNE, k)
 	}
-	e.ld(rAX, in.rn, true)
+	e.ld(rAX, a.rn, true)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
 	e.raw(0)
 	fail1 := e.jcc(ccE)
 	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
 	fail2 := e.jcc(ccNE)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
-	e.raw(in.amt)
+	e.raw(a.size())
 	fail3 := e.jcc(ccNE)
-	e.ld(r8, in.rd, true)
-	e.access(c, k, 1<<in.amt, true)
-	e.store(r8, in.amt, 0)
+	e.ld(r8, a.rd, true)
+	e.access(c, k, 1<<a.size(), true)
+	e.store(r8, a.size(), 0)
 	e.clearExclusive(c)
-	e.setReg(in.ra, 0)
+	e.setReg(a.status(), 0)
 	done := e.jmp()
 	e.here(fail1)
 	e.here(fail2)
@@ -836,7 +836,7 @@ func (e *emitter) emitSTXR(c *CPU, in *inst, k int, _ uint64) {
 	invalid := e.jcc(ccE)
 	e.clearExclusive(c)
 	e.here(invalid)
-	e.setReg(in.ra, 1)
+	e.setReg(a.status(), 1)
 	e.here(done)
 }
 
@@ -874,11 +874,11 @@ func shiftType(op opcode) uint8 {
 
 // ldExclusive translates LDXR (and LDAXR) with the address in AX: the
 // load, then the monitor as setExclusive sets it.
-func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
+func (e *emitter) ldExclusive(c *CPU, a *ldstArgs, k int) {
 	e.opR(true, []byte{0x8b}, rSI, rAX) // mov rsi, rax: the VA
-	e.access(c, k, 1<<in.amt, false)
-	e.load(rAX, in.amt, extZero, 0)
-	e.st(in.rd, rAX)
+	e.access(c, k, 1<<a.size(), false)
+	e.load(rAX, a.size(), extZero, 0)
+	e.st(a.rd, rAX)
 	e.opM(true, []byte{0x89}, rAX, field(offExcVal))
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
 	e.raw(0)
@@ -890,7 +890,7 @@ func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
 	e.here(valid)
 	e.opM(true, []byte{0x89}, rSI, field(offExcAddr))
 	e.opM(false, []byte{0xc6}, 0, field(offExcSize)) // mov byte [size], lg
-	e.raw(in.amt)
+	e.raw(a.size())
 	e.opM(true, []byte{0x8d}, rBX, mem{base: rDX, index: noIndex, disp: RAMBase}) // lea rbx, [rdx+RAMBase]
 	e.opM(true, []byte{0x89}, rBX, field(offExcPA))
 }
@@ -1062,9 +1062,23 @@ func (e *emitter) store(x int, lg uint8, disp int32) {
 	}
 }
 
-// emitMem translates the loads and stores.
+// emitMem translates the loads and stores, whose ops are of three
+// argument sets (&ldst, &ldstReg, &pair): it reads their operands
+// through each op's view.
 func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
-	rd, rn, lg := in.rd, in.rn, in.amt
+	var lg, ext uint8 // log2 of the access size, how a load extends
+	switch in.op {
+	case opLDRreg, opSTRreg:
+		a := (*ldstRegArgs)(in)
+		lg, ext = a.size(), a.ext()
+	case opLDP, opSTP:
+		a := (*pairArgs)(in)
+		lg, ext = a.size(), a.ext()
+	default:
+		a := (*ldstArgs)(in)
+		lg, ext = a.size(), a.ext()
+	}
+	rd, rn := in.rd, in.rn
 	size := 1 << lg
 	if in.pre&preSP != 0 {
 		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
@@ -1098,44 +1112,46 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		e.imm32(int32(size - 1))
 		e.bail(ccNE, k)
 		if in.op == opLDXR {
-			e.ldExclusive(c, in, k)
+			e.ldExclusive(c, (*ldstArgs)(in), k)
 			return
 		}
 	case opLDRreg, opSTRreg:
+		a := (*ldstRegArgs)(in)
 		e.ld(rAX, rn, true)
-		e.ld(rCX, in.rm, true)
-		e.extend(rCX, in.sh, uint8(in.im2))
+		e.ld(rCX, a.rm, true)
+		e.extend(rCX, a.extend(), a.shift())
 		e.alu(aluADD, true, rAX, rCX)
 	case opLDP, opSTP:
+		a := (*pairArgs)(in)
 		e.ld(rAX, rn, true)
-		if in.sh != modeOffset {
+		if a.mode() != modeOffset {
 			writeback = true
 			e.opR(true, []byte{0x8b}, rSI, rAX)
 			e.aluImm(aluADD, true, rSI, int32(in.imm))
 		}
-		if in.sh != modePost && in.imm != 0 {
+		if a.mode() != modePost && in.imm != 0 {
 			e.aluImm(aluADD, true, rAX, int32(in.imm))
 		}
 		write := in.op == opSTP
 		if write {
 			// Both sources before any writeback.
 			e.ld(r8, rd, true)
-			e.ld(r9, in.ra, true)
+			e.ld(r9, a.rt2(), true)
 		}
 		e.access(c, k, 2*size, write)
 		if write {
 			e.store(r8, lg, 0)
 			e.store(r9, lg, int32(size))
 		} else {
-			e.load(r8, lg, in.cc, 0)
-			e.load(r9, lg, in.cc, int32(size))
+			e.load(r8, lg, ext, 0)
+			e.load(r9, lg, ext, int32(size))
 		}
 		if writeback {
 			e.st(rn, rSI)
 		}
 		if !write {
 			e.st(rd, r8)
-			e.st(in.ra, r9)
+			e.st(a.rt2(), r9)
 		}
 		return
 	}
@@ -1149,7 +1165,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		}
 	default:
 		e.access(c, k, size, false)
-		e.load(rAX, lg, in.cc, 0)
+		e.load(rAX, lg, ext, 0)
 		if writeback {
 			e.st(rn, rSI)
 		}
