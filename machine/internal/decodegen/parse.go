@@ -226,7 +226,8 @@ func (p *Pattern) resolve() error {
 		case set != nil && set.operand(a.Slot) != nil:
 			slot = set.operand(a.Slot).Slot
 		case plainSlots[a.Slot]:
-		case set == nil && slotTypes[a.Slot] != "": // TRANSITION: raw slots until every op has its set
+		case slotTypes[a.Slot] != "":
+			return fmt.Errorf("%s: %s=: slot %s means nothing by itself; set it as an operand of an argument set (&...)", p.Op.Name, a.Slot, a.Slot)
 		case set == nil:
 			return fmt.Errorf("%s: %s=: no such slot, and %s names no argument set", p.Op.Name, a.Slot, p.Op.Name)
 		default:
