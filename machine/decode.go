@@ -42,14 +42,14 @@ const (
 	extSign32 = 2 // sign-extend to 32 bits, zero the upper half
 )
 
-// Addressing modes for pairs (inst.sh).
+// Addressing modes: the mode operand of &pair, &vpair and &vldst.
 const (
 	modeOffset = 0
 	modePre    = 1
 	modePost   = 2
 )
 
-// MSR (immediate) PSTATE fields (inst.sh).
+// MSR (immediate) PSTATE fields: the field operand of &pstate.
 const (
 	pstateSPSel   = 0
 	pstateDAIFSet = 1
