@@ -220,53 +220,45 @@ loop:
 			r := &c.r
 			r[in.rd] = in.imm
 		case opMOVK: // execMOVK
-			a := (*movkArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.old()]&a.keep()|a.imm)
+			r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
 		case opASRi: // execASRi
-			a := (*shiftimmArgs)(in)
 			r := &c.r
-			if a.sf {
-				r[a.rd] = uint64(int64(r[a.rn]) >> a.shift())
+			if in.sf {
+				r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
 			} else {
-				r[a.rd] = uint64(uint32(int32(r[a.rn]) >> a.shift()))
+				r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
 			}
 		case opSBFM: // execBitfield
-			a := (*bitfieldArgs)(in)
 			r := &c.r
-			r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
+			r[in.rd] = bitfield((*bitfieldArgs)(in), r[in.rn], r[in.ra])
 		case opBFM: // execBitfield
-			a := (*bitfieldArgs)(in)
 			r := &c.r
-			r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
+			r[in.rd] = bitfield((*bitfieldArgs)(in), r[in.rn], r[in.ra])
 		case opLSRi: // execLSRi
-			a := (*shiftimmArgs)(in)
 			r := &c.r
-			if a.sf {
-				r[a.rd] = r[a.rn] >> a.shift()
+			if in.sf {
+				r[in.rd] = r[in.rn] >> in.amt
 			} else {
-				r[a.rd] = uint64(uint32(r[a.rn]) >> a.shift())
+				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
 			}
 		case opLSLi: // execLSLi
-			a := (*shiftimmArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]<<a.shift())
+			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
 		case opUBFM: // execBitfield
-			a := (*bitfieldArgs)(in)
 			r := &c.r
-			r[a.rd] = bitfield(a, r[a.rn], r[a.old()])
+			r[in.rd] = bitfield((*bitfieldArgs)(in), r[in.rn], r[in.ra])
 		case opEXTR: // execEXTR
-			a := (*extrArgs)(in)
 			r := &c.r
-			if a.sf {
-				if a.lsb() == 0 {
-					r[a.rd] = r[a.rm]
+			if in.sf {
+				if in.amt == 0 {
+					r[in.rd] = r[in.rm]
 				} else {
-					r[a.rd] = r[a.rm]>>a.lsb() | r[a.rn]<<(64-a.lsb())
+					r[in.rd] = r[in.rm]>>in.amt | r[in.rn]<<(64-in.amt)
 				}
 			} else {
-				cat := r[a.rn]<<32 | uint64(uint32(r[a.rm]))
-				r[a.rd] = uint64(uint32(cat >> a.lsb()))
+				cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
+				r[in.rd] = uint64(uint32(cat >> in.amt))
 			}
 		case opB: // execB
 			c.pc = pc + in.imm
@@ -289,23 +281,20 @@ loop:
 				c.pollIRQ()
 			}
 		case opTBZ: // execTBZ
-			a := (*testbitArgs)(in)
 			r := &c.r
-			if r[a.rn]>>a.bit()&1 == 0 {
-				c.pc = pc + a.imm
+			if r[in.rn]>>in.amt&1 == 0 {
+				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
 		case opTBNZ: // execTBNZ
-			a := (*testbitArgs)(in)
 			r := &c.r
-			if r[a.rn]>>a.bit()&1 != 0 {
-				c.pc = pc + a.imm
+			if r[in.rn]>>in.amt&1 != 0 {
+				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
 		case opBcond: // execBcond
-			a := (*condArgs)(in)
-			if c.cond(a.cond()) {
-				c.pc = pc + a.imm
+			if c.cond(in.cc) {
+				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
 		case opSVC: // execSVC
@@ -340,50 +329,46 @@ loop:
 				c.pageVA = noPage
 			}
 		case opMSRi: // execMSRi
-			a := (*pstateArgs)(in)
-			if c.el == 0 && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
+			if c.el == 0 && c.el0Denied(in.cc, in.amt, in.im2, pc) {
 				continue loop
 			}
-			switch a.field() {
+			switch in.sh {
 			case pstateSPSel:
-				c.setMode(c.el, uint8(a.imm&1))
+				c.setMode(c.el, uint8(in.imm&1))
 			case pstateDAIFSet:
-				c.daif |= uint8(a.imm)
+				c.daif |= uint8(in.imm)
 			case pstateDAIFClr:
-				c.daif &^= uint8(a.imm)
+				c.daif &^= uint8(in.imm)
 				c.pollIRQ()
 			}
 		case opDCZVA: // execDCZVA
-			a := (*sysArgs)(in)
 			r := &c.r
-			if c.el == 0 && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
+			if c.el == 0 && c.el0Denied(in.cc, in.amt, in.im2, pc) {
 				continue loop
 			}
-			va := r[a.rn] &^ (dczBlock - 1)
+			va := r[in.rn] &^ (dczBlock - 1)
 			for i := uint64(0); i < dczBlock; i += 8 {
 				if !c.store(va+i, 3, 0) {
 					continue loop
 				}
 			}
 		case opMRS: // execMRS
-			a := (*sysArgs)(in)
 			r := &c.r
-			if c.el == 0 && a.el0() != el0OK && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in.cc, in.amt, in.im2, pc) {
 				continue loop
 			}
-			r[a.rd] = c.readSys(SysReg(a.imm), n-1)
+			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
 		case opMSR: // execMSR
-			a := (*sysArgs)(in)
 			r := &c.r
-			if c.el == 0 && a.el0() != el0OK && c.el0Denied(a.el0(), a.trapBit(), a.trapISS(), pc) {
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in.cc, in.amt, in.im2, pc) {
 				continue loop
 			}
-			sr := SysReg(a.imm)
+			sr := SysReg(in.imm)
 			if sr == SP_EL0 && c.spsel == 0 {
 				c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
 				continue loop
 			}
-			c.writeSys(sr, r[a.rn], n-1)
+			c.writeSys(sr, r[in.rn], n-1)
 			switch {
 			case c.dbgActive:
 				// The write enabled a debug feature (MDSCR_EL1, a
@@ -419,24 +404,22 @@ loop:
 			c.eret()
 			c.pollIRQ()
 		case opLDXR: // execLDXR
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn]
-			if !c.aligned(va, a.size(), false) {
+			va := r[in.rn]
+			if !c.aligned(va, in.amt, false) {
 				continue loop
 			}
-			if v, ok := c.load(va, a.size()); ok {
-				r[a.rd] = v
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rd] = v
 				c.excVal = v
-				c.setExclusive(va, a.size())
+				c.setExclusive(va, in.amt)
 			}
 		case opSTXR: // execSTXR
-			a := (*exclStoreArgs)(in)
 			r := &c.r
-			va := r[a.rn]
-			v := r[a.rd]
-			if !c.exclusiveOK(va, a.size()) {
-				r[a.status()] = 1
+			va := r[in.rn]
+			v := r[in.rd]
+			if !c.exclusiveOK(va, in.amt) {
+				r[in.ra] = 1
 				continue loop
 			}
 			if c.par {
@@ -445,205 +428,178 @@ loop:
 				// load-exclusive read.
 				want := c.excVal
 				var done bool
-				if _, ok := c.rmw(va, a.size(), func(old uint64) (uint64, bool) {
+				if _, ok := c.rmw(va, in.amt, func(old uint64) (uint64, bool) {
 					done = old == want
 					return v, done
 				}); ok {
-					r[a.status()] = b2u(!done)
+					r[in.ra] = b2u(!done)
 				}
 				continue loop
 			}
-			if c.store(va, a.size(), v) {
-				r[a.status()] = 0
+			if c.store(va, in.amt, v) {
+				r[in.ra] = 0
 			}
 		case opLDAR: // execLDAR
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn]
-			if !c.aligned(va, a.size(), false) {
+			va := r[in.rn]
+			if !c.aligned(va, in.amt, false) {
 				continue loop
 			}
-			if v, ok := c.load(va, a.size()); ok {
-				r[a.rd] = v
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rd] = v
 			}
 		case opSTLR: // execSTLR
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn]
-			if c.aligned(va, a.size(), true) {
-				c.store(va, a.size(), r[a.rd])
+			va := r[in.rn]
+			if c.aligned(va, in.amt, true) {
+				c.store(va, in.amt, r[in.rd])
 			}
 		case opCAS: // execCAS
-			a := (*casArgs)(in)
-			lg := a.size()
-			cmp, nv := c.r[a.rs()]&sizeMask(lg), c.r[a.rd]
-			if old, ok := c.rmw(c.r[a.rn], lg, func(old uint64) (uint64, bool) {
+			lg := in.amt
+			cmp, nv := c.r[in.ra]&sizeMask(lg), c.r[in.rd]
+			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
 				return nv, old == cmp
 			}); ok {
-				c.r[a.rm] = old
+				c.r[in.rm] = old
 			}
 		case opLDRlit: // execLDRlit
-			a := (*ldstArgs)(in)
 			r := &c.r
-			if v, ok := c.load(pc+a.imm, a.size()); ok {
-				r[a.rd] = extendLoad(v, a.size(), a.ext())
+			if v, ok := c.load(pc+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opSTP: // execSTP
-			a := (*pairArgs)(in)
 			r := &c.r
-			base := r[a.rn]
+			base := r[in.rn]
 			va := base
-			if a.mode() != modePost {
-				va += a.imm
+			if in.sh != modePost {
+				va += in.imm
 			}
 			// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
 			// the old x0.
-			v1, v2 := r[a.rd], r[a.rt2()]
-			if !c.store(va, a.size(), v1) || !c.store(va+1<<a.size(), a.size(), v2) {
+			v1, v2 := r[in.rd], r[in.ra]
+			if !c.store(va, in.amt, v1) || !c.store(va+1<<in.amt, in.amt, v2) {
 				continue loop
 			}
-			if a.mode() == modePre {
-				r[a.rn] = va
-			} else if a.mode() == modePost {
-				r[a.rn] = base + a.imm
+			if in.sh == modePre {
+				r[in.rn] = va
+			} else if in.sh == modePost {
+				r[in.rn] = base + in.imm
 			}
 		case opLDP: // execLDP
-			a := (*pairArgs)(in)
 			r := &c.r
-			base := r[a.rn]
+			base := r[in.rn]
 			va := base
-			if a.mode() != modePost {
-				va += a.imm
+			if in.sh != modePost {
+				va += in.imm
 			}
-			v1, ok := c.load(va, a.size())
+			v1, ok := c.load(va, in.amt)
 			if !ok {
 				continue loop
 			}
-			v2, ok := c.load(va+1<<a.size(), a.size())
+			v2, ok := c.load(va+1<<in.amt, in.amt)
 			if !ok {
 				continue loop
 			}
-			if a.mode() == modePre {
-				r[a.rn] = va
-			} else if a.mode() == modePost {
-				r[a.rn] = base + a.imm
+			if in.sh == modePre {
+				r[in.rn] = va
+			} else if in.sh == modePost {
+				r[in.rn] = base + in.imm
 			}
-			r[a.rd] = extendLoad(v1, a.size(), a.ext())
-			r[a.rt2()] = extendLoad(v2, a.size(), a.ext())
+			r[in.rd] = extendLoad(v1, in.amt, in.cc)
+			r[in.ra] = extendLoad(v2, in.amt, in.cc)
 		case opSTRo: // execSTRo
-			a := (*ldstArgs)(in)
 			r := &c.r
-			c.store(r[a.rn]+a.imm, a.size(), r[a.rd])
+			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
 		case opLDRo: // execLDRo
-			a := (*ldstArgs)(in)
 			r := &c.r
-			if v, ok := c.load(r[a.rn]+a.imm, a.size()); ok {
-				r[a.rd] = extendLoad(v, a.size(), a.ext())
+			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opSTRpost: // execSTRpost
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn]
-			if c.store(va, a.size(), r[a.rd]) {
-				r[a.rn] = va + a.imm
+			va := r[in.rn]
+			if c.store(va, in.amt, r[in.rd]) {
+				r[in.rn] = va + in.imm
 			}
 		case opSTRpre: // execSTRpre
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn] + a.imm
-			if c.store(va, a.size(), r[a.rd]) {
-				r[a.rn] = va
+			va := r[in.rn] + in.imm
+			if c.store(va, in.amt, r[in.rd]) {
+				r[in.rn] = va
 			}
 		case opLDRpost: // execLDRpost
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn]
-			if v, ok := c.load(va, a.size()); ok {
-				r[a.rn] = va + a.imm
-				r[a.rd] = extendLoad(v, a.size(), a.ext())
+			va := r[in.rn]
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rn] = va + in.imm
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opLDRpre: // execLDRpre
-			a := (*ldstArgs)(in)
 			r := &c.r
-			va := r[a.rn] + a.imm
-			if v, ok := c.load(va, a.size()); ok {
-				r[a.rn] = va
-				r[a.rd] = extendLoad(v, a.size(), a.ext())
+			va := r[in.rn] + in.imm
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rn] = va
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opLDOP: // execLDOP
-			a := (*atomicArgs)(in)
-			op, lg, rs := a.atomicOp(), a.size(), c.r[a.rm]
-			if old, ok := c.rmw(c.r[a.rn], lg, func(old uint64) (uint64, bool) {
+			op, lg, rs := in.sh, in.amt, c.r[in.rm]
+			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
 				return atomicResult(op, lg, old, rs), true
 			}); ok {
-				c.r[a.rd] = old
+				c.r[in.rd] = old
 			}
 		case opSTRreg: // execSTRreg
-			a := (*ldstRegArgs)(in)
 			r := &c.r
-			c.store(r[a.rn]+extendReg(r[a.rm], a.extend(), a.shift()), a.size(), r[a.rd])
+			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
 		case opLDRreg: // execLDRreg
-			a := (*ldstRegArgs)(in)
 			r := &c.r
-			va := r[a.rn] + extendReg(r[a.rm], a.extend(), a.shift())
-			if v, ok := c.load(va, a.size()); ok {
-				r[a.rd] = extendLoad(v, a.size(), a.ext())
+			va := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
 			}
 		case opMOVr: // execMOVr
 			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rm])
 		case opANDr: // execANDr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]&c.logicOperand(a))
+			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand((*shiftedArgs)(in)))
 		case opORRr: // execORRr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]|c.logicOperand(a))
+			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand((*shiftedArgs)(in)))
 		case opEORr: // execEORr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]^c.logicOperand(a))
+			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand((*shiftedArgs)(in)))
 		case opANDSr: // execANDSr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = c.logicFlags(r[a.rn]&c.logicOperand(a), a.sf)
+			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand((*shiftedArgs)(in)), in.sf)
 		case opADDr: // execADDr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]+shiftReg(r[a.rm], a.shift(), a.amount(), a.sf))
+			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
 		case opADDSr: // execADDSr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = c.addFlags(r[a.rn], shiftReg(r[a.rm], a.shift(), a.amount(), a.sf), 0, a.sf)
+			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
 		case opSUBr: // execSUBr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]-shiftReg(r[a.rm], a.shift(), a.amount(), a.sf))
+			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
 		case opSUBSr: // execSUBSr
-			a := (*shiftedArgs)(in)
 			r := &c.r
-			if a.sf {
-				r[a.rd] = c.addFlags64(r[a.rn], ^shiftReg(r[a.rm], a.shift(), a.amount(), true), 1)
+			if in.sf {
+				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
 			} else {
-				r[a.rd] = c.addFlags32(uint32(r[a.rn]), ^uint32(shiftReg(r[a.rm], a.shift(), a.amount(), false)), 1)
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
 			}
 		case opADDx: // execADDx
-			a := (*extendedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]+extendReg(r[a.rm], a.extend(), a.amount()))
+			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
 		case opADDSx: // execADDSx
-			a := (*extendedArgs)(in)
 			r := &c.r
-			r[a.rd] = c.addFlags(r[a.rn], extendReg(r[a.rm], a.extend(), a.amount()), 0, a.sf)
+			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
 		case opSUBx: // execSUBx
-			a := (*extendedArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.rn]-extendReg(r[a.rm], a.extend(), a.amount()))
+			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
 		case opSUBSx: // execSUBSx
-			a := (*extendedArgs)(in)
 			r := &c.r
-			r[a.rd] = c.addFlags(r[a.rn], ^extendReg(r[a.rm], a.extend(), a.amount()), 1, a.sf)
+			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
 		case opADC: // execADC
 			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
@@ -657,68 +613,62 @@ loop:
 			r := &c.r
 			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
 		case opCCMN: // execCCMP
-			a := (*ccmpArgs)(in)
 			r := &c.r
-			if c.cond(a.cond()) {
-				y := a.imm
-				if !a.immediate() {
-					y = r[a.rm]
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
 				}
-				if a.op == opCCMP {
-					c.addFlags(r[a.rn], ^y, 1, a.sf)
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
 				} else {
-					c.addFlags(r[a.rn], y, 0, a.sf)
+					c.addFlags(r[in.rn], y, 0, in.sf)
 				}
 			} else {
-				c.setNZCV(uint64(a.nzcv()) << 28)
+				c.setNZCV(uint64(in.amt) << 28)
 			}
 		case opCCMP: // execCCMP
-			a := (*ccmpArgs)(in)
 			r := &c.r
-			if c.cond(a.cond()) {
-				y := a.imm
-				if !a.immediate() {
-					y = r[a.rm]
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
 				}
-				if a.op == opCCMP {
-					c.addFlags(r[a.rn], ^y, 1, a.sf)
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
 				} else {
-					c.addFlags(r[a.rn], y, 0, a.sf)
+					c.addFlags(r[in.rn], y, 0, in.sf)
 				}
 			} else {
-				c.setNZCV(uint64(a.nzcv()) << 28)
+				c.setNZCV(uint64(in.amt) << 28)
 			}
 		case opCSEL: // execCSEL
-			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(a.cond()) {
-				r[a.rd] = wr(a.sf, r[a.rn])
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
 			} else {
-				r[a.rd] = wr(a.sf, r[a.rm])
+				r[in.rd] = wr(in.sf, r[in.rm])
 			}
 		case opCSINC: // execCSINC
-			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(a.cond()) {
-				r[a.rd] = wr(a.sf, r[a.rn])
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
 			} else {
-				r[a.rd] = wr(a.sf, r[a.rm]+1)
+				r[in.rd] = wr(in.sf, r[in.rm]+1)
 			}
 		case opCSINV: // execCSINV
-			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(a.cond()) {
-				r[a.rd] = wr(a.sf, r[a.rn])
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
 			} else {
-				r[a.rd] = wr(a.sf, ^r[a.rm])
+				r[in.rd] = wr(in.sf, ^r[in.rm])
 			}
 		case opCSNEG: // execCSNEG
-			a := (*condArgs)(in)
 			r := &c.r
-			if c.cond(a.cond()) {
-				r[a.rd] = wr(a.sf, r[a.rn])
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
 			} else {
-				r[a.rd] = wr(a.sf, -r[a.rm])
+				r[in.rd] = wr(in.sf, -r[in.rm])
 			}
 		case opUDIV: // execUDIV
 			r := &c.r
@@ -777,29 +727,23 @@ loop:
 				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
 			}
 		case opMADD: // execMADD
-			a := (*muladdArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.addend()]+r[a.rn]*r[a.rm])
+			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
 		case opMSUB: // execMSUB
-			a := (*muladdArgs)(in)
 			r := &c.r
-			r[a.rd] = wr(a.sf, r[a.addend()]-r[a.rn]*r[a.rm])
+			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
 		case opSMADDL: // execSMADDL
-			a := (*muladdArgs)(in)
 			r := &c.r
-			r[a.rd] = r[a.addend()] + uint64(int64(int32(r[a.rn]))*int64(int32(r[a.rm])))
+			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
 		case opSMSUBL: // execSMSUBL
-			a := (*muladdArgs)(in)
 			r := &c.r
-			r[a.rd] = r[a.addend()] - uint64(int64(int32(r[a.rn]))*int64(int32(r[a.rm])))
+			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
 		case opUMADDL: // execUMADDL
-			a := (*muladdArgs)(in)
 			r := &c.r
-			r[a.rd] = r[a.addend()] + uint64(uint32(r[a.rn]))*uint64(uint32(r[a.rm]))
+			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
 		case opUMSUBL: // execUMSUBL
-			a := (*muladdArgs)(in)
 			r := &c.r
-			r[a.rd] = r[a.addend()] - uint64(uint32(r[a.rn]))*uint64(uint32(r[a.rm]))
+			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
 		case opSMULH: // execSMULH
 			r := &c.r
 			a, b := r[in.rn], r[in.rm]

@@ -36,7 +36,8 @@ func (c *CPU) execLD(in *inst, pc uint64) {
 }
 
 func (c *CPU) execADD(a *addArgs, pc uint64) {
-	c.r[a.rd] = uint64(a.shift())
+	c.r[a.rd] = uint64(a.shift()) + x.a
+	use(a)
 }
 
 func (c *CPU) execWFI(in *inst, pc, n uint64) bool {
@@ -68,7 +69,8 @@ ADD  0011 .... .... .... .... .... .... ....  &add hot
 		"if c.lines != 0 {\n\t\t\t\tcontinue loop\n\t\t\t}",
 		"if c.sleep(n) {\n\t\t\t\tbreak loop\n\t\t\t}",
 		"default:\n\t\t\tif c.execute(in, pc, n) {",
-		"case opADD: // execADD\n\t\t\ta := (*addArgs)(in)\n\t\t\tc.r[a.rd] = uint64(a.shift())",
+		// The view is inlined: slots read directly, not through methods.
+		"case opADD: // execADD\n\t\t\tc.r[in.rd] = uint64(in.sh) + x.a\n\t\t\tuse((*addArgs)(in))",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("dispatch lacks %q:\n%s", want, got)
