@@ -8,6 +8,8 @@
 #   make build    bin/kpemu (pure Go: the guest image is committed and embedded)
 #   make image    rebuild the guest images with clang + ld.lld
 #   make check-image  fail if the committed images differ from their sources
+#   make check-generate  fail if the committed generated Go (the A64 decoder
+#                 from machine/a64.decode) differs from what go generate makes
 #   make bench    benchmarks: guest MIPS, boot time, syscalls/s, the cost of a probe hit,
 #                 trace_pipe's events/s and hit-to-read latency, the cost of many
 #                 kprobe events, an unmount while readers hold the tree, a
@@ -22,7 +24,7 @@ RUN_PACKAGES = fuse3
 MOUNT    ?= /tmp/dbg
 PROBES   ?= vfs_read do_fork
 
-.PHONY: all deps deps-run build run image check-image test unit e2e lint bench clean
+.PHONY: all deps deps-run build run image check-image check-generate test unit e2e lint bench clean
 
 all: build
 
@@ -61,6 +63,14 @@ check-image: deps
 	git diff --exit-code --stat -- kernel/image machine/testdata
 	@test -z "$$(git status --porcelain -- kernel/image machine/testdata)" || \
 		{ git status --porcelain -- kernel/image machine/testdata; echo "untracked build outputs"; exit 1; }
+
+# The decoder (machine/a64_decode.go, a64_jit_amd64.go, the dispatch in
+# exec.go) is generated from the table machine/a64.decode and committed;
+# it must be current.
+GENERATED = machine/a64_decode.go machine/a64_jit_amd64.go machine/exec.go
+check-generate:
+	$(GO) generate ./machine/
+	git diff --exit-code --stat -- $(GENERATED)
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -206,40 +206,40 @@ func atomicResult(op, lg uint8, old, rs uint64) uint64 {
 }
 
 // execLDOP executes LD<op> and SWP: Rt gets the old value, zero-extended.
-func (c *CPU) execLDOP(in *inst) {
-	op, lg, rs := in.sh, in.amt, c.r[in.rm]
-	if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+func (c *CPU) execLDOP(a *atomicArgs, _ uint64) {
+	op, lg, rs := a.atomicOp(), a.size(), c.r[a.rm]
+	if old, ok := c.rmw(c.r[a.rn], lg, func(old uint64) (uint64, bool) {
 		return atomicResult(op, lg, old, rs), true
 	}); ok {
-		c.r[in.rd] = old
+		c.r[a.rd] = old
 	}
 }
 
 // execCAS executes CAS: memory gets Rt if it holds Rs (at the access
 // width); Rs gets the old value, zero-extended, either way.
-func (c *CPU) execCAS(in *inst) {
-	lg := in.amt
-	cmp, nv := c.r[in.ra]&sizeMask(lg), c.r[in.rd]
-	if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+func (c *CPU) execCAS(a *casArgs, _ uint64) {
+	lg := a.size()
+	cmp, nv := c.r[a.rs()]&sizeMask(lg), c.r[a.rd]
+	if old, ok := c.rmw(c.r[a.rn], lg, func(old uint64) (uint64, bool) {
 		return nv, old == cmp
 	}); ok {
-		c.r[in.rm] = old
+		c.r[a.rm] = old
 	}
 }
 
 // execCASP executes CASP: the pair at Rn gets <Rt, Rt+1> if it holds
 // <Rs, Rs+1>; <Rs, Rs+1> gets the old pair either way.
-func (c *CPU) execCASP(in *inst) {
+func (c *CPU) execCASP(a *caspArgs, _ uint64) {
 	r := &c.r
-	lg := in.amt
+	lg := a.size()
 	mask := sizeMask(lg)
-	c1, c2 := r[in.ra]&mask, r[in.sh]&mask
-	n1, n2 := r[in.rd], r[uint8(in.im2)]
+	c1, c2 := r[a.rs()]&mask, r[a.rs2()]&mask
+	n1, n2 := r[a.rd], r[a.rt2()]
 	var o1, o2 uint64
-	if c.pairRMW(r[in.rn], lg, func(x1, x2 uint64) (uint64, uint64, bool) {
+	if c.pairRMW(r[a.rn], lg, func(x1, x2 uint64) (uint64, uint64, bool) {
 		o1, o2 = x1, x2
 		return n1, n2, x1 == c1 && x2 == c2
 	}) {
-		r[in.rm], r[in.cc] = o1, o2
+		r[a.rm], r[a.rs2Dst()] = o1, o2
 	}
 }

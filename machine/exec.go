@@ -1,9 +1,6 @@
 package machine
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "math/bits"
 
 // fetch makes c.page the decode cache of the page holding pc. It reports
 // false when the fetch faults instead (the exception has been taken).
@@ -110,7 +107,6 @@ func (c *CPU) run(budget uint64) uint64 {
 // interprets the instructions that code leaves to it.
 func (c *CPU) runFast(budget uint64) uint64 {
 	m := c.m
-	r := &c.r
 	var n uint64
 	translating := m.jit.enabled()
 	// Entering the loop is leaving the fast path of whatever ran before.
@@ -171,57 +167,89 @@ loop:
 		n++
 		c.pc = pc + 4
 
+		// The checks inst.pre asks for; what passes (FP enabled at EL0
+		// and EL1, SP aligned) costs a test each, without a call.
+		if in.pre != 0 && (in.pre&preFP != 0 && c.sys[CPACR_EL1]>>cpacrFPEN&3 != 3 ||
+			in.pre&preSP != 0 && c.r[regSP]&15 != 0) && c.precheck(in, pc) {
+			continue
+		}
+		// decodegen:dispatch begin
+		// Generated from a64.decode: the hot instructions' execute functions,
+		// spliced in (returns become continue loop or break loop), then
+		// execute for every other.
 		switch in.op {
-		// Data processing, immediate.
-		case opADR:
+		case opADR: // execADR
+			r := &c.r
 			r[in.rd] = pc + in.imm
-		case opADRP:
+		case opADRP: // execADRP
+			r := &c.r
 			r[in.rd] = pc&^0xfff + in.imm
-		case opADDi:
+		case opADDi: // execADDi
+			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rn]+in.imm)
-		case opSUBi:
-			r[in.rd] = wr(in.sf, r[in.rn]-in.imm)
-		case opADDSi:
+		case opADDSi: // execADDSi
+			r := &c.r
 			if in.sf {
 				r[in.rd] = c.addFlags64(r[in.rn], in.imm, 0)
 			} else {
 				r[in.rd] = c.addFlags32(uint32(r[in.rn]), uint32(in.imm), 0)
 			}
-		case opSUBSi:
+		case opSUBi: // execSUBi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]-in.imm)
+		case opSUBSi: // execSUBSi
+			r := &c.r
 			if in.sf { // CMP (immediate) mostly: the hottest flag setter
 				r[in.rd] = c.addFlags64(r[in.rn], ^in.imm, 1)
 			} else {
 				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(in.imm), 1)
 			}
-		case opANDi:
+		case opANDi: // execANDi
+			r := &c.r
 			r[in.rd] = r[in.rn] & in.imm
-		case opORRi:
+		case opORRi: // execORRi
+			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rn]|in.imm)
-		case opEORi:
+		case opEORi: // execEORi
+			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.rn]^in.imm)
-		case opANDSi:
+		case opANDSi: // execANDSi
+			r := &c.r
 			r[in.rd] = c.logicFlags(r[in.rn]&in.imm, in.sf)
-		case opMOVi:
+		case opMOVi: // execMOVi
+			r := &c.r
 			r[in.rd] = in.imm
-		case opMOVK:
+		case opMOVK: // execMOVK
+			r := &c.r
 			r[in.rd] = wr(in.sf, r[in.ra]&in.im2|in.imm)
-		case opLSLi:
-			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
-		case opLSRi:
-			if in.sf {
-				r[in.rd] = r[in.rn] >> in.amt
-			} else {
-				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
-			}
-		case opASRi:
+		case opASRi: // execASRi
+			r := &c.r
 			if in.sf {
 				r[in.rd] = uint64(int64(r[in.rn]) >> in.amt)
 			} else {
 				r[in.rd] = uint64(uint32(int32(r[in.rn]) >> in.amt))
 			}
-		case opSBFM, opBFM, opUBFM:
-			r[in.rd] = bitfield(in, r[in.rn], r[in.ra])
-		case opEXTR:
+		case opSBFM: // execBitfield
+			r := &c.r
+			r[in.rd] = bitfield((*bitfieldArgs)(in), r[in.rn], r[in.ra])
+		case opBFM: // execBitfield
+			r := &c.r
+			r[in.rd] = bitfield((*bitfieldArgs)(in), r[in.rn], r[in.ra])
+		case opLSRi: // execLSRi
+			r := &c.r
+			if in.sf {
+				r[in.rd] = r[in.rn] >> in.amt
+			} else {
+				r[in.rd] = uint64(uint32(r[in.rn]) >> in.amt)
+			}
+		case opLSLi: // execLSLi
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]<<in.amt)
+		case opUBFM: // execBitfield
+			r := &c.r
+			r[in.rd] = bitfield((*bitfieldArgs)(in), r[in.rn], r[in.ra])
+		case opEXTR: // execEXTR
+			r := &c.r
 			if in.sf {
 				if in.amt == 0 {
 					r[in.rd] = r[in.rm]
@@ -232,355 +260,67 @@ loop:
 				cat := r[in.rn]<<32 | uint64(uint32(r[in.rm]))
 				r[in.rd] = uint64(uint32(cat >> in.amt))
 			}
-
-		// Data processing, register.
-		case opMOVr:
-			r[in.rd] = wr(in.sf, r[in.rm])
-		case opANDr:
-			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand(in))
-		case opORRr:
-			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand(in))
-		case opEORr:
-			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand(in))
-		case opANDSr:
-			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand(in), in.sf)
-		case opADDr:
-			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
-		case opSUBr:
-			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
-		case opADDSr:
-			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
-		case opSUBSr:
-			if in.sf {
-				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
-			} else {
-				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
-			}
-		case opADDx:
-			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
-		case opSUBx:
-			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
-		case opADDSx:
-			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
-		case opSUBSx:
-			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
-		case opADC:
-			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
-		case opSBC:
-			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+c.carry())
-		case opADCS:
-			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], c.carry(), in.sf)
-		case opSBCS:
-			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
-		case opCCMN, opCCMP:
-			if c.cond(in.cc) {
-				y := in.imm
-				if !in.neg {
-					y = r[in.rm]
-				}
-				if in.op == opCCMP {
-					c.addFlags(r[in.rn], ^y, 1, in.sf)
-				} else {
-					c.addFlags(r[in.rn], y, 0, in.sf)
-				}
-			} else {
-				c.setNZCV(uint64(in.amt) << 28)
-			}
-		case opCSEL:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, r[in.rm])
-			}
-		case opCSINC:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, r[in.rm]+1)
-			}
-		case opCSINV:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, ^r[in.rm])
-			}
-		case opCSNEG:
-			if c.cond(in.cc) {
-				r[in.rd] = wr(in.sf, r[in.rn])
-			} else {
-				r[in.rd] = wr(in.sf, -r[in.rm])
-			}
-		case opUDIV:
-			r[in.rd] = udiv(r[in.rn], r[in.rm], in.sf)
-		case opSDIV:
-			r[in.rd] = sdiv(r[in.rn], r[in.rm], in.sf)
-		case opLSLV:
-			r[in.rd] = shiftReg(r[in.rn], 0, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opLSRV:
-			r[in.rd] = shiftReg(r[in.rn], 1, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opASRV:
-			r[in.rd] = shiftReg(r[in.rn], 2, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opRORV:
-			r[in.rd] = shiftReg(r[in.rn], 3, shiftAmount(r[in.rm], in.sf), in.sf)
-		case opCRC32:
-			r[in.rd] = uint64(crc32Step(uint32(r[in.rn]), r[in.rm], in.amt, in.neg))
-		case opRBIT:
-			if in.sf {
-				r[in.rd] = bits.Reverse64(r[in.rn])
-			} else {
-				r[in.rd] = uint64(bits.Reverse32(uint32(r[in.rn])))
-			}
-		case opREV16:
-			x := r[in.rn]
-			r[in.rd] = wr(in.sf, (x&0x00ff00ff00ff00ff)<<8|(x>>8)&0x00ff00ff00ff00ff)
-		case opREV32:
-			x := bits.ReverseBytes64(r[in.rn])
-			r[in.rd] = x<<32 | x>>32
-		case opREV:
-			if in.sf {
-				r[in.rd] = bits.ReverseBytes64(r[in.rn])
-			} else {
-				r[in.rd] = uint64(bits.ReverseBytes32(uint32(r[in.rn])))
-			}
-		case opCLZ:
-			if in.sf {
-				r[in.rd] = uint64(bits.LeadingZeros64(r[in.rn]))
-			} else {
-				r[in.rd] = uint64(bits.LeadingZeros32(uint32(r[in.rn])))
-			}
-		case opCLS:
-			x := r[in.rn]
-			if in.sf {
-				r[in.rd] = uint64(bits.LeadingZeros64((x>>1^x)&(1<<63-1)) - 1)
-			} else {
-				x32 := uint32(x)
-				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
-			}
-		case opMADD:
-			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
-		case opMSUB:
-			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
-		case opSMADDL:
-			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
-		case opSMSUBL:
-			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
-		case opUMADDL:
-			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
-		case opUMSUBL:
-			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
-		case opSMULH:
-			a, b := r[in.rn], r[in.rm]
-			hi, _ := bits.Mul64(a, b)
-			// Signed high half from the unsigned one: subtract the
-			// other operand for each negative input.
-			if int64(a) < 0 {
-				hi -= b
-			}
-			if int64(b) < 0 {
-				hi -= a
-			}
-			r[in.rd] = hi
-		case opUMULH:
-			hi, _ := bits.Mul64(r[in.rn], r[in.rm])
-			r[in.rd] = hi
-
-		// Branches.
-		// Taken branches poll the interrupt lines (irq.go).
-		case opB:
+		case opB: // execB
 			c.pc = pc + in.imm
 			c.pollIRQ()
-		case opBL:
+		case opBL: // execBL
+			r := &c.r
 			r[30] = pc + 4
 			c.pc = pc + in.imm
 			c.pollIRQ()
-		case opBcond:
-			if c.cond(in.cc) {
-				c.pc = pc + in.imm
-				c.pollIRQ()
-			}
-		case opCBZ:
+		case opCBZ: // execCBZ
+			r := &c.r
 			if wr(in.sf, r[in.rn]) == 0 {
 				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
-		case opCBNZ:
+		case opCBNZ: // execCBNZ
+			r := &c.r
 			if wr(in.sf, r[in.rn]) != 0 {
 				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
-		case opTBZ:
+		case opTBZ: // execTBZ
+			r := &c.r
 			if r[in.rn]>>in.amt&1 == 0 {
 				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
-		case opTBNZ:
+		case opTBNZ: // execTBNZ
+			r := &c.r
 			if r[in.rn]>>in.amt&1 != 0 {
 				c.pc = pc + in.imm
 				c.pollIRQ()
 			}
-		case opBR, opRET:
-			c.pc = r[in.rn]
-			c.pollIRQ()
-		case opBLR:
-			t := r[in.rn] // read before the link write: BLR x30 branches to the old x30
-			r[30] = pc + 4
-			c.pc = t
-			c.pollIRQ()
+		case opBcond: // execBcond
+			if c.cond(in.cc) {
+				c.pc = pc + in.imm
+				c.pollIRQ()
+			}
+		case opSVC: // execSVC
+			if c.dbg.stepping {
+				c.ss = false // SVC completes: the step is done (SPSR.SS = 0)
+			}
+			c.takeException(ecSVC64, uint32(in.imm), pc+4)
+		case opWFI: // execWFI
+			// WFI completes at once when an interrupt is pending, masked or
+			// not; only then may it sleep, or (at EL0 without
+			// SCTLR_EL1.nTWI) trap, in the order QEMU checks them.
+			if c.lines.Load() != 0 {
+				c.pollIRQ()
+				continue loop
+			}
+			if c.el == 0 && c.sys[SCTLR_EL1]&sctlrNTW == 0 {
+				c.takeException(ecWFx, wfxISSCondAlways, pc)
+				continue loop
+			}
+			c.wfi = true
+			break loop
+		case opNOP: // execNOP
 
-		// Loads and stores.
-		case opLDRo:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTRo:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
-		case opLDRpre:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn] + in.imm
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rn] = a
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opLDRpost:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rn] = a + in.imm
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTRpre:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn] + in.imm
-			if c.store(a, in.amt, r[in.rd]) {
-				r[in.rn] = a
-			}
-		case opSTRpost:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if c.store(a, in.amt, r[in.rd]) {
-				r[in.rn] = a + in.imm
-			}
-		case opLDRreg:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTRreg:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
-		case opLDRlit:
-			if v, ok := c.load(pc+in.imm, in.amt); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opLDP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execLDP(in)
-		case opSTP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execSTP(in)
-		case opLDXR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if !c.aligned(a, in.amt, false) {
-				break
-			}
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = v
-				c.excVal = v
-				c.setExclusive(a, in.amt)
-			}
-		case opSTXR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execSTXR(in)
-		case opLDXP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execLDXP(in)
-		case opSTXP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execSTXP(in)
-		case opLDTR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			if v, ok := c.loadAt(r[in.rn]+in.imm, in.amt, 0); ok {
-				r[in.rd] = extendLoad(v, in.amt, in.cc)
-			}
-		case opSTTR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.storeAt(r[in.rn]+in.imm, in.amt, r[in.rd], 0)
-		case opLDAR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if !c.aligned(a, in.amt, false) {
-				break
-			}
-			if v, ok := c.load(a, in.amt); ok {
-				r[in.rd] = v
-			}
-		case opSTLR:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			a := r[in.rn]
-			if c.aligned(a, in.amt, true) {
-				c.store(a, in.amt, r[in.rd])
-			}
-
-		// Atomic memory operations (LSE).
-		case opLDOP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execLDOP(in)
-		case opCAS:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execCAS(in)
-		case opCASP:
-			if in.rn == regSP && c.spMisaligned(pc) {
-				break
-			}
-			c.execCASP(in)
-
-		// System.
-		case opNOP:
-		case opISB:
+		case opCLREX: // execCLREX
+			c.clearExclusive()
+		case opISB: // execISB
 			if c.par {
 				// Context synchronization: fetch the page afresh, so code
 				// another vCPU patched (and invalidated) before this CPU
@@ -588,25 +328,9 @@ loop:
 				// invalidates every CPU's page at the store itself.
 				c.pageVA = noPage
 			}
-		case opWFI:
-			// WFI completes at once when an interrupt is pending, masked or
-			// not; only then may it sleep, or (at EL0 without
-			// SCTLR_EL1.nTWI) trap, in the order QEMU checks them.
-			if c.lines.Load() != 0 {
-				c.pollIRQ()
-				break
-			}
-			if c.el == 0 && c.sys[SCTLR_EL1]&sctlrNTW == 0 {
-				c.takeException(ecWFx, wfxISSCondAlways, pc)
-				break
-			}
-			c.wfi = true
-			break loop
-		case opCLREX:
-			c.clearExclusive()
-		case opMSRi:
-			if c.el == 0 && c.el0Denied(in, pc) {
-				break
+		case opMSRi: // execMSRi
+			if c.el == 0 && c.el0Denied(in.cc, in.amt, in.im2, pc) {
+				continue loop
 			}
 			switch in.sh {
 			case pstateSPSel:
@@ -617,25 +341,32 @@ loop:
 				c.daif &^= uint8(in.imm)
 				c.pollIRQ()
 			}
-		case opMRS:
-			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
-				break
+		case opDCZVA: // execDCZVA
+			r := &c.r
+			if c.el == 0 && c.el0Denied(in.cc, in.amt, in.im2, pc) {
+				continue loop
+			}
+			va := r[in.rn] &^ (dczBlock - 1)
+			for i := uint64(0); i < dczBlock; i += 8 {
+				if !c.store(va+i, 3, 0) {
+					continue loop
+				}
+			}
+		case opMRS: // execMRS
+			r := &c.r
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in.cc, in.amt, in.im2, pc) {
+				continue loop
 			}
 			r[in.rd] = c.readSys(SysReg(in.imm), n-1)
-		case opMRSzero:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			r[in.rd] = 0
-		case opMSR:
-			if c.el == 0 && in.cc != el0OK && c.el0Denied(in, pc) {
-				break
+		case opMSR: // execMSR
+			r := &c.r
+			if c.el == 0 && in.cc != el0OK && c.el0Denied(in.cc, in.amt, in.im2, pc) {
+				continue loop
 			}
 			sr := SysReg(in.imm)
 			if sr == SP_EL0 && c.spsel == 0 {
 				c.undefined(pc) // SP_EL0 is not accessible while it is the current SP
-				break
+				continue loop
 			}
 			c.writeSys(sr, r[in.rn], n-1)
 			switch {
@@ -651,120 +382,423 @@ loop:
 				// timer change takes effect at a deterministic point.
 				break loop
 			}
-		case opSYS:
-			// Cache maintenance has no effect here; at EL0 it may trap.
-			if c.el == 0 {
-				c.el0Denied(in, pc)
-			}
-		case opAT:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			c.at(in.sh, r[in.rn])
-		case opTLBI:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
-			}
-			if in.neg {
-				c.tlbi(in.sh, r[in.rn])
-				for _, o := range m.cpus {
-					switch {
-					case o == c:
-					case m.par != nil:
-						// Another goroutine runs o: over-invalidate at
-						// its next poll point instead of touching its
-						// TLB from here.
-						o.tlbFlushReq.Store(true)
-					default:
-						o.tlbi(in.sh, r[in.rn])
-					}
-				}
-			} else {
-				c.tlbi(in.sh, r[in.rn])
-			}
-		case opDCZVA:
-			if c.el == 0 && c.el0Denied(in, pc) {
-				break
-			}
-			a := r[in.rn] &^ (dczBlock - 1)
-			for i := uint64(0); i < dczBlock; i += 8 {
-				if !c.store(a+i, 3, 0) {
-					break
-				}
-			}
-		case opSVC:
-			if c.dbg.stepping {
-				c.ss = false // SVC completes: the step is done (SPSR.SS = 0)
-			}
-			c.takeException(ecSVC64, uint32(in.imm), pc+4)
-		case opBRK:
-			c.takeException(ecBRK64, uint32(in.imm), pc)
-		case opHVC:
+		case opBR: // execBR
+			r := &c.r
+			c.pc = r[in.rn]
+			c.pollIRQ()
+		case opBLR: // execBLR
+			r := &c.r
+			t := r[in.rn] // read before the link write: BLR x30 branches to the old x30
+			r[30] = pc + 4
+			c.pc = t
+			c.pollIRQ()
+		case opRET: // execBR
+			r := &c.r
+			c.pc = r[in.rn]
+			c.pollIRQ()
+		case opERET: // execERET
 			if c.el == 0 {
 				c.undefined(pc)
-				break
-			}
-			if c.dbg.stepping {
-				c.ss = false
-			}
-			if in.imm == 0 {
-				if c.psci() {
-					break loop
-				}
-				break
-			}
-			fn := m.hostcall(uint16(in.imm))
-			if fn == nil {
-				c.undefined(pc)
-				break
-			}
-			m.hostcallCount.Add(1)
-			c.retired += n // let the handler see an up-to-date count
-			m.hostcallInSlice.Store(n)
-			err := m.callHostcall(c, fn)
-			m.hostcallInSlice.Store(0)
-			c.retired -= n
-			if err != nil {
-				c.err = fmt.Errorf("machine: hostcall %#x at pc %#x on cpu %d: %w", in.imm, pc, c.index, err)
-				break loop
-			}
-			if m.off.Load() {
-				break loop
-			}
-		case opERET:
-			if c.el == 0 {
-				c.undefined(pc)
-				break
+				continue loop
 			}
 			c.eret()
 			c.pollIRQ()
-		case opFP:
-			c.execFP(uint32(in.imm), pc)
-		default: // opUndef
-			c.undefinedWord(pc, uint32(in.imm))
+		case opLDXR: // execLDXR
+			r := &c.r
+			va := r[in.rn]
+			if !c.aligned(va, in.amt, false) {
+				continue loop
+			}
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rd] = v
+				c.excVal = v
+				c.setExclusive(va, in.amt)
+			}
+		case opSTXR: // execSTXR
+			r := &c.r
+			va := r[in.rn]
+			v := r[in.rd]
+			if !c.exclusiveOK(va, in.amt) {
+				r[in.ra] = 1
+				continue loop
+			}
+			if c.par {
+				// Another vCPU's store between the load- and store-exclusive
+				// shows as a changed value: compare-and-swap against what the
+				// load-exclusive read.
+				want := c.excVal
+				var done bool
+				if _, ok := c.rmw(va, in.amt, func(old uint64) (uint64, bool) {
+					done = old == want
+					return v, done
+				}); ok {
+					r[in.ra] = b2u(!done)
+				}
+				continue loop
+			}
+			if c.store(va, in.amt, v) {
+				r[in.ra] = 0
+			}
+		case opLDAR: // execLDAR
+			r := &c.r
+			va := r[in.rn]
+			if !c.aligned(va, in.amt, false) {
+				continue loop
+			}
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rd] = v
+			}
+		case opSTLR: // execSTLR
+			r := &c.r
+			va := r[in.rn]
+			if c.aligned(va, in.amt, true) {
+				c.store(va, in.amt, r[in.rd])
+			}
+		case opCAS: // execCAS
+			lg := in.amt
+			cmp, nv := c.r[in.ra]&sizeMask(lg), c.r[in.rd]
+			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+				return nv, old == cmp
+			}); ok {
+				c.r[in.rm] = old
+			}
+		case opLDRlit: // execLDRlit
+			r := &c.r
+			if v, ok := c.load(pc+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTP: // execSTP
+			r := &c.r
+			base := r[in.rn]
+			va := base
+			if in.sh != modePost {
+				va += in.imm
+			}
+			// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
+			// the old x0.
+			v1, v2 := r[in.rd], r[in.ra]
+			if !c.store(va, in.amt, v1) || !c.store(va+1<<in.amt, in.amt, v2) {
+				continue loop
+			}
+			if in.sh == modePre {
+				r[in.rn] = va
+			} else if in.sh == modePost {
+				r[in.rn] = base + in.imm
+			}
+		case opLDP: // execLDP
+			r := &c.r
+			base := r[in.rn]
+			va := base
+			if in.sh != modePost {
+				va += in.imm
+			}
+			v1, ok := c.load(va, in.amt)
+			if !ok {
+				continue loop
+			}
+			v2, ok := c.load(va+1<<in.amt, in.amt)
+			if !ok {
+				continue loop
+			}
+			if in.sh == modePre {
+				r[in.rn] = va
+			} else if in.sh == modePost {
+				r[in.rn] = base + in.imm
+			}
+			r[in.rd] = extendLoad(v1, in.amt, in.cc)
+			r[in.ra] = extendLoad(v2, in.amt, in.cc)
+		case opSTRo: // execSTRo
+			r := &c.r
+			c.store(r[in.rn]+in.imm, in.amt, r[in.rd])
+		case opLDRo: // execLDRo
+			r := &c.r
+			if v, ok := c.load(r[in.rn]+in.imm, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opSTRpost: // execSTRpost
+			r := &c.r
+			va := r[in.rn]
+			if c.store(va, in.amt, r[in.rd]) {
+				r[in.rn] = va + in.imm
+			}
+		case opSTRpre: // execSTRpre
+			r := &c.r
+			va := r[in.rn] + in.imm
+			if c.store(va, in.amt, r[in.rd]) {
+				r[in.rn] = va
+			}
+		case opLDRpost: // execLDRpost
+			r := &c.r
+			va := r[in.rn]
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rn] = va + in.imm
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opLDRpre: // execLDRpre
+			r := &c.r
+			va := r[in.rn] + in.imm
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rn] = va
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opLDOP: // execLDOP
+			op, lg, rs := in.sh, in.amt, c.r[in.rm]
+			if old, ok := c.rmw(c.r[in.rn], lg, func(old uint64) (uint64, bool) {
+				return atomicResult(op, lg, old, rs), true
+			}); ok {
+				c.r[in.rd] = old
+			}
+		case opSTRreg: // execSTRreg
+			r := &c.r
+			c.store(r[in.rn]+extendReg(r[in.rm], in.sh, uint8(in.im2)), in.amt, r[in.rd])
+		case opLDRreg: // execLDRreg
+			r := &c.r
+			va := r[in.rn] + extendReg(r[in.rm], in.sh, uint8(in.im2))
+			if v, ok := c.load(va, in.amt); ok {
+				r[in.rd] = extendLoad(v, in.amt, in.cc)
+			}
+		case opMOVr: // execMOVr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rm])
+		case opANDr: // execANDr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]&c.logicOperand((*shiftedArgs)(in)))
+		case opORRr: // execORRr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]|c.logicOperand((*shiftedArgs)(in)))
+		case opEORr: // execEORr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]^c.logicOperand((*shiftedArgs)(in)))
+		case opANDSr: // execANDSr
+			r := &c.r
+			r[in.rd] = c.logicFlags(r[in.rn]&c.logicOperand((*shiftedArgs)(in)), in.sf)
+		case opADDr: // execADDr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+		case opADDSr: // execADDSr
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], shiftReg(r[in.rm], in.sh, in.amt, in.sf), 0, in.sf)
+		case opSUBr: // execSUBr
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]-shiftReg(r[in.rm], in.sh, in.amt, in.sf))
+		case opSUBSr: // execSUBSr
+			r := &c.r
+			if in.sf {
+				r[in.rd] = c.addFlags64(r[in.rn], ^shiftReg(r[in.rm], in.sh, in.amt, true), 1)
+			} else {
+				r[in.rd] = c.addFlags32(uint32(r[in.rn]), ^uint32(shiftReg(r[in.rm], in.sh, in.amt, false)), 1)
+			}
+		case opADDx: // execADDx
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+extendReg(r[in.rm], in.sh, in.amt))
+		case opADDSx: // execADDSx
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], extendReg(r[in.rm], in.sh, in.amt), 0, in.sf)
+		case opSUBx: // execSUBx
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]-extendReg(r[in.rm], in.sh, in.amt))
+		case opSUBSx: // execSUBSx
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], ^extendReg(r[in.rm], in.sh, in.amt), 1, in.sf)
+		case opADC: // execADC
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+r[in.rm]+c.carry())
+		case opADCS: // execADCS
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], r[in.rm], c.carry(), in.sf)
+		case opSBC: // execSBC
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.rn]+^r[in.rm]+c.carry())
+		case opSBCS: // execSBCS
+			r := &c.r
+			r[in.rd] = c.addFlags(r[in.rn], ^r[in.rm], c.carry(), in.sf)
+		case opCCMN: // execCCMP
+			r := &c.r
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
+				}
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				} else {
+					c.addFlags(r[in.rn], y, 0, in.sf)
+				}
+			} else {
+				c.setNZCV(uint64(in.amt) << 28)
+			}
+		case opCCMP: // execCCMP
+			r := &c.r
+			if c.cond(in.cc) {
+				y := in.imm
+				if !in.neg {
+					y = r[in.rm]
+				}
+				if in.op == opCCMP {
+					c.addFlags(r[in.rn], ^y, 1, in.sf)
+				} else {
+					c.addFlags(r[in.rn], y, 0, in.sf)
+				}
+			} else {
+				c.setNZCV(uint64(in.amt) << 28)
+			}
+		case opCSEL: // execCSEL
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, r[in.rm])
+			}
+		case opCSINC: // execCSINC
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, r[in.rm]+1)
+			}
+		case opCSINV: // execCSINV
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, ^r[in.rm])
+			}
+		case opCSNEG: // execCSNEG
+			r := &c.r
+			if c.cond(in.cc) {
+				r[in.rd] = wr(in.sf, r[in.rn])
+			} else {
+				r[in.rd] = wr(in.sf, -r[in.rm])
+			}
+		case opUDIV: // execUDIV
+			r := &c.r
+			r[in.rd] = udiv(r[in.rn], r[in.rm], in.sf)
+		case opSDIV: // execSDIV
+			r := &c.r
+			r[in.rd] = sdiv(r[in.rn], r[in.rm], in.sf)
+		case opLSLV: // execLSLV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 0, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opLSRV: // execLSRV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 1, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opASRV: // execASRV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 2, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opRORV: // execRORV
+			r := &c.r
+			r[in.rd] = shiftReg(r[in.rn], 3, shiftAmount(r[in.rm], in.sf), in.sf)
+		case opRBIT: // execRBIT
+			r := &c.r
+			if in.sf {
+				r[in.rd] = bits.Reverse64(r[in.rn])
+			} else {
+				r[in.rd] = uint64(bits.Reverse32(uint32(r[in.rn])))
+			}
+		case opREV16: // execREV16
+			r := &c.r
+			x := r[in.rn]
+			r[in.rd] = wr(in.sf, (x&0x00ff00ff00ff00ff)<<8|(x>>8)&0x00ff00ff00ff00ff)
+		case opREV32: // execREV32
+			r := &c.r
+			x := bits.ReverseBytes64(r[in.rn])
+			r[in.rd] = x<<32 | x>>32
+		case opREV: // execREV
+			r := &c.r
+			if in.sf {
+				r[in.rd] = bits.ReverseBytes64(r[in.rn])
+			} else {
+				r[in.rd] = uint64(bits.ReverseBytes32(uint32(r[in.rn])))
+			}
+		case opCLZ: // execCLZ
+			r := &c.r
+			if in.sf {
+				r[in.rd] = uint64(bits.LeadingZeros64(r[in.rn]))
+			} else {
+				r[in.rd] = uint64(bits.LeadingZeros32(uint32(r[in.rn])))
+			}
+		case opCLS: // execCLS
+			r := &c.r
+			x := r[in.rn]
+			if in.sf {
+				r[in.rd] = uint64(bits.LeadingZeros64((x>>1^x)&(1<<63-1)) - 1)
+			} else {
+				x32 := uint32(x)
+				r[in.rd] = uint64(bits.LeadingZeros32((x32>>1^x32)&(1<<31-1)) - 1)
+			}
+		case opMADD: // execMADD
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.ra]+r[in.rn]*r[in.rm])
+		case opMSUB: // execMSUB
+			r := &c.r
+			r[in.rd] = wr(in.sf, r[in.ra]-r[in.rn]*r[in.rm])
+		case opSMADDL: // execSMADDL
+			r := &c.r
+			r[in.rd] = r[in.ra] + uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+		case opSMSUBL: // execSMSUBL
+			r := &c.r
+			r[in.rd] = r[in.ra] - uint64(int64(int32(r[in.rn]))*int64(int32(r[in.rm])))
+		case opUMADDL: // execUMADDL
+			r := &c.r
+			r[in.rd] = r[in.ra] + uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+		case opUMSUBL: // execUMSUBL
+			r := &c.r
+			r[in.rd] = r[in.ra] - uint64(uint32(r[in.rn]))*uint64(uint32(r[in.rm]))
+		case opSMULH: // execSMULH
+			r := &c.r
+			a, b := r[in.rn], r[in.rm]
+			hi, _ := bits.Mul64(a, b)
+			// Signed high half from the unsigned one: subtract the
+			// other operand for each negative input.
+			if int64(a) < 0 {
+				hi -= b
+			}
+			if int64(b) < 0 {
+				hi -= a
+			}
+			r[in.rd] = hi
+		case opUMULH: // execUMULH
+			r := &c.r
+			hi, _ := bits.Mul64(r[in.rn], r[in.rm])
+			r[in.rd] = hi
+		default:
+			if c.execute(in, pc, n) {
+				break loop
+			}
 		}
+		// decodegen:dispatch end
 	}
 	c.retired += n
 	return n
 }
 
-// el0Denied applies the EL0 access class of a system instruction (inst.cc)
+// el0Denied applies the EL0 access of a system instruction (el0: el0OK,
+// el0Trap with SCTLR_EL1 bit trapBit and the trap's ISS, or el0Undef)
 // executed at EL0 and reports whether it took an exception instead.
-func (c *CPU) el0Denied(in *inst, pc uint64) bool {
-	switch in.cc {
+func (c *CPU) el0Denied(el0, trapBit uint8, trapISS uint64, pc uint64) bool {
+	switch el0 {
 	case el0OK:
 		return false
 	case el0Trap:
-		if c.sys[SCTLR_EL1]>>in.amt&1 != 0 {
+		if c.sys[SCTLR_EL1]>>trapBit&1 != 0 {
 			return false
 		}
-		c.sysTrap(in.im2, pc)
+		c.sysTrap(trapISS, pc)
 		return true
 	}
 	c.undefined(pc)
 	return true
+}
+
+// precheck makes the checks in.pre asks for before in executes, and
+// reports whether one took an exception instead.
+// The FP/SIMD access trap comes before the SP alignment fault of an
+// FP/SIMD load or store.
+func (c *CPU) precheck(in *inst, pc uint64) bool {
+	if in.pre&preFP != 0 && !c.fpEnabled(pc) {
+		return true
+	}
+	return in.pre&preSP != 0 && c.spMisaligned(pc)
 }
 
 // spMisaligned takes the SP alignment fault (EC 0x26) if SP, used as the
@@ -837,9 +871,9 @@ func (c *CPU) logicFlags(v uint64, sf bool) uint64 {
 
 // logicOperand returns the shifted, optionally inverted second operand of
 // a logical (shifted register) instruction.
-func (c *CPU) logicOperand(in *inst) uint64 {
-	y := shiftReg(c.r[in.rm], in.sh, in.amt, in.sf)
-	if in.neg {
+func (c *CPU) logicOperand(a *shiftedArgs) uint64 {
+	y := shiftReg(c.r[a.rm], a.shift(), a.amount(), a.sf)
+	if a.invert() {
 		y = ^y
 	}
 	return y
@@ -912,26 +946,26 @@ func extendLoad(v uint64, lg, ext uint8) uint64 {
 
 // bitfield implements SBFM, BFM and UBFM with the decoded masks
 // (imm=wmask, im2=tmask, amt=immr, cc=imms). dst is Rd's old value.
-func bitfield(in *inst, src, dst uint64) uint64 {
+func bitfield(a *bitfieldArgs, src, dst uint64) uint64 {
 	size := uint8(32)
-	if in.sf {
+	if a.sf {
 		size = 64
 	}
-	wmask, tmask := in.imm, in.im2
+	wmask, tmask := a.imm, a.tmask()
 	var rot uint64
-	if in.sf {
-		rot = bits.RotateLeft64(src, -int(in.amt))
+	if a.sf {
+		rot = bits.RotateLeft64(src, -int(a.immr()))
 	} else {
-		rot = uint64(bits.RotateLeft32(uint32(src), -int(in.amt)))
+		rot = uint64(bits.RotateLeft32(uint32(src), -int(a.immr())))
 	}
 	var bot, top uint64
-	switch in.op {
+	switch a.op {
 	case opBFM:
 		bot = dst&^wmask | rot&wmask
 		top = dst
 	case opSBFM:
 		bot = rot & wmask
-		if src>>in.cc&1 != 0 {
+		if src>>a.imms()&1 != 0 {
 			top = ^uint64(0)
 		}
 	default: // UBFM
@@ -999,47 +1033,47 @@ func crc32Step(acc uint32, v uint64, lg uint8, castagnoli bool) uint32 {
 	return acc
 }
 
-func (c *CPU) execLDP(in *inst) {
+func (c *CPU) execLDP(a *pairArgs, _ uint64) {
 	r := &c.r
-	base := r[in.rn]
-	a := base
-	if in.sh != modePost {
-		a += in.imm
+	base := r[a.rn]
+	va := base
+	if a.mode() != modePost {
+		va += a.imm
 	}
-	v1, ok := c.load(a, in.amt)
+	v1, ok := c.load(va, a.size())
 	if !ok {
 		return
 	}
-	v2, ok := c.load(a+1<<in.amt, in.amt)
+	v2, ok := c.load(va+1<<a.size(), a.size())
 	if !ok {
 		return
 	}
-	if in.sh == modePre {
-		r[in.rn] = a
-	} else if in.sh == modePost {
-		r[in.rn] = base + in.imm
+	if a.mode() == modePre {
+		r[a.rn] = va
+	} else if a.mode() == modePost {
+		r[a.rn] = base + a.imm
 	}
-	r[in.rd] = extendLoad(v1, in.amt, in.cc)
-	r[in.ra] = extendLoad(v2, in.amt, in.cc)
+	r[a.rd] = extendLoad(v1, a.size(), a.ext())
+	r[a.rt2()] = extendLoad(v2, a.size(), a.ext())
 }
 
-func (c *CPU) execSTP(in *inst) {
+func (c *CPU) execSTP(a *pairArgs, _ uint64) {
 	r := &c.r
-	base := r[in.rn]
-	a := base
-	if in.sh != modePost {
-		a += in.imm
+	base := r[a.rn]
+	va := base
+	if a.mode() != modePost {
+		va += a.imm
 	}
 	// Read both sources before any writeback: STP x0, x1, [x0, #16]! stores
 	// the old x0.
-	v1, v2 := r[in.rd], r[in.ra]
-	if !c.store(a, in.amt, v1) || !c.store(a+1<<in.amt, in.amt, v2) {
+	v1, v2 := r[a.rd], r[a.rt2()]
+	if !c.store(va, a.size(), v1) || !c.store(va+1<<a.size(), a.size(), v2) {
 		return
 	}
-	if in.sh == modePre {
-		r[in.rn] = a
-	} else if in.sh == modePost {
-		r[in.rn] = base + in.imm
+	if a.mode() == modePre {
+		r[a.rn] = va
+	} else if a.mode() == modePost {
+		r[a.rn] = base + a.imm
 	}
 }
 
@@ -1051,12 +1085,12 @@ func (c *CPU) exclusiveOK(a uint64, lg uint8) bool {
 	return ok
 }
 
-func (c *CPU) execSTXR(in *inst) {
+func (c *CPU) execSTXR(a *exclStoreArgs, _ uint64) {
 	r := &c.r
-	a := r[in.rn]
-	v := r[in.rd]
-	if !c.exclusiveOK(a, in.amt) {
-		r[in.ra] = 1
+	va := r[a.rn]
+	v := r[a.rd]
+	if !c.exclusiveOK(va, a.size()) {
+		r[a.status()] = 1
 		return
 	}
 	if c.par {
@@ -1065,70 +1099,70 @@ func (c *CPU) execSTXR(in *inst) {
 		// load-exclusive read.
 		want := c.excVal
 		var done bool
-		if _, ok := c.rmw(a, in.amt, func(old uint64) (uint64, bool) {
+		if _, ok := c.rmw(va, a.size(), func(old uint64) (uint64, bool) {
 			done = old == want
 			return v, done
 		}); ok {
-			r[in.ra] = b2u(!done)
+			r[a.status()] = b2u(!done)
 		}
 		return
 	}
-	if c.store(a, in.amt, v) {
-		r[in.ra] = 0
+	if c.store(va, a.size(), v) {
+		r[a.status()] = 0
 	}
 }
 
-func (c *CPU) execLDXP(in *inst) {
+func (c *CPU) execLDXP(a *ldstArgs, _ uint64) {
 	r := &c.r
-	a := r[in.rn]
+	va := r[a.rn]
 	// The pair is one single-copy atomic access: aligned to its whole size.
-	if !c.aligned(a, in.amt+1, false) {
+	if !c.aligned(va, a.size()+1, false) {
 		return
 	}
 	if c.par {
 		// One single-copy atomic read of the whole pair, whose values
 		// the store-exclusive compares against.
-		v1, v2, ok := c.loadPair(a, in.amt)
+		v1, v2, ok := c.loadPair(va, a.size())
 		if !ok {
 			return
 		}
-		r[in.rd], r[in.rm] = v1, v2
+		r[a.rd], r[a.rm] = v1, v2
 		c.excVal, c.excVal2 = v1, v2
-		c.setExclusive(a, in.amt+1)
+		c.setExclusive(va, a.size()+1)
 		return
 	}
-	v1, ok := c.load(a, in.amt)
+	v1, ok := c.load(va, a.size())
 	if !ok {
 		return
 	}
-	v2, ok := c.load(a+1<<in.amt, in.amt)
+	v2, ok := c.load(va+1<<a.size(), a.size())
 	if !ok {
 		return
 	}
-	r[in.rd], r[in.rm] = v1, v2
-	c.setExclusive(a, in.amt+1)
+	r[a.rd], r[a.rm] = v1, v2
+	c.setExclusive(va, a.size()+1)
 }
 
-func (c *CPU) execSTXP(in *inst) {
+func (c *CPU) execSTXP(a *exclStoreArgs, _ uint64) {
 	r := &c.r
-	a := r[in.rn]
-	v1, v2 := r[in.rd], r[in.rm]
-	if !c.exclusiveOK(a, in.amt+1) {
-		r[in.ra] = 1
+	va := r[a.rn]
+	v1, v2 := r[a.rd], r[a.rm]
+	if !c.exclusiveOK(va, a.size()+1) {
+		r[a.status()] = 1
 		return
 	}
 	if c.par {
 		w1, w2 := c.excVal, c.excVal2
 		var done bool
-		if c.pairRMW(a, in.amt, func(o1, o2 uint64) (uint64, uint64, bool) {
+		if c.pairRMW(va, a.size(), func(o1, o2 uint64) (uint64, uint64, bool) {
 			done = o1 == w1 && o2 == w2
 			return v1, v2, done
 		}) {
-			r[in.ra] = b2u(!done)
+			r[a.status()] = b2u(!done)
 		}
 		return
 	}
-	if c.store(a, in.amt, v1) && c.store(a+1<<in.amt, in.amt, v2) {
-		r[in.ra] = 0
+	if c.store(va, a.size(), v1) && c.store(va+1<<a.size(), a.size(), v2) {
+		r[a.status()] = 0
 	}
 }

@@ -2,13 +2,14 @@ package machine
 
 // Block translation: the deterministic interpreter's fast path.
 //
-// Dispatching each instruction through runFast's switch costs more than
-// most instructions' own work (the page check, the decode check, the pc
-// store, an indirect jump shared by every opcode). So runs of the common
-// integer instructions are translated to host machine code, a block at a
-// time: a block is a run of straight-line instructions of one code page,
-// up to and including the first branch, ending early before any
-// instruction the translator does not handle.
+// Dispatching each instruction through the interpreter (runFast, then
+// execute's switch in a64_decode.go) costs more than most instructions'
+// own work (the page check, the decode check, the pc store, an indirect
+// jump shared by every opcode). So runs of the common integer
+// instructions are translated to host machine code, a block at a time: a
+// block is a run of straight-line instructions of one code page, up to
+// and including the first branch, ending early before any instruction the
+// translator does not handle (a64.decode says which it handles).
 //
 // Translated code only ever takes fast paths. Whenever an instruction
 // needs more (a load that misses the micro-TLB or touches a device, a
@@ -132,16 +133,12 @@ func (c *CPU) translate1(idx uint64) *block {
 	return b
 }
 
-// endsBlock reports whether in may transfer control elsewhere, or must
-// let runFast poll the interrupt lines after it (it unmasks them).
-func endsBlock(in *inst) bool {
-	switch in.op {
-	case opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET:
-		return true
-	case opMSR:
-		return SysReg(in.imm) == DAIF
-	case opMSRi:
-		return in.sh == pstateDAIFClr
+// unmasksIRQ reports whether in, an MSR to DAIF or MSR DAIFClr, may let
+// an interrupt in, which runFast polls for after the block (a64.decode's
+// endsif).
+func unmasksIRQ(in *inst) bool {
+	if in.op == opMSRi {
+		return (*pstateArgs)(in).field() == pstateDAIFClr
 	}
-	return false
+	return SysReg(in.imm) == DAIF
 }

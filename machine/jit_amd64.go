@@ -413,38 +413,28 @@ func (e *emitter) extend(x int, option, amt uint8) {
 	e.shift(0, true, x, amt)
 }
 
-// translatable reports whether the translator handles in at EL el.
-func translatable(in *inst, el uint8) bool {
-	switch in.op {
-	case opMRS:
-		// The registers the kernel reads most: current (SP_EL0), the
-		// interrupt mask, the CPU number.
-		sr := SysReg(in.imm)
-		return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
-	case opMSR:
-		sr := SysReg(in.imm)
-		return el == 1 && (sr == SP_EL0 || sr == DAIF)
-	case opMSRi:
-		return el == 1 && (in.sh == pstateDAIFSet || in.sh == pstateDAIFClr)
-	case opDCZVA:
-		return el == 1
-	case opSTXR:
-		return true
-	case opADR, opADRP, opADDi, opSUBi, opADDSi, opSUBSi, opANDi, opORRi, opEORi, opANDSi,
-		opMOVi, opMOVK, opLSLi, opLSRi, opASRi, opSBFM, opUBFM, opBFM,
-		opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opSUBr, opADDSr, opSUBSr,
-		opADDx, opSUBx, opADDSx, opSUBSx,
-		opCSEL, opCSINC, opCSINV, opCSNEG, opMADD, opMSUB, opLSLV, opLSRV, opASRV, opRORV,
-		opNOP,
-		opB, opBL, opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ, opBR, opBLR, opRET,
-		opLDRo, opSTRo, opLDRpre, opLDRpost, opSTRpre, opSTRpost, opLDRreg, opSTRreg, opLDRlit,
-		opLDAR, opSTLR, opLDXR:
-		return true
-	case opLDP, opSTP:
-		return in.amt == 2 || in.amt == 3
-	}
-	return false
+// Conditions of translation (a64.decode's jitif).
+
+// jitMRSOK: the registers the kernel reads most: current (SP_EL0), the
+// interrupt mask, the CPU number.
+func jitMRSOK(a *sysArgs, el uint8) bool {
+	sr := SysReg(a.imm)
+	return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
 }
+
+func jitMSROK(a *sysArgs, el uint8) bool {
+	sr := SysReg(a.imm)
+	return el == 1 && (sr == SP_EL0 || sr == DAIF)
+}
+
+func jitMSRiOK(a *pstateArgs, el uint8) bool {
+	return el == 1 && (a.field() == pstateDAIFSet || a.field() == pstateDAIFClr)
+}
+
+func jitEL1(_ *sysArgs, el uint8) bool { return el == 1 }
+
+// jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
+func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 3 }
 
 // emitBlock translates insts (each translatable, the first at pc) into
 // code laid out as: the chain entry (the budget check a chained jump
@@ -516,244 +506,327 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	return out
 }
 
-// inst translates instruction k of the block, at pc.
-func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
-	rd, rn, rm, ra, sf := in.rd, in.rn, in.rm, in.ra, in.sf
-	next := pc + 4
-	switch in.op {
-	case opNOP:
-	case opADR:
-		e.setReg(rd, pc+in.imm)
-	case opADRP:
-		e.setReg(rd, pc&^0xfff+in.imm)
-	case opMOVi:
-		e.setReg(rd, in.imm)
-	case opADDi, opSUBi, opADDSi, opSUBSi:
-		op := byte(aluADD)
-		if in.op == opSUBi || in.op == opSUBSi {
-			op = aluSUB
-		}
-		e.ld(rSI, rn, sf)
-		e.aluImm(op, sf, rSI, int32(in.imm))
-		e.st(rd, rSI)
-		if in.op == opADDSi || in.op == opSUBSi {
-			e.storeNZCV(flagsAfter(op))
-		}
-	case opANDi, opORRi, opEORi, opANDSi:
-		e.ld(rSI, rn, true)
-		e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
-		e.st(rd, rSI)
-		if in.op == opANDSi {
-			e.storeNZCV(afterLogic)
-		}
-	case opMOVK:
-		e.ld(rAX, ra, true)
-		e.aluConst(aluAND, true, rAX, in.im2)
-		e.aluConst(aluOR, sf, rAX, in.imm)
-		e.st(rd, rAX)
-	case opLSLi, opLSRi, opASRi:
-		e.ld(rAX, rn, sf)
-		e.shift(shiftType(in.op), sf, rAX, in.amt)
-		e.st(rd, rAX)
-	case opUBFM, opSBFM, opBFM:
-		e.bitfield(in)
-	case opMOVr:
-		e.ld(rAX, rm, sf)
-		e.st(rd, rAX)
-	case opANDr, opORRr, opEORr, opANDSr:
-		e.ld(rCX, rm, sf)
-		e.shift(in.sh, sf, rCX, in.amt)
-		if in.neg {
-			e.opR(sf, []byte{0xf7}, 2, rCX) // not
-		}
-		e.ld(rSI, rn, sf)
-		e.alu(logicALU(in.op), sf, rSI, rCX)
-		e.st(rd, rSI)
-		if in.op == opANDSr {
-			e.storeNZCV(afterLogic)
-		}
-	case opADDr, opSUBr, opADDSr, opSUBSr, opADDx, opSUBx, opADDSx, opSUBSx:
-		sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
-		if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
-			e.ld(rCX, rm, true)
-			e.extend(rCX, in.sh, in.amt)
-		} else {
-			e.ld(rCX, rm, sf)
-			e.shift(in.sh, sf, rCX, in.amt)
-		}
-		e.ld(rSI, rn, sf)
-		op := byte(aluADD)
-		if sub {
-			op = aluSUB
-		}
-		e.alu(op, sf, rSI, rCX)
-		e.st(rd, rSI)
-		if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
-			e.storeNZCV(flagsAfter(op))
-		}
-	case opCSEL, opCSINC, opCSINV, opCSNEG:
-		e.ld(rAX, rn, sf)
-		if in.cc&14 != 14 {
-			e.ld(rDX, rm, sf)
-			switch in.op {
-			case opCSINC:
-				e.opR(sf, []byte{0xff}, 0, rDX)
-			case opCSINV:
-				e.opR(sf, []byte{0xf7}, 2, rDX)
-			case opCSNEG:
-				e.opR(sf, []byte{0xf7}, 3, rDX)
-			}
-			e.cond(in.cc)
-			e.opR(true, []byte{0x0f, 0x40 + ccAE}, rAX, rDX) // cmovae rax, rdx
-		}
-		e.st(rd, rAX)
-	case opMADD, opMSUB:
-		e.ld(rAX, rn, true)
-		e.ld(rCX, rm, true)
-		e.opR(sf, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
-		e.ld(rDX, ra, true)
-		if in.op == opMADD {
-			e.alu(aluADD, sf, rAX, rDX)
-			e.st(rd, rAX)
-		} else {
-			e.alu(aluSUB, sf, rDX, rAX)
-			e.st(rd, rDX)
-		}
-	case opLSLV, opLSRV, opASRV, opRORV:
-		e.ld(rAX, rn, sf)
-		e.ld(rCX, rm, true)
-		// x86 masks the count to the operand width, as A64 does.
-		e.opR(sf, []byte{0xd3}, int(shiftDigit(shiftType(in.op))), rAX)
-		e.st(rd, rAX)
+// emitNOP translates NOP.
+func (e *emitter) emitNOP(_ *CPU, in *inst, _ int, _ uint64) {
 
-	case opB:
-		e.leave(pc+in.imm, true, k+1)
-	case opBL:
-		e.movImm(rAX, next)
-		e.st(30, rAX)
-		e.leave(pc+in.imm, true, k+1)
-	case opBR, opRET, opBLR:
-		e.ld(rAX, rn, true)
-		if in.op == opBLR {
-			e.movImm(rCX, next)
-			e.st(30, rCX)
-		}
-		e.stPC(rAX)
-		e.aluImm(aluSUB, true, r10, int32(k+1))
-		e.ret(jitTaken)
-	case opBcond, opCBZ, opCBNZ, opTBZ, opTBNZ:
-		var notTaken int
-		switch in.op {
-		case opBcond:
-			if in.cc&14 == 14 {
-				e.leave(pc+in.imm, true, k+1)
-				return
-			}
-			e.cond(in.cc)
-			notTaken = e.jcc(ccAE)
-		case opCBZ, opCBNZ:
-			e.ld(rAX, rn, sf)
-			e.opR(sf, []byte{0x85}, rAX, rAX) // test
-			if in.op == opCBZ {
-				notTaken = e.jcc(ccNE)
-			} else {
-				notTaken = e.jcc(ccE)
-			}
-		default:
-			e.ld(rAX, rn, true)
-			e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, amt
-			e.raw(in.amt)
-			if in.op == opTBZ {
-				notTaken = e.jcc(ccB)
-			} else {
-				notTaken = e.jcc(ccAE)
-			}
-		}
-		e.leave(pc+in.imm, true, k+1)
-		e.here(notTaken)
-		e.leave(next, false, k+1)
+}
 
-	case opMRS:
-		switch SysReg(in.imm) {
-		case SP_EL0:
-			// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
-			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
-			e.raw(0)
-			e.bail(ccE, k)
-			e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
-		case DAIF:
-			e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offDAIF)) // movzx eax, byte [daif]
-			e.shift(0, false, rAX, 6)
-		default: // MPIDR_EL1: RES1 bit 31, Aff0 the CPU's index
-			e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offIndex))
-			e.aluImm(aluOR, false, rAX, -1<<31)
-		}
-		e.st(rd, rAX)
-	case opMSR:
-		if SysReg(in.imm) == SP_EL0 {
-			// SP_EL0 cannot be written while it is the SP: undefined.
-			e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
-			e.raw(0)
-			e.bail(ccE, k)
-			e.ld(rAX, rn, true)
-			e.opM(true, []byte{0x89}, rAX, field(offSPEL0))
-			return
-		}
-		e.ld(rAX, rn, true) // DAIF
-		e.shift(1, true, rAX, 6)
-		e.aluImm(aluAND, false, rAX, 15)
-		e.opM(false, []byte{0x88}, rAX, field(offDAIF))
-		// Unmasking may let a pending interrupt in before the next
-		// instruction: leave as a taken branch does, polling.
-		e.leave(next, true, k+1)
-	case opMSRi:
-		if in.sh == pstateDAIFSet {
-			e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
-			e.raw(byte(in.imm))
-			return
-		}
-		e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
-		e.raw(^byte(in.imm))
-		e.leave(next, true, k+1)
-	case opDCZVA:
-		e.ld(rAX, rn, true)
-		e.aluImm(aluAND, true, rAX, -dczBlock)
-		e.access(c, k, dczBlock, true)
-		e.opR(false, []byte{0x31}, rAX, rAX) // xor eax, eax
-		for i := int32(0); i < dczBlock; i += 8 {
-			e.store(rAX, 3, i)
-		}
-	case opSTXR:
-		e.stExclusive(c, in, k)
-	default:
-		e.memInst(c, in, k, pc)
+// emitADR translates ADR.
+func (e *emitter) emitADR(_ *CPU, in *inst, _ int, pc uint64) {
+	rd := in.rd
+	e.setReg(rd, pc+in.imm)
+}
+
+// emitADRP translates ADRP.
+func (e *emitter) emitADRP(_ *CPU, in *inst, _ int, pc uint64) {
+	rd := in.rd
+	e.setReg(rd, pc&^0xfff+in.imm)
+}
+
+// emitMOVi translates MOVi.
+func (e *emitter) emitMOVi(_ *CPU, in *inst, _ int, _ uint64) {
+	rd := in.rd
+	e.setReg(rd, in.imm)
+}
+
+// emitAddSubImm translates ADDi, SUBi, ADDSi, SUBSi.
+func (e *emitter) emitAddSubImm(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, sf := in.rd, in.rn, in.sf
+	op := byte(aluADD)
+	if in.op == opSUBi || in.op == opSUBSi {
+		op = aluSUB
+	}
+	e.ld(rSI, rn, sf)
+	e.aluImm(op, sf, rSI, int32(in.imm))
+	e.st(rd, rSI)
+	if in.op == opADDSi || in.op == opSUBSi {
+		e.storeNZCV(flagsAfter(op))
 	}
 }
 
-// stExclusive translates STXR (and STLXR): it succeeds if this CPU's
+// emitLogicImm translates ANDi, ORRi, EORi, ANDSi.
+func (e *emitter) emitLogicImm(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, sf := in.rd, in.rn, in.sf
+	e.ld(rSI, rn, true)
+	e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
+	e.st(rd, rSI)
+	if in.op == opANDSi {
+		e.storeNZCV(afterLogic)
+	}
+}
+
+// emitMOVK translates MOVK.
+func (e *emitter) emitMOVK(_ *CPU, a *movkArgs, _ int, _ uint64) {
+	rd, ra, sf := a.rd, a.old(), a.sf
+	e.ld(rAX, ra, true)
+	e.aluConst(aluAND, true, rAX, a.keep())
+	e.aluConst(aluOR, sf, rAX, a.imm)
+	e.st(rd, rAX)
+}
+
+// emitShiftImm translates LSLi, LSRi, ASRi.
+func (e *emitter) emitShiftImm(_ *CPU, a *shiftimmArgs, _ int, _ uint64) {
+	rd, rn, sf := a.rd, a.rn, a.sf
+	e.ld(rAX, rn, sf)
+	e.shift(shiftType(a.op), sf, rAX, a.shift())
+	e.st(rd, rAX)
+}
+
+// emitBitfield translates UBFM, SBFM, BFM.
+func (e *emitter) emitBitfield(_ *CPU, a *bitfieldArgs, _ int, _ uint64) {
+	e.bitfield(a)
+}
+
+// emitMOVr translates MOVr.
+func (e *emitter) emitMOVr(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rm, sf := in.rd, in.rm, in.sf
+	e.ld(rAX, rm, sf)
+	e.st(rd, rAX)
+}
+
+// emitLogicReg translates ANDr, ORRr, EORr, ANDSr.
+func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
+	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
+	e.ld(rCX, rm, sf)
+	e.shift(a.shift(), sf, rCX, a.amount())
+	if a.invert() {
+		e.opR(sf, []byte{0xf7}, 2, rCX) // not
+	}
+	e.ld(rSI, rn, sf)
+	e.alu(logicALU(a.op), sf, rSI, rCX)
+	e.st(rd, rSI)
+	if a.op == opANDSr {
+		e.storeNZCV(afterLogic)
+	}
+}
+
+// emitAddSubReg translates ADDr, SUBr, ADDSr, SUBSr (shifted register)
+// and ADDx, SUBx, ADDSx, SUBSx (extended register).
+func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+	sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
+	if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
+		a := (*extendedArgs)(in)
+		e.ld(rCX, rm, true)
+		e.extend(rCX, a.extend(), a.amount())
+	} else {
+		a := (*shiftedArgs)(in)
+		e.ld(rCX, rm, sf)
+		e.shift(a.shift(), sf, rCX, a.amount())
+	}
+	e.ld(rSI, rn, sf)
+	op := byte(aluADD)
+	if sub {
+		op = aluSUB
+	}
+	e.alu(op, sf, rSI, rCX)
+	e.st(rd, rSI)
+	if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
+		e.storeNZCV(flagsAfter(op))
+	}
+}
+
+// emitCondSelect translates CSEL, CSINC, CSINV, CSNEG.
+func (e *emitter) emitCondSelect(_ *CPU, a *condArgs, _ int, _ uint64) {
+	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
+	e.ld(rAX, rn, sf)
+	if a.cond()&14 != 14 {
+		e.ld(rDX, rm, sf)
+		switch a.op {
+		case opCSINC:
+			e.opR(sf, []byte{0xff}, 0, rDX)
+		case opCSINV:
+			e.opR(sf, []byte{0xf7}, 2, rDX)
+		case opCSNEG:
+			e.opR(sf, []byte{0xf7}, 3, rDX)
+		}
+		e.cond(a.cond())
+		e.opR(true, []byte{0x0f, 0x40 + ccAE}, rAX, rDX) // cmovae rax, rdx
+	}
+	e.st(rd, rAX)
+}
+
+// emitMulAdd translates MADD, MSUB.
+func (e *emitter) emitMulAdd(_ *CPU, a *muladdArgs, _ int, _ uint64) {
+	rd, rn, rm, ra, sf := a.rd, a.rn, a.rm, a.addend(), a.sf
+	e.ld(rAX, rn, true)
+	e.ld(rCX, rm, true)
+	e.opR(sf, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
+	e.ld(rDX, ra, true)
+	if a.op == opMADD {
+		e.alu(aluADD, sf, rAX, rDX)
+		e.st(rd, rAX)
+	} else {
+		e.alu(aluSUB, sf, rDX, rAX)
+		e.st(rd, rDX)
+	}
+}
+
+// emitShiftReg translates LSLV, LSRV, ASRV, RORV.
+func (e *emitter) emitShiftReg(_ *CPU, in *inst, _ int, _ uint64) {
+	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
+	e.ld(rAX, rn, sf)
+	e.ld(rCX, rm, true)
+	// x86 masks the count to the operand width, as A64 does.
+	e.opR(sf, []byte{0xd3}, int(shiftDigit(shiftType(in.op))), rAX)
+	e.st(rd, rAX)
+}
+
+// emitB translates B.
+func (e *emitter) emitB(_ *CPU, in *inst, k int, pc uint64) {
+	e.leave(pc+in.imm, true, k+1)
+}
+
+// emitBL translates BL.
+func (e *emitter) emitBL(_ *CPU, in *inst, k int, pc uint64) {
+	next := pc + 4
+	e.movImm(rAX, next)
+	e.st(30, rAX)
+	e.leave(pc+in.imm, true, k+1)
+}
+
+// emitBranchReg translates BR, RET, BLR.
+func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
+	rn := in.rn
+	next := pc + 4
+	e.ld(rAX, rn, true)
+	if in.op == opBLR {
+		e.movImm(rCX, next)
+		e.st(30, rCX)
+	}
+	e.stPC(rAX)
+	e.aluImm(aluSUB, true, r10, int32(k+1))
+	e.ret(jitTaken)
+}
+
+// emitCondBranch translates Bcond, CBZ, CBNZ, TBZ, TBNZ.
+func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
+	rn, sf := in.rn, in.sf
+	next := pc + 4
+	var notTaken int
+	switch in.op {
+	case opBcond:
+		cond := (*condArgs)(in).cond()
+		if cond&14 == 14 {
+			e.leave(pc+in.imm, true, k+1)
+			return
+		}
+		e.cond(cond)
+		notTaken = e.jcc(ccAE)
+	case opCBZ, opCBNZ:
+		e.ld(rAX, rn, sf)
+		e.opR(sf, []byte{0x85}, rAX, rAX) // test
+		if in.op == opCBZ {
+			notTaken = e.jcc(ccNE)
+		} else {
+			notTaken = e.jcc(ccE)
+		}
+	default:
+		e.ld(rAX, rn, true)
+		e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, bit
+		e.raw((*testbitArgs)(in).bit())
+		if in.op == opTBZ {
+			notTaken = e.jcc(ccB)
+		} else {
+			notTaken = e.jcc(ccAE)
+		}
+	}
+	e.leave(pc+in.imm, true, k+1)
+	e.here(notTaken)
+	e.leave(next, false, k+1)
+}
+
+// emitMRS translates MRS.
+func (e *emitter) emitMRS(_ *CPU, a *sysArgs, k int, _ uint64) {
+	rd := a.rd
+	switch SysReg(a.imm) {
+	case SP_EL0:
+		// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
+		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
+		e.raw(0)
+		e.bail(ccE, k)
+		e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
+	case DAIF:
+		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offDAIF)) // movzx eax, byte [daif]
+		e.shift(0, false, rAX, 6)
+	default: // MPIDR_EL1: RES1 bit 31, Aff0 the CPU's index
+		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offIndex))
+		e.aluImm(aluOR, false, rAX, -1<<31)
+	}
+	e.st(rd, rAX)
+}
+
+// emitMSR translates MSR.
+func (e *emitter) emitMSR(_ *CPU, a *sysArgs, k int, pc uint64) {
+	rn := a.rn
+	next := pc + 4
+	if SysReg(a.imm) == SP_EL0 {
+		// SP_EL0 cannot be written while it is the SP: undefined.
+		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
+		e.raw(0)
+		e.bail(ccE, k)
+		e.ld(rAX, rn, true)
+		e.opM(true, []byte{0x89}, rAX, field(offSPEL0))
+		return
+	}
+	e.ld(rAX, rn, true) // DAIF
+	e.shift(1, true, rAX, 6)
+	e.aluImm(aluAND, false, rAX, 15)
+	e.opM(false, []byte{0x88}, rAX, field(offDAIF))
+	// Unmasking may let a pending interrupt a before the next
+	// instruction: leave as a taken branch does, polling.
+	e.leave(next, true, k+1)
+}
+
+// emitMSRi translates MSRi.
+func (e *emitter) emitMSRi(_ *CPU, a *pstateArgs, k int, pc uint64) {
+	next := pc + 4
+	if a.field() == pstateDAIFSet {
+		e.opM(false, []byte{0x80}, aluOR, field(offDAIF))
+		e.raw(byte(a.imm))
+		return
+	}
+	e.opM(false, []byte{0x80}, aluAND, field(offDAIF))
+	e.raw(^byte(a.imm))
+	e.leave(next, true, k+1)
+}
+
+// emitDCZVA translates DCZVA.
+func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
+	rn := a.rn
+	e.ld(rAX, rn, true)
+	e.aluImm(aluAND, true, rAX, -dczBlock)
+	e.access(c, k, dczBlock, true)
+	e.opR(false, []byte{0x31}, rAX, rAX) // xor eax, eax
+	for i := int32(0); i < dczBlock; i += 8 {
+		e.store(rAX, 3, i)
+	}
+}
+
+// emitSTXR translates STXR (and STLXR): it succeeds if this CPU's
 // monitor holds exactly the address and size, and clears the monitor
 // either way (exclusiveOK). A store that needs the interpreter bails
 // before the monitor changes.
-func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
-	if in.rn == regSP {
+func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
+	if a.pre&preSP != 0 {
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)
 		e.bail(ccNE, k)
 	}
-	e.ld(rAX, in.rn, true)
+	e.ld(rAX, a.rn, true)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
 	e.raw(0)
 	fail1 := e.jcc(ccE)
 	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
 	fail2 := e.jcc(ccNE)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
-	e.raw(in.amt)
+	e.raw(a.size())
 	fail3 := e.jcc(ccNE)
-	e.ld(r8, in.rd, true)
-	e.access(c, k, 1<<in.amt, true)
-	e.store(r8, in.amt, 0)
+	e.ld(r8, a.rd, true)
+	e.access(c, k, 1<<a.size(), true)
+	e.store(r8, a.size(), 0)
 	e.clearExclusive(c)
-	e.setReg(in.ra, 0)
+	e.setReg(a.status(), 0)
 	done := e.jmp()
 	e.here(fail1)
 	e.here(fail2)
@@ -763,7 +836,7 @@ func (e *emitter) stExclusive(c *CPU, in *inst, k int) {
 	invalid := e.jcc(ccE)
 	e.clearExclusive(c)
 	e.here(invalid)
-	e.setReg(in.ra, 1)
+	e.setReg(a.status(), 1)
 	e.here(done)
 }
 
@@ -801,11 +874,11 @@ func shiftType(op opcode) uint8 {
 
 // ldExclusive translates LDXR (and LDAXR) with the address in AX: the
 // load, then the monitor as setExclusive sets it.
-func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
+func (e *emitter) ldExclusive(c *CPU, a *ldstArgs, k int) {
 	e.opR(true, []byte{0x8b}, rSI, rAX) // mov rsi, rax: the VA
-	e.access(c, k, 1<<in.amt, false)
-	e.load(rAX, in.amt, extZero, 0)
-	e.st(in.rd, rAX)
+	e.access(c, k, 1<<a.size(), false)
+	e.load(rAX, a.size(), extZero, 0)
+	e.st(a.rd, rAX)
 	e.opM(true, []byte{0x89}, rAX, field(offExcVal))
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
 	e.raw(0)
@@ -817,24 +890,24 @@ func (e *emitter) ldExclusive(c *CPU, in *inst, k int) {
 	e.here(valid)
 	e.opM(true, []byte{0x89}, rSI, field(offExcAddr))
 	e.opM(false, []byte{0xc6}, 0, field(offExcSize)) // mov byte [size], lg
-	e.raw(in.amt)
+	e.raw(a.size())
 	e.opM(true, []byte{0x8d}, rBX, mem{base: rDX, index: noIndex, disp: RAMBase}) // lea rbx, [rdx+RAMBase]
 	e.opM(true, []byte{0x89}, rBX, field(offExcPA))
 }
 
 // bitfield translates SBFM, BFM and UBFM (see the interpreter's bitfield).
-func (e *emitter) bitfield(in *inst) {
-	sf := in.sf
-	wmask, tmask := in.imm, in.im2
-	e.ld(rAX, in.rn, sf)
-	if in.op == opSBFM {
+func (e *emitter) bitfield(a *bitfieldArgs) {
+	sf := a.sf
+	wmask, tmask := a.imm, a.tmask()
+	e.ld(rAX, a.rn, sf)
+	if a.op == opSBFM {
 		// top: all ones if bit imms of the source is set.
 		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
-		e.shift(0, true, rDX, 63-in.cc)
+		e.shift(0, true, rDX, 63-a.imms())
 		e.shift(2, true, rDX, 63)
 	}
-	e.shift(3, sf, rAX, in.amt) // ror
-	switch in.op {
+	e.shift(3, sf, rAX, a.immr()) // ror
+	switch a.op {
 	case opUBFM:
 		e.aluConst(aluAND, true, rAX, wmask&tmask)
 	case opSBFM:
@@ -842,7 +915,7 @@ func (e *emitter) bitfield(in *inst) {
 		e.aluConst(aluAND, true, rDX, ^tmask)
 		e.alu(aluOR, true, rAX, rDX)
 	default: // BFM: bot = dst&^wmask | rot&wmask; dst&^tmask | bot&tmask
-		e.ld(rSI, in.ra, true)
+		e.ld(rSI, a.old(), true)
 		e.aluConst(aluAND, true, rAX, wmask)
 		e.opR(true, []byte{0x8b}, rDX, rSI) // mov rdx, rsi
 		e.aluConst(aluAND, true, rDX, ^wmask)
@@ -854,7 +927,7 @@ func (e *emitter) bitfield(in *inst) {
 	if !sf {
 		e.mov32(rAX)
 	}
-	e.st(in.rd, rAX)
+	e.st(a.rd, rAX)
 }
 
 // access turns the guest virtual address in AX into a RAM offset in DX
@@ -989,11 +1062,25 @@ func (e *emitter) store(x int, lg uint8, disp int32) {
 	}
 }
 
-// memInst translates the loads and stores.
-func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
-	rd, rn, lg := in.rd, in.rn, in.amt
+// emitMem translates the loads and stores, whose ops are of three
+// argument sets (&ldst, &ldstReg, &pair): it reads their operands
+// through each op's view.
+func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
+	var lg, ext uint8 // log2 of the access size, how a load extends
+	switch in.op {
+	case opLDRreg, opSTRreg:
+		a := (*ldstRegArgs)(in)
+		lg, ext = a.size(), a.ext()
+	case opLDP, opSTP:
+		a := (*pairArgs)(in)
+		lg, ext = a.size(), a.ext()
+	default:
+		a := (*ldstArgs)(in)
+		lg, ext = a.size(), a.ext()
+	}
+	rd, rn := in.rd, in.rn
 	size := 1 << lg
-	if rn == regSP && in.op != opLDRlit {
+	if in.pre&preSP != 0 {
 		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
 		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
 		e.raw(15)
@@ -1025,44 +1112,46 @@ func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
 		e.imm32(int32(size - 1))
 		e.bail(ccNE, k)
 		if in.op == opLDXR {
-			e.ldExclusive(c, in, k)
+			e.ldExclusive(c, (*ldstArgs)(in), k)
 			return
 		}
 	case opLDRreg, opSTRreg:
+		a := (*ldstRegArgs)(in)
 		e.ld(rAX, rn, true)
-		e.ld(rCX, in.rm, true)
-		e.extend(rCX, in.sh, uint8(in.im2))
+		e.ld(rCX, a.rm, true)
+		e.extend(rCX, a.extend(), a.shift())
 		e.alu(aluADD, true, rAX, rCX)
 	case opLDP, opSTP:
+		a := (*pairArgs)(in)
 		e.ld(rAX, rn, true)
-		if in.sh != modeOffset {
+		if a.mode() != modeOffset {
 			writeback = true
 			e.opR(true, []byte{0x8b}, rSI, rAX)
 			e.aluImm(aluADD, true, rSI, int32(in.imm))
 		}
-		if in.sh != modePost && in.imm != 0 {
+		if a.mode() != modePost && in.imm != 0 {
 			e.aluImm(aluADD, true, rAX, int32(in.imm))
 		}
 		write := in.op == opSTP
 		if write {
 			// Both sources before any writeback.
 			e.ld(r8, rd, true)
-			e.ld(r9, in.ra, true)
+			e.ld(r9, a.rt2(), true)
 		}
 		e.access(c, k, 2*size, write)
 		if write {
 			e.store(r8, lg, 0)
 			e.store(r9, lg, int32(size))
 		} else {
-			e.load(r8, lg, in.cc, 0)
-			e.load(r9, lg, in.cc, int32(size))
+			e.load(r8, lg, ext, 0)
+			e.load(r9, lg, ext, int32(size))
 		}
 		if writeback {
 			e.st(rn, rSI)
 		}
 		if !write {
 			e.st(rd, r8)
-			e.st(in.ra, r9)
+			e.st(a.rt2(), r9)
 		}
 		return
 	}
@@ -1076,7 +1165,7 @@ func (e *emitter) memInst(c *CPU, in *inst, k int, pc uint64) {
 		}
 	default:
 		e.access(c, k, size, false)
-		e.load(rAX, lg, in.cc, 0)
+		e.load(rAX, lg, ext, 0)
 		if writeback {
 			e.st(rn, rSI)
 		}

@@ -562,7 +562,7 @@ func (c *CPU) TranslateVA(va uint64, kind AccessKind) (uint64, error) {
 	return res.pa | va&res.mask, nil
 }
 
-// TLBI operations (inst.sh of opTLBI).
+// TLBI operations: the operation operand of &tlbi.
 const (
 	tlbiVMALLE1 = iota
 	tlbiVAE1

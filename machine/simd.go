@@ -5,11 +5,14 @@ import "math/bits"
 // The FP/SIMD unit: the V registers, FPCR/FPSR, scalar floating point,
 // the SIMD&FP loads and stores and Advanced SIMD.
 //
-// Every FP/SIMD encoding decodes to opFP with the instruction word kept in
-// inst.imm, and the handlers below both validate and execute it: called on
-// a nil *CPU they only report whether the encoding is implemented (the
-// decoder uses that to choose between opFP and opUndef), so the two can
-// never disagree. The integer hot path pays one switch case for all of it.
+// Every FP/SIMD instruction is decoded once, by the table (a64.decode).
+// Scalar FP, FPCR/FPSR, the copies and the SIMD&FP loads and stores get
+// their own opcodes with decoded operands, executed by the exec functions
+// here and in simdvec.go. Advanced SIMD and the structure loads and
+// stores are decoded to their encoding group: the group's OK function
+// (or decodeStruct) decides at decode whether the word is implemented,
+// and its execute function, which trusts that, re-reads the operands
+// from the word kept in imm.
 
 // FP/SIMD access trap class and CPACR_EL1.FPEN.
 const (
@@ -31,65 +34,6 @@ func (c *CPU) fpEnabled(pc uint64) bool {
 	}
 	c.takeException(ecFPAccess, fpAccessISS, pc)
 	return false
-}
-
-// execFP executes the FP/SIMD instruction w at pc.
-func (c *CPU) execFP(w uint32, pc uint64) {
-	if !c.fpEnabled(pc) {
-		return
-	}
-	if !c.simd(w) {
-		c.undefined(pc)
-	}
-}
-
-// simd validates (c == nil) or executes an FP/SIMD instruction.
-func (c *CPU) simd(w uint32) bool {
-	switch {
-	case w&0xffdfffc0 == 0xd51b4400: // MSR/MRS FPCR, FPSR (L in bit 21)
-		return c.fpSysReg(w)
-	case w>>25&5 == 4 && w>>26&1 == 1: // loads and stores, SIMD&FP
-		return c.simdLoadStore(w)
-	case w>>25&7 == 7: // data processing, SIMD&FP
-	default:
-		return false
-	}
-	switch {
-	case w>>28&5 == 1 && w>>24&1 == 0: // x0x1: scalar FP
-		return c.fpScalar(w)
-	case w>>28&5 == 1:
-		return c.fp3Src(w)
-	case w>>28&0xd == 5: // 01x1: Advanced SIMD scalar
-		return c.advSIMD(w, true)
-	case w>>28&9 == 0: // 0xx0: Advanced SIMD vector
-		return c.advSIMD(w, false)
-	}
-	return false
-}
-
-// fpSysReg is MRS/MSR of FPCR and FPSR.
-func (c *CPU) fpSysReg(w uint32) bool {
-	if c == nil {
-		return true
-	}
-	rt := w & 31
-	read := w>>21&1 != 0
-	reg := w >> 5 & 1 // op2: 0 FPCR, 1 FPSR
-	if read {
-		v := uint64(c.fp.cr)
-		if reg == 1 {
-			v = uint64(c.fp.sr)
-		}
-		c.r[wZR(rt)] = v
-		return true
-	}
-	v := c.r[rZR(rt)]
-	if reg == 1 {
-		c.fp.sr = uint32(v) & fpsrMask
-	} else {
-		c.fp.cr = uint32(v) & fpcrMask
-	}
-	return true
 }
 
 // Register access. V registers hold two little-endian 64-bit halves.
@@ -135,112 +79,6 @@ func fpType(ptype uint32, half bool) (uint, bool) {
 		return 1, half
 	}
 	return 0, false
-}
-
-// fpScalar decodes the scalar FP groups with opcode bits 28:24 = 11110.
-func (c *CPU) fpScalar(w uint32) bool {
-	ptype := w >> 22 & 3
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	if w>>21&1 == 0 {
-		return c.fpFixedConv(w)
-	}
-	switch {
-	case w>>10&63 == 0: // conversion between FP and integer
-		return c.fpIntConv(w)
-	case w>>29&7 != 0:
-		return false
-	case w>>10&31 == 0x10: // 1 source
-		opc := w >> 15 & 63
-		sz, ok := fpType(ptype, opc >= 4 && opc <= 7)
-		if !ok {
-			return false
-		}
-		switch {
-		case opc <= 3, opc >= 8 && opc <= 15 && opc != 13:
-		case opc >= 4 && opc <= 7:
-			to, ok := fpType(opc&3, true)
-			if !ok || to == sz {
-				return false
-			}
-			if c == nil {
-				return true
-			}
-			c.setScalar(rd, c.fp.convert(elem(c.vr[rn], 0, sz), sz, to), to)
-			return true
-		default:
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp1(opc, elem(c.vr[rn], 0, sz), sz), sz)
-		return true
-	case w>>10&15 == 0x8: // compare
-		sz, ok := fpType(ptype, false)
-		if !ok || w>>14&3 != 0 || w&7 != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		a := elem(c.vr[rn], 0, sz)
-		b := elem(c.vr[rm], 0, sz)
-		if w>>3&1 != 0 {
-			b = 0
-		}
-		c.setNZCV(c.fp.compare(a, b, sz, w>>4&1 != 0) << 28)
-		return true
-	case w>>10&7 == 4: // immediate
-		sz, ok := fpType(ptype, false)
-		if !ok || w>>5&31 != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, vfpExpandImm(w>>13&0xff, sz), sz)
-		return true
-	case w>>10&3 == 1: // conditional compare
-		sz, ok := fpType(ptype, false)
-		if !ok {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		if c.cond(uint8(w >> 12 & 15)) {
-			c.setNZCV(c.fp.compare(elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz), sz, w>>4&1 != 0) << 28)
-		} else {
-			c.setNZCV(uint64(w&15) << 28)
-		}
-		return true
-	case w>>10&3 == 2: // 2 source
-		sz, ok := fpType(ptype, false)
-		opc := w >> 12 & 15
-		if !ok || opc > 8 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp2(opc, elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz), sz), sz)
-		return true
-	case w>>10&3 == 3: // conditional select
-		sz, ok := fpType(ptype, false)
-		if !ok {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		src := rm
-		if c.cond(uint8(w >> 12 & 15)) {
-			src = rn
-		}
-		c.setScalar(rd, elem(c.vr[src], 0, sz), sz)
-		return true
-	}
-	return false
 }
 
 // fp1 is the scalar 1-source operation opc (FMOV, FABS, FNEG, FSQRT,
@@ -293,119 +131,9 @@ func (c *CPU) fp2(opc uint32, a, b uint64, sz uint) uint64 {
 	return 0
 }
 
-// fp3Src is FMADD, FMSUB, FNMADD, FNMSUB.
-func (c *CPU) fp3Src(w uint32) bool {
-	sz, ok := fpType(w>>22&3, false)
-	if !ok || w>>29&7 != 0 {
-		return false
-	}
-	if c == nil {
-		return true
-	}
-	rd, rn, rm, ra := w&31, w>>5&31, w>>16&31, w>>10&31
-	o1, o0 := w>>21&1, w>>15&1
-	a, n, m := elem(c.vr[ra], 0, sz), elem(c.vr[rn], 0, sz), elem(c.vr[rm], 0, sz)
-	if o1 == 1 {
-		a ^= fpSignBit(sz)
-	}
-	if o0 != o1 {
-		n ^= fpSignBit(sz)
-	}
-	c.setScalar(rd, c.fp.mulAdd(a, n, m, sz), sz)
-	return true
-}
-
-// fpIntConv is the conversions between FP and general registers and the
-// general-register FMOVs.
-func (c *CPU) fpIntConv(w uint32) bool {
-	sf, s, ptype, rmode, opc := w>>31, w>>29&1, w>>22&3, w>>19&3, w>>16&7
-	rd, rn := w&31, w>>5&31
-	if s != 0 {
-		return false
-	}
-	ibits := uint(32) << sf
-	switch {
-	case opc == 6 || opc == 7: // FMOV
-		var esz, idx uint
-		switch {
-		case rmode == 0 && sf == 0 && ptype == 0:
-			esz = 2
-		case rmode == 0 && sf == 1 && ptype == 1:
-			esz = 3
-		case rmode == 1 && sf == 1 && ptype == 2:
-			esz, idx = 3, 1
-		default:
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		if opc == 6 {
-			c.r[wZR(rd)] = elem(c.vr[rn], idx, esz)
-		} else if idx == 1 {
-			c.vr[rd][1] = c.r[rZR(rn)]
-		} else {
-			c.setScalar(rd, c.r[rZR(rn)], esz)
-		}
-		return true
-	case opc == 2 || opc == 3: // SCVTF, UCVTF
-		sz, ok := fpType(ptype, false)
-		if !ok || rmode != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp.fromFixed(c.r[rZR(rn)], ibits, 0, opc == 3, sz, c.fp.rmode()), sz)
-		return true
-	case opc <= 1 || (opc == 4 || opc == 5) && rmode == 0: // FCVT[NPMZA][SU]
-		sz, ok := fpType(ptype, false)
-		if !ok {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		rm := int(rmode)
-		if opc >= 4 {
-			rm = rmAway
-		}
-		c.r[wZR(rd)] = c.fp.toFixed(elem(c.vr[rn], 0, sz), sz, 0, opc&1 != 0, fcvtMode(rm), ibits)
-		return true
-	}
-	return false
-}
-
 // fcvtMode maps the rmode field of FCVT[NPMZ]* (N, P, M, Z) to a rounding
 // mode; it happens to be the FPCR encoding.
 func fcvtMode(rmode int) int { return rmode }
-
-// fpFixedConv is the conversions between FP and fixed-point.
-func (c *CPU) fpFixedConv(w uint32) bool {
-	sf, s, ptype, rmode, opc, scale := w>>31, w>>29&1, w>>22&3, w>>19&3, w>>16&7, w>>10&63
-	rd, rn := w&31, w>>5&31
-	sz, ok := fpType(ptype, false)
-	if s != 0 || !ok || sf == 0 && scale < 32 {
-		return false
-	}
-	fbits := uint(64 - scale)
-	ibits := uint(32) << sf
-	switch {
-	case rmode == 0 && (opc == 2 || opc == 3):
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, c.fp.fromFixed(c.r[rZR(rn)], ibits, fbits, opc == 3, sz, c.fp.rmode()), sz)
-	case rmode == 3 && opc <= 1:
-		if c == nil {
-			return true
-		}
-		c.r[wZR(rd)] = c.fp.toFixed(elem(c.vr[rn], 0, sz), sz, fbits, opc == 1, rmZero, ibits)
-	default:
-		return false
-	}
-	return true
-}
 
 // SIMD&FP loads and stores.
 
@@ -430,143 +158,20 @@ func (c *CPU) stV(a uint64, sz uint, v [2]uint64) bool {
 	return c.store(a, uint8(sz), v[0])
 }
 
-func (c *CPU) simdLoadStore(w uint32) bool {
-	rt, rn := w&31, w>>5&31
-	switch {
-	case w>>24&0x3f == 0x1c: // LDR (literal)
-		opc := w >> 30
-		if opc == 3 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		a := c.pc - 4 + sext(uint64(w>>5&0x7ffff)<<2, 21)
-		if v, ok := c.ldV(a, uint(opc)+2); ok {
-			c.vr[rt] = v
-		}
-		return true
-	case w>>27&7 == 5: // load/store pair
-		opc, l, mode := w>>30, w>>22&1, w>>23&3
-		if opc == 3 {
-			return false
-		}
-		sz := uint(opc) + 2
-		rt2 := w >> 10 & 31
-		if l == 1 && rt == rt2 {
-			return false // CONSTRAINED UNPREDICTABLE; QEMU and the Arm ARM allow UNDEFINED
-		}
-		if c == nil {
-			return true
-		}
-		base := c.r[rSP(rn)]
-		if rn == 31 && c.spMisaligned(c.pc-4) {
-			return true
-		}
-		off := sext(uint64(w>>15&0x7f), 7) << sz
-		a := base
-		if mode != 1 {
-			a += off
-		}
-		if l == 1 {
-			v1, ok := c.ldV(a, sz)
-			if !ok {
-				return true
-			}
-			v2, ok := c.ldV(a+1<<sz, sz)
-			if !ok {
-				return true
-			}
-			c.vr[rt], c.vr[rt2] = v1, v2
-		} else if !c.stV(a, sz, c.vr[rt]) || !c.stV(a+1<<sz, sz, c.vr[rt2]) {
-			return true
-		}
-		if mode == 1 || mode == 3 {
-			c.r[rSP(rn)] = base + off
-		}
-		return true
-	case w>>27&7 == 7: // single register
-		size, opc := w>>30, w>>22&3
-		sz := uint(size)
-		if opc >= 2 {
-			if size != 0 {
-				return false
-			}
-			sz = 4
-		}
-		load := opc&1 != 0
-		var a, wb uint64
-		writeback := false
-		switch {
-		case w>>24&1 == 1: // unsigned offset
-			if c == nil {
-				return true
-			}
-			a = c.r[rSP(rn)] + uint64(w>>10&0xfff)<<sz
-		case w>>21&1 == 0: // unscaled, post, pre
-			idx := w >> 10 & 3
-			if idx == 2 {
-				return false
-			}
-			if c == nil {
-				return true
-			}
-			imm := sext(uint64(w>>12&0x1ff), 9)
-			a = c.r[rSP(rn)]
-			switch idx {
-			case 0:
-				a += imm
-			case 1:
-				wb, writeback = a+imm, true
-			case 3:
-				a += imm
-				wb, writeback = a, true
-			}
-		case w>>10&3 == 2: // register offset
-			option := w >> 13 & 7
-			if option&2 == 0 {
-				return false
-			}
-			if c == nil {
-				return true
-			}
-			var shift uint8
-			if w>>12&1 != 0 {
-				shift = uint8(sz)
-			}
-			a = c.r[rSP(rn)] + extendReg(c.r[rZR(w>>16)], uint8(option), shift)
-		default:
-			return false
-		}
-		if rn == 31 && c.spMisaligned(c.pc-4) {
-			return true
-		}
-		if load {
-			v, ok := c.ldV(a, sz)
-			if !ok {
-				return true
-			}
-			c.vr[rt] = v
-		} else if !c.stV(a, sz, c.vr[rt]) {
-			return true
-		}
-		if writeback {
-			c.r[rSP(rn)] = wb
-		}
-		return true
-	case w>>31 == 0 && w>>25&0x1f == 0x06: // structures
-		return c.simdStruct(w)
-	}
-	return false
+// structShape is what a structure load or store moves: nregs registers
+// of selem-element structures of 1<<esz-byte elements (single: element
+// index of each register; replicate: LDnR).
+type structShape struct {
+	nregs, selem, esz, index uint
+	replicate                bool
 }
 
-// simdStruct is LD1..LD4/ST1..ST4 (multiple structures), LD1..LD4/ST1..ST4
-// (single structure) and LD1R..LD4R, with their post-index forms.
-func (c *CPU) simdStruct(w uint32) bool {
+// decodeStruct decodes a structure load or store; false if unallocated.
+func decodeStruct(w uint32) (structShape, bool) {
 	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
-	rm, opc, size, rn, rt := w>>16&31, w>>12&15, w>>10&3, w>>5&31, w&31
+	rm, opc, size := w>>16&31, w>>12&15, w>>10&3
 	if !post && rm != 0 {
-		return false
+		return structShape{}, false
 	}
 	var nregs, selem uint
 	var esz uint = uint(size)
@@ -574,7 +179,7 @@ func (c *CPU) simdStruct(w uint32) bool {
 	replicate := false
 	if !single {
 		if w>>21&1 != 0 {
-			return false
+			return structShape{}, false
 		}
 		switch opc {
 		case 0:
@@ -592,10 +197,10 @@ func (c *CPU) simdStruct(w uint32) bool {
 		case 10:
 			nregs, selem = 2, 1
 		default:
-			return false
+			return structShape{}, false
 		}
 		if size == 3 && q == 0 && selem > 1 {
-			return false
+			return structShape{}, false
 		}
 	} else {
 		r := w >> 21 & 1
@@ -606,7 +211,7 @@ func (c *CPU) simdStruct(w uint32) bool {
 		switch scale {
 		case 3:
 			if !l || s != 0 {
-				return false
+				return structShape{}, false
 			}
 			replicate = true
 		case 0:
@@ -614,32 +219,37 @@ func (c *CPU) simdStruct(w uint32) bool {
 			esz = 0
 		case 1:
 			if size&1 != 0 {
-				return false
+				return structShape{}, false
 			}
 			index = uint(q<<2 | s<<1 | size>>1)
 			esz = 1
 		case 2:
 			if size&2 != 0 {
-				return false
+				return structShape{}, false
 			}
 			if size&1 == 0 {
 				index = uint(q<<1 | s)
 				esz = 2
 			} else {
 				if s != 0 {
-					return false
+					return structShape{}, false
 				}
 				index = uint(q)
 				esz = 3
 			}
 		}
 	}
-	if c == nil {
-		return true
-	}
-	if rn == 31 && c.spMisaligned(c.pc-4) {
-		return true
-	}
+	return structShape{nregs, selem, esz, index, replicate}, true
+}
+
+// simdStruct executes LD1..LD4/ST1..ST4 (multiple structures),
+// LD1..LD4/ST1..ST4 (single structure) and LD1R..LD4R, with their
+// post-index forms; the interpreter has checked SP's alignment.
+func (c *CPU) simdStruct(w uint32) {
+	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
+	rm, rn, rt := w>>16&31, w>>5&31, w&31
+	shape, _ := decodeStruct(w)
+	nregs, selem, esz, index, replicate := shape.nregs, shape.selem, shape.esz, shape.index, shape.replicate
 	base := c.r[rSP(rn)]
 	a := base
 	ebytes := uint64(1) << esz
@@ -649,7 +259,7 @@ func (c *CPU) simdStruct(w uint32) bool {
 		for s := uint(0); s < selem; s++ {
 			v, ok := c.load(a, uint8(esz))
 			if !ok {
-				return true
+				return
 			}
 			var r [2]uint64
 			for i := uint(0); i < 16>>esz; i++ {
@@ -665,11 +275,11 @@ func (c *CPU) simdStruct(w uint32) bool {
 			if l {
 				v, ok := c.load(a, uint8(esz))
 				if !ok {
-					return true
+					return
 				}
 				setElem(&c.vr[t], index, esz, v)
 			} else if !c.store(a, uint8(esz), elem(c.vr[t], index, esz)) {
-				return true
+				return
 			}
 			a += ebytes
 		}
@@ -688,11 +298,11 @@ func (c *CPU) simdStruct(w uint32) bool {
 					if l {
 						v, ok := c.load(a, uint8(esz))
 						if !ok {
-							return true
+							return
 						}
 						setElem(&regs[t], e, esz, v)
 					} else if !c.store(a, uint8(esz), elem(regs[t], e, esz)) {
-						return true
+						return
 					}
 					a += ebytes
 				}
@@ -712,7 +322,6 @@ func (c *CPU) simdStruct(w uint32) bool {
 			c.r[rSP(rn)] = base + c.r[rm]
 		}
 	}
-	return true
 }
 
 // clsN counts leading sign bits of an n-bit value, excluding the sign.
@@ -723,3 +332,295 @@ func clsN(x uint64, n uint) uint64 {
 	}
 	return uint64(bits.LeadingZeros64(x)) - (64 - uint64(n)) - 1
 }
+
+// Field functions of the table's scalar FP lines.
+
+// fpOK reports whether the FP type field is a format the arithmetic
+// implements (single, double; half only for FCVT: fpCvtOK).
+func fpOK(ptype uint32) bool {
+	_, ok := fpType(ptype, false)
+	return ok
+}
+
+// fpSize is the FP type field's log2 size.
+func fpSize(ptype uint32) uint {
+	sz, _ := fpType(ptype, true)
+	return sz
+}
+
+// fpCvtOK reports whether FCVT between the two type fields is allocated.
+func fpCvtOK(from, to uint32) bool {
+	fsz, ok1 := fpType(from, true)
+	tsz, ok2 := fpType(to, true)
+	return ok1 && ok2 && fsz != tsz
+}
+
+// Scalar FP: the execute functions of the table's FP lines.
+
+// execFMRS reads FPCR or FPSR.
+func (c *CPU) execFMRS(a *fpsysArgs, _ uint64) {
+	v := uint64(c.fp.cr)
+	if a.reg() == 1 {
+		v = uint64(c.fp.sr)
+	}
+	c.r[a.rd] = v
+}
+
+// execFMSR writes FPCR or FPSR.
+func (c *CPU) execFMSR(a *fpsysArgs, _ uint64) {
+	v := c.r[a.rn]
+	if a.reg() == 1 {
+		c.fp.sr = uint32(v) & fpsrMask
+	} else {
+		c.fp.cr = uint32(v) & fpcrMask
+	}
+}
+
+// execFCVT converts between FP formats.
+func (c *CPU) execFCVT(a *fcvtArgs, _ uint64) {
+	sz, to := uint(a.size()), uint(a.toSize())
+	c.setScalar(uint32(a.rd), c.fp.convert(elem(c.vr[a.rn], 0, sz), sz, to), to)
+}
+
+// execFP1 executes the 1-source operations but FCVT.
+func (c *CPU) execFP1(a *fpopArgs, _ uint64) {
+	sz := uint(a.size())
+	c.setScalar(uint32(a.rd), c.fp1(uint32(a.opc()), elem(c.vr[a.rn], 0, sz), sz), sz)
+}
+
+// execFCMP executes FCMP and FCMPE.
+func (c *CPU) execFCMP(a *fcmpArgs, _ uint64) {
+	sz := uint(a.size())
+	x := elem(c.vr[a.rn], 0, sz)
+	y := elem(c.vr[a.rm], 0, sz)
+	if a.zero() {
+		y = 0
+	}
+	c.setNZCV(c.fp.compare(x, y, sz, a.signal() != 0) << 28)
+}
+
+// execFMOVi executes FMOV (scalar, immediate).
+func (c *CPU) execFMOVi(a *fpsizeArgs, _ uint64) {
+	c.setScalar(uint32(a.rd), a.imm, uint(a.size()))
+}
+
+// execFCCMP executes FCCMP and FCCMPE.
+func (c *CPU) execFCCMP(a *fccmpArgs, _ uint64) {
+	sz := uint(a.size())
+	if c.cond(a.cond()) {
+		c.setNZCV(c.fp.compare(elem(c.vr[a.rn], 0, sz), elem(c.vr[a.rm], 0, sz), sz, a.signal() != 0) << 28)
+	} else {
+		c.setNZCV(a.imm << 28)
+	}
+}
+
+// execFP2 executes the 2-source operations.
+func (c *CPU) execFP2(a *fpopArgs, _ uint64) {
+	sz := uint(a.size())
+	c.setScalar(uint32(a.rd), c.fp2(uint32(a.opc()), elem(c.vr[a.rn], 0, sz), elem(c.vr[a.rm], 0, sz), sz), sz)
+}
+
+// execFCSEL executes FCSEL.
+func (c *CPU) execFCSEL(a *fcselArgs, _ uint64) {
+	sz := uint(a.size())
+	src := a.rm
+	if c.cond(a.cond()) {
+		src = a.rn
+	}
+	c.setScalar(uint32(a.rd), elem(c.vr[src], 0, sz), sz)
+}
+
+// execFP3 executes FMADD, FMSUB, FNMADD and FNMSUB.
+func (c *CPU) execFP3(a *fmaddArgs, _ uint64) {
+	sz := uint(a.size())
+	x, n, m := elem(c.vr[a.addend()], 0, sz), elem(c.vr[a.rn], 0, sz), elem(c.vr[a.rm], 0, sz)
+	if a.negAddend() != 0 {
+		x ^= fpSignBit(sz)
+	}
+	if a.negProduct() {
+		n ^= fpSignBit(sz)
+	}
+	c.setScalar(uint32(a.rd), c.fp.mulAdd(x, n, m, sz), sz)
+}
+
+// execFMOVtoGP executes FMOV from an FP register (or the upper half of a
+// vector) to a general register.
+func (c *CPU) execFMOVtoGP(a *fmovgpArgs, _ uint64) {
+	c.r[a.rd] = elem(c.vr[a.rn], uint(a.upper()), uint(a.size()))
+}
+
+// execFMOVfromGP executes FMOV from a general register.
+func (c *CPU) execFMOVfromGP(a *fmovgpArgs, _ uint64) {
+	if a.upper() == 1 {
+		c.vr[a.rd][1] = c.r[a.rn]
+		return
+	}
+	c.setScalar(uint32(a.rd), c.r[a.rn], uint(a.size()))
+}
+
+// execICVTF executes SCVTF and UCVTF (integer and fixed point).
+func (c *CPU) execICVTF(a *icvtfArgs, _ uint64) {
+	sz := uint(a.size())
+	ibits := uint(32) << b2u(a.sf)
+	c.setScalar(uint32(a.rd), c.fp.fromFixed(c.r[a.rn], ibits, uint(a.fbits()), a.unsigned(), sz, c.fp.rmode()), sz)
+}
+
+// execFCVTI executes FCVT[NPMZA][SU] (integer and fixed point).
+func (c *CPU) execFCVTI(a *fcvtiArgs, _ uint64) {
+	sz := uint(a.size())
+	ibits := uint(32) << b2u(a.sf)
+	c.r[a.rd] = c.fp.toFixed(elem(c.vr[a.rn], 0, sz), sz, uint(a.fbits()), a.unsigned(), fcvtMode(int(a.rmode())), ibits)
+}
+
+// SIMD&FP loads and stores but the structures: the execute functions of
+// the table's V lines.
+
+// execVLDRlit executes LDR (literal, SIMD&FP).
+func (c *CPU) execVLDRlit(a *vlitArgs, pc uint64) {
+	if v, ok := c.ldV(pc+a.imm, uint(a.size())); ok {
+		c.vr[a.rd] = v
+	}
+}
+
+// vAddr returns the address of a single-register or pair access and the
+// base register's written-back value, for the base register rn, the
+// offset imm and the addressing mode.
+func (c *CPU) vAddr(rn uint8, imm uint64, mode uint8) (a, wb uint64) {
+	base := c.r[rn]
+	switch mode {
+	case modePost:
+		return base, base + imm
+	case modePre:
+		return base + imm, base + imm
+	}
+	return base + imm, base
+}
+
+// execVLDP executes LDP (SIMD&FP).
+func (c *CPU) execVLDP(a *vpairArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	sz := uint(a.size())
+	v1, ok := c.ldV(addr, sz)
+	if !ok {
+		return
+	}
+	v2, ok := c.ldV(addr+1<<sz, sz)
+	if !ok {
+		return
+	}
+	c.vr[a.rd], c.vr[a.rt2()] = v1, v2
+	c.r[a.rn] = wb
+}
+
+// execVSTP executes STP (SIMD&FP).
+func (c *CPU) execVSTP(a *vpairArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	sz := uint(a.size())
+	if c.stV(addr, sz, c.vr[a.rd]) && c.stV(addr+1<<sz, sz, c.vr[a.rt2()]) {
+		c.r[a.rn] = wb
+	}
+}
+
+// execVLDR executes LDR and LDUR (SIMD&FP, immediate).
+func (c *CPU) execVLDR(a *vldstArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	if v, ok := c.ldV(addr, uint(a.size())); ok {
+		c.vr[a.rd] = v
+		c.r[a.rn] = wb
+	}
+}
+
+// execVSTR executes STR and STUR (SIMD&FP, immediate).
+func (c *CPU) execVSTR(a *vldstArgs, _ uint64) {
+	addr, wb := c.vAddr(a.rn, a.imm, a.mode())
+	if c.stV(addr, uint(a.size()), c.vr[a.rd]) {
+		c.r[a.rn] = wb
+	}
+}
+
+// execVLDRreg executes LDR (SIMD&FP, register offset).
+func (c *CPU) execVLDRreg(a *vldstregArgs, _ uint64) {
+	addr := c.r[a.rn] + extendReg(c.r[a.rm], a.extend(), uint8(a.amount()))
+	if v, ok := c.ldV(addr, uint(a.size())); ok {
+		c.vr[a.rd] = v
+	}
+}
+
+// execVSTRreg executes STR (SIMD&FP, register offset).
+func (c *CPU) execVSTRreg(a *vldstregArgs, _ uint64) {
+	c.stV(c.r[a.rn]+extendReg(c.r[a.rm], a.extend(), uint8(a.amount())), uint(a.size()), c.vr[a.rd])
+}
+
+// Advanced SIMD and the SIMD&FP structure loads and stores: each encoding
+// group is a line of the table (a64.decode), whose decode function asks
+// the group's OK function and whose execute function runs the group's
+// execute function. The word is kept in imm, the scalar form (bit 28) in
+// the operand scalar of &simd.
+
+// simdWord keeps w in in for a group's execute function: the word in imm,
+// its bit 28 in the slot of simdArgs.scalar.
+func simdWord(in *inst, w uint32, ok bool) bool {
+	in.imm, in.neg = uint64(w), w>>28&1 == 1
+	return ok
+}
+
+func decodeSIMD3SameFP(in *inst, w uint32) bool {
+	return simdWord(in, w, simdThreeSameFPOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD3SameFP(a *simdArgs, _ uint64) { c.simdThreeSameFP(uint32(a.imm), a.scalar()) }
+
+func decodeSIMD3Same(in *inst, w uint32) bool {
+	return simdWord(in, w, simdThreeSameOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD3Same(a *simdArgs, _ uint64) { c.simdThreeSame(uint32(a.imm), a.scalar()) }
+
+func decodeSIMD2MiscFP(in *inst, w uint32) bool {
+	return simdWord(in, w, simdTwoMiscFPOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD2MiscFP(a *simdArgs, _ uint64) { c.simdTwoMiscFP(uint32(a.imm), a.scalar()) }
+
+func decodeSIMD2Misc(in *inst, w uint32) bool {
+	return simdWord(in, w, simdTwoMiscOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD2Misc(a *simdArgs, _ uint64) { c.simdTwoMisc(uint32(a.imm), a.scalar()) }
+
+func decodeSIMDPairwise(in *inst, w uint32) bool {
+	return simdWord(in, w, simdPairwiseScalarOK(w))
+}
+func (c *CPU) execSIMDPairwise(a *simdArgs, _ uint64) { c.simdPairwiseScalar(uint32(a.imm)) }
+
+func decodeSIMDAcross(in *inst, w uint32) bool      { return simdWord(in, w, simdAcrossOK(w)) }
+func (c *CPU) execSIMDAcross(a *simdArgs, _ uint64) { c.simdAcross(uint32(a.imm)) }
+
+func decodeSIMD3Diff(in *inst, w uint32) bool {
+	return simdWord(in, w, simdThreeDiffOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMD3Diff(a *simdArgs, _ uint64) { c.simdThreeDiff(uint32(a.imm), a.scalar()) }
+
+func decodeSIMDPermute(in *inst, w uint32) bool      { return simdWord(in, w, simdPermuteOK(w)) }
+func (c *CPU) execSIMDPermute(a *simdArgs, _ uint64) { c.simdPermute(uint32(a.imm)) }
+
+func decodeSIMDExt(in *inst, w uint32) bool      { return simdWord(in, w, simdExtOK(w)) }
+func (c *CPU) execSIMDExt(a *simdArgs, _ uint64) { c.simdExt(uint32(a.imm)) }
+
+func decodeSIMDTbl(in *inst, w uint32) bool      { return simdWord(in, w, simdTblOK(w)) }
+func (c *CPU) execSIMDTbl(a *simdArgs, _ uint64) { c.simdTbl(uint32(a.imm)) }
+
+func decodeSIMDModImm(in *inst, w uint32) bool      { return simdWord(in, w, simdModImmOK(w)) }
+func (c *CPU) execSIMDModImm(a *simdArgs, _ uint64) { c.simdModImm(uint32(a.imm)) }
+
+func decodeSIMDShiftImm(in *inst, w uint32) bool {
+	return simdWord(in, w, simdShiftImmOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMDShiftImm(a *simdArgs, _ uint64) { c.simdShiftImm(uint32(a.imm), a.scalar()) }
+
+func decodeSIMDByElem(in *inst, w uint32) bool {
+	return simdWord(in, w, simdByElemOK(w, w>>28&1 == 1))
+}
+func (c *CPU) execSIMDByElem(a *simdArgs, _ uint64) { c.simdByElem(uint32(a.imm), a.scalar()) }
+
+func decodeSIMDStruct(in *inst, w uint32) bool {
+	_, ok := decodeStruct(w)
+	return simdWord(in, w, ok)
+}
+func (c *CPU) execSIMDStruct(a *simdArgs, _ uint64) { c.simdStruct(uint32(a.imm)) }

@@ -5,47 +5,6 @@ import "math/bits"
 // Advanced SIMD: the vector groups and their scalar twins (which share
 // the encodings with bit 28 set and one element).
 
-// advSIMD validates (c == nil) or executes an Advanced SIMD instruction.
-func (c *CPU) advSIMD(w uint32, scalar bool) bool {
-	switch {
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&1 == 1:
-		if w>>11&31 >= 0x18 {
-			return c.simdThreeSameFP(w, scalar)
-		}
-		return c.simdThreeSame(w, scalar)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 2 && w>>17&15 == 0:
-		return c.simdTwoMisc(w, scalar)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 2 && w>>17&15 == 8:
-		if scalar {
-			return c.simdPairwiseScalar(w)
-		}
-		return c.simdAcross(w)
-	case w>>24&15 == 0xe && w>>21&1 == 1 && w>>10&3 == 0:
-		return c.simdThreeDiff(w, scalar)
-	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 1:
-		return c.simdCopy(w, scalar)
-	case w>>24&15 == 0xe && w>>21&1 == 0 && w>>15&1 == 0 && w>>10&3 == 2 && w>>29&1 == 0 && !scalar:
-		return c.simdPermute(w)
-	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&1 == 0 && w>>29&1 == 1 && !scalar:
-		return c.simdExt(w)
-	case w>>24&15 == 0xe && w>>21&7 == 0 && w>>15&1 == 0 && w>>10&3 == 0 && w>>29&1 == 0 && !scalar:
-		return c.simdTbl(w)
-	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 == 0 && !scalar:
-		if w>>23&1 != 0 {
-			return false
-		}
-		return c.simdModImm(w)
-	case w>>24&15 == 0xf && w>>10&1 == 1 && w>>19&15 != 0:
-		if w>>23&1 != 0 { // unallocated, not part of immh
-			return false
-		}
-		return c.simdShiftImm(w, scalar)
-	case w>>24&15 == 0xf && w>>10&1 == 0:
-		return c.simdByElem(w, scalar)
-	}
-	return false
-}
-
 // vecShape returns the element count of a vector (q) of 2^esz-byte
 // elements, or 1 for a scalar.
 func vecShape(q bool, esz uint, scalar bool) uint {
@@ -147,10 +106,9 @@ func satShiftBy(x, s uint64, n uint, signed, round bool) (uint64, bool) {
 	return r, false
 }
 
-func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
+// simdThreeSameOK reports whether simdThreeSame implements w (the decoder asks).
+func simdThreeSameOK(w uint32, scalar bool) bool {
 	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	esz := uint(size)
 	if scalar {
 		switch opc {
 		case 0x01, 0x05, 0x09, 0x0b: // SQADD/UQADD, SQSUB/UQSUB, [SU]Q[R]SHL
@@ -191,9 +149,14 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 			return false
 		}
 	}
-	if c == nil {
-		return true
-	}
+	return true
+}
+
+// simdThreeSame executes the integer three-same group.
+func (c *CPU) simdThreeSame(w uint32, scalar bool) {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(size)
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	if opc == 0x03 { // logical
 		var r [2]uint64
@@ -219,7 +182,7 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 			}
 		}
 		c.setVec(rd, r, q)
-		return true
+		return
 	}
 	n := vecShape(q, esz, scalar)
 	nb := uint(8 << esz)
@@ -324,7 +287,6 @@ func (c *CPU) simdThreeSame(w uint32, scalar bool) bool {
 		c.fp.sr |= fpsrQC
 	}
 	c.finish(rd, r, q, scalar, esz)
-	return true
 }
 
 // pairwise applies f to adjacent pairs of the concatenation b:a.
@@ -365,11 +327,9 @@ func pmul(x, y uint64, n uint) uint64 {
 	return r
 }
 
-// simdThreeSameFP is the FP three-same group (single and double).
-func (c *CPU) simdThreeSameFP(w uint32, scalar bool) bool {
+// simdThreeSameFPOK reports whether simdThreeSameFP implements w (the decoder asks).
+func simdThreeSameFPOK(w uint32, scalar bool) bool {
 	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	esz := uint(2 + sz)
 	if !scalar && sz == 1 && !q {
 		return false
 	}
@@ -388,9 +348,15 @@ func (c *CPU) simdThreeSameFP(w uint32, scalar bool) bool {
 			return false
 		}
 	}
-	if c == nil {
-		return true
-	}
+	return true
+}
+
+// simdThreeSameFP is the FP three-same group (single and double).
+func (c *CPU) simdThreeSameFP(w uint32, scalar bool) {
+	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
+	key := u<<4 | a<<3 | opc
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(2 + sz)
 	va, vb, vd := c.vr[rn], c.vr[rm], c.vr[rd]
 	n := vecShape(q, esz, scalar)
 	s := &c.fp
@@ -448,7 +414,6 @@ func (c *CPU) simdThreeSameFP(w uint32, scalar bool) bool {
 		}
 	}
 	c.finish(rd, r, q, scalar, esz)
-	return true
 }
 
 // accSat is the saturating accumulate of SUQADD (signed, the n-bit
@@ -483,14 +448,12 @@ func accSat(d, x uint64, n uint, signed bool) (uint64, bool) {
 	}
 }
 
-// simdTwoMisc is the two-register miscellaneous group.
-func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
+// simdTwoMiscOK reports whether simdTwoMisc implements w (the decoder asks).
+func simdTwoMiscOK(w uint32, scalar bool) bool {
 	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
-	esz := uint(size)
 	key := u<<5 | opc
 	if opc >= 0x0c && opc <= 0x0f || opc >= 0x18 {
-		return c.simdTwoMiscFP(w, scalar)
+		return simdTwoMiscFPOK(w, scalar)
 	}
 	if scalar {
 		switch key {
@@ -552,9 +515,15 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			return false
 		}
 	}
-	if c == nil {
-		return true
-	}
+	return true
+}
+
+// simdTwoMisc is the two-register miscellaneous group.
+func (c *CPU) simdTwoMisc(w uint32, scalar bool) {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(size)
+	key := u<<5 | opc
 	a, d := c.vr[rn], c.vr[rd]
 	n := vecShape(q, esz, scalar)
 	nb := uint(8 << esz)
@@ -685,7 +654,7 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 		if sat {
 			c.fp.sr |= fpsrQC
 		}
-		return true
+		return
 	case 0x33: // SHLL
 		src := a[0]
 		if q {
@@ -695,7 +664,7 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			setElem(&r, i, esz+1, elem([2]uint64{src}, i, esz)<<nb)
 		}
 		c.vr[rd] = r
-		return true
+		return
 	case 0x16: // FCVTN: size<0> picks double->single (1) or single->half (0)
 		from := uint(2 + size&1)
 		to := from - 1
@@ -703,7 +672,7 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			setElem(&r, i, to, c.fp.convert(elem(a, i, from), from, to))
 		}
 		c.writeNarrow(rd, r, q)
-		return true
+		return
 	case 0x36: // FCVTXN: double to single, rounding to odd
 		m := uint(2)
 		if scalar {
@@ -717,7 +686,7 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 		} else {
 			c.writeNarrow(rd, r, q)
 		}
-		return true
+		return
 	case 0x17: // FCVTL
 		to := uint(2 + size&1)
 		from := to - 1
@@ -729,13 +698,12 @@ func (c *CPU) simdTwoMisc(w uint32, scalar bool) bool {
 			setElem(&r, i, to, c.fp.convert(elem([2]uint64{src}, i, from), from, to))
 		}
 		c.vr[rd] = r
-		return true
+		return
 	}
 	if sat {
 		c.fp.sr |= fpsrQC
 	}
 	c.finish(rd, r, q, scalar, esz)
-	return true
 }
 
 // writeNarrow writes a narrowed result (64 bits in r[0]) to the low half
@@ -748,11 +716,9 @@ func (c *CPU) writeNarrow(rd uint32, r [2]uint64, q bool) {
 	c.vr[rd] = [2]uint64{r[0], 0}
 }
 
-// simdTwoMiscFP is the FP part of two-register miscellaneous.
-func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) bool {
+// simdTwoMiscFPOK reports whether simdTwoMiscFP implements w (the decoder asks).
+func simdTwoMiscFPOK(w uint32, scalar bool) bool {
 	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
-	rd, rn := w&31, w>>5&31
-	esz := uint(2 + sz)
 	if !scalar && sz == 1 && !q {
 		return false
 	}
@@ -778,9 +744,15 @@ func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) bool {
 			return false
 		}
 	}
-	if c == nil {
-		return true
-	}
+	return true
+}
+
+// simdTwoMiscFP is the FP part of two-register miscellaneous.
+func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) {
+	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
+	rd, rn := w&31, w>>5&31
+	key := u<<6 | a<<5 | opc
+	esz := uint(2 + sz)
 	s := &c.fp
 	src := c.vr[rn]
 	n := vecShape(q, esz, scalar)
@@ -835,21 +807,16 @@ func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) bool {
 		setElem(&r, i, esz, v)
 	}
 	c.finish(rd, r, q, scalar, esz)
-	return true
 }
 
-// simdAcross is the across-lanes group.
-func (c *CPU) simdAcross(w uint32) bool {
+// simdAcrossOK reports whether simdAcross implements w (the decoder asks).
+func simdAcrossOK(w uint32) bool {
 	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
-	esz := uint(size)
-	fpOp := opc == 0x0c || opc == 0x0f
 	switch {
-	case fpOp:
+	case opc == 0x0c || opc == 0x0f:
 		if u != 1 || size&1 != 0 || !q {
 			return false // only the single-precision forms (FP16 forms use u=0)
 		}
-		esz = 2
 	case opc == 0x03 || opc == 0x0a || opc == 0x1a || opc == 0x1b && u == 0:
 		if size == 3 || size == 2 && !q {
 			return false
@@ -857,8 +824,17 @@ func (c *CPU) simdAcross(w uint32) bool {
 	default:
 		return false
 	}
-	if c == nil {
-		return true
+	return true
+}
+
+// simdAcross is the across-lanes group.
+func (c *CPU) simdAcross(w uint32) {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(size)
+	fpOp := opc == 0x0c || opc == 0x0f
+	if fpOp {
+		esz = 2 // single precision
 	}
 	a := c.vr[rn]
 	n := vecShape(q, esz, false)
@@ -875,7 +851,7 @@ func (c *CPU) simdAcross(w uint32) bool {
 			return c.fp.maxMin(x, y, esz, !isMin, opc == 0x0c)
 		}
 		c.setScalar(rd, red(0, n), esz)
-		return true
+		return
 	}
 	var acc uint64
 	for i := uint(0); i < n; i++ {
@@ -905,31 +881,34 @@ func (c *CPU) simdAcross(w uint32) bool {
 	} else {
 		c.setScalar(rd, acc, esz)
 	}
-	return true
 }
 
-// simdPairwiseScalar is ADDP (scalar) and the FP pairwise reductions of a
-// two-element vector.
-func (c *CPU) simdPairwiseScalar(w uint32) bool {
+// simdPairwiseScalarOK reports whether simdPairwiseScalar implements w (the decoder asks).
+func simdPairwiseScalarOK(w uint32) bool {
 	u, size, opc := w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
-	var esz uint
 	switch {
 	case u == 0 && opc == 0x1b:
 		if size != 3 {
 			return false
 		}
-		esz = 3
 	case u == 1 && (opc == 0x0c || opc == 0x0d || opc == 0x0f):
 		if opc == 0x0d && size>>1 != 0 {
 			return false
 		}
-		esz = 2 + uint(size&1)
 	default:
 		return false
 	}
-	if c == nil {
-		return true
+	return true
+}
+
+// simdPairwiseScalar is ADDP (scalar) and the FP pairwise reductions of a
+// two-element vector.
+func (c *CPU) simdPairwiseScalar(w uint32) {
+	size, opc := w>>22&3, w>>12&31
+	rd, rn := w&31, w>>5&31
+	esz := 2 + uint(size&1) // FP: single or double
+	if opc == 0x1b {
+		esz = 3 // ADDP
 	}
 	a := c.vr[rn]
 	x, y := elem(a, 0, esz), elem(a, 1, esz)
@@ -943,15 +922,11 @@ func (c *CPU) simdPairwiseScalar(w uint32) bool {
 		v = c.fp.maxMin(x, y, esz, size>>1 == 0, opc == 0x0c)
 	}
 	c.setScalar(rd, v, esz)
-	return true
 }
 
-// simdThreeDiff is the three-different group (widening and narrowing),
-// whose scalar forms are SQDMLAL, SQDMLSL and SQDMULL.
-func (c *CPU) simdThreeDiff(w uint32, scalar bool) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&15
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	esz := uint(size)
+// simdThreeDiffOK reports whether simdThreeDiff implements w (the decoder asks).
+func simdThreeDiffOK(w uint32, scalar bool) bool {
+	u, size, opc := w>>29&1, w>>22&3, w>>12&15
 	switch opc {
 	case 9, 11, 13: // SQDMLAL, SQDMLSL, SQDMULL
 		if u != 0 || size == 0 || size == 3 {
@@ -968,9 +943,15 @@ func (c *CPU) simdThreeDiff(w uint32, scalar bool) bool {
 	default:
 		return false
 	}
-	if c == nil {
-		return true
-	}
+	return true
+}
+
+// simdThreeDiff is the three-different group (widening and narrowing),
+// whose scalar forms are SQDMLAL, SQDMLSL and SQDMULL.
+func (c *CPU) simdThreeDiff(w uint32, scalar bool) {
+	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&15
+	rd, rn, rm := w&31, w>>5&31, w>>16&31
+	esz := uint(size)
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	nb := uint(8 << esz)
 	if opc == 9 || opc == 11 || opc == 13 {
@@ -978,7 +959,7 @@ func (c *CPU) simdThreeDiff(w uint32, scalar bool) bool {
 			a, b = [2]uint64{a[1]}, [2]uint64{b[1]}
 		}
 		c.satDoublingLong(rd, a, b, -1, opc, esz, scalar)
-		return true
+		return
 	}
 	half := func(v [2]uint64) [2]uint64 {
 		if q {
@@ -1008,7 +989,7 @@ func (c *CPU) simdThreeDiff(w uint32, scalar bool) bool {
 			setElem(&r, i, esz, s>>nb&ones(nb))
 		}
 		c.writeNarrow(rd, r, q)
-		return true
+		return
 	}
 	ha, hb := half(a), half(b)
 	for i := uint(0); i < n; i++ {
@@ -1047,7 +1028,6 @@ func (c *CPU) simdThreeDiff(w uint32, scalar bool) bool {
 		setElem(&r, i, esz+1, v&ones(2*nb))
 	}
 	c.vr[rd] = r
-	return true
 }
 
 // satDoublingLong writes SQDMULL (opc 13), SQDMLAL (9) or SQDMLSL (11)
@@ -1090,104 +1070,79 @@ func (c *CPU) satDoublingLong(rd uint32, a, b [2]uint64, idx int, opc uint32, es
 	c.vr[rd] = r
 }
 
-// simdCopy is DUP (element, general), INS, SMOV, UMOV, and DUP (scalar).
-func (c *CPU) simdCopy(w uint32, scalar bool) bool {
-	q, op, imm5, imm4 := w>>30&1 == 1, w>>29&1, w>>16&31, w>>11&15
-	rd, rn := w&31, w>>5&31
-	if imm5&15 == 0 {
-		return false
+// The copy group: DUP (element, general), INS, SMOV, UMOV, and DUP
+// (scalar, element), decoded by the table (esize = the element size, imm
+// = the element index, sf = Q).
+
+// copyEsz and copyIdx decode imm5: the element size and index.
+func copyEsz(imm5 uint32) uint { return uint(bits.TrailingZeros32(imm5)) }
+
+func copyIdx(imm5 uint32) uint32 { return imm5 >> (copyEsz(imm5) + 1) }
+
+// execSIMDDupS executes DUP (scalar, element).
+func (c *CPU) execSIMDDupS(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.setScalar(uint32(a.rd), elem(c.vr[a.rn], uint(a.imm), esz), esz)
+}
+
+// execSIMDInsE executes INS (element).
+func (c *CPU) execSIMDInsE(a *inselemArgs, _ uint64) {
+	esz := uint(a.esize())
+	setElem(&c.vr[a.rd], uint(a.imm), esz, elem(c.vr[a.rn], uint(a.srcIndex()), esz))
+}
+
+// dup writes x to every element of a vector.
+func (c *CPU) dup(rd uint8, x uint64, esz uint, q bool) {
+	var r [2]uint64
+	for i := uint(0); i < vecShape(q, esz, false); i++ {
+		setElem(&r, i, esz, x)
 	}
-	esz := uint(bits.TrailingZeros32(imm5))
-	idx := uint(imm5 >> (esz + 1))
-	if scalar {
-		if op != 0 || imm4 != 0 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.setScalar(rd, elem(c.vr[rn], idx, esz), esz)
-		return true
-	}
-	switch {
-	case op == 1: // INS (element)
-		if !q {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		src := uint(imm4 >> esz)
-		setElem(&c.vr[rd], idx, esz, elem(c.vr[rn], src, esz))
-		return true
-	case imm4 == 0: // DUP (element)
-		if esz == 3 && !q {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		x := elem(c.vr[rn], idx, esz)
-		var r [2]uint64
-		for i := uint(0); i < vecShape(q, esz, false); i++ {
-			setElem(&r, i, esz, x)
-		}
-		c.setVec(rd, r, q)
-	case imm4 == 1: // DUP (general)
-		if esz == 3 && !q || esz > 3 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		x := c.r[rZR(rn)] & ones(8<<esz)
-		var r [2]uint64
-		for i := uint(0); i < vecShape(q, esz, false); i++ {
-			setElem(&r, i, esz, x)
-		}
-		c.setVec(rd, r, q)
-	case imm4 == 3: // INS (general)
-		if !q || esz > 3 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		setElem(&c.vr[rd], idx, esz, c.r[rZR(rn)]&ones(8<<esz))
-	case imm4 == 5: // SMOV
-		if esz >= 3 || esz == 2 && !q {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		v := sext(elem(c.vr[rn], idx, esz), 8<<esz)
-		c.r[wZR(rd)] = wr(q, v)
-	case imm4 == 7: // UMOV
-		if esz == 3 != q || esz > 3 {
-			return false
-		}
-		if c == nil {
-			return true
-		}
-		c.r[wZR(rd)] = elem(c.vr[rn], idx, esz)
-	default:
+	c.setVec(uint32(rd), r, q)
+}
+
+// execSIMDDupE executes DUP (element).
+func (c *CPU) execSIMDDupE(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.dup(a.rd, elem(c.vr[a.rn], uint(a.imm), esz), esz, a.sf)
+}
+
+// execSIMDDupG executes DUP (general).
+func (c *CPU) execSIMDDupG(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.dup(a.rd, c.r[a.rn]&ones(8<<esz), esz, a.sf)
+}
+
+// execSIMDInsG executes INS (general).
+func (c *CPU) execSIMDInsG(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	setElem(&c.vr[a.rd], uint(a.imm), esz, c.r[a.rn]&ones(8<<esz))
+}
+
+// execSIMDSMOV executes SMOV.
+func (c *CPU) execSIMDSMOV(a *copyArgs, _ uint64) {
+	esz := uint(a.esize())
+	c.r[a.rd] = wr(a.sf, sext(elem(c.vr[a.rn], uint(a.imm), esz), 8<<esz))
+}
+
+// execSIMDUMOV executes UMOV.
+func (c *CPU) execSIMDUMOV(a *copyArgs, _ uint64) {
+	c.r[a.rd] = elem(c.vr[a.rn], uint(a.imm), uint(a.esize()))
+}
+
+// simdPermuteOK reports whether simdPermute implements w (the decoder asks).
+func simdPermuteOK(w uint32) bool {
+	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
+	if opc == 0 || opc == 4 || size == 3 && !q {
 		return false
 	}
 	return true
 }
 
 // simdPermute is UZP1/2, TRN1/2, ZIP1/2.
-func (c *CPU) simdPermute(w uint32) bool {
+func (c *CPU) simdPermute(w uint32) {
 	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
 	rd, rn, rm := w&31, w>>5&31, w>>16&31
 	esz := uint(size)
-	if opc == 0 || opc == 4 || size == 3 && !q {
-		return false
-	}
-	if c == nil {
-		return true
-	}
 	a, b := c.vr[rn], c.vr[rm]
 	n := vecShape(q, esz, false)
 	part := uint(opc >> 2)
@@ -1220,19 +1175,21 @@ func (c *CPU) simdPermute(w uint32) bool {
 		setElem(&r, i, esz, v)
 	}
 	c.setVec(rd, r, q)
+}
+
+// simdExtOK reports whether simdExt implements w (the decoder asks).
+func simdExtOK(w uint32) bool {
+	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
+	if w>>22&3 != 0 || !q && imm4 >= 8 {
+		return false
+	}
 	return true
 }
 
 // simdExt is EXT.
-func (c *CPU) simdExt(w uint32) bool {
+func (c *CPU) simdExt(w uint32) {
 	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
 	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	if w>>22&3 != 0 || !q && imm4 >= 8 {
-		return false
-	}
-	if c == nil {
-		return true
-	}
 	a, b := c.vr[rn], c.vr[rm]
 	n := vecShape(q, 0, false)
 	var r [2]uint64
@@ -1245,19 +1202,17 @@ func (c *CPU) simdExt(w uint32) bool {
 		}
 	}
 	c.setVec(rd, r, q)
-	return true
+}
+
+// simdTblOK reports whether simdTbl implements w (the decoder asks).
+func simdTblOK(w uint32) bool {
+	return w>>22&3 == 0
 }
 
 // simdTbl is TBL and TBX.
-func (c *CPU) simdTbl(w uint32) bool {
+func (c *CPU) simdTbl(w uint32) {
 	q, l, tbx := w>>30&1 == 1, uint(w>>13&3)+1, w>>12&1 == 1
 	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	if w>>22&3 != 0 {
-		return false
-	}
-	if c == nil {
-		return true
-	}
 	idx, d := c.vr[rm], c.vr[rd]
 	var r [2]uint64
 	for i := uint(0); i < vecShape(q, 0, false); i++ {
@@ -1270,21 +1225,23 @@ func (c *CPU) simdTbl(w uint32) bool {
 		}
 	}
 	c.setVec(rd, r, q)
+}
+
+// simdModImmOK reports whether simdModImm implements w (the decoder asks).
+func simdModImmOK(w uint32) bool {
+	q, op, cmode, o2 := w>>30&1 == 1, w>>29&1, w>>12&15, w>>11&1
+	if o2 != 0 || cmode == 15 && op == 1 && !q {
+		return false
+	}
 	return true
 }
 
 // simdModImm is MOVI, MVNI, ORR, BIC (vector, immediate) and FMOV
 // (vector, immediate).
-func (c *CPU) simdModImm(w uint32) bool {
-	q, op, cmode, o2 := w>>30&1 == 1, w>>29&1, w>>12&15, w>>11&1
+func (c *CPU) simdModImm(w uint32) {
+	q, op, cmode := w>>30&1 == 1, w>>29&1, w>>12&15
 	rd := w & 31
 	imm8 := uint64(w>>16&7<<5 | w>>5&31)
-	if o2 != 0 || cmode == 15 && op == 1 && !q {
-		return false
-	}
-	if c == nil {
-		return true
-	}
 	var imm uint64
 	switch cmode >> 1 {
 	case 0, 1, 2, 3:
@@ -1329,18 +1286,12 @@ func (c *CPU) simdModImm(w uint32) bool {
 		}
 	}
 	c.setVec(rd, r, q)
-	return true
 }
 
-// simdShiftImm is the shift-by-immediate group, vector and scalar.
-func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
-	q, u, immh, immb, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>16&7, w>>11&31
-	rd, rn := w&31, w>>5&31
+// simdShiftImmOK reports whether simdShiftImm implements w (the decoder asks).
+func simdShiftImmOK(w uint32, scalar bool) bool {
+	q, u, immh, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>11&31
 	esz := uint(bits.Len32(immh)) - 1
-	nb := uint(8 << esz)
-	immhb := uint(immh<<3 | immb)
-	rshift := 2*nb - immhb // right shifts
-	lshift := immhb - nb
 	key := u<<5 | opc
 	switch key {
 	case 0x00, 0x20, 0x02, 0x22, 0x04, 0x24, 0x06, 0x26, 0x28, 0x0a, 0x2a:
@@ -1366,9 +1317,19 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 	default:
 		return false
 	}
-	if c == nil {
-		return true
-	}
+	return true
+}
+
+// simdShiftImm is the shift-by-immediate group, vector and scalar.
+func (c *CPU) simdShiftImm(w uint32, scalar bool) {
+	q, u, immh, immb, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>16&7, w>>11&31
+	rd, rn := w&31, w>>5&31
+	esz := uint(bits.Len32(immh)) - 1
+	nb := uint(8 << esz)
+	immhb := uint(immh<<3 | immb)
+	rshift := 2*nb - immhb // right shifts
+	lshift := immhb - nb
+	key := u<<5 | opc
 	a, d := c.vr[rn], c.vr[rd]
 	var r [2]uint64
 	switch key {
@@ -1385,7 +1346,7 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 			setElem(&r, i, esz+1, x<<lshift&ones(2*nb))
 		}
 		c.vr[rd] = r
-		return true
+		return
 	case 0x10, 0x11: // SHRN, RSHRN
 		for i := uint(0); i < 8>>esz; i++ {
 			x := elem(a, i, esz+1)
@@ -1395,7 +1356,7 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 			setElem(&r, i, esz, x>>rshift&ones(nb))
 		}
 		c.writeNarrow(rd, r, q)
-		return true
+		return
 	case 0x12, 0x13, 0x30, 0x31, 0x32, 0x33:
 		m := uint(8 >> esz)
 		if scalar {
@@ -1415,7 +1376,7 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 		} else {
 			c.writeNarrow(rd, r, q)
 		}
-		return true
+		return
 	}
 	n := vecShape(q, esz, scalar)
 	sat := false
@@ -1452,33 +1413,22 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) bool {
 		c.fp.sr |= fpsrQC
 	}
 	c.finish(rd, r, q, scalar, esz)
-	return true
 }
 
-// simdByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
-// [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL, SQDMLAL, SQDMLSL, SQDMULH,
-// SQRDMULH, FMUL, FMLA, FMLS, FMULX.
-func (c *CPU) simdByElem(w uint32, scalar bool) bool {
-	q, u, size, l, m, opc, h := w>>30&1 == 1, w>>29&1, w>>22&3, w>>21&1, w>>20&1, w>>12&15, w>>11&1
-	rd, rn := w&31, w>>5&31
-	rm := w >> 16 & 15
+// simdByElemOK reports whether simdByElem implements w (the decoder asks).
+func simdByElemOK(w uint32, scalar bool) bool {
+	q, u, size, l, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>21&1, w>>12&15
 	key := u<<4 | opc
-	fp := opc == 1 || opc == 5 || opc == 9
-	var esz, idx uint
-	if fp {
+	if opc == 1 || opc == 5 || opc == 9 { // FP
 		if key == 0x11 || key == 0x15 {
 			return false
 		}
 		switch size {
 		case 2:
-			esz, idx = 2, uint(h<<1|l)
-			rm |= m << 4
 		case 3:
 			if l != 0 || !scalar && !q {
 				return false
 			}
-			esz, idx = 3, uint(h)
-			rm |= m << 4
 		default:
 			return false
 		}
@@ -1492,19 +1442,38 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 		default:
 			return false
 		}
-		switch size {
-		case 1:
-			esz, idx = 1, uint(h<<2|l<<1|m)
-		case 2:
-			esz, idx = 2, uint(h<<1|l)
-			rm |= m << 4
-		default:
+		if size != 1 && size != 2 {
 			return false
 		}
 	}
-	if c == nil {
-		return true
+	return true
+}
+
+// byElemOperand decodes the element size, the index and Rm (Rm<4> is
+// index bit M but for 16-bit integer elements) of a valid "by element"
+// word.
+func byElemOperand(w uint32) (esz, idx uint, rm uint32) {
+	size, l, m, h, opc := w>>22&3, w>>21&1, w>>20&1, w>>11&1, w>>12&15
+	rm = w >> 16 & 15
+	fp := opc == 1 || opc == 5 || opc == 9
+	switch {
+	case fp && size == 3:
+		return 3, uint(h), rm | m<<4
+	case size == 2:
+		return 2, uint(h<<1 | l), rm | m<<4
 	}
+	return 1, uint(h<<2 | l<<1 | m), rm
+}
+
+// simdByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
+// [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL, SQDMLAL, SQDMLSL, SQDMULH,
+// SQRDMULH, FMUL, FMLA, FMLS, FMULX.
+func (c *CPU) simdByElem(w uint32, scalar bool) {
+	q, u, opc := w>>30&1 == 1, w>>29&1, w>>12&15
+	rd, rn := w&31, w>>5&31
+	key := u<<4 | opc
+	fp := opc == 1 || opc == 5 || opc == 9
+	esz, idx, rm := byElemOperand(w)
 	a, d := c.vr[rn], c.vr[rd]
 	y := elem(c.vr[rm], idx, esz)
 	nb := uint(8 << esz)
@@ -1527,7 +1496,7 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 			setElem(&r, i, esz, v)
 		}
 		c.finish(rd, r, q, scalar, esz)
-		return true
+		return
 	}
 	switch key {
 	case 0x0c, 0x0d: // SQDMULH, SQRDMULH
@@ -1542,13 +1511,13 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 			c.fp.sr |= fpsrQC
 		}
 		c.finish(rd, r, q, scalar, esz)
-		return true
+		return
 	case 0x03, 0x07, 0x0b: // SQDMLAL, SQDMLSL, SQDMULL: opc 9, 11, 13 of three-different
 		if q && !scalar {
 			a = [2]uint64{a[1]}
 		}
 		c.satDoublingLong(rd, a, c.vr[rm], int(idx), [...]uint32{3: 9, 7: 11, 11: 13}[opc], esz, scalar)
-		return true
+		return
 	case 0x08, 0x10, 0x14: // MUL, MLA, MLS
 		for i := uint(0); i < vecShape(q, esz, false); i++ {
 			x, z := elem(a, i, esz), elem(d, i, esz)
@@ -1562,7 +1531,7 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 			setElem(&r, i, esz, v&ones(nb))
 		}
 		c.setVec(rd, r, q)
-		return true
+		return
 	}
 	src := [2]uint64{a[0]}
 	if q {
@@ -1587,5 +1556,4 @@ func (c *CPU) simdByElem(w uint32, scalar bool) bool {
 		setElem(&r, i, esz+1, v&ones(2*nb))
 	}
 	c.vr[rd] = r
-	return true
 }

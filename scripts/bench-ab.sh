@@ -3,8 +3,10 @@
 # machine's test binary at BASE and at the work tree (or at NEW), then runs
 # BenchmarkCoreMark with each in turn, RUNS times, pinned to one host core,
 # and prints each run's MIPS, each side's median and best, and NEW/BASE.
+# With -b it does the same for the kernel workload too (kernel's
+# BenchmarkUserWorkload: the booted system's guest MIPS).
 #
-#   scripts/bench-ab.sh [-r RUNS] [-n ITERATIONS] [BASE [NEW]]
+#   scripts/bench-ab.sh [-b] [-k MODE] [-r RUNS] [-n ITERATIONS] [BASE [NEW]]
 #
 #   BASE        a git revision (default HEAD)
 #   NEW         a git revision (default: the work tree, uncommitted changes
@@ -12,6 +14,10 @@
 #   -r RUNS     runs of each (default 8)
 #   -n ITER     CoreMark iterations a run (default 1000, about 200 million
 #               guest instructions)
+#   -b          also the kernel workload: BenchmarkUserWorkload/MODE, 200
+#               steps of a million instructions a run after the boot
+#   -k MODE     the kernel workload's mode: translated (default) or
+#               interpreted
 #
 # Why: on a shared 2-core VM one run's MIPS varies by about ±10%, so two
 # numbers from separate invocations cannot show a 5% change; alternating
@@ -21,8 +27,12 @@ cd "$(dirname "$0")/.."
 
 RUNS=8
 ITER=1000
-while getopts r:n: opt; do
+KERNEL=
+KMODE=translated
+while getopts bk:r:n: opt; do
 	case $opt in
+	b) KERNEL=1 ;;
+	k) KMODE=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	n) ITER=$OPTARG ;;
 	*) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
@@ -38,6 +48,9 @@ trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; git workt
 
 build() { # DIR OUT
 	(cd "$1" && $GO test -c -o "$2" ./machine/)
+	if [ -n "$KERNEL" ]; then
+		(cd "$1" && $GO test -c -o "$2.kernel" ./kernel/)
+	fi
 }
 git worktree add --detach -q "$tmp/base" "$BASE"
 build "$tmp/base" "$tmp/base.test"
@@ -49,15 +62,24 @@ else
 fi
 
 cpu=$(($(nproc) - 1))
+mips() { awk '{for (i = 2; i <= NF; i++) if ($i == "MIPS") print $(i-1)}'; }
 run() { # BINARY
 	(cd machine && taskset -c "$cpu" "$1" -test.run '^$' -test.bench '^BenchmarkCoreMark$' \
-		-test.benchtime "${ITER}x" | awk '{for (i = 2; i <= NF; i++) if ($i == "MIPS") print $(i-1)}')
+		-test.benchtime "${ITER}x" | mips)
+}
+runk() { # BINARY
+	(cd kernel && taskset -c "$cpu" "$1.kernel" -test.run '^$' \
+		-test.bench "^BenchmarkUserWorkload\$/^${KMODE}\$" -test.benchtime 200x | mips)
 }
 for _ in $(seq "$RUNS"); do
 	echo "base $(run "$tmp/base.test")"
 	echo "new $(run "$tmp/new.test")"
+	if [ -n "$KERNEL" ]; then
+		echo "kbase $(runk "$tmp/base.test")"
+		echo "knew $(runk "$tmp/new.test")"
+	fi
 done | tee "$tmp/runs"
-awk -v base="$BASE" -v new="${NEW:-work tree}" '
+awk -v base="$BASE" -v new="${NEW:-work tree}" -v kmode="$KMODE" '
 	{ v[$1, ++n[$1]] = $2 }
 	function median(k,   i, j, t, a, m) {
 		m = n[k]
@@ -66,9 +88,13 @@ awk -v base="$BASE" -v new="${NEW:-work tree}" '
 		best[k] = a[m]
 		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 	}
+	function report(what, b, nw,   mb, mn) {
+		mb = median(b); mn = median(nw)
+		printf "%s base (%s): median %.1f MIPS, best %.1f\n", what, base, mb, best[b]
+		printf "%s new (%s): median %.1f MIPS, best %.1f\n", what, new, mn, best[nw]
+		printf "%s new/base: %.3f (medians), %.3f (bests), %d runs each\n", what, mn / mb, best[nw] / best[b], n[b]
+	}
 	END {
-		mb = median("base"); mn = median("new")
-		printf "base (%s): median %.1f MIPS, best %.1f\n", base, mb, best["base"]
-		printf "new (%s): median %.1f MIPS, best %.1f\n", new, mn, best["new"]
-		printf "new/base: %.3f (medians), %.3f (bests)\n", mn / mb, best["new"] / best["base"]
+		report("coremark", "base", "new")
+		if (n["kbase"]) report("kernel workload (" kmode ")", "kbase", "knew")
 	}' "$tmp/runs"
