@@ -6,10 +6,10 @@
 # unchanged: kpemu's debugfs tree at /sys/kernel/debug, its tracing tree at
 # /sys/kernel/tracing (both found through /proc/mounts, as "debugfs" and
 # "tracefs"), the guest's kallsyms and version bound over /proc/kallsyms and
-# /proc/version, its tracing sysctls (kpemu/sys/kernel/ and
-# kpemu/stack_tracer_enabled) over /proc/sys/kernel/{ftrace_enabled,
-# kptr_restrict, perf_event_paranoid, sched_rt_runtime_us,
-# stack_tracer_enabled, ...}, and on PATH an `uname` that answers the
+# /proc/version, its ELF notes (the build-id) over /sys/kernel/notes, its
+# tracing sysctls (kpemu/sys/kernel/ and kpemu/stack_tracer_enabled) over
+# /proc/sys/kernel/{ftrace_enabled, kptr_restrict, perf_event_paranoid,
+# sched_rt_runtime_us, stack_tracer_enabled, ...}, and on PATH an `uname` that answers the
 # guest's -m and -r and `modprobe`/`rmmod`/`insmod`/`lsmod` for the
 # guest's modules (scripts/ns-bin). Nothing changes outside the namespace.
 # Needs root (unshare -m).
@@ -129,6 +129,8 @@ done
 sleep 0.5
 mount --bind /sys/kernel/debug/kpemu/kallsyms /proc/kallsyms
 mount --bind /sys/kernel/debug/kpemu/version /proc/version
+# The image's build-id, which perf checks a vmlinux (perf probe -k) against.
+mount --bind /sys/kernel/debug/kpemu/notes /sys/kernel/notes
 # Linux automounts tracefs at /sys/kernel/debug/tracing; here it is the
 # same tree, bound, so that it shows in /proc/mounts as Linux's does.
 mount --bind /sys/kernel/tracing /sys/kernel/debug/tracing

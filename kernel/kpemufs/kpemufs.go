@@ -6,7 +6,9 @@
 // arm64 VMCOREINFO text Linux puts in a crash dump (OSRELEASE=,
 // NUMBER(kimage_voffset)=, ...), with which a script turns a kernel
 // image address into a mem offset ($((0x$va - kimage_voffset))), and
-// modules is /proc/modules's format, and loads ("+name") and unloads
+// notes is /sys/kernel/notes (the image's ELF notes: its GNU build-id,
+// which perf matches a vmlinux against), modules is /proc/modules's
+// format, and loads ("+name") and unloads
 // ("-name") the image's modules when written, as insmod and rmmod, and
 // sys/kernel/ holds the guest's tracing sysctls (SysctlDir). None
 // of these exist in Linux's debugfs; they live in their own directory so
@@ -25,7 +27,7 @@ import (
 	"github.com/kpemu/kpemu/machine"
 )
 
-// Register creates kpemu/{kallsyms,dmesg,mem,modules,version,vmcoreinfo}
+// Register creates kpemu/{kallsyms,dmesg,mem,modules,notes,version,vmcoreinfo}
 // and SysctlDir's files in tree.
 func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	dir, err := tree.MkdirAll("kpemu", 0o755)
@@ -40,6 +42,7 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 		{"dmesg", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showDmesg(w, k) }}},
 		{"version", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showVersion(w, k) }}},
 		{"vmcoreinfo", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showVmcoreinfo(w, k) }}},
+		{"notes", debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return showNotes(w, k) }}},
 		{"mem", debugfs.FileOps{Seekable: true, Read: func(_ context.Context, p []byte, off int64) (int, error) { return readMem(k, p, off) }}},
 	}
 	for _, f := range files {
@@ -55,6 +58,22 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 		return fmt.Errorf("creating kpemu/modules: %w", err)
 	}
 	return registerSysctls(tree, k.SetFtraceEnabled)
+}
+
+// showNotes is /sys/kernel/notes: the bytes of the image's .notes,
+// __start_notes..__stop_notes, as kernel/ksysfs.c's notes_read gives them.
+func showNotes(w *bytes.Buffer, k *kernel.Kernel) error {
+	start, ok1 := k.Kallsyms().LookupName("__start_notes")
+	stop, ok2 := k.Kallsyms().LookupName("__stop_notes")
+	if !ok1 || !ok2 || stop.Addr < start.Addr || stop.Addr-start.Addr > 4096 {
+		return fmt.Errorf("%w: the image has no notes", syscall.ENOENT)
+	}
+	b := make([]byte, stop.Addr-start.Addr)
+	if err := k.ReadMem(start.Addr, b); err != nil {
+		return fmt.Errorf("reading the notes: %w", err)
+	}
+	w.Write(b)
+	return nil
 }
 
 // showModules is /proc/modules: newest first.

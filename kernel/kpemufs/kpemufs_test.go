@@ -1,6 +1,8 @@
 package kpemufs_test
 
 import (
+	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kernel/image"
 	"github.com/kpemu/kpemu/kernel/kpemufs"
 )
 
@@ -103,5 +106,43 @@ func TestFiles(t *testing.T) {
 	}
 	if _, err := h.Read(t.Context(), buf, 0x1000); err == nil {
 		t.Error("read below RAM succeeded")
+	}
+}
+
+// TestNotes: kpemu/notes (bound over /sys/kernel/notes by kpemu-ns.sh) is
+// the running image's ELF notes, whose GNU build-id is the one perf probe
+// -k checks the image file against.
+func TestNotes(t *testing.T) {
+	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := debugfs.NewTree()
+	if err := kpemufs.Register(tree, k); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := tree.ReadFile("kpemu/notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(image.ELF()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := f.Section(".notes")
+	if sec == nil {
+		t.Fatal("the image has no .notes section")
+	}
+	want, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(notes, want) {
+		t.Errorf("kpemu/notes = % x, want the image's .notes % x", notes, want)
+	}
+	// One note: namesz 4, descsz 20 (SHA-1), type NT_GNU_BUILD_ID, "GNU\0".
+	if len(notes) != 16+20 || binary.LittleEndian.Uint32(notes[0:]) != 4 || binary.LittleEndian.Uint32(notes[4:]) != 20 ||
+		binary.LittleEndian.Uint32(notes[8:]) != 3 || string(notes[12:16]) != "GNU\x00" {
+		t.Errorf("kpemu/notes is not one GNU build-id note: % x", notes)
 	}
 }
