@@ -103,61 +103,105 @@ func linuxType(fstype, source string) string {
 	return source
 }
 
+// standIn reports whether a kpemu mount whose ROOT (mountinfo's fourth
+// field) is root is a bind of one of kpemu/'s files over a /proc or /sys
+// file (kpemu-ns.sh's /proc/kallsyms, /sys/kernel/notes, the sysctls): on
+// Linux those are files of proc and sysfs, not mounts, so the tables
+// leave them out.
+func standIn(root string) bool { return strings.HasPrefix(root, "/kpemu/") }
+
 // rewriteMounts rewrites the lines of kpemu's mounts in a /proc/PID/mounts
-// table ("SOURCE TARGET TYPE OPTS 0 0") with Linux's type and options.
-func rewriteMounts(table string) string {
-	return rewriteLines(table, func(f []string) bool {
+// table ("SOURCE TARGET TYPE OPTS 0 0") with Linux's type and options, and
+// drops those at the targets in hidden (the stand-ins, which the mounts
+// table cannot tell apart: standInTargets finds them in mountinfo).
+func rewriteMounts(table string, hidden map[string]bool) string {
+	return rewriteLines(table, func(f []string) lineFix {
 		if len(f) < 4 {
-			return false
+			return keepLine
 		}
 		t := linuxType(f[2], f[0])
-		if t == "" {
-			return false
+		switch {
+		case t == "":
+			return keepLine
+		case hidden[f[1]]:
+			return dropLine
 		}
 		f[2], f[3] = t, dropFuseOpts(f[3])
-		return true
+		return fixLine
 	})
 }
 
-// rewriteMountinfo does rewriteMounts's for /proc/PID/mountinfo ("ID
-// PARENT MAJ:MIN ROOT TARGET OPTS [OPTIONAL...] - TYPE SOURCE SUPEROPTS").
-func rewriteMountinfo(table string) string {
-	return rewriteLines(table, func(f []string) bool {
-		sep := -1
-		for i := 6; i < len(f); i++ {
-			if f[i] == "-" {
-				sep = i
-				break
+// mountinfoType returns the index of the "-" separator of a
+// /proc/PID/mountinfo line's fields ("ID PARENT MAJ:MIN ROOT TARGET OPTS
+// [OPTIONAL...] - TYPE SOURCE SUPEROPTS") and the Linux type of the mount
+// if it is kpemu's, or sep < 0 if the line is not one.
+func mountinfoType(f []string) (sep int, linux string) {
+	for i := 6; i < len(f); i++ {
+		if f[i] == "-" {
+			if i+3 >= len(f) {
+				return -1, ""
 			}
+			return i, linuxType(f[i+1], f[i+2])
 		}
-		if sep < 0 || sep+3 >= len(f) {
-			return false
+	}
+	return -1, ""
+}
+
+// standInTargets returns the targets of the stand-in binds in a
+// mountinfo table.
+func standInTargets(mountinfo string) map[string]bool {
+	hidden := map[string]bool{}
+	for _, line := range strings.Split(mountinfo, "\n") {
+		f := strings.Split(line, " ")
+		if sep, t := mountinfoType(f); sep >= 0 && t != "" && standIn(f[3]) {
+			hidden[f[4]] = true
 		}
-		t := linuxType(f[sep+1], f[sep+2])
-		if t == "" {
-			return false
+	}
+	return hidden
+}
+
+// rewriteMountinfo does rewriteMounts's for /proc/PID/mountinfo.
+func rewriteMountinfo(table string) string {
+	return rewriteLines(table, func(f []string) lineFix {
+		sep, t := mountinfoType(f)
+		switch {
+		case sep < 0 || t == "":
+			return keepLine
+		case standIn(f[3]):
+			return dropLine
 		}
 		f[sep+1], f[sep+3] = t, dropFuseOpts(f[sep+3])
-		return true
+		return fixLine
 	})
 }
 
-// rewriteLines calls fix with each line's space-separated fields and, if
-// it returns true, puts the line back together from them.
-func rewriteLines(table string, fix func([]string) bool) string {
+// lineFix is what rewriteLines does with a line.
+type lineFix int
+
+const (
+	keepLine lineFix = iota // as it was
+	fixLine                 // put back together from the fields as fixed
+	dropLine                // left out
+)
+
+// rewriteLines calls fix with each line's space-separated fields and
+// keeps, rebuilds or drops the line as it says.
+func rewriteLines(table string, fix func([]string) lineFix) string {
 	var b strings.Builder
 	b.Grow(len(table))
 	for _, line := range strings.SplitAfter(table, "\n") {
 		body, nl := strings.CutSuffix(line, "\n")
 		f := strings.Split(body, " ")
-		if fix(f) {
+		switch fix(f) {
+		case fixLine:
 			b.WriteString(strings.Join(f, " "))
 			if nl {
 				b.WriteByte('\n')
 			}
-			continue
+		case dropLine:
+		default:
+			b.WriteString(line)
 		}
-		b.WriteString(line)
 	}
 	return b.String()
 }

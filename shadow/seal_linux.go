@@ -53,7 +53,12 @@ func (s *Supervisor) sealOpen(tid int, kind sysKind, r *Request) {
 	}
 	var out string
 	if file == "mounts" {
-		out = rewriteMounts(string(table))
+		// Which lines are stand-ins only mountinfo's ROOT tells.
+		info, err := os.ReadFile("/proc/" + proc + "/mountinfo")
+		if err != nil {
+			return
+		}
+		out = rewriteMounts(string(table), standInTargets(string(info)))
 	} else {
 		out = rewriteMountinfo(string(table))
 	}
