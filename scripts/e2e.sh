@@ -934,14 +934,16 @@ fi
 # tracefs or debugfs gives kpemu's, the tracing sysctls are the guest's,
 # and nothing written inside reaches the host kernel: its tracefs and its
 # sysctls are the same after as before (tracefs mounted here for the
-# check, at a directory of ours).
+# check, at a directory of ours). The binds of kpemu/ files over /proc and
+# /sys files (kallsyms, notes, the sysctls) are not in the mount tables,
+# as those files are no mounts on Linux.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v trace-cmd >/dev/null && command -v perf >/dev/null; then
 	host_t=$(mktemp -d /tmp/kpemu-e2e-tracefs.XXXXXX)
 	inner=$(mktemp /tmp/kpemu-e2e-seal.XXXXXX)
 	cat >"$inner" <<'EOF'
 cd /sys/kernel/tracing
-awk '$3 == "tracefs" || $3 == "debugfs" { print $1, $2, $3 }' /proc/mounts | grep -v "^debugfs /proc/"
-sed -n 's/^[0-9]* [0-9]* [0-9:]* [^ ]* \([^ ]*\) .* - \(tracefs\|debugfs\) .*/\1 \2/p' /proc/self/mountinfo | grep -v "^/proc/"
+awk '$3 == "tracefs" || $3 == "debugfs" { print $1, $2, $3 }' /proc/mounts
+sed -n 's/^[0-9]* [0-9]* [0-9:]* [^ ]* \([^ ]*\) .* - \(tracefs\|debugfs\) .*/\1 \2/p' /proc/self/mountinfo
 stat -f -c "%n %T" /sys/kernel/tracing /sys/kernel/debug
 trace-cmd stat 2>&1 | grep -c "^Tracing is enabled"
 trace-cmd list -e | grep -c "^sched:sched_process_fork$"
@@ -996,6 +998,38 @@ EOF
 	fi
 	rm -f "$inner"
 	rmdir "$host_t"
+fi
+
+# perf probe (Debian's linux-perf), unmodified, inside kpemu-ns.sh: a
+# probe with an argument found by name in the image's DWARF (-k; perf
+# checks the image's build-id against /sys/kernel/notes), a return probe
+# and an offset (both written as _text+OFF, as perf does), -l, -L (the
+# source from the top of the checkout), -V, a hit, and -d.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v perf >/dev/null; then
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	kp=$(realpath "$KPEMU")
+	out=$(cd "$top" && bash scripts/kpemu-ns.sh -k "$kp" bash -c '
+		img=kernel/image/kpemu.elf top=$PWD
+		cd /sys/kernel/tracing
+		perf probe -q -k "$top/$img" -a "vfs_read count" 2>&1
+		perf probe -q -a "vfs_read%return" 2>&1
+		perf probe -q -a "vfs_write+8" 2>&1
+		sed "s/_text+[0-9]*/_text+N/" kprobe_events
+		perf probe -l 2>&1 | sort
+		(cd "$top" && perf probe -k $img -L vfs_read 2>&1 | head -2)
+		perf probe -k "$top/$img" -V vfs_read 2>&1 | grep -c "size_t	count"
+		echo 1 > events/probe/vfs_read/enable
+		i=0; until grep -q "vfs_read: (vfs_read+0x0/.*) count=0x" trace || [ $i -ge $(($1 * 20)) ]; do sleep 0.05; i=$((i+1)); done
+		grep -m1 -o "vfs_read: (vfs_read+0x0/0x[0-9a-f]*) count=0x" trace | sed "s,/0x[0-9a-f]*,/SIZE,"
+		echo 0 > events/probe/vfs_read/enable
+		perf probe -q -d "probe:*" 2>&1; wc -c < kprobe_events' _ "$BOUND" 2>&1)
+	expect "kpemu-ns.sh: perf probe -k -a with a DWARF argument, %return, +OFF, -l, -L, -V, a hit, -d" \
+		"$(printf '%s\n' "p:probe/vfs_read _text+N count=%x2:x64" "r10:probe/vfs_read__return _text+N" \
+			"p:probe/vfs_write _text+N" "  probe:vfs_read       (on vfs_read with count)" \
+			"  probe:vfs_read__return (on vfs_read%return)" "  probe:vfs_write      (on vfs_write+8)" \
+			"<vfs_read@kernel/image/fs/read_write.c:0>" \
+			"      0  noinline ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)" \
+			1 "vfs_read: (vfs_read+0x0/SIZE) count=0x" 0)" "$out"
 fi
 
 # kpemu-ns.sh shadows its command: each fork, open, symlink, mkdir and
