@@ -6,8 +6,16 @@
 // watchpoints); RAM; a GICv2, the generic timers, a PL011 UART and a PL031
 // RTC; PSCI over HVC; and a generated device tree.
 //
-// The interpreter decodes each guest instruction once into a cached,
-// pre-decoded form kept per 4 KiB physical page. Every store that lands in a
+// The decoder is a table: a64.decode lists every instruction as a
+// decodetree-style pattern (fixed bits, named fields, the argument set
+// whose typed operands it decodes to, its execute and translate
+// functions), and internal/decodegen, run by go generate, turns it into
+// a64_decode.go (the decoder, the operand views, execute),
+// a64_jit_amd64.go (the translator's dispatch) and the hot cases of
+// runFast (exec.go); the system registers are one line each in
+// sysregs.txt (internal/sysreggen). The interpreter decodes each guest
+// instruction once into a cached, pre-decoded form kept per 4 KiB
+// physical page. Every store that lands in a
 // page holding decoded code (a guest store, DC ZVA, or the host's WriteMem)
 // drops that page's cache, so patched text takes effect on the next fetch.
 // Translation (mmu.go) goes through an ASID-tagged TLB; since the decode
