@@ -297,13 +297,27 @@ func (a *vldstregArgs) size() uint8    { return a.amt }
 func (a *vldstregArgs) extend() uint8  { return a.sh }
 func (a *vldstregArgs) amount() uint64 { return a.im2 }
 
-// An Advanced SIMD group's (and a structure load's or store's) operand
-// besides the word in imm: the scalar form (bit 28).
+// An Advanced SIMD operation's U, size, opcode and the scalar form.
 //
 // simdArgs is inst viewed as the operands of &simd (a64.decode).
 type simdArgs inst
 
-func (a *simdArgs) scalar() bool { return a.neg }
+func (a *simdArgs) scalar() bool  { return a.neg }
+func (a *simdArgs) u() uint8      { return a.sh }
+func (a *simdArgs) size() uint8   { return a.amt }
+func (a *simdArgs) opcode() uint8 { return a.cc }
+
+// An FP Advanced SIMD operation's U, a (bit 23), the log2 element size
+// (2 + sz), opcode and the scalar form.
+//
+// simdfpArgs is inst viewed as the operands of &simdfp (a64.decode).
+type simdfpArgs inst
+
+func (a *simdfpArgs) scalar() bool  { return a.neg }
+func (a *simdfpArgs) u() uint8      { return a.sh }
+func (a *simdfpArgs) a() uint8      { return a.ra }
+func (a *simdfpArgs) esize() uint8  { return a.amt }
+func (a *simdfpArgs) opcode() uint8 { return a.cc }
 
 // Copy: the element size (imm = the element index, sf = Q).
 //
@@ -522,7 +536,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 346
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 356
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -532,7 +546,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 349
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 359
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -546,7 +560,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 350
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 360
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -557,7 +571,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 351
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 361
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -570,7 +584,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 362
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 372
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -585,7 +599,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 352
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 362
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -595,7 +609,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 353
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 363
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -606,7 +620,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 356
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 366
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -621,7 +635,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 376
+				if w&0x7e400000 == 0x28000000 { // STP, line 386
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -635,7 +649,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 378
+				if w&0x7e400000 == 0x28400000 { // LDP, line 388
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -649,7 +663,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 380
+				if w&0xfe400000 == 0x68400000 { // LDP, line 390
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -668,14 +682,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 424
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 434
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 427
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 437
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -689,7 +703,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 425
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 435
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -703,7 +717,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 429
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 439
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -717,7 +731,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 431
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 441
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -731,7 +745,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 434
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 444
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -743,7 +757,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 445
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 455
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -756,7 +770,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 436
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 446
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -768,7 +782,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 446
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 456
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -781,7 +795,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 438
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 448
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -793,7 +807,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 447
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 457
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -806,7 +820,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 440
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 450
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -818,7 +832,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 448
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 458
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -867,7 +881,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 218
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 228
 				rn := w >> 5 & 0x1f
 				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
@@ -884,32 +898,41 @@ func decode(in *inst, w uint32) {
 		case 0x00000400:
 			switch w & 0x00200000 {
 			case 0x00200000:
-				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 171
+				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 173
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
-					if s == 0 || q == 1 {
-						*in = inst{op: opSIMD3SameFP}
+					a := w >> 23 & 0x1
+					sz := w >> 22 & 0x1
+					rm := w >> 16 & 0x1f
+					opc := w >> 11 & 0x7
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && simdThreeSameFPOK(q, u, a, sz, opc, s == 1) {
+						*in = inst{op: opSIMD3SameFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(opc), neg: (s) != 0}
 						in.pre |= preFP
-						if decodeSIMD3SameFP(in, w) {
-							return
-						}
+						return
 					}
 				}
-				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 173
+				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 176
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
-					if s == 0 || q == 1 {
-						*in = inst{op: opSIMD3Same}
+					size := w >> 22 & 0x3
+					rm := w >> 16 & 0x1f
+					opc := w >> 11 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && simdThreeSameOK(q, u, size, opc, s == 1) {
+						*in = inst{op: opSIMD3Same, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 						in.pre |= preFP
-						if decodeSIMD3Same(in, w) {
-							return
-						}
+						return
 					}
 				}
 			case 0x00000000:
 				switch w & 0x20c08000 {
 				case 0x20000000:
-					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 192
+					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 202
 						imm5 := w >> 16 & 0x1f
 						imm4 := w >> 11 & 0xf
 						rn := w >> 5 & 0x1f
@@ -923,7 +946,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00007800 {
 					case 0x00000000:
-						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 194
+						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 204
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -935,7 +958,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00000800:
-						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 196
+						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 206
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -947,7 +970,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00001800:
-						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 198
+						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 208
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
@@ -958,7 +981,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00002800:
-						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 200
+						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 210
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -970,7 +993,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00003800:
-						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 202
+						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 212
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -991,72 +1014,93 @@ func decode(in *inst, w uint32) {
 				case 0x00000800:
 					switch w & 0x001e0000 {
 					case 0x00000000:
-						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 175
+						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 179
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD2MiscFP}
+							a := w >> 23 & 0x1
+							sz := w >> 22 & 0x1
+							opc := w >> 12 & 0x3
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0xc|opc, s == 1) {
+								*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0xc | opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD2MiscFP(in, w) {
-									return
-								}
+								return
 							}
 						}
-						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 176
+						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 181
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD2MiscFP}
+							a := w >> 23 & 0x1
+							sz := w >> 22 & 0x1
+							opc := w >> 12 & 0x7
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0x18|opc, s == 1) {
+								*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0x18 | opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD2MiscFP(in, w) {
-									return
-								}
+								return
 							}
 						}
-						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 178
+						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 184
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD2Misc}
+							size := w >> 22 & 0x3
+							opc := w >> 12 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdTwoMiscOK(q, u, size, opc, s == 1) {
+								*in = inst{op: opSIMD2Misc, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD2Misc(in, w) {
-									return
-								}
+								return
 							}
 						}
 					case 0x00100000:
-						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 182
-							*in = inst{op: opSIMDAcross}
-							in.pre |= preFP
-							if decodeSIMDAcross(in, w) {
+						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 190
+							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
+							size := w >> 22 & 0x3
+							opc := w >> 12 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if simdAcrossOK(q, u, size, opc) {
+								*in = inst{op: opSIMDAcross, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc)}
+								in.pre |= preFP
 								return
 							}
 						}
 					}
 				case 0x00000000:
-					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 184
+					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 193
 						q := w >> 30 & 0x1
+						u := w >> 29 & 0x1
 						s := w >> 28 & 0x1
-						if s == 0 || q == 1 {
-							*in = inst{op: opSIMD3Diff}
+						size := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						opc := w >> 12 & 0xf
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if (s == 0 || q == 1) && simdThreeDiffOK(u, size, opc, s == 1) {
+							*in = inst{op: opSIMD3Diff, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 							in.pre |= preFP
-							if decodeSIMD3Diff(in, w) {
-								return
-							}
+							return
 						}
 					}
 				}
 			case 0x00000000:
 				switch w & 0x20008000 {
 				case 0x00000000:
-					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 205
+					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 215
 						*in = inst{op: opSIMDPermute}
 						in.pre |= preFP
 						if decodeSIMDPermute(in, w) {
 							return
 						}
 					}
-					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 209
+					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 219
 						*in = inst{op: opSIMDTbl}
 						in.pre |= preFP
 						if decodeSIMDTbl(in, w) {
@@ -1064,7 +1108,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x20000000:
-					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 207
+					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 217
 						*in = inst{op: opSIMDExt}
 						in.pre |= preFP
 						if decodeSIMDExt(in, w) {
@@ -1074,14 +1118,14 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000400:
-			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 211
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 221
 				*in = inst{op: opSIMDModImm}
 				in.pre |= preFP
 				if decodeSIMDModImm(in, w) {
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 213
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 223
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
@@ -1094,7 +1138,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 215
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 225
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				if s == 0 || q == 1 {
@@ -1109,14 +1153,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 221
+			if w&0x9f000000 == 0x10000000 { // ADR, line 231
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 222
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 232
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -1126,7 +1170,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 224
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 234
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1136,7 +1180,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 225
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 235
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1146,7 +1190,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 226
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 236
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1156,7 +1200,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 227
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 237
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1170,7 +1214,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 229
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 239
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1183,7 +1227,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 231
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 241
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1196,7 +1240,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 233
+			if w&0x7f800000 == 0x52000000 { // EORi, line 243
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1209,7 +1253,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 235
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 245
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1222,7 +1266,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 239
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 249
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1233,7 +1277,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 240
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 250
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1244,7 +1288,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 244
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 254
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1255,7 +1299,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 252
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 262
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1267,7 +1311,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 254
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 264
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1280,7 +1324,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 257
+			if w&0x7f800000 == 0x33000000 { // BFM, line 267
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1293,7 +1337,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 260
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 270
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1305,7 +1349,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 262
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 272
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1317,7 +1361,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 264
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 274
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1330,7 +1374,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 269
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 279
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1357,13 +1401,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 328
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 338
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 329
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 339
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1380,7 +1424,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 330
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 340
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1389,28 +1433,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 292
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 302
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 293
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 303
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 295
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 305
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 296
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 306
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 297
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 307
 								*in = inst{op: opISB}
 								return
 							}
@@ -1418,19 +1462,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 305
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 315
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 306
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 316
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 307
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 317
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1439,12 +1483,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 311
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 321
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 313
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 323
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1455,42 +1499,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 315
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 325
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 316
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 326
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 317
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 327
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 318
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 328
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 319
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 329
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 320
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 330
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 323
+								if w&0xffffff80 == 0xd5087800 { // AT, line 333
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1499,7 +1543,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 326
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 336
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1509,7 +1553,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 283
+				if w&0xff000010 == 0x54000000 { // Bcond, line 293
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1518,19 +1562,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 285
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 295
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 286
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 296
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 287
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 297
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1538,25 +1582,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 273
+			if w&0xfc000000 == 0x14000000 { // B, line 283
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 274
+			if w&0xfc000000 == 0x94000000 { // BL, line 284
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 275
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 285
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 276
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 286
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1567,18 +1611,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 273
+			if w&0xfc000000 == 0x14000000 { // B, line 283
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 274
+			if w&0xfc000000 == 0x94000000 { // BL, line 284
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 279
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 289
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1586,7 +1630,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 280
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 290
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1597,25 +1641,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 334
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 344
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 335
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 345
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 336
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 346
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 337
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 347
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1626,34 +1670,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 367
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 377
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 368
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 378
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 369
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 379
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 370
+				if w&0xff000000 == 0xd8000000 { // NOP, line 380
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 384
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 394
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1664,11 +1708,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 385
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 395
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 386
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 396
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1685,7 +1729,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 389
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 399
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1696,11 +1740,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 393
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 403
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 394
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 404
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1715,7 +1759,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 390
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 400
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1726,7 +1770,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 395
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 405
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1741,7 +1785,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 391
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 401
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1752,7 +1796,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 397
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 407
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1767,7 +1811,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 392
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 402
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1778,7 +1822,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 398
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 408
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1795,7 +1839,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 405
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 415
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1808,7 +1852,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 406
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 416
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1819,7 +1863,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 407
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 417
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1831,7 +1875,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 413
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 423
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1846,14 +1890,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 415
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 425
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 416
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 426
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1874,7 +1918,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 450
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 460
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1883,7 +1927,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 451
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 461
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1892,7 +1936,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 452
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 462
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1901,7 +1945,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 453
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 463
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1910,7 +1954,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 457
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 467
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1921,7 +1965,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 458
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 468
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1932,7 +1976,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 460
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 470
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1941,7 +1985,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 461
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 471
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1951,7 +1995,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 462
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 472
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1960,7 +2004,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 463
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 473
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1972,7 +2016,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 465
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 475
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1980,7 +2024,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 466
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 476
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1991,7 +2035,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 467
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 477
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2000,7 +2044,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 468
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 478
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2009,7 +2053,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 469
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 479
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2018,7 +2062,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 470
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 480
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2028,7 +2072,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 473
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 483
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -2044,7 +2088,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 475
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 485
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2052,7 +2096,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 476
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 486
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2060,27 +2104,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 477
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 487
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 478
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 488
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 479
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 489
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 480
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 490
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2088,7 +2132,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 481
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 491
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2097,7 +2141,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 485
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 495
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2106,7 +2150,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 486
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 496
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2116,7 +2160,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 487
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 497
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2124,7 +2168,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 488
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 498
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2133,7 +2177,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 489
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 499
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2141,7 +2185,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 490
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 500
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2150,7 +2194,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 491
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 501
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2158,7 +2202,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 492
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 502
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2496,15 +2540,19 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 184
+						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 193
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD3Diff}
+							size := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							opc := w >> 12 & 0xf
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdThreeDiffOK(u, size, opc, s == 1) {
+								*in = inst{op: opSIMD3Diff, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD3Diff(in, w) {
-									return
-								}
+								return
 							}
 						}
 					case 0x00000800:
@@ -2522,43 +2570,59 @@ func decode(in *inst, w uint32) {
 									return
 								}
 							}
-							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 175
+							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 179
 								q := w >> 30 & 0x1
+								u := w >> 29 & 0x1
 								s := w >> 28 & 0x1
-								if s == 0 || q == 1 {
-									*in = inst{op: opSIMD2MiscFP}
+								a := w >> 23 & 0x1
+								sz := w >> 22 & 0x1
+								opc := w >> 12 & 0x3
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0xc|opc, s == 1) {
+									*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0xc | opc), neg: (s) != 0}
 									in.pre |= preFP
-									if decodeSIMD2MiscFP(in, w) {
-										return
-									}
+									return
 								}
 							}
-							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 176
+							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 181
 								q := w >> 30 & 0x1
+								u := w >> 29 & 0x1
 								s := w >> 28 & 0x1
-								if s == 0 || q == 1 {
-									*in = inst{op: opSIMD2MiscFP}
+								a := w >> 23 & 0x1
+								sz := w >> 22 & 0x1
+								opc := w >> 12 & 0x7
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0x18|opc, s == 1) {
+									*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0x18 | opc), neg: (s) != 0}
 									in.pre |= preFP
-									if decodeSIMD2MiscFP(in, w) {
-										return
-									}
+									return
 								}
 							}
-							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 178
+							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 184
 								q := w >> 30 & 0x1
+								u := w >> 29 & 0x1
 								s := w >> 28 & 0x1
-								if s == 0 || q == 1 {
-									*in = inst{op: opSIMD2Misc}
+								size := w >> 22 & 0x3
+								opc := w >> 12 & 0x1f
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if (s == 0 || q == 1) && simdTwoMiscOK(q, u, size, opc, s == 1) {
+									*in = inst{op: opSIMD2Misc, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 									in.pre |= preFP
-									if decodeSIMD2Misc(in, w) {
-										return
-									}
+									return
 								}
 							}
-							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 180
-								*in = inst{op: opSIMDPairwise}
-								in.pre |= preFP
-								if decodeSIMDPairwise(in, w) {
+							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 187
+								u := w >> 29 & 0x1
+								size := w >> 22 & 0x3
+								opc := w >> 12 & 0x1f
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if simdPairwiseScalarOK(u, size, opc) {
+									*in = inst{op: opSIMDPairwise, sf: (1) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (1) != 0}
+									in.pre |= preFP
 									return
 								}
 							}
@@ -2592,26 +2656,35 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 171
+						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 173
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD3SameFP}
+							a := w >> 23 & 0x1
+							sz := w >> 22 & 0x1
+							rm := w >> 16 & 0x1f
+							opc := w >> 11 & 0x7
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdThreeSameFPOK(q, u, a, sz, opc, s == 1) {
+								*in = inst{op: opSIMD3SameFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD3SameFP(in, w) {
-									return
-								}
+								return
 							}
 						}
-						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 173
+						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 176
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD3Same}
+							size := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							opc := w >> 11 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdThreeSameOK(q, u, size, opc, s == 1) {
+								*in = inst{op: opSIMD3Same, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD3Same(in, w) {
-									return
-								}
+								return
 							}
 						}
 					}
@@ -2646,7 +2719,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x40000000:
-					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 187
+					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 197
 						imm5 := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rd := w >> 0 & 0x1f
@@ -2675,7 +2748,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 213
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 223
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
@@ -2687,7 +2760,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 215
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 225
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -2751,11 +2824,11 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opVLDRreg:
 		c.execVLDRreg((*vldstregArgs)(in), pc)
 	case opSIMD3SameFP:
-		c.execSIMD3SameFP((*simdArgs)(in), pc)
+		c.execSIMD3SameFP((*simdfpArgs)(in), pc)
 	case opSIMD3Same:
 		c.execSIMD3Same((*simdArgs)(in), pc)
 	case opSIMD2MiscFP:
-		c.execSIMD2MiscFP((*simdArgs)(in), pc)
+		c.execSIMD2MiscFP((*simdfpArgs)(in), pc)
 	case opSIMD2Misc:
 		c.execSIMD2Misc((*simdArgs)(in), pc)
 	case opSIMDPairwise:

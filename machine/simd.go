@@ -564,39 +564,6 @@ func simdWord(in *inst, w uint32, ok bool) bool {
 	return ok
 }
 
-func decodeSIMD3SameFP(in *inst, w uint32) bool {
-	return simdWord(in, w, simdThreeSameFPOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD3SameFP(a *simdArgs, _ uint64) { c.simdThreeSameFP(uint32(a.imm), a.scalar()) }
-
-func decodeSIMD3Same(in *inst, w uint32) bool {
-	return simdWord(in, w, simdThreeSameOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD3Same(a *simdArgs, _ uint64) { c.simdThreeSame(uint32(a.imm), a.scalar()) }
-
-func decodeSIMD2MiscFP(in *inst, w uint32) bool {
-	return simdWord(in, w, simdTwoMiscFPOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD2MiscFP(a *simdArgs, _ uint64) { c.simdTwoMiscFP(uint32(a.imm), a.scalar()) }
-
-func decodeSIMD2Misc(in *inst, w uint32) bool {
-	return simdWord(in, w, simdTwoMiscOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD2Misc(a *simdArgs, _ uint64) { c.simdTwoMisc(uint32(a.imm), a.scalar()) }
-
-func decodeSIMDPairwise(in *inst, w uint32) bool {
-	return simdWord(in, w, simdPairwiseScalarOK(w))
-}
-func (c *CPU) execSIMDPairwise(a *simdArgs, _ uint64) { c.simdPairwiseScalar(uint32(a.imm)) }
-
-func decodeSIMDAcross(in *inst, w uint32) bool      { return simdWord(in, w, simdAcrossOK(w)) }
-func (c *CPU) execSIMDAcross(a *simdArgs, _ uint64) { c.simdAcross(uint32(a.imm)) }
-
-func decodeSIMD3Diff(in *inst, w uint32) bool {
-	return simdWord(in, w, simdThreeDiffOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD3Diff(a *simdArgs, _ uint64) { c.simdThreeDiff(uint32(a.imm), a.scalar()) }
-
 func decodeSIMDPermute(in *inst, w uint32) bool      { return simdWord(in, w, simdPermuteOK(w)) }
 func (c *CPU) execSIMDPermute(a *simdArgs, _ uint64) { c.simdPermute(uint32(a.imm)) }
 

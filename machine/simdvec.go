@@ -106,9 +106,10 @@ func satShiftBy(x, s uint64, n uint, signed, round bool) (uint64, bool) {
 	return r, false
 }
 
-// simdThreeSameOK reports whether simdThreeSame implements w (the decoder asks).
-func simdThreeSameOK(w uint32, scalar bool) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
+// simdThreeSameOK reports whether execSIMD3Same implements the fields
+// (the table's condition).
+func simdThreeSameOK(qf, uf, size, opc uint32, scalar bool) bool {
+	q, u := qf == 1, uf == 1
 	if scalar {
 		switch opc {
 		case 0x01, 0x05, 0x09, 0x0b: // SQADD/UQADD, SQSUB/UQSUB, [SU]Q[R]SHL
@@ -152,10 +153,10 @@ func simdThreeSameOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdThreeSame executes the integer three-same group.
-func (c *CPU) simdThreeSame(w uint32, scalar bool) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMD3Same executes the integer three-same group.
+func (c *CPU) execSIMD3Same(arg *simdArgs, _ uint64) {
+	q, u, size, opc, scalar := arg.sf, arg.u() == 1, uint32(arg.size()), uint32(arg.opcode()), arg.scalar()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	esz := uint(size)
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	if opc == 0x03 { // logical
@@ -327,9 +328,10 @@ func pmul(x, y uint64, n uint) uint64 {
 	return r
 }
 
-// simdThreeSameFPOK reports whether simdThreeSameFP implements w (the decoder asks).
-func simdThreeSameFPOK(w uint32, scalar bool) bool {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
+// simdThreeSameFPOK reports whether execSIMD3SameFP implements the
+// fields (the table's condition).
+func simdThreeSameFPOK(qf, u, a, sz, opc uint32, scalar bool) bool {
+	q := qf == 1
 	if !scalar && sz == 1 && !q {
 		return false
 	}
@@ -351,12 +353,12 @@ func simdThreeSameFPOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdThreeSameFP is the FP three-same group (single and double).
-func (c *CPU) simdThreeSameFP(w uint32, scalar bool) {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
+// execSIMD3SameFP is the FP three-same group (single and double).
+func (c *CPU) execSIMD3SameFP(arg *simdfpArgs, _ uint64) {
+	q, u, a, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.a()), uint32(arg.opcode()), arg.scalar()
 	key := u<<4 | a<<3 | opc
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	esz := uint(2 + sz)
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
+	esz := uint(arg.esize())
 	va, vb, vd := c.vr[rn], c.vr[rm], c.vr[rd]
 	n := vecShape(q, esz, scalar)
 	s := &c.fp
@@ -448,12 +450,13 @@ func accSat(d, x uint64, n uint, signed bool) (uint64, bool) {
 	}
 }
 
-// simdTwoMiscOK reports whether simdTwoMisc implements w (the decoder asks).
-func simdTwoMiscOK(w uint32, scalar bool) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+// simdTwoMiscOK reports whether execSIMD2Misc implements the fields (the
+// table's condition).
+func simdTwoMiscOK(qf, u, size, opc uint32, scalar bool) bool {
+	q := qf == 1
 	key := u<<5 | opc
 	if opc >= 0x0c && opc <= 0x0f || opc >= 0x18 {
-		return simdTwoMiscFPOK(w, scalar)
+		return simdTwoMiscFPOK(qf, u, size>>1, size&1, opc, scalar)
 	}
 	if scalar {
 		switch key {
@@ -518,10 +521,10 @@ func simdTwoMiscOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdTwoMisc is the two-register miscellaneous group.
-func (c *CPU) simdTwoMisc(w uint32, scalar bool) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
+// execSIMD2Misc is the two-register miscellaneous group.
+func (c *CPU) execSIMD2Misc(arg *simdArgs, _ uint64) {
+	q, u, size, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.size()), uint32(arg.opcode()), arg.scalar()
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	esz := uint(size)
 	key := u<<5 | opc
 	a, d := c.vr[rn], c.vr[rd]
@@ -716,9 +719,10 @@ func (c *CPU) writeNarrow(rd uint32, r [2]uint64, q bool) {
 	c.vr[rd] = [2]uint64{r[0], 0}
 }
 
-// simdTwoMiscFPOK reports whether simdTwoMiscFP implements w (the decoder asks).
-func simdTwoMiscFPOK(w uint32, scalar bool) bool {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
+// simdTwoMiscFPOK reports whether execSIMD2MiscFP implements the fields
+// (the table's condition).
+func simdTwoMiscFPOK(qf, u, a, sz, opc uint32, scalar bool) bool {
+	q := qf == 1
 	if !scalar && sz == 1 && !q {
 		return false
 	}
@@ -747,12 +751,12 @@ func simdTwoMiscFPOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdTwoMiscFP is the FP part of two-register miscellaneous.
-func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
-	rd, rn := w&31, w>>5&31
+// execSIMD2MiscFP is the FP part of two-register miscellaneous.
+func (c *CPU) execSIMD2MiscFP(arg *simdfpArgs, _ uint64) {
+	q, u, a, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.a()), uint32(arg.opcode()), arg.scalar()
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	key := u<<6 | a<<5 | opc
-	esz := uint(2 + sz)
+	esz := uint(arg.esize())
 	s := &c.fp
 	src := c.vr[rn]
 	n := vecShape(q, esz, scalar)
@@ -809,9 +813,10 @@ func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) {
 	c.finish(rd, r, q, scalar, esz)
 }
 
-// simdAcrossOK reports whether simdAcross implements w (the decoder asks).
-func simdAcrossOK(w uint32) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+// simdAcrossOK reports whether execSIMDAcross implements the fields (the
+// table's condition).
+func simdAcrossOK(qf, u, size, opc uint32) bool {
+	q := qf == 1
 	switch {
 	case opc == 0x0c || opc == 0x0f:
 		if u != 1 || size&1 != 0 || !q {
@@ -827,10 +832,10 @@ func simdAcrossOK(w uint32) bool {
 	return true
 }
 
-// simdAcross is the across-lanes group.
-func (c *CPU) simdAcross(w uint32) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
+// execSIMDAcross is the across-lanes group.
+func (c *CPU) execSIMDAcross(arg *simdArgs, _ uint64) {
+	q, u, size, opc := arg.sf, uint32(arg.u()), uint32(arg.size()), uint32(arg.opcode())
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	esz := uint(size)
 	fpOp := opc == 0x0c || opc == 0x0f
 	if fpOp {
@@ -883,9 +888,9 @@ func (c *CPU) simdAcross(w uint32) {
 	}
 }
 
-// simdPairwiseScalarOK reports whether simdPairwiseScalar implements w (the decoder asks).
-func simdPairwiseScalarOK(w uint32) bool {
-	u, size, opc := w>>29&1, w>>22&3, w>>12&31
+// simdPairwiseScalarOK reports whether execSIMDPairwise implements the
+// fields (the table's condition).
+func simdPairwiseScalarOK(u, size, opc uint32) bool {
 	switch {
 	case u == 0 && opc == 0x1b:
 		if size != 3 {
@@ -901,11 +906,11 @@ func simdPairwiseScalarOK(w uint32) bool {
 	return true
 }
 
-// simdPairwiseScalar is ADDP (scalar) and the FP pairwise reductions of a
+// execSIMDPairwise is ADDP (scalar) and the FP pairwise reductions of a
 // two-element vector.
-func (c *CPU) simdPairwiseScalar(w uint32) {
-	size, opc := w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
+func (c *CPU) execSIMDPairwise(arg *simdArgs, _ uint64) {
+	size, opc := uint32(arg.size()), uint32(arg.opcode())
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	esz := 2 + uint(size&1) // FP: single or double
 	if opc == 0x1b {
 		esz = 3 // ADDP
@@ -924,9 +929,9 @@ func (c *CPU) simdPairwiseScalar(w uint32) {
 	c.setScalar(rd, v, esz)
 }
 
-// simdThreeDiffOK reports whether simdThreeDiff implements w (the decoder asks).
-func simdThreeDiffOK(w uint32, scalar bool) bool {
-	u, size, opc := w>>29&1, w>>22&3, w>>12&15
+// simdThreeDiffOK reports whether execSIMD3Diff implements the fields
+// (the table's condition).
+func simdThreeDiffOK(u, size, opc uint32, scalar bool) bool {
 	switch opc {
 	case 9, 11, 13: // SQDMLAL, SQDMLSL, SQDMULL
 		if u != 0 || size == 0 || size == 3 {
@@ -946,11 +951,11 @@ func simdThreeDiffOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdThreeDiff is the three-different group (widening and narrowing),
+// execSIMD3Diff is the three-different group (widening and narrowing),
 // whose scalar forms are SQDMLAL, SQDMLSL and SQDMULL.
-func (c *CPU) simdThreeDiff(w uint32, scalar bool) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&15
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+func (c *CPU) execSIMD3Diff(arg *simdArgs, _ uint64) {
+	q, u, size, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.size()), uint32(arg.opcode()), arg.scalar()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	esz := uint(size)
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	nb := uint(8 << esz)
