@@ -335,6 +335,22 @@ type inselemArgs inst
 func (a *inselemArgs) esize() uint8     { return a.amt }
 func (a *inselemArgs) srcIndex() uint64 { return a.im2 }
 
+// TBL, TBX (vector): the number of table registers (from rn on), TBX.
+//
+// tblArgs is inst viewed as the operands of &tbl (a64.decode).
+type tblArgs inst
+
+func (a *tblArgs) regs() uint8 { return a.amt }
+func (a *tblArgs) tbx() bool   { return a.neg }
+
+// Modified immediate (vector): MOVI, MVNI, ORR, BIC, FMOV; imm = the
+// expanded immediate (64 bits, replicated to both halves).
+//
+// modimmArgs is inst viewed as the operands of &modimm (a64.decode).
+type modimmArgs inst
+
+func (a *modimmArgs) form() uint8 { return a.sh }
+
 // MOVK: imm = the new halfword in place, keep = the bits it leaves, old =
 // Rd read as a source.
 //
@@ -536,7 +552,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 356
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 363
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -546,7 +562,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 359
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 366
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -560,7 +576,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 360
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 367
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -571,7 +587,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 361
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 368
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -584,7 +600,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 372
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 379
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -599,7 +615,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 362
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 369
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -609,7 +625,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 363
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 370
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -620,7 +636,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 366
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 373
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -635,7 +651,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 386
+				if w&0x7e400000 == 0x28000000 { // STP, line 393
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -649,7 +665,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 388
+				if w&0x7e400000 == 0x28400000 { // LDP, line 395
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -663,7 +679,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 390
+				if w&0xfe400000 == 0x68400000 { // LDP, line 397
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -682,14 +698,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 434
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 441
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 437
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 444
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -703,7 +719,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 435
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 442
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -717,7 +733,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 439
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 446
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -731,7 +747,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 441
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 448
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -745,7 +761,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 444
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 451
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -757,7 +773,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 455
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 462
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -770,7 +786,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 446
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 453
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -782,7 +798,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 456
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 463
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -795,7 +811,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 448
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 455
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -807,7 +823,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 457
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 464
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -820,7 +836,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 450
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 457
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -832,7 +848,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 458
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 465
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -881,7 +897,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 228
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 235
 				rn := w >> 5 & 0x1f
 				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
@@ -1094,38 +1110,64 @@ func decode(in *inst, w uint32) {
 				switch w & 0x20008000 {
 				case 0x00000000:
 					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 215
-						*in = inst{op: opSIMDPermute}
-						in.pre |= preFP
-						if decodeSIMDPermute(in, w) {
+						q := w >> 30 & 0x1
+						size := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						opc := w >> 12 & 0x7
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if opc != 0 && opc != 4 && (size != 3 || q == 1) {
+							*in = inst{op: opSIMDPermute, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(size), cc: uint8(opc)}
+							in.pre |= preFP
 							return
 						}
 					}
-					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 219
-						*in = inst{op: opSIMDTbl}
-						in.pre |= preFP
-						if decodeSIMDTbl(in, w) {
+					if w&0xbf208c00 == 0x0e000000 { // SIMDTbl, line 222
+						q := w >> 30 & 0x1
+						op2 := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						len := w >> 13 & 0x3
+						op := w >> 12 & 0x1
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if op2 == 0 {
+							*in = inst{op: opSIMDTbl, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(len + 1), neg: (op) != 0}
+							in.pre |= preFP
 							return
 						}
 					}
 				case 0x20000000:
-					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 217
-						*in = inst{op: opSIMDExt}
-						in.pre |= preFP
-						if decodeSIMDExt(in, w) {
+					if w&0xbf208400 == 0x2e000000 { // SIMDExt, line 218
+						q := w >> 30 & 0x1
+						op2 := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						imm4 := w >> 11 & 0xf
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if op2 == 0 && (q == 1 || imm4 < 8) {
+							*in = inst{op: opSIMDExt, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), imm: uint64(imm4)}
+							in.pre |= preFP
 							return
 						}
 					}
 				}
 			}
 		case 0x01000400:
-			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 221
-				*in = inst{op: opSIMDModImm}
-				in.pre |= preFP
-				if decodeSIMDModImm(in, w) {
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 227
+				q := w >> 30 & 0x1
+				op := w >> 29 & 0x1
+				abc := w >> 16 & 0x7
+				cmode := w >> 12 & 0xf
+				o2 := w >> 11 & 0x1
+				defgh := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if o2 == 0 && (cmode != 15 || op == 0 || q == 1) {
+					*in = inst{op: opSIMDModImm, sf: (q) != 0, rd: uint8(rd), sh: uint8(modImmForm(op, cmode)), imm: uint64(modImmExpand(op, cmode, abc<<5|defgh))}
+					in.pre |= preFP
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 223
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 230
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
@@ -1138,7 +1180,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 225
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 232
 				q := w >> 30 & 0x1
 				s := w >> 28 & 0x1
 				if s == 0 || q == 1 {
@@ -1153,14 +1195,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 231
+			if w&0x9f000000 == 0x10000000 { // ADR, line 238
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 232
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 239
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -1170,7 +1212,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 234
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 241
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1180,7 +1222,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 235
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 242
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1190,7 +1232,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 236
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 243
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1200,7 +1242,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 237
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 244
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1214,7 +1256,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 239
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 246
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1227,7 +1269,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 241
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 248
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1240,7 +1282,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 243
+			if w&0x7f800000 == 0x52000000 { // EORi, line 250
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1253,7 +1295,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 245
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 252
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1266,7 +1308,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 249
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 256
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1277,7 +1319,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 250
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 257
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1288,7 +1330,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 254
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 261
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1299,7 +1341,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 262
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 269
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1311,7 +1353,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 264
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 271
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1324,7 +1366,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 267
+			if w&0x7f800000 == 0x33000000 { // BFM, line 274
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1337,7 +1379,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 270
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 277
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1349,7 +1391,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 272
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 279
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1361,7 +1403,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 274
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 281
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1374,7 +1416,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 279
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 286
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1401,13 +1443,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 338
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 345
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 339
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 346
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1424,7 +1466,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 340
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 347
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1433,28 +1475,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 302
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 309
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 303
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 310
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 305
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 312
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 306
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 313
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 307
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 314
 								*in = inst{op: opISB}
 								return
 							}
@@ -1462,19 +1504,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 315
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 322
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 316
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 323
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 317
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 324
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1483,12 +1525,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 321
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 328
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 323
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 330
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1499,42 +1541,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 325
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 332
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 326
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 333
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 327
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 334
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 328
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 335
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 329
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 336
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 330
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 337
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 333
+								if w&0xffffff80 == 0xd5087800 { // AT, line 340
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1543,7 +1585,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 336
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 343
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1553,7 +1595,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 293
+				if w&0xff000010 == 0x54000000 { // Bcond, line 300
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1562,19 +1604,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 295
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 302
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 296
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 303
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 297
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 304
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1582,25 +1624,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 283
+			if w&0xfc000000 == 0x14000000 { // B, line 290
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 284
+			if w&0xfc000000 == 0x94000000 { // BL, line 291
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 285
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 292
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 286
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 293
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1611,18 +1653,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 283
+			if w&0xfc000000 == 0x14000000 { // B, line 290
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 284
+			if w&0xfc000000 == 0x94000000 { // BL, line 291
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 289
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 296
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1630,7 +1672,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 290
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 297
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1641,25 +1683,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 344
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 351
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 345
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 352
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 346
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 353
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 347
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 354
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1670,34 +1712,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 377
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 384
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 378
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 385
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 379
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 386
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 380
+				if w&0xff000000 == 0xd8000000 { // NOP, line 387
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 394
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 401
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1708,11 +1750,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 395
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 402
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 396
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 403
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1729,7 +1771,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 399
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 406
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1740,11 +1782,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 403
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 410
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 404
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 411
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1759,7 +1801,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 400
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 407
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1770,7 +1812,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 405
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 412
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1785,7 +1827,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 401
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 408
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1796,7 +1838,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 407
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 414
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1811,7 +1853,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 402
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 409
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1822,7 +1864,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 408
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 415
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1839,7 +1881,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 415
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 422
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1852,7 +1894,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 416
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 423
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1863,7 +1905,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 417
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 424
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1875,7 +1917,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 423
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 430
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1890,14 +1932,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 425
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 432
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 426
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 433
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1918,7 +1960,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 460
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 467
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1927,7 +1969,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 461
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 468
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1936,7 +1978,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 462
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 469
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1945,7 +1987,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 463
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 470
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1954,7 +1996,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 467
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 474
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1965,7 +2007,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 468
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 475
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1976,7 +2018,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 470
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 477
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1985,7 +2027,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 471
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 478
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1995,7 +2037,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 472
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 479
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2004,7 +2046,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 473
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 480
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2016,7 +2058,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 475
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 482
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2024,7 +2066,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 476
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 483
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2035,7 +2077,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 477
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 484
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2044,7 +2086,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 478
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 485
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2053,7 +2095,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 479
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 486
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2062,7 +2104,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 480
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 487
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2072,7 +2114,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 483
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 490
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -2088,7 +2130,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 485
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 492
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2096,7 +2138,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 486
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 493
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2104,27 +2146,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 487
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 494
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 488
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 495
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 489
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 496
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 490
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 497
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2132,7 +2174,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 491
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 498
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2141,7 +2183,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 495
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 502
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2150,7 +2192,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 496
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 503
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2160,7 +2202,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 497
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 504
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2168,7 +2210,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 498
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 505
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2177,7 +2219,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 499
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 506
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2185,7 +2227,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 500
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 507
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2194,7 +2236,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 501
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 508
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2202,7 +2244,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 502
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 509
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2748,7 +2790,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 223
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 230
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
@@ -2760,7 +2802,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 225
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 232
 					q := w >> 30 & 0x1
 					s := w >> 28 & 0x1
 					if s == 0 || q == 1 {
@@ -2854,11 +2896,11 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opSIMDPermute:
 		c.execSIMDPermute((*simdArgs)(in), pc)
 	case opSIMDExt:
-		c.execSIMDExt((*simdArgs)(in), pc)
+		c.execSIMDExt(in, pc)
 	case opSIMDTbl:
-		c.execSIMDTbl((*simdArgs)(in), pc)
+		c.execSIMDTbl((*tblArgs)(in), pc)
 	case opSIMDModImm:
-		c.execSIMDModImm((*simdArgs)(in), pc)
+		c.execSIMDModImm((*modimmArgs)(in), pc)
 	case opSIMDShiftImm:
 		c.execSIMDShiftImm((*simdArgs)(in), pc)
 	case opSIMDByElem:

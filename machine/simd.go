@@ -564,18 +564,6 @@ func simdWord(in *inst, w uint32, ok bool) bool {
 	return ok
 }
 
-func decodeSIMDPermute(in *inst, w uint32) bool      { return simdWord(in, w, simdPermuteOK(w)) }
-func (c *CPU) execSIMDPermute(a *simdArgs, _ uint64) { c.simdPermute(uint32(a.imm)) }
-
-func decodeSIMDExt(in *inst, w uint32) bool      { return simdWord(in, w, simdExtOK(w)) }
-func (c *CPU) execSIMDExt(a *simdArgs, _ uint64) { c.simdExt(uint32(a.imm)) }
-
-func decodeSIMDTbl(in *inst, w uint32) bool      { return simdWord(in, w, simdTblOK(w)) }
-func (c *CPU) execSIMDTbl(a *simdArgs, _ uint64) { c.simdTbl(uint32(a.imm)) }
-
-func decodeSIMDModImm(in *inst, w uint32) bool      { return simdWord(in, w, simdModImmOK(w)) }
-func (c *CPU) execSIMDModImm(a *simdArgs, _ uint64) { c.simdModImm(uint32(a.imm)) }
-
 func decodeSIMDShiftImm(in *inst, w uint32) bool {
 	return simdWord(in, w, simdShiftImmOK(w, w>>28&1 == 1))
 }

@@ -1134,19 +1134,10 @@ func (c *CPU) execSIMDUMOV(a *copyArgs, _ uint64) {
 	c.r[a.rd] = elem(c.vr[a.rn], uint(a.imm), uint(a.esize()))
 }
 
-// simdPermuteOK reports whether simdPermute implements w (the decoder asks).
-func simdPermuteOK(w uint32) bool {
-	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
-	if opc == 0 || opc == 4 || size == 3 && !q {
-		return false
-	}
-	return true
-}
-
-// simdPermute is UZP1/2, TRN1/2, ZIP1/2.
-func (c *CPU) simdPermute(w uint32) {
-	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMDPermute is UZP1/2, TRN1/2, ZIP1/2.
+func (c *CPU) execSIMDPermute(arg *simdArgs, _ uint64) {
+	q, size, opc := arg.sf, uint32(arg.size()), uint32(arg.opcode())
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	esz := uint(size)
 	a, b := c.vr[rn], c.vr[rm]
 	n := vecShape(q, esz, false)
@@ -1182,19 +1173,10 @@ func (c *CPU) simdPermute(w uint32) {
 	c.setVec(rd, r, q)
 }
 
-// simdExtOK reports whether simdExt implements w (the decoder asks).
-func simdExtOK(w uint32) bool {
-	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
-	if w>>22&3 != 0 || !q && imm4 >= 8 {
-		return false
-	}
-	return true
-}
-
-// simdExt is EXT.
-func (c *CPU) simdExt(w uint32) {
-	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMDExt is EXT.
+func (c *CPU) execSIMDExt(in *inst, _ uint64) {
+	q, imm4 := in.sf, uint(in.imm)
+	rd, rn, rm := uint32(in.rd), uint32(in.rn), uint32(in.rm)
 	a, b := c.vr[rn], c.vr[rm]
 	n := vecShape(q, 0, false)
 	var r [2]uint64
@@ -1209,15 +1191,10 @@ func (c *CPU) simdExt(w uint32) {
 	c.setVec(rd, r, q)
 }
 
-// simdTblOK reports whether simdTbl implements w (the decoder asks).
-func simdTblOK(w uint32) bool {
-	return w>>22&3 == 0
-}
-
-// simdTbl is TBL and TBX.
-func (c *CPU) simdTbl(w uint32) {
-	q, l, tbx := w>>30&1 == 1, uint(w>>13&3)+1, w>>12&1 == 1
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMDTbl is TBL and TBX.
+func (c *CPU) execSIMDTbl(arg *tblArgs, _ uint64) {
+	q, l, tbx := arg.sf, uint(arg.regs()), arg.tbx()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	idx, d := c.vr[rm], c.vr[rd]
 	var r [2]uint64
 	for i := uint(0); i < vecShape(q, 0, false); i++ {
@@ -1232,21 +1209,32 @@ func (c *CPU) simdTbl(w uint32) {
 	c.setVec(rd, r, q)
 }
 
-// simdModImmOK reports whether simdModImm implements w (the decoder asks).
-func simdModImmOK(w uint32) bool {
-	q, op, cmode, o2 := w>>30&1 == 1, w>>29&1, w>>12&15, w>>11&1
-	if o2 != 0 || cmode == 15 && op == 1 && !q {
-		return false
+// The forms of a modified immediate's operation (modimmArgs.form).
+const (
+	modImmMOVI = iota // MOVI, FMOV: the immediate
+	modImmMVNI        // its complement
+	modImmORR         // rd | the immediate
+	modImmBIC         // rd &^ the immediate
+)
+
+// modImmForm is the operation of a modified immediate's op and cmode.
+func modImmForm(op, cmode uint32) uint8 {
+	isLogic := cmode&1 == 1 && cmode < 12
+	switch {
+	case isLogic && op == 0:
+		return modImmORR
+	case isLogic:
+		return modImmBIC
+	case op == 1 && cmode < 14:
+		return modImmMVNI
 	}
-	return true
+	return modImmMOVI
 }
 
-// simdModImm is MOVI, MVNI, ORR, BIC (vector, immediate) and FMOV
-// (vector, immediate).
-func (c *CPU) simdModImm(w uint32) {
-	q, op, cmode := w>>30&1 == 1, w>>29&1, w>>12&15
-	rd := w & 31
-	imm8 := uint64(w>>16&7<<5 | w>>5&31)
+// modImmExpand is AdvSIMDExpandImm: the 64-bit immediate of op, cmode
+// and imm8 (a:b:c:d:e:f:g:h).
+func modImmExpand(op, cmode, imm8w uint32) uint64 {
+	imm8 := uint64(imm8w)
 	var imm uint64
 	switch cmode >> 1 {
 	case 0, 1, 2, 3:
@@ -1275,22 +1263,27 @@ func (c *CPU) simdModImm(w uint32) {
 			imm = vfpExpandImm(uint32(imm8), 3)
 		}
 	}
-	d := c.vr[rd]
+	return imm
+}
+
+// execSIMDModImm executes MOVI, MVNI, ORR, BIC (vector, immediate) and
+// FMOV (vector, immediate).
+func (c *CPU) execSIMDModImm(arg *modimmArgs, _ uint64) {
+	imm, d := arg.imm, c.vr[arg.rd]
 	var r [2]uint64
-	isLogic := cmode&1 == 1 && cmode < 12
 	for i := range 2 {
-		switch {
-		case isLogic && op == 0: // ORR
+		switch arg.form() {
+		case modImmORR:
 			r[i] = d[i] | imm
-		case isLogic: // BIC
+		case modImmBIC:
 			r[i] = d[i] &^ imm
-		case op == 1 && cmode < 14: // MVNI
+		case modImmMVNI:
 			r[i] = ^imm
 		default:
 			r[i] = imm
 		}
 	}
-	c.setVec(rd, r, q)
+	c.setVec(uint32(arg.rd), r, arg.sf)
 }
 
 // simdShiftImmOK reports whether simdShiftImm implements w (the decoder asks).
