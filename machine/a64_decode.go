@@ -351,6 +351,33 @@ type modimmArgs inst
 
 func (a *modimmArgs) form() uint8 { return a.sh }
 
+// Shift by immediate: U, the log2 element size (from immh), opcode, the
+// scalar form, the right shift (2 * esize bits - immh:immb) and the left
+// shift (immh:immb - esize bits).
+//
+// simdshiftArgs is inst viewed as the operands of &simdshift (a64.decode).
+type simdshiftArgs inst
+
+func (a *simdshiftArgs) scalar() bool   { return a.neg }
+func (a *simdshiftArgs) u() uint8       { return a.sh }
+func (a *simdshiftArgs) esize() uint8   { return a.amt }
+func (a *simdshiftArgs) opcode() uint8  { return a.cc }
+func (a *simdshiftArgs) rshift() uint8  { return a.ra }
+func (a *simdshiftArgs) lshift() uint64 { return a.im2 }
+
+// By element: U, the log2 element size, opcode, the scalar form, the
+// index of rm's element (from H:L:M); rm is Rm, with M but for 16-bit
+// integer elements.
+//
+// simdelemArgs is inst viewed as the operands of &simdelem (a64.decode).
+type simdelemArgs inst
+
+func (a *simdelemArgs) scalar() bool  { return a.neg }
+func (a *simdelemArgs) u() uint8      { return a.sh }
+func (a *simdelemArgs) esize() uint8  { return a.amt }
+func (a *simdelemArgs) opcode() uint8 { return a.cc }
+func (a *simdelemArgs) index() uint8  { return a.ra }
+
 // MOVK: imm = the new halfword in place, keep = the bits it leaves, old =
 // Rd read as a source.
 //
@@ -552,7 +579,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 363
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 373
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -562,7 +589,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 366
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 376
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -576,7 +603,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 367
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 377
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -587,7 +614,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 368
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 378
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -600,7 +627,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 379
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 389
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -615,7 +642,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 369
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 379
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -625,7 +652,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 370
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 380
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -636,7 +663,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 373
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 383
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -651,7 +678,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 393
+				if w&0x7e400000 == 0x28000000 { // STP, line 403
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -665,7 +692,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 395
+				if w&0x7e400000 == 0x28400000 { // LDP, line 405
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -679,7 +706,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 397
+				if w&0xfe400000 == 0x68400000 { // LDP, line 407
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -698,14 +725,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 441
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 451
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 444
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 454
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -719,7 +746,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 442
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 452
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -733,7 +760,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 446
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 456
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -747,7 +774,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 448
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 458
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -761,7 +788,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 451
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 461
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -773,7 +800,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 462
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 472
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -786,7 +813,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 453
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 463
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -798,7 +825,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 463
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 473
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -811,7 +838,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 455
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 465
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -823,7 +850,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 464
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 474
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -836,7 +863,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 457
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 467
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -848,7 +875,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 465
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 475
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -897,7 +924,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 235
+			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 245
 				rn := w >> 5 & 0x1f
 				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
 				if in.rn == regSP {
@@ -1167,42 +1194,52 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 230
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 233
 				q := w >> 30 & 0x1
+				u := w >> 29 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
-				if (s == 0 || q == 1) && (immh != 0) {
-					*in = inst{op: opSIMDShiftImm}
+				immb := w >> 16 & 0x7
+				opc := w >> 11 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (s == 0 || q == 1) && (immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1)) {
+					*in = inst{op: opSIMDShiftImm, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(shiftRight(immh, immb)), sh: uint8(u), amt: uint8(shiftEsz(immh)), cc: uint8(opc), neg: (s) != 0, im2: uint64(shiftLeft(immh, immb))}
 					in.pre |= preFP
-					if decodeSIMDShiftImm(in, w) {
-						return
-					}
+					return
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 232
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 240
 				q := w >> 30 & 0x1
+				u := w >> 29 & 0x1
 				s := w >> 28 & 0x1
-				if s == 0 || q == 1 {
-					*in = inst{op: opSIMDByElem}
+				size := w >> 22 & 0x3
+				l := w >> 21 & 0x1
+				m := w >> 20 & 0x1
+				rm := w >> 16 & 0xf
+				opc := w >> 12 & 0xf
+				h := w >> 11 & 0x1
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (s == 0 || q == 1) && simdByElemOK(q, u, size, l, opc, s == 1) {
+					*in = inst{op: opSIMDByElem, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(byElemRm(size, m, rm, opc)), ra: uint8(byElemIndex(size, l, m, h, opc)), sh: uint8(u), amt: uint8(byElemEsz(size, opc)), cc: uint8(opc), neg: (s) != 0}
 					in.pre |= preFP
-					if decodeSIMDByElem(in, w) {
-						return
-					}
+					return
 				}
 			}
 		}
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 238
+			if w&0x9f000000 == 0x10000000 { // ADR, line 248
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 239
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 249
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -1212,7 +1249,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 241
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 251
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1222,7 +1259,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 242
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 252
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1232,7 +1269,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 243
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 253
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1242,7 +1279,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 244
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 254
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1256,7 +1293,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 246
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 256
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1269,7 +1306,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 248
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 258
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1282,7 +1319,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 250
+			if w&0x7f800000 == 0x52000000 { // EORi, line 260
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1295,7 +1332,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 252
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 262
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1308,7 +1345,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 256
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 266
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1319,7 +1356,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 257
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 267
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1330,7 +1367,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 261
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 271
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1341,7 +1378,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 269
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 279
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1353,7 +1390,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 271
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 281
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1366,7 +1403,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 274
+			if w&0x7f800000 == 0x33000000 { // BFM, line 284
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1379,7 +1416,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 277
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 287
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1391,7 +1428,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 279
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 289
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1403,7 +1440,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 281
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 291
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1416,7 +1453,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 286
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 296
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1443,13 +1480,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 345
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 355
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 346
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 356
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1466,7 +1503,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 347
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 357
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1475,28 +1512,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 309
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 319
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 310
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 320
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 312
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 322
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 313
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 323
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 314
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 324
 								*in = inst{op: opISB}
 								return
 							}
@@ -1504,19 +1541,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 322
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 332
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 323
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 333
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 324
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 334
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1525,12 +1562,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 328
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 338
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 330
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 340
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1541,42 +1578,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 332
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 342
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 333
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 343
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 334
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 344
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 335
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 345
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 336
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 346
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 337
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 347
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 340
+								if w&0xffffff80 == 0xd5087800 { // AT, line 350
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1585,7 +1622,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 343
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 353
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1595,7 +1632,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 300
+				if w&0xff000010 == 0x54000000 { // Bcond, line 310
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1604,19 +1641,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 302
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 312
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 303
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 313
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 304
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 314
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1624,25 +1661,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 290
+			if w&0xfc000000 == 0x14000000 { // B, line 300
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 291
+			if w&0xfc000000 == 0x94000000 { // BL, line 301
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 292
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 302
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 293
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 303
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1653,18 +1690,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 290
+			if w&0xfc000000 == 0x14000000 { // B, line 300
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 291
+			if w&0xfc000000 == 0x94000000 { // BL, line 301
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 296
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 306
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1672,7 +1709,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 297
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 307
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1683,25 +1720,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 351
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 361
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 352
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 362
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 353
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 363
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 354
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 364
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1712,34 +1749,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 384
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 394
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 385
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 395
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 386
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 396
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 387
+				if w&0xff000000 == 0xd8000000 { // NOP, line 397
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 401
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 411
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1750,11 +1787,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 402
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 412
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 403
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 413
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1771,7 +1808,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 406
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 416
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1782,11 +1819,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 410
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 420
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 411
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 421
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1801,7 +1838,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 407
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 417
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1812,7 +1849,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 412
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 422
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1827,7 +1864,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 408
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 418
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1838,7 +1875,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 414
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 424
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1853,7 +1890,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 409
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 419
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1864,7 +1901,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 415
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 425
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1881,7 +1918,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 422
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 432
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1894,7 +1931,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 423
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 433
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1905,7 +1942,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 424
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 434
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1917,7 +1954,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 430
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 440
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1932,14 +1969,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 432
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 442
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 433
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 443
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1960,7 +1997,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 467
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 477
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1969,7 +2006,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 468
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 478
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1978,7 +2015,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 469
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 479
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1987,7 +2024,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 470
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 480
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1996,7 +2033,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 474
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 484
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2007,7 +2044,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 475
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 485
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2018,7 +2055,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 477
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 487
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2027,7 +2064,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 478
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 488
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2037,7 +2074,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 479
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 489
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2046,7 +2083,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 480
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 490
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2058,7 +2095,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 482
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 492
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2066,7 +2103,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 483
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 493
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2077,7 +2114,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 484
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 494
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2086,7 +2123,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 485
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 495
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2095,7 +2132,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 486
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 496
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2104,7 +2141,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 487
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 497
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2114,7 +2151,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 490
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 500
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -2130,7 +2167,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 492
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 502
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2138,7 +2175,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 493
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 503
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2146,27 +2183,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 494
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 504
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 495
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 505
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 496
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 506
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 497
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 507
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2174,7 +2211,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 498
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 508
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2183,7 +2220,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 502
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 512
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2192,7 +2229,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 503
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 513
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2202,7 +2239,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 504
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 514
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2210,7 +2247,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 505
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 515
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2219,7 +2256,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 506
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 516
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2227,7 +2264,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 507
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 517
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2236,7 +2273,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 508
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 518
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2244,7 +2281,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 509
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 519
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2790,27 +2827,37 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 230
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 233
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
-					if (s == 0 || q == 1) && (immh != 0) {
-						*in = inst{op: opSIMDShiftImm}
+					immb := w >> 16 & 0x7
+					opc := w >> 11 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && (immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1)) {
+						*in = inst{op: opSIMDShiftImm, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(shiftRight(immh, immb)), sh: uint8(u), amt: uint8(shiftEsz(immh)), cc: uint8(opc), neg: (s) != 0, im2: uint64(shiftLeft(immh, immb))}
 						in.pre |= preFP
-						if decodeSIMDShiftImm(in, w) {
-							return
-						}
+						return
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 232
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 240
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
-					if s == 0 || q == 1 {
-						*in = inst{op: opSIMDByElem}
+					size := w >> 22 & 0x3
+					l := w >> 21 & 0x1
+					m := w >> 20 & 0x1
+					rm := w >> 16 & 0xf
+					opc := w >> 12 & 0xf
+					h := w >> 11 & 0x1
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && simdByElemOK(q, u, size, l, opc, s == 1) {
+						*in = inst{op: opSIMDByElem, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(byElemRm(size, m, rm, opc)), ra: uint8(byElemIndex(size, l, m, h, opc)), sh: uint8(u), amt: uint8(byElemEsz(size, opc)), cc: uint8(opc), neg: (s) != 0}
 						in.pre |= preFP
-						if decodeSIMDByElem(in, w) {
-							return
-						}
+						return
 					}
 				}
 			}
@@ -2902,9 +2949,9 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opSIMDModImm:
 		c.execSIMDModImm((*modimmArgs)(in), pc)
 	case opSIMDShiftImm:
-		c.execSIMDShiftImm((*simdArgs)(in), pc)
+		c.execSIMDShiftImm((*simdshiftArgs)(in), pc)
 	case opSIMDByElem:
-		c.execSIMDByElem((*simdArgs)(in), pc)
+		c.execSIMDByElem((*simdelemArgs)(in), pc)
 	case opSIMDStruct:
 		c.execSIMDStruct((*simdArgs)(in), pc)
 	case opADR:

@@ -564,16 +564,6 @@ func simdWord(in *inst, w uint32, ok bool) bool {
 	return ok
 }
 
-func decodeSIMDShiftImm(in *inst, w uint32) bool {
-	return simdWord(in, w, simdShiftImmOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMDShiftImm(a *simdArgs, _ uint64) { c.simdShiftImm(uint32(a.imm), a.scalar()) }
-
-func decodeSIMDByElem(in *inst, w uint32) bool {
-	return simdWord(in, w, simdByElemOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMDByElem(a *simdArgs, _ uint64) { c.simdByElem(uint32(a.imm), a.scalar()) }
-
 func decodeSIMDStruct(in *inst, w uint32) bool {
 	_, ok := decodeStruct(w)
 	return simdWord(in, w, ok)

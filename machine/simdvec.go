@@ -1286,10 +1286,23 @@ func (c *CPU) execSIMDModImm(arg *modimmArgs, _ uint64) {
 	c.setVec(uint32(arg.rd), r, arg.sf)
 }
 
-// simdShiftImmOK reports whether simdShiftImm implements w (the decoder asks).
-func simdShiftImmOK(w uint32, scalar bool) bool {
-	q, u, immh, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>11&31
-	esz := uint(bits.Len32(immh)) - 1
+// shiftEsz is a shift by immediate's log2 element size: immh's highest
+// set bit.
+func shiftEsz(immh uint32) uint { return uint(bits.Len32(immh)) - 1 }
+
+// shiftRight is a shift by immediate's right shift amount, 2 * esize bits
+// - immh:immb (1 to esize bits).
+func shiftRight(immh, immb uint32) uint { return 16<<shiftEsz(immh) - uint(immh<<3|immb) }
+
+// shiftLeft is a shift by immediate's left shift amount, immh:immb -
+// esize bits (0 to esize bits - 1).
+func shiftLeft(immh, immb uint32) uint { return uint(immh<<3|immb) - 8<<shiftEsz(immh) }
+
+// simdShiftImmOK reports whether execSIMDShiftImm implements the fields
+// (the table's condition).
+func simdShiftImmOK(qf, u, immh, opc uint32, scalar bool) bool {
+	q := qf == 1
+	esz := shiftEsz(immh)
 	key := u<<5 | opc
 	switch key {
 	case 0x00, 0x20, 0x02, 0x22, 0x04, 0x24, 0x06, 0x26, 0x28, 0x0a, 0x2a:
@@ -1318,15 +1331,13 @@ func simdShiftImmOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdShiftImm is the shift-by-immediate group, vector and scalar.
-func (c *CPU) simdShiftImm(w uint32, scalar bool) {
-	q, u, immh, immb, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>16&7, w>>11&31
-	rd, rn := w&31, w>>5&31
-	esz := uint(bits.Len32(immh)) - 1
+// execSIMDShiftImm is the shift-by-immediate group, vector and scalar.
+func (c *CPU) execSIMDShiftImm(arg *simdshiftArgs, _ uint64) {
+	q, u, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.opcode()), arg.scalar()
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
+	esz := uint(arg.esize())
 	nb := uint(8 << esz)
-	immhb := uint(immh<<3 | immb)
-	rshift := 2*nb - immhb // right shifts
-	lshift := immhb - nb
+	rshift, lshift := uint(arg.rshift()), uint(arg.lshift())
 	key := u<<5 | opc
 	a, d := c.vr[rn], c.vr[rd]
 	var r [2]uint64
@@ -1413,9 +1424,10 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) {
 	c.finish(rd, r, q, scalar, esz)
 }
 
-// simdByElemOK reports whether simdByElem implements w (the decoder asks).
-func simdByElemOK(w uint32, scalar bool) bool {
-	q, u, size, l, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>21&1, w>>12&15
+// simdByElemOK reports whether execSIMDByElem implements the fields (the
+// table's condition).
+func simdByElemOK(qf, u, size, l, opc uint32, scalar bool) bool {
+	q := qf == 1
 	key := u<<4 | opc
 	if opc == 1 || opc == 5 || opc == 9 { // FP
 		if key == 0x11 || key == 0x15 {
@@ -1447,31 +1459,48 @@ func simdByElemOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// byElemOperand decodes the element size, the index and Rm (Rm<4> is
-// index bit M but for 16-bit integer elements) of a valid "by element"
-// word.
-func byElemOperand(w uint32) (esz, idx uint, rm uint32) {
-	size, l, m, h, opc := w>>22&3, w>>21&1, w>>20&1, w>>11&1, w>>12&15
-	rm = w >> 16 & 15
+// byElemEsz is a "by element" encoding's log2 element size.
+func byElemEsz(size, opc uint32) uint {
 	fp := opc == 1 || opc == 5 || opc == 9
 	switch {
 	case fp && size == 3:
-		return 3, uint(h), rm | m<<4
+		return 3
 	case size == 2:
-		return 2, uint(h<<1 | l), rm | m<<4
+		return 2
 	}
-	return 1, uint(h<<2 | l<<1 | m), rm
+	return 1
 }
 
-// simdByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
+// byElemIndex is a "by element" encoding's index of rm's element: H, H:L
+// or H:L:M by the element size.
+func byElemIndex(size, l, m, h, opc uint32) uint {
+	switch byElemEsz(size, opc) {
+	case 3:
+		return uint(h)
+	case 2:
+		return uint(h<<1 | l)
+	}
+	return uint(h<<2 | l<<1 | m)
+}
+
+// byElemRm is a "by element" encoding's Rm: M:Rm<3:0>, but Rm<3:0> for
+// 16-bit elements, whose index M is part of.
+func byElemRm(size, m, rm, opc uint32) uint32 {
+	if byElemEsz(size, opc) == 1 {
+		return rm
+	}
+	return rm | m<<4
+}
+
+// execSIMDByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
 // [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL, SQDMLAL, SQDMLSL, SQDMULH,
 // SQRDMULH, FMUL, FMLA, FMLS, FMULX.
-func (c *CPU) simdByElem(w uint32, scalar bool) {
-	q, u, opc := w>>30&1 == 1, w>>29&1, w>>12&15
-	rd, rn := w&31, w>>5&31
+func (c *CPU) execSIMDByElem(arg *simdelemArgs, _ uint64) {
+	q, u, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.opcode()), arg.scalar()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	key := u<<4 | opc
 	fp := opc == 1 || opc == 5 || opc == 9
-	esz, idx, rm := byElemOperand(w)
+	esz, idx := uint(arg.esize()), uint(arg.index())
 	a, d := c.vr[rn], c.vr[rd]
 	y := elem(c.vr[rm], idx, esz)
 	nb := uint(8 << esz)
