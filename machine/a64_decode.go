@@ -146,7 +146,9 @@ const (
 	opSIMDModImm
 	opSIMDShiftImm
 	opSIMDByElem
-	opSIMDStruct
+	opSIMDStructMulti
+	opSIMDStructSingle
+	opSIMDStructRepl
 	opHVC
 	opBRK
 	opSYS
@@ -162,7 +164,7 @@ const (
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
+var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStructMulti", "SIMDStructSingle", "SIMDStructRepl", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
 // MRS/MSR FPCR and FPSR: reg = 0 FPCR, 1 FPSR.
 //
@@ -378,6 +380,20 @@ func (a *simdelemArgs) esize() uint8  { return a.amt }
 func (a *simdelemArgs) opcode() uint8 { return a.cc }
 func (a *simdelemArgs) index() uint8  { return a.ra }
 
+// A structure load's or store's shape: load, post-index, the log2 element
+// size, the elements in a structure, the registers (multiple) and the
+// element's index (single).
+//
+// vstructArgs is inst viewed as the operands of &vstruct (a64.decode).
+type vstructArgs inst
+
+func (a *vstructArgs) load() bool    { return a.neg }
+func (a *vstructArgs) post() uint8   { return a.sh }
+func (a *vstructArgs) esize() uint8  { return a.amt }
+func (a *vstructArgs) selem() uint8  { return a.cc }
+func (a *vstructArgs) nregs() uint8  { return a.ra }
+func (a *vstructArgs) index() uint64 { return a.im2 }
+
 // MOVK: imm = the new halfword in place, keep = the bits it leaves, old =
 // Rd read as a source.
 //
@@ -579,7 +595,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 373
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 392
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -589,7 +605,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 376
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 395
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -603,7 +619,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 377
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 396
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -614,7 +630,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 378
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 397
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -627,7 +643,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 389
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 408
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -642,7 +658,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 379
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 398
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -652,7 +668,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 380
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 399
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -663,7 +679,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 383
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 402
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -678,7 +694,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 403
+				if w&0x7e400000 == 0x28000000 { // STP, line 422
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -692,7 +708,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 405
+				if w&0x7e400000 == 0x28400000 { // LDP, line 424
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -706,7 +722,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 407
+				if w&0xfe400000 == 0x68400000 { // LDP, line 426
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -725,14 +741,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 451
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 470
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 454
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 473
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -746,7 +762,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 452
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 471
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -760,7 +776,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 456
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 475
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -774,7 +790,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 458
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 477
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -788,7 +804,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 461
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 480
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -800,7 +816,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 472
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 491
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -813,7 +829,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 463
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 482
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -825,7 +841,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 473
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 492
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -838,7 +854,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 465
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 484
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -850,7 +866,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 474
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 493
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -863,7 +879,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 467
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 486
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -875,7 +891,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 475
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 494
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -924,14 +940,108 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 245
-				rn := w >> 5 & 0x1f
-				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
-				if in.rn == regSP {
-					in.pre |= preSP
+			switch w & 0x81800000 {
+			case 0x00000000:
+				if w&0xbfbf0000 == 0x0c000000 { // SIMDStructMulti, line 253
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					opc := w >> 12 & 0xf
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if structMultiOK(q, opc, size) {
+						*in = inst{op: opSIMDStructMulti, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(structNRegs(opc)), amt: uint8(size), cc: uint8(structSElem(opc)), neg: (l) != 0}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				if decodeSIMDStruct(in, w) {
+			case 0x00800000:
+				if w&0xbfa00000 == 0x0c800000 { // SIMDStructMulti, line 255
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					rm := w >> 16 & 0x1f
+					opc := w >> 12 & 0xf
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if structMultiOK(q, opc, size) {
+						*in = inst{op: opSIMDStructMulti, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), ra: uint8(structNRegs(opc)), sh: uint8(1), amt: uint8(size), cc: uint8(structSElem(opc)), neg: (l) != 0}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+			case 0x01000000:
+				if w&0xbf9f0000 == 0x0d000000 { // SIMDStructSingle, line 257
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					r := w >> 21 & 0x1
+					opc := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opc < 6 && structSingleOK(opc, s, size) {
+						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(1), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+				if w&0xbfdfd000 == 0x0d40c000 { // SIMDStructRepl, line 263
+					q := w >> 30 & 0x1
+					r := w >> 21 & 0x1
+					o := w >> 13 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(1), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
+			case 0x01800000:
+				if w&0xbf800000 == 0x0d800000 { // SIMDStructSingle, line 260
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					r := w >> 21 & 0x1
+					rm := w >> 16 & 0x1f
+					opc := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opc < 6 && structSingleOK(opc, s, size) {
+						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), ra: uint8(1), sh: uint8(1), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+				if w&0xbfc0d000 == 0x0dc0c000 { // SIMDStructRepl, line 264
+					q := w >> 30 & 0x1
+					r := w >> 21 & 0x1
+					rm := w >> 16 & 0x1f
+					o := w >> 13 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), ra: uint8(1), sh: uint8(1), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
 					return
 				}
 			}
@@ -1232,14 +1342,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 248
+			if w&0x9f000000 == 0x10000000 { // ADR, line 267
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 249
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 268
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -1249,7 +1359,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 251
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 270
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1259,7 +1369,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 252
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 271
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1269,7 +1379,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 253
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 272
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1279,7 +1389,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 254
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 273
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1293,7 +1403,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 256
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 275
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1306,7 +1416,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 258
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 277
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1319,7 +1429,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 260
+			if w&0x7f800000 == 0x52000000 { // EORi, line 279
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1332,7 +1442,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 262
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 281
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1345,7 +1455,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 266
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 285
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1356,7 +1466,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 267
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 286
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1367,7 +1477,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 271
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 290
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1378,7 +1488,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 279
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 298
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1390,7 +1500,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 281
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 300
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1403,7 +1513,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 284
+			if w&0x7f800000 == 0x33000000 { // BFM, line 303
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1416,7 +1526,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 287
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 306
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1428,7 +1538,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 289
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 308
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1440,7 +1550,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 291
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 310
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1453,7 +1563,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 296
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 315
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1480,13 +1590,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 355
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 374
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 356
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 375
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1503,7 +1613,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 357
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 376
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1512,28 +1622,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 319
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 338
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 320
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 339
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 322
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 341
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 323
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 342
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 324
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 343
 								*in = inst{op: opISB}
 								return
 							}
@@ -1541,19 +1651,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 332
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 351
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 333
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 352
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 334
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 353
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1562,12 +1672,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 338
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 357
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 340
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 359
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1578,42 +1688,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 342
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 361
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 343
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 362
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 344
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 363
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 345
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 364
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 346
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 365
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 347
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 366
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 350
+								if w&0xffffff80 == 0xd5087800 { // AT, line 369
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1622,7 +1732,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 353
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 372
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1632,7 +1742,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 310
+				if w&0xff000010 == 0x54000000 { // Bcond, line 329
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1641,19 +1751,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 312
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 331
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 313
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 332
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 314
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 333
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1661,25 +1771,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 300
+			if w&0xfc000000 == 0x14000000 { // B, line 319
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 301
+			if w&0xfc000000 == 0x94000000 { // BL, line 320
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 302
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 321
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 303
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 322
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1690,18 +1800,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 300
+			if w&0xfc000000 == 0x14000000 { // B, line 319
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 301
+			if w&0xfc000000 == 0x94000000 { // BL, line 320
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 306
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 325
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1709,7 +1819,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 307
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 326
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1720,25 +1830,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 361
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 380
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 362
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 381
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 363
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 382
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 364
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 383
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1749,34 +1859,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 394
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 413
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 395
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 414
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 396
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 415
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 397
+				if w&0xff000000 == 0xd8000000 { // NOP, line 416
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 411
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 430
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1787,11 +1897,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 412
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 431
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 413
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 432
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1808,7 +1918,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 416
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 435
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1819,11 +1929,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 420
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 439
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 421
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 440
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1838,7 +1948,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 417
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 436
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1849,7 +1959,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 422
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 441
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1864,7 +1974,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 418
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 437
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1875,7 +1985,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 424
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 443
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1890,7 +2000,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 419
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 438
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1901,7 +2011,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 425
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 444
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1918,7 +2028,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 432
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 451
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1931,7 +2041,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 433
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 452
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1942,7 +2052,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 434
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 453
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1954,7 +2064,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 440
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 459
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1969,14 +2079,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 442
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 461
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 443
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 462
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1997,7 +2107,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 477
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 496
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2006,7 +2116,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 478
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 497
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2015,7 +2125,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 479
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 498
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2024,7 +2134,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 480
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 499
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2033,7 +2143,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 484
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 503
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2044,7 +2154,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 485
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 504
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2055,7 +2165,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 487
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 506
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2064,7 +2174,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 488
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 507
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2074,7 +2184,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 489
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 508
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2083,7 +2193,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 490
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 509
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2095,7 +2205,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 492
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 511
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2103,7 +2213,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 493
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 512
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2114,7 +2224,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 494
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 513
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2123,7 +2233,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 495
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 514
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2132,7 +2242,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 496
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 515
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2141,7 +2251,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 497
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 516
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2151,7 +2261,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 500
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 519
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -2167,7 +2277,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 502
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 521
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2175,7 +2285,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 503
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 522
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2183,27 +2293,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 504
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 523
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 505
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 524
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 506
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 525
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 507
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 526
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2211,7 +2321,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 508
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 527
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2220,7 +2330,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 512
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 531
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2229,7 +2339,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 513
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 532
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2239,7 +2349,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 514
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 533
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2247,7 +2357,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 515
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 534
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2256,7 +2366,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 516
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 535
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2264,7 +2374,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 517
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 536
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2273,7 +2383,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 518
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 537
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2281,7 +2391,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 519
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 538
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2952,8 +3062,12 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 		c.execSIMDShiftImm((*simdshiftArgs)(in), pc)
 	case opSIMDByElem:
 		c.execSIMDByElem((*simdelemArgs)(in), pc)
-	case opSIMDStruct:
-		c.execSIMDStruct((*simdArgs)(in), pc)
+	case opSIMDStructMulti:
+		c.execSIMDStructMulti((*vstructArgs)(in), pc)
+	case opSIMDStructSingle:
+		c.execSIMDStructSingle((*vstructArgs)(in), pc)
+	case opSIMDStructRepl:
+		c.execSIMDStructRepl((*vstructArgs)(in), pc)
 	case opADR:
 		c.execADR(in, pc)
 	case opADRP:
