@@ -595,7 +595,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 392
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 391
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -605,7 +605,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 395
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 394
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -619,7 +619,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 396
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 395
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -630,7 +630,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 397
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 396
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -643,7 +643,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 408
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 407
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -658,7 +658,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 398
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 397
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -668,7 +668,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 399
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 398
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -679,7 +679,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 402
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 401
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -694,7 +694,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 422
+				if w&0x7e400000 == 0x28000000 { // STP, line 421
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -708,7 +708,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 424
+				if w&0x7e400000 == 0x28400000 { // LDP, line 423
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -722,7 +722,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 426
+				if w&0xfe400000 == 0x68400000 { // LDP, line 425
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -741,14 +741,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 470
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 469
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 473
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 472
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -762,7 +762,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 471
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 470
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -776,7 +776,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 475
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 474
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -790,7 +790,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 477
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 476
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -804,7 +804,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 480
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 479
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -816,7 +816,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 491
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 490
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -829,7 +829,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 482
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 481
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -841,7 +841,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 492
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 491
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -854,7 +854,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 484
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 483
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -866,7 +866,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 493
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 492
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -879,7 +879,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 486
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 485
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -891,7 +891,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 494
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 493
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -942,7 +942,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x81800000 {
 			case 0x00000000:
-				if w&0xbfbf0000 == 0x0c000000 { // SIMDStructMulti, line 253
+				if w&0xbfbf0000 == 0x0c000000 { // SIMDStructMulti, line 252
 					q := w >> 30 & 0x1
 					l := w >> 22 & 0x1
 					opc := w >> 12 & 0xf
@@ -959,7 +959,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0xbfa00000 == 0x0c800000 { // SIMDStructMulti, line 255
+				if w&0xbfa00000 == 0x0c800000 { // SIMDStructMulti, line 254
 					q := w >> 30 & 0x1
 					l := w >> 22 & 0x1
 					rm := w >> 16 & 0x1f
@@ -977,7 +977,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x01000000:
-				if w&0xbf9f0000 == 0x0d000000 { // SIMDStructSingle, line 257
+				if w&0xbf9f0000 == 0x0d000000 { // SIMDStructSingle, line 256
 					q := w >> 30 & 0x1
 					l := w >> 22 & 0x1
 					r := w >> 21 & 0x1
@@ -987,7 +987,7 @@ func decode(in *inst, w uint32) {
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
 					if opc < 6 && structSingleOK(opc, s, size) {
-						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(1), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
+						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
 						if in.rn == regSP {
 							in.pre |= preSP
 						}
@@ -995,14 +995,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xbfdfd000 == 0x0d40c000 { // SIMDStructRepl, line 263
+				if w&0xbfdfd000 == 0x0d40c000 { // SIMDStructRepl, line 262
 					q := w >> 30 & 0x1
 					r := w >> 21 & 0x1
 					o := w >> 13 & 0x1
 					size := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
-					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(1), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
+					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
 					if in.rn == regSP {
 						in.pre |= preSP
 					}
@@ -1010,7 +1010,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x01800000:
-				if w&0xbf800000 == 0x0d800000 { // SIMDStructSingle, line 260
+				if w&0xbf800000 == 0x0d800000 { // SIMDStructSingle, line 259
 					q := w >> 30 & 0x1
 					l := w >> 22 & 0x1
 					r := w >> 21 & 0x1
@@ -1021,7 +1021,7 @@ func decode(in *inst, w uint32) {
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
 					if opc < 6 && structSingleOK(opc, s, size) {
-						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), ra: uint8(1), sh: uint8(1), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
+						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), sh: uint8(1), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
 						if in.rn == regSP {
 							in.pre |= preSP
 						}
@@ -1029,7 +1029,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xbfc0d000 == 0x0dc0c000 { // SIMDStructRepl, line 264
+				if w&0xbfc0d000 == 0x0dc0c000 { // SIMDStructRepl, line 263
 					q := w >> 30 & 0x1
 					r := w >> 21 & 0x1
 					rm := w >> 16 & 0x1f
@@ -1037,7 +1037,7 @@ func decode(in *inst, w uint32) {
 					size := w >> 10 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
-					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), ra: uint8(1), sh: uint8(1), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
+					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), sh: uint8(1), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
 					if in.rn == regSP {
 						in.pre |= preSP
 					}
@@ -1313,7 +1313,7 @@ func decode(in *inst, w uint32) {
 				opc := w >> 11 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
-				if (s == 0 || q == 1) && (immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1)) {
+				if (s == 0 || q == 1) && immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1) {
 					*in = inst{op: opSIMDShiftImm, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(shiftRight(immh, immb)), sh: uint8(u), amt: uint8(shiftEsz(immh)), cc: uint8(opc), neg: (s) != 0, im2: uint64(shiftLeft(immh, immb))}
 					in.pre |= preFP
 					return
@@ -1342,14 +1342,14 @@ func decode(in *inst, w uint32) {
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 267
+			if w&0x9f000000 == 0x10000000 { // ADR, line 266
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 268
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 267
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -1359,7 +1359,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 270
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 269
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1369,7 +1369,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 271
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 270
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1379,7 +1379,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 272
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 271
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1389,7 +1389,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 273
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 272
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1403,7 +1403,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 275
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 274
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1416,7 +1416,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 277
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 276
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1429,7 +1429,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 279
+			if w&0x7f800000 == 0x52000000 { // EORi, line 278
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1442,7 +1442,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 281
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 280
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1455,7 +1455,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 285
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 284
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1466,7 +1466,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 286
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 285
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1477,7 +1477,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 290
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 289
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1488,7 +1488,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 298
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 297
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1500,7 +1500,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 300
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 299
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1513,7 +1513,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 303
+			if w&0x7f800000 == 0x33000000 { // BFM, line 302
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1526,7 +1526,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 306
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 305
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1538,7 +1538,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 308
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 307
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1550,7 +1550,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 310
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 309
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1563,7 +1563,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 315
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 314
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1590,13 +1590,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 374
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 373
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 375
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 374
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1613,7 +1613,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 376
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 375
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1622,28 +1622,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 338
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 337
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 339
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 338
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 341
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 340
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 342
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 341
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 343
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 342
 								*in = inst{op: opISB}
 								return
 							}
@@ -1651,19 +1651,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 351
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 350
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 352
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 351
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 353
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 352
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1672,12 +1672,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 357
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 356
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 359
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 358
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1688,42 +1688,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 361
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 360
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 362
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 361
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 363
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 362
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 364
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 363
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 365
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 364
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 366
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 365
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 369
+								if w&0xffffff80 == 0xd5087800 { // AT, line 368
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1732,7 +1732,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 372
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 371
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1742,7 +1742,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 329
+				if w&0xff000010 == 0x54000000 { // Bcond, line 328
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1751,19 +1751,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 331
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 330
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 332
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 331
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 333
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 332
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1771,25 +1771,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 319
+			if w&0xfc000000 == 0x14000000 { // B, line 318
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 320
+			if w&0xfc000000 == 0x94000000 { // BL, line 319
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 321
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 320
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 322
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 321
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1800,18 +1800,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 319
+			if w&0xfc000000 == 0x14000000 { // B, line 318
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 320
+			if w&0xfc000000 == 0x94000000 { // BL, line 319
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 325
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 324
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1819,7 +1819,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 326
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 325
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1830,25 +1830,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 380
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 379
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 381
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 380
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 382
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 381
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 383
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 382
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1859,34 +1859,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 413
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 412
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 414
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 413
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 415
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 414
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 416
+				if w&0xff000000 == 0xd8000000 { // NOP, line 415
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 430
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 429
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1897,11 +1897,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 431
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 430
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 432
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 431
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1918,7 +1918,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 435
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 434
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1929,11 +1929,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 439
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 438
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 440
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 439
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1948,7 +1948,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 436
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 435
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1959,7 +1959,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 441
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 440
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1974,7 +1974,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 437
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 436
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1985,7 +1985,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 443
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 442
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -2000,7 +2000,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 438
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 437
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -2011,7 +2011,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 444
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 443
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -2028,7 +2028,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 451
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 450
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -2041,7 +2041,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 452
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 451
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2052,7 +2052,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 453
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 452
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -2064,7 +2064,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 459
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 458
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -2079,14 +2079,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 461
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 460
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 462
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 461
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -2107,7 +2107,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 496
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 495
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2116,7 +2116,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 497
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 496
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2125,7 +2125,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 498
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 497
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2134,7 +2134,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 499
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 498
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2143,7 +2143,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 503
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 502
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2154,7 +2154,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 504
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 503
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2165,7 +2165,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 506
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 505
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2174,7 +2174,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 507
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 506
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2184,7 +2184,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 508
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 507
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2193,7 +2193,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 509
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 508
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -2205,7 +2205,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 511
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 510
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2213,7 +2213,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 512
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 511
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -2224,7 +2224,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 513
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 512
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2233,7 +2233,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 514
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 513
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2242,7 +2242,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 515
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 514
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2251,7 +2251,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 516
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 515
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2261,7 +2261,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 519
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 518
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -2277,7 +2277,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 521
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 520
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2285,7 +2285,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 522
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 521
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2293,27 +2293,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 523
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 522
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 524
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 523
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 525
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 524
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 526
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 525
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2321,7 +2321,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 527
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 526
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2330,7 +2330,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 531
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 530
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2339,7 +2339,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 532
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 531
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2349,7 +2349,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 533
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 532
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2357,7 +2357,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 534
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 533
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2366,7 +2366,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 535
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 534
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2374,7 +2374,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 536
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 535
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2383,7 +2383,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 537
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 536
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2391,7 +2391,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 538
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 537
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2946,7 +2946,7 @@ func decode(in *inst, w uint32) {
 					opc := w >> 11 & 0x1f
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
-					if (s == 0 || q == 1) && (immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1)) {
+					if (s == 0 || q == 1) && immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1) {
 						*in = inst{op: opSIMDShiftImm, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(shiftRight(immh, immb)), sh: uint8(u), amt: uint8(shiftEsz(immh)), cc: uint8(opc), neg: (s) != 0, im2: uint64(shiftLeft(immh, immb))}
 						in.pre |= preFP
 						return
