@@ -146,7 +146,9 @@ const (
 	opSIMDModImm
 	opSIMDShiftImm
 	opSIMDByElem
-	opSIMDStruct
+	opSIMDStructMulti
+	opSIMDStructSingle
+	opSIMDStructRepl
 	opHVC
 	opBRK
 	opSYS
@@ -162,7 +164,7 @@ const (
 )
 
 // opNames are the opcodes' names, as the table spells them.
-var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStruct", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
+var opNames = [...]string{"None", "Undef", "ADR", "ADRP", "ADDi", "ADDSi", "SUBi", "SUBSi", "ANDi", "ORRi", "EORi", "ANDSi", "MOVi", "MOVK", "ASRi", "SBFM", "BFM", "LSRi", "LSLi", "UBFM", "EXTR", "B", "BL", "CBZ", "CBNZ", "TBZ", "TBNZ", "Bcond", "SVC", "WFI", "NOP", "CLREX", "ISB", "MSRi", "DCZVA", "MRS", "MSR", "BR", "BLR", "RET", "ERET", "LDXR", "STXR", "LDAR", "STLR", "CAS", "LDRlit", "STP", "LDP", "STRo", "LDRo", "STRpost", "STRpre", "LDRpost", "LDRpre", "LDOP", "STRreg", "LDRreg", "MOVr", "ANDr", "ORRr", "EORr", "ANDSr", "ADDr", "ADDSr", "SUBr", "SUBSr", "ADDx", "ADDSx", "SUBx", "SUBSx", "ADC", "ADCS", "SBC", "SBCS", "CCMN", "CCMP", "CSEL", "CSINC", "CSINV", "CSNEG", "UDIV", "SDIV", "LSLV", "LSRV", "ASRV", "RORV", "RBIT", "REV16", "REV32", "REV", "CLZ", "CLS", "MADD", "MSUB", "SMADDL", "SMSUBL", "UMADDL", "UMSUBL", "SMULH", "UMULH", "FMRS", "FMSR", "FCVT", "FP1", "FCMP", "FMOVi", "FCCMP", "FP2", "FCSEL", "FP3", "FMOVtoGP", "FMOVfromGP", "ICVTF", "FCVTI", "VLDRlit", "VSTP", "VLDP", "VSTR", "VLDR", "VSTRreg", "VLDRreg", "SIMD3SameFP", "SIMD3Same", "SIMD2MiscFP", "SIMD2Misc", "SIMDPairwise", "SIMDAcross", "SIMD3Diff", "SIMDDupS", "SIMDInsE", "SIMDDupE", "SIMDDupG", "SIMDInsG", "SIMDSMOV", "SIMDUMOV", "SIMDPermute", "SIMDExt", "SIMDTbl", "SIMDModImm", "SIMDShiftImm", "SIMDByElem", "SIMDStructMulti", "SIMDStructSingle", "SIMDStructRepl", "HVC", "BRK", "SYS", "AT", "TLBI", "MRSzero", "LDXP", "STXP", "CASP", "STTR", "LDTR", "CRC32"}
 
 // MRS/MSR FPCR and FPSR: reg = 0 FPCR, 1 FPSR.
 //
@@ -297,13 +299,27 @@ func (a *vldstregArgs) size() uint8    { return a.amt }
 func (a *vldstregArgs) extend() uint8  { return a.sh }
 func (a *vldstregArgs) amount() uint64 { return a.im2 }
 
-// An Advanced SIMD group's (and a structure load's or store's) operand
-// besides the word in imm: the scalar form (bit 28).
+// An Advanced SIMD operation's U, size, opcode and the scalar form.
 //
 // simdArgs is inst viewed as the operands of &simd (a64.decode).
 type simdArgs inst
 
-func (a *simdArgs) scalar() bool { return a.neg }
+func (a *simdArgs) scalar() bool  { return a.neg }
+func (a *simdArgs) u() uint8      { return a.sh }
+func (a *simdArgs) size() uint8   { return a.amt }
+func (a *simdArgs) opcode() uint8 { return a.cc }
+
+// An FP Advanced SIMD operation's U, a (bit 23), the log2 element size
+// (2 + sz), opcode and the scalar form.
+//
+// simdfpArgs is inst viewed as the operands of &simdfp (a64.decode).
+type simdfpArgs inst
+
+func (a *simdfpArgs) scalar() bool  { return a.neg }
+func (a *simdfpArgs) u() uint8      { return a.sh }
+func (a *simdfpArgs) a() uint8      { return a.ra }
+func (a *simdfpArgs) esize() uint8  { return a.amt }
+func (a *simdfpArgs) opcode() uint8 { return a.cc }
 
 // Copy: the element size (imm = the element index, sf = Q).
 //
@@ -320,6 +336,63 @@ type inselemArgs inst
 
 func (a *inselemArgs) esize() uint8     { return a.amt }
 func (a *inselemArgs) srcIndex() uint64 { return a.im2 }
+
+// TBL, TBX (vector): the number of table registers (from rn on), TBX.
+//
+// tblArgs is inst viewed as the operands of &tbl (a64.decode).
+type tblArgs inst
+
+func (a *tblArgs) regs() uint8 { return a.amt }
+func (a *tblArgs) tbx() bool   { return a.neg }
+
+// Modified immediate (vector): MOVI, MVNI, ORR, BIC, FMOV; imm = the
+// expanded immediate (64 bits, replicated to both halves).
+//
+// modimmArgs is inst viewed as the operands of &modimm (a64.decode).
+type modimmArgs inst
+
+func (a *modimmArgs) form() uint8 { return a.sh }
+
+// Shift by immediate: U, the log2 element size (from immh), opcode, the
+// scalar form, the right shift (2 * esize bits - immh:immb) and the left
+// shift (immh:immb - esize bits).
+//
+// simdshiftArgs is inst viewed as the operands of &simdshift (a64.decode).
+type simdshiftArgs inst
+
+func (a *simdshiftArgs) scalar() bool   { return a.neg }
+func (a *simdshiftArgs) u() uint8       { return a.sh }
+func (a *simdshiftArgs) esize() uint8   { return a.amt }
+func (a *simdshiftArgs) opcode() uint8  { return a.cc }
+func (a *simdshiftArgs) rshift() uint8  { return a.ra }
+func (a *simdshiftArgs) lshift() uint64 { return a.im2 }
+
+// By element: U, the log2 element size, opcode, the scalar form, the
+// index of rm's element (from H:L:M); rm is Rm, with M but for 16-bit
+// integer elements.
+//
+// simdelemArgs is inst viewed as the operands of &simdelem (a64.decode).
+type simdelemArgs inst
+
+func (a *simdelemArgs) scalar() bool  { return a.neg }
+func (a *simdelemArgs) u() uint8      { return a.sh }
+func (a *simdelemArgs) esize() uint8  { return a.amt }
+func (a *simdelemArgs) opcode() uint8 { return a.cc }
+func (a *simdelemArgs) index() uint8  { return a.ra }
+
+// A structure load's or store's shape: load, post-index, the log2 element
+// size, the elements in a structure, the registers (multiple) and the
+// element's index (single).
+//
+// vstructArgs is inst viewed as the operands of &vstruct (a64.decode).
+type vstructArgs inst
+
+func (a *vstructArgs) load() bool    { return a.neg }
+func (a *vstructArgs) post() uint8   { return a.sh }
+func (a *vstructArgs) esize() uint8  { return a.amt }
+func (a *vstructArgs) selem() uint8  { return a.cc }
+func (a *vstructArgs) nregs() uint8  { return a.ra }
+func (a *vstructArgs) index() uint64 { return a.im2 }
 
 // MOVK: imm = the new halfword in place, keep = the bits it leaves, old =
 // Rd read as a source.
@@ -522,7 +595,7 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0x01a00000 {
 			case 0x00000000:
-				if w&0x3fe00000 == 0x08400000 { // LDXR, line 346
+				if w&0x3fe00000 == 0x08400000 { // LDXR, line 391
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -532,7 +605,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe00000 == 0x08000000 { // STXR, line 349
+				if w&0x3fe00000 == 0x08000000 { // STXR, line 394
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -546,7 +619,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x80000000 {
 				case 0x80000000:
-					if w&0xbfe00000 == 0x88600000 { // LDXP, line 350
+					if w&0xbfe00000 == 0x88600000 { // LDXP, line 395
 						size := w >> 30 & 0x1
 						rt2 := w >> 10 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -557,7 +630,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0xbfe00000 == 0x88200000 { // STXP, line 351
+					if w&0xbfe00000 == 0x88200000 { // STXP, line 396
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rt2 := w >> 10 & 0x1f
@@ -570,7 +643,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000000:
-					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 362
+					if w&0xbfa07c00 == 0x08207c00 { // CASP, line 407
 						size := w >> 30 & 0x1
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -585,7 +658,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00800000:
-				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 352
+				if w&0x3fe08000 == 0x08c08000 { // LDAR, line 397
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -595,7 +668,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3fe08000 == 0x08808000 { // STLR, line 353
+				if w&0x3fe08000 == 0x08808000 { // STLR, line 398
 					size := w >> 30 & 0x3
 					rn := w >> 5 & 0x1f
 					rt := w >> 0 & 0x1f
@@ -606,7 +679,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00a00000:
-				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 356
+				if w&0x3fa07c00 == 0x08a07c00 { // CAS, line 401
 					size := w >> 30 & 0x3
 					rs := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -621,7 +694,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x40400000 {
 			case 0x00000000:
-				if w&0x7e400000 == 0x28000000 { // STP, line 376
+				if w&0x7e400000 == 0x28000000 { // STP, line 421
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -635,7 +708,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00400000:
-				if w&0x7e400000 == 0x28400000 { // LDP, line 378
+				if w&0x7e400000 == 0x28400000 { // LDP, line 423
 					o := w >> 31 & 0x1
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
@@ -649,7 +722,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40400000:
-				if w&0xfe400000 == 0x68400000 { // LDP, line 380
+				if w&0xfe400000 == 0x68400000 { // LDP, line 425
 					mode := w >> 23 & 0x3
 					imm := sext(uint64(w>>15&0x7f), 7)
 					rt2 := w >> 10 & 0x1f
@@ -668,14 +741,14 @@ func decode(in *inst, w uint32) {
 	case 5:
 		switch w & 0x61000000 {
 		case 0x20000000:
-			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 424
+			if w&0x7f20ffe0 == 0x2a0003e0 { // MOVr, line 469
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opMOVr, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(31), rm: uint8(rZR(rm))}
 				return
 			}
-			if w&0x7f000000 == 0x2a000000 { // ORRr, line 427
+			if w&0x7f000000 == 0x2a000000 { // ORRr, line 472
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -689,7 +762,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0x7f000000 == 0x0a000000 { // ANDr, line 425
+			if w&0x7f000000 == 0x0a000000 { // ANDr, line 470
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -703,7 +776,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f000000 == 0x4a000000 { // EORr, line 429
+			if w&0x7f000000 == 0x4a000000 { // EORr, line 474
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -717,7 +790,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 431
+			if w&0x7f000000 == 0x6a000000 { // ANDSr, line 476
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				n := w >> 21 & 0x1
@@ -731,7 +804,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f200000 == 0x0b000000 { // ADDr, line 434
+			if w&0x7f200000 == 0x0b000000 { // ADDr, line 479
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -743,7 +816,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 445
+			if w&0x7fe00000 == 0x0b200000 { // ADDx, line 490
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -756,7 +829,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 436
+			if w&0x7f200000 == 0x2b000000 { // ADDSr, line 481
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -768,7 +841,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 446
+			if w&0x7fe00000 == 0x2b200000 { // ADDSx, line 491
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -781,7 +854,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f200000 == 0x4b000000 { // SUBr, line 438
+			if w&0x7f200000 == 0x4b000000 { // SUBr, line 483
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -793,7 +866,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 447
+			if w&0x7fe00000 == 0x4b200000 { // SUBx, line 492
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -806,7 +879,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x61000000:
-			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 440
+			if w&0x7f200000 == 0x6b000000 { // SUBSr, line 485
 				sf := w >> 31 & 0x1
 				shift := w >> 22 & 0x3
 				rm := w >> 16 & 0x1f
@@ -818,7 +891,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 448
+			if w&0x7fe00000 == 0x6b200000 { // SUBSx, line 493
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				opt := w >> 13 & 0x7
@@ -867,14 +940,108 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xbe000000 == 0x0c000000 { // SIMDStruct, line 218
-				rn := w >> 5 & 0x1f
-				*in = inst{op: opSIMDStruct, rn: uint8(rSP(rn))}
-				if in.rn == regSP {
-					in.pre |= preSP
+			switch w & 0x81800000 {
+			case 0x00000000:
+				if w&0xbfbf0000 == 0x0c000000 { // SIMDStructMulti, line 252
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					opc := w >> 12 & 0xf
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if structMultiOK(q, opc, size) {
+						*in = inst{op: opSIMDStructMulti, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), ra: uint8(structNRegs(opc)), amt: uint8(size), cc: uint8(structSElem(opc)), neg: (l) != 0}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
 				}
-				in.pre |= preFP
-				if decodeSIMDStruct(in, w) {
+			case 0x00800000:
+				if w&0xbfa00000 == 0x0c800000 { // SIMDStructMulti, line 254
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					rm := w >> 16 & 0x1f
+					opc := w >> 12 & 0xf
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if structMultiOK(q, opc, size) {
+						*in = inst{op: opSIMDStructMulti, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), ra: uint8(structNRegs(opc)), sh: uint8(1), amt: uint8(size), cc: uint8(structSElem(opc)), neg: (l) != 0}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+			case 0x01000000:
+				if w&0xbf9f0000 == 0x0d000000 { // SIMDStructSingle, line 256
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					r := w >> 21 & 0x1
+					opc := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opc < 6 && structSingleOK(opc, s, size) {
+						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+				if w&0xbfdfd000 == 0x0d40c000 { // SIMDStructRepl, line 262
+					q := w >> 30 & 0x1
+					r := w >> 21 & 0x1
+					o := w >> 13 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
+					return
+				}
+			case 0x01800000:
+				if w&0xbf800000 == 0x0d800000 { // SIMDStructSingle, line 259
+					q := w >> 30 & 0x1
+					l := w >> 22 & 0x1
+					r := w >> 21 & 0x1
+					rm := w >> 16 & 0x1f
+					opc := w >> 13 & 0x7
+					s := w >> 12 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					if opc < 6 && structSingleOK(opc, s, size) {
+						*in = inst{op: opSIMDStructSingle, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), sh: uint8(1), amt: uint8(structSingleEsz(opc, size)), cc: uint8((opc&1)<<1 + r + 1), neg: (l) != 0, im2: uint64(structSingleIndex(q, opc, s, size))}
+						if in.rn == regSP {
+							in.pre |= preSP
+						}
+						in.pre |= preFP
+						return
+					}
+				}
+				if w&0xbfc0d000 == 0x0dc0c000 { // SIMDStructRepl, line 263
+					q := w >> 30 & 0x1
+					r := w >> 21 & 0x1
+					rm := w >> 16 & 0x1f
+					o := w >> 13 & 0x1
+					size := w >> 10 & 0x3
+					rn := w >> 5 & 0x1f
+					rt := w >> 0 & 0x1f
+					*in = inst{op: opSIMDStructRepl, sf: (q) != 0, rd: uint8(rt), rn: uint8(rSP(rn)), rm: uint8(rm), sh: uint8(1), amt: uint8(size), cc: uint8(o<<1 + r + 1), neg: (1) != 0}
+					if in.rn == regSP {
+						in.pre |= preSP
+					}
+					in.pre |= preFP
 					return
 				}
 			}
@@ -884,32 +1051,41 @@ func decode(in *inst, w uint32) {
 		case 0x00000400:
 			switch w & 0x00200000 {
 			case 0x00200000:
-				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 171
+				if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 173
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
-					if s == 0 || q == 1 {
-						*in = inst{op: opSIMD3SameFP}
+					a := w >> 23 & 0x1
+					sz := w >> 22 & 0x1
+					rm := w >> 16 & 0x1f
+					opc := w >> 11 & 0x7
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && simdThreeSameFPOK(q, u, a, sz, opc, s == 1) {
+						*in = inst{op: opSIMD3SameFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(opc), neg: (s) != 0}
 						in.pre |= preFP
-						if decodeSIMD3SameFP(in, w) {
-							return
-						}
+						return
 					}
 				}
-				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 173
+				if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 176
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
-					if s == 0 || q == 1 {
-						*in = inst{op: opSIMD3Same}
+					size := w >> 22 & 0x3
+					rm := w >> 16 & 0x1f
+					opc := w >> 11 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && simdThreeSameOK(q, u, size, opc, s == 1) {
+						*in = inst{op: opSIMD3Same, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 						in.pre |= preFP
-						if decodeSIMD3Same(in, w) {
-							return
-						}
+						return
 					}
 				}
 			case 0x00000000:
 				switch w & 0x20c08000 {
 				case 0x20000000:
-					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 192
+					if w&0xffe08400 == 0x6e000400 { // SIMDInsE, line 202
 						imm5 := w >> 16 & 0x1f
 						imm4 := w >> 11 & 0xf
 						rn := w >> 5 & 0x1f
@@ -923,7 +1099,7 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x00007800 {
 					case 0x00000000:
-						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 194
+						if w&0xbfe0fc00 == 0x0e000400 { // SIMDDupE, line 204
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -935,7 +1111,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00000800:
-						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 196
+						if w&0xbfe0fc00 == 0x0e000c00 { // SIMDDupG, line 206
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -947,7 +1123,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00001800:
-						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 198
+						if w&0xffe0fc00 == 0x4e001c00 { // SIMDInsG, line 208
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
 							rd := w >> 0 & 0x1f
@@ -958,7 +1134,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00002800:
-						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 200
+						if w&0xbfe0fc00 == 0x0e002c00 { // SIMDSMOV, line 210
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -970,7 +1146,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00003800:
-						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 202
+						if w&0xbfe0fc00 == 0x0e003c00 { // SIMDUMOV, line 212
 							q := w >> 30 & 0x1
 							imm5 := w >> 16 & 0x1f
 							rn := w >> 5 & 0x1f
@@ -991,132 +1167,189 @@ func decode(in *inst, w uint32) {
 				case 0x00000800:
 					switch w & 0x001e0000 {
 					case 0x00000000:
-						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 175
+						if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 179
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD2MiscFP}
+							a := w >> 23 & 0x1
+							sz := w >> 22 & 0x1
+							opc := w >> 12 & 0x3
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0xc|opc, s == 1) {
+								*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0xc | opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD2MiscFP(in, w) {
-									return
-								}
+								return
 							}
 						}
-						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 176
+						if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 181
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD2MiscFP}
+							a := w >> 23 & 0x1
+							sz := w >> 22 & 0x1
+							opc := w >> 12 & 0x7
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0x18|opc, s == 1) {
+								*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0x18 | opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD2MiscFP(in, w) {
-									return
-								}
+								return
 							}
 						}
-						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 178
+						if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 184
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD2Misc}
+							size := w >> 22 & 0x3
+							opc := w >> 12 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdTwoMiscOK(q, u, size, opc, s == 1) {
+								*in = inst{op: opSIMD2Misc, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD2Misc(in, w) {
-									return
-								}
+								return
 							}
 						}
 					case 0x00100000:
-						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 182
-							*in = inst{op: opSIMDAcross}
-							in.pre |= preFP
-							if decodeSIMDAcross(in, w) {
+						if w&0x9f3e0c00 == 0x0e300800 { // SIMDAcross, line 190
+							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
+							size := w >> 22 & 0x3
+							opc := w >> 12 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if simdAcrossOK(q, u, size, opc) {
+								*in = inst{op: opSIMDAcross, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc)}
+								in.pre |= preFP
 								return
 							}
 						}
 					}
 				case 0x00000000:
-					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 184
+					if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 193
 						q := w >> 30 & 0x1
+						u := w >> 29 & 0x1
 						s := w >> 28 & 0x1
-						if s == 0 || q == 1 {
-							*in = inst{op: opSIMD3Diff}
+						size := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						opc := w >> 12 & 0xf
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if (s == 0 || q == 1) && simdThreeDiffOK(u, size, opc, s == 1) {
+							*in = inst{op: opSIMD3Diff, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 							in.pre |= preFP
-							if decodeSIMD3Diff(in, w) {
-								return
-							}
+							return
 						}
 					}
 				}
 			case 0x00000000:
 				switch w & 0x20008000 {
 				case 0x00000000:
-					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 205
-						*in = inst{op: opSIMDPermute}
-						in.pre |= preFP
-						if decodeSIMDPermute(in, w) {
+					if w&0xbf208c00 == 0x0e000800 { // SIMDPermute, line 215
+						q := w >> 30 & 0x1
+						size := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						opc := w >> 12 & 0x7
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if opc != 0 && opc != 4 && (size != 3 || q == 1) {
+							*in = inst{op: opSIMDPermute, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(size), cc: uint8(opc)}
+							in.pre |= preFP
 							return
 						}
 					}
-					if w&0xbfe08c00 == 0x0e000000 { // SIMDTbl, line 209
-						*in = inst{op: opSIMDTbl}
-						in.pre |= preFP
-						if decodeSIMDTbl(in, w) {
+					if w&0xbf208c00 == 0x0e000000 { // SIMDTbl, line 222
+						q := w >> 30 & 0x1
+						op2 := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						len := w >> 13 & 0x3
+						op := w >> 12 & 0x1
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if op2 == 0 {
+							*in = inst{op: opSIMDTbl, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), amt: uint8(len + 1), neg: (op) != 0}
+							in.pre |= preFP
 							return
 						}
 					}
 				case 0x20000000:
-					if w&0xbfe08400 == 0x2e000000 { // SIMDExt, line 207
-						*in = inst{op: opSIMDExt}
-						in.pre |= preFP
-						if decodeSIMDExt(in, w) {
+					if w&0xbf208400 == 0x2e000000 { // SIMDExt, line 218
+						q := w >> 30 & 0x1
+						op2 := w >> 22 & 0x3
+						rm := w >> 16 & 0x1f
+						imm4 := w >> 11 & 0xf
+						rn := w >> 5 & 0x1f
+						rd := w >> 0 & 0x1f
+						if op2 == 0 && (q == 1 || imm4 < 8) {
+							*in = inst{op: opSIMDExt, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), imm: uint64(imm4)}
+							in.pre |= preFP
 							return
 						}
 					}
 				}
 			}
 		case 0x01000400:
-			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 211
-				*in = inst{op: opSIMDModImm}
-				in.pre |= preFP
-				if decodeSIMDModImm(in, w) {
+			if w&0x9ff80400 == 0x0f000400 { // SIMDModImm, line 227
+				q := w >> 30 & 0x1
+				op := w >> 29 & 0x1
+				abc := w >> 16 & 0x7
+				cmode := w >> 12 & 0xf
+				o2 := w >> 11 & 0x1
+				defgh := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if o2 == 0 && (cmode != 15 || op == 0 || q == 1) {
+					*in = inst{op: opSIMDModImm, sf: (q) != 0, rd: uint8(rd), sh: uint8(modImmForm(op, cmode)), imm: uint64(modImmExpand(op, cmode, abc<<5|defgh))}
+					in.pre |= preFP
 					return
 				}
 			}
-			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 213
+			if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 233
 				q := w >> 30 & 0x1
+				u := w >> 29 & 0x1
 				s := w >> 28 & 0x1
 				immh := w >> 19 & 0xf
-				if (s == 0 || q == 1) && (immh != 0) {
-					*in = inst{op: opSIMDShiftImm}
+				immb := w >> 16 & 0x7
+				opc := w >> 11 & 0x1f
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (s == 0 || q == 1) && immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1) {
+					*in = inst{op: opSIMDShiftImm, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(shiftRight(immh, immb)), sh: uint8(u), amt: uint8(shiftEsz(immh)), cc: uint8(opc), neg: (s) != 0, im2: uint64(shiftLeft(immh, immb))}
 					in.pre |= preFP
-					if decodeSIMDShiftImm(in, w) {
-						return
-					}
+					return
 				}
 			}
 		case 0x01000000:
-			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 215
+			if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 240
 				q := w >> 30 & 0x1
+				u := w >> 29 & 0x1
 				s := w >> 28 & 0x1
-				if s == 0 || q == 1 {
-					*in = inst{op: opSIMDByElem}
+				size := w >> 22 & 0x3
+				l := w >> 21 & 0x1
+				m := w >> 20 & 0x1
+				rm := w >> 16 & 0xf
+				opc := w >> 12 & 0xf
+				h := w >> 11 & 0x1
+				rn := w >> 5 & 0x1f
+				rd := w >> 0 & 0x1f
+				if (s == 0 || q == 1) && simdByElemOK(q, u, size, l, opc, s == 1) {
+					*in = inst{op: opSIMDByElem, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(byElemRm(size, m, rm, opc)), ra: uint8(byElemIndex(size, l, m, h, opc)), sh: uint8(u), amt: uint8(byElemEsz(size, opc)), cc: uint8(opc), neg: (s) != 0}
 					in.pre |= preFP
-					if decodeSIMDByElem(in, w) {
-						return
-					}
+					return
 				}
 			}
 		}
 	case 8:
 		switch w & 0x01000000 {
 		case 0x00000000:
-			if w&0x9f000000 == 0x10000000 { // ADR, line 221
+			if w&0x9f000000 == 0x10000000 { // ADR, line 266
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
 				*in = inst{op: opADR, rd: uint8(wZR(rd)), imm: uint64(sext(uint64(hi<<2|lo), 21))}
 				return
 			}
-			if w&0x9f000000 == 0x90000000 { // ADRP, line 222
+			if w&0x9f000000 == 0x90000000 { // ADRP, line 267
 				lo := w >> 29 & 0x3
 				hi := w >> 5 & 0x7ffff
 				rd := w >> 0 & 0x1f
@@ -1126,7 +1359,7 @@ func decode(in *inst, w uint32) {
 		case 0x01000000:
 			switch w & 0x60800000 {
 			case 0x00000000:
-				if w&0x7f800000 == 0x11000000 { // ADDi, line 224
+				if w&0x7f800000 == 0x11000000 { // ADDi, line 269
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1136,7 +1369,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x20000000:
-				if w&0x7f800000 == 0x31000000 { // ADDSi, line 225
+				if w&0x7f800000 == 0x31000000 { // ADDSi, line 270
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1146,7 +1379,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x40000000:
-				if w&0x7f800000 == 0x51000000 { // SUBi, line 226
+				if w&0x7f800000 == 0x51000000 { // SUBi, line 271
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1156,7 +1389,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x60000000:
-				if w&0x7f800000 == 0x71000000 { // SUBSi, line 227
+				if w&0x7f800000 == 0x71000000 { // SUBSi, line 272
 					sf := w >> 31 & 0x1
 					sh := w >> 22 & 0x1
 					imm := w >> 10 & 0xfff
@@ -1170,7 +1403,7 @@ func decode(in *inst, w uint32) {
 	case 9:
 		switch w & 0x61800000 {
 		case 0x00000000:
-			if w&0x7f800000 == 0x12000000 { // ANDi, line 229
+			if w&0x7f800000 == 0x12000000 { // ANDi, line 274
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1183,7 +1416,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x20000000:
-			if w&0x7f800000 == 0x32000000 { // ORRi, line 231
+			if w&0x7f800000 == 0x32000000 { // ORRi, line 276
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1196,7 +1429,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40000000:
-			if w&0x7f800000 == 0x52000000 { // EORi, line 233
+			if w&0x7f800000 == 0x52000000 { // EORi, line 278
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1209,7 +1442,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60000000:
-			if w&0x7f800000 == 0x72000000 { // ANDSi, line 235
+			if w&0x7f800000 == 0x72000000 { // ANDSi, line 280
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1222,7 +1455,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00800000:
-			if w&0x7f800000 == 0x12800000 { // MOVi, line 239
+			if w&0x7f800000 == 0x12800000 { // MOVi, line 284
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1233,7 +1466,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x40800000:
-			if w&0x7f800000 == 0x52800000 { // MOVi, line 240
+			if w&0x7f800000 == 0x52800000 { // MOVi, line 285
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1244,7 +1477,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x60800000:
-			if w&0x7f800000 == 0x72800000 { // MOVK, line 244
+			if w&0x7f800000 == 0x72800000 { // MOVK, line 289
 				sf := w >> 31 & 0x1
 				hw := w >> 21 & 0x3
 				imm := w >> 5 & 0xffff
@@ -1255,7 +1488,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7f800000 == 0x13000000 { // ASRi, line 252
+			if w&0x7f800000 == 0x13000000 { // ASRi, line 297
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1267,7 +1500,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x13000000 { // SBFM, line 254
+			if w&0x7f800000 == 0x13000000 { // SBFM, line 299
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1280,7 +1513,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x21000000:
-			if w&0x7f800000 == 0x33000000 { // BFM, line 257
+			if w&0x7f800000 == 0x33000000 { // BFM, line 302
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1293,7 +1526,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x41000000:
-			if w&0x7f800000 == 0x53000000 { // LSRi, line 260
+			if w&0x7f800000 == 0x53000000 { // LSRi, line 305
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1305,7 +1538,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // LSLi, line 262
+			if w&0x7f800000 == 0x53000000 { // LSLi, line 307
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1317,7 +1550,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			}
-			if w&0x7f800000 == 0x53000000 { // UBFM, line 264
+			if w&0x7f800000 == 0x53000000 { // UBFM, line 309
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				immr := w >> 16 & 0x3f
@@ -1330,7 +1563,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01800000:
-			if w&0x7fa00000 == 0x13800000 { // EXTR, line 269
+			if w&0x7fa00000 == 0x13800000 { // EXTR, line 314
 				sf := w >> 31 & 0x1
 				n := w >> 22 & 0x1
 				rm := w >> 16 & 0x1f
@@ -1357,13 +1590,13 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5300000 { // MRS, line 328
+					if w&0xfff00000 == 0xd5300000 { // MRS, line 373
 						*in = inst{op: opMRS}
 						if decodeMRS(in, w) {
 							return
 						}
 					}
-					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 329
+					if w&0xfffff000 == 0xd5380000 { // MRSzero, line 374
 						crm := w >> 8 & 0xf
 						op2 := w >> 5 & 0x7
 						rt := w >> 0 & 0x1f
@@ -1380,7 +1613,7 @@ func decode(in *inst, w uint32) {
 						in.pre |= preFP
 						return
 					}
-					if w&0xfff00000 == 0xd5100000 { // MSR, line 330
+					if w&0xfff00000 == 0xd5100000 { // MSR, line 375
 						*in = inst{op: opMSR}
 						if decodeMSR(in, w) {
 							return
@@ -1389,28 +1622,28 @@ func decode(in *inst, w uint32) {
 				case 0x00000000:
 					switch w & 0x0008f000 {
 					case 0x00002000:
-						if w&0xfff8ffff == 0xd500207f { // WFI, line 292
+						if w&0xfff8ffff == 0xd500207f { // WFI, line 337
 							*in = inst{op: opWFI}
 							return
 						}
-						if w&0xfff8f01f == 0xd500201f { // NOP, line 293
+						if w&0xfff8f01f == 0xd500201f { // NOP, line 338
 							*in = inst{op: opNOP}
 							return
 						}
 					case 0x00003000:
 						switch w & 0x000000df {
 						case 0x0000005f:
-							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 295
+							if w&0xfff8f0ff == 0xd500305f { // CLREX, line 340
 								*in = inst{op: opCLREX}
 								return
 							}
 						case 0x0000009f:
-							if w&0xfff8f0df == 0xd500309f { // NOP, line 296
+							if w&0xfff8f0df == 0xd500309f { // NOP, line 341
 								*in = inst{op: opNOP}
 								return
 							}
 						case 0x000000df:
-							if w&0xfff8f0ff == 0xd50030df { // ISB, line 297
+							if w&0xfff8f0ff == 0xd50030df { // ISB, line 342
 								*in = inst{op: opISB}
 								return
 							}
@@ -1418,19 +1651,19 @@ func decode(in *inst, w uint32) {
 					case 0x00004000:
 						switch w & 0x000700ff {
 						case 0x000000bf:
-							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 305
+							if w&0xfffff0ff == 0xd50040bf { // MSRi, line 350
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateSPSel), imm: uint64(crm)}
 								return
 							}
 						case 0x000300df:
-							if w&0xfffff0ff == 0xd50340df { // MSRi, line 306
+							if w&0xfffff0ff == 0xd50340df { // MSRi, line 351
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFSet), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 6, 31, 0))}
 								return
 							}
 						case 0x000300ff:
-							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 307
+							if w&0xfffff0ff == 0xd50340ff { // MSRi, line 352
 								crm := w >> 8 & 0xf
 								*in = inst{op: opMSRi, sh: uint8(pstateDAIFClr), amt: uint8(9), cc: uint8(el0Trap), imm: uint64(crm), im2: uint64(sysTrapISS(0, 3, 4, crm, 7, 31, 0))}
 								return
@@ -1439,12 +1672,12 @@ func decode(in *inst, w uint32) {
 					case 0x00087000:
 						switch w & 0x00070080 {
 						case 0x00030000:
-							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 311
+							if w&0xffffffe0 == 0xd50b7420 { // DCZVA, line 356
 								rt := w >> 0 & 0x1f
 								*in = inst{op: opDCZVA, rn: uint8(rZR(rt)), amt: uint8(14), cc: uint8(el0Trap), im2: uint64(sysTrapISS(1, 3, 7, 4, 1, rt, 0))}
 								return
 							}
-							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 313
+							if w&0xfffff0e0 == 0xd50b7020 { // SYS, line 358
 								crm := w >> 8 & 0xf
 								rt := w >> 0 & 0x1f
 								if crm == 5 || crm == 10 || crm == 11 || crm == 14 {
@@ -1455,42 +1688,42 @@ func decode(in *inst, w uint32) {
 						case 0x00000000:
 							switch w & 0x00000f00 {
 							case 0x00000100:
-								if w&0xffffffe0 == 0xd5087100 { // SYS, line 315
+								if w&0xffffffe0 == 0xd5087100 { // SYS, line 360
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000500:
-								if w&0xffffffe0 == 0xd5087500 { // SYS, line 316
+								if w&0xffffffe0 == 0xd5087500 { // SYS, line 361
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000600:
-								if w&0xffffffe0 == 0xd5087620 { // SYS, line 317
+								if w&0xffffffe0 == 0xd5087620 { // SYS, line 362
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
-								if w&0xffffffe0 == 0xd5087640 { // SYS, line 318
+								if w&0xffffffe0 == 0xd5087640 { // SYS, line 363
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000a00:
-								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 319
+								if w&0xffffffe0 == 0xd5087a40 { // SYS, line 364
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000e00:
-								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 320
+								if w&0xffffffe0 == 0xd5087e40 { // SYS, line 365
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opSYS, rn: uint8(rZR(rt))}
 									return
 								}
 							case 0x00000800:
-								if w&0xffffff80 == 0xd5087800 { // AT, line 323
+								if w&0xffffff80 == 0xd5087800 { // AT, line 368
 									op2 := w >> 5 & 0x3
 									rt := w >> 0 & 0x1f
 									*in = inst{op: opAT, rn: uint8(rZR(rt)), sh: uint8(op2)}
@@ -1499,7 +1732,7 @@ func decode(in *inst, w uint32) {
 							}
 						}
 					case 0x00088000:
-						if w&0xfffff000 == 0xd5088000 { // TLBI, line 326
+						if w&0xfffff000 == 0xd5088000 { // TLBI, line 371
 							crm := w >> 8 & 0xf
 							op2 := w >> 5 & 0x7
 							rt := w >> 0 & 0x1f
@@ -1509,7 +1742,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000000:
-				if w&0xff000010 == 0x54000000 { // Bcond, line 283
+				if w&0xff000010 == 0x54000000 { // Bcond, line 328
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					cond := w >> 0 & 0xf
 					*in = inst{op: opBcond, cc: uint8(cond), imm: uint64(imm << 2)}
@@ -1518,19 +1751,19 @@ func decode(in *inst, w uint32) {
 			case 0x80000000:
 				switch w & 0x00e0001f {
 				case 0x00000001:
-					if w&0xffe0001f == 0xd4000001 { // SVC, line 285
+					if w&0xffe0001f == 0xd4000001 { // SVC, line 330
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opSVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00000002:
-					if w&0xffe0001f == 0xd4000002 { // HVC, line 286
+					if w&0xffe0001f == 0xd4000002 { // HVC, line 331
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opHVC, imm: uint64(imm)}
 						return
 					}
 				case 0x00200000:
-					if w&0xffe0001f == 0xd4200000 { // BRK, line 287
+					if w&0xffe0001f == 0xd4200000 { // BRK, line 332
 						imm := w >> 5 & 0xffff
 						*in = inst{op: opBRK, imm: uint64(imm)}
 						return
@@ -1538,25 +1771,25 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 273
+			if w&0xfc000000 == 0x14000000 { // B, line 318
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 274
+			if w&0xfc000000 == 0x94000000 { // BL, line 319
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x34000000 { // CBZ, line 275
+			if w&0x7f000000 == 0x34000000 { // CBZ, line 320
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
 				*in = inst{op: opCBZ, sf: (sf) != 0, rn: uint8(rZR(rt)), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x35000000 { // CBNZ, line 276
+			if w&0x7f000000 == 0x35000000 { // CBNZ, line 321
 				sf := w >> 31 & 0x1
 				imm := sext(uint64(w>>5&0x7ffff), 19)
 				rt := w >> 0 & 0x1f
@@ -1567,18 +1800,18 @@ func decode(in *inst, w uint32) {
 	case 11:
 		switch w & 0x60000000 {
 		case 0x00000000:
-			if w&0xfc000000 == 0x14000000 { // B, line 273
+			if w&0xfc000000 == 0x14000000 { // B, line 318
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opB, imm: uint64(imm << 2)}
 				return
 			}
-			if w&0xfc000000 == 0x94000000 { // BL, line 274
+			if w&0xfc000000 == 0x94000000 { // BL, line 319
 				imm := sext(uint64(w>>0&0x3ffffff), 26)
 				*in = inst{op: opBL, imm: uint64(imm << 2)}
 				return
 			}
 		case 0x20000000:
-			if w&0x7f000000 == 0x36000000 { // TBZ, line 279
+			if w&0x7f000000 == 0x36000000 { // TBZ, line 324
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1586,7 +1819,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opTBZ, rn: uint8(rZR(rt)), amt: uint8(b5<<5 | b40), imm: uint64(imm << 2)}
 				return
 			}
-			if w&0x7f000000 == 0x37000000 { // TBNZ, line 280
+			if w&0x7f000000 == 0x37000000 { // TBNZ, line 325
 				b5 := w >> 31 & 0x1
 				b40 := w >> 19 & 0x1f
 				imm := sext(uint64(w>>5&0x3fff), 14)
@@ -1597,25 +1830,25 @@ func decode(in *inst, w uint32) {
 		case 0x40000000:
 			switch w & 0x81fffc1f {
 			case 0x801f0000:
-				if w&0xfffffc1f == 0xd61f0000 { // BR, line 334
+				if w&0xfffffc1f == 0xd61f0000 { // BR, line 379
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x803f0000:
-				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 335
+				if w&0xfffffc1f == 0xd63f0000 { // BLR, line 380
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opBLR, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x805f0000:
-				if w&0xfffffc1f == 0xd65f0000 { // RET, line 336
+				if w&0xfffffc1f == 0xd65f0000 { // RET, line 381
 					rn := w >> 5 & 0x1f
 					*in = inst{op: opRET, rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x809f0000:
-				if w&0xffffffff == 0xd69f03e0 { // ERET, line 337
+				if w&0xffffffff == 0xd69f03e0 { // ERET, line 382
 					*in = inst{op: opERET, rn: uint8(31)}
 					return
 				}
@@ -1626,34 +1859,34 @@ func decode(in *inst, w uint32) {
 		case 0x00000000:
 			switch w & 0xc0000000 {
 			case 0x00000000:
-				if w&0xff000000 == 0x18000000 { // LDRlit, line 367
+				if w&0xff000000 == 0x18000000 { // LDRlit, line 412
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x40000000:
-				if w&0xff000000 == 0x58000000 { // LDRlit, line 368
+				if w&0xff000000 == 0x58000000 { // LDRlit, line 413
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(3), imm: uint64(imm << 2)}
 					return
 				}
 			case 0x80000000:
-				if w&0xff000000 == 0x98000000 { // LDRlit, line 369
+				if w&0xff000000 == 0x98000000 { // LDRlit, line 414
 					imm := sext(uint64(w>>5&0x7ffff), 19)
 					rt := w >> 0 & 0x1f
 					*in = inst{op: opLDRlit, rd: uint8(wZR(rt)), amt: uint8(2), cc: uint8(extSign64), imm: uint64(imm << 2)}
 					return
 				}
 			case 0xc0000000:
-				if w&0xff000000 == 0xd8000000 { // NOP, line 370
+				if w&0xff000000 == 0xd8000000 { // NOP, line 415
 					*in = inst{op: opNOP}
 					return
 				}
 			}
 		case 0x21000000:
-			if w&0x3fc00000 == 0x39000000 { // STRo, line 384
+			if w&0x3fc00000 == 0x39000000 { // STRo, line 429
 				size := w >> 30 & 0x3
 				imm := w >> 10 & 0xfff
 				rn := w >> 5 & 0x1f
@@ -1664,11 +1897,11 @@ func decode(in *inst, w uint32) {
 				}
 				return
 			}
-			if w&0xffc00000 == 0xf9800000 { // NOP, line 385
+			if w&0xffc00000 == 0xf9800000 { // NOP, line 430
 				*in = inst{op: opNOP}
 				return
 			}
-			if w&0x3f000000 == 0x39000000 { // LDRo, line 386
+			if w&0x3f000000 == 0x39000000 { // LDRo, line 431
 				size := w >> 30 & 0x3
 				opc := w >> 22 & 0x3
 				imm := w >> 10 & 0xfff
@@ -1685,7 +1918,7 @@ func decode(in *inst, w uint32) {
 		case 0x20000000:
 			switch w & 0x00200c00 {
 			case 0x00000000:
-				if w&0x3fe00c00 == 0x38000000 { // STRo, line 389
+				if w&0x3fe00c00 == 0x38000000 { // STRo, line 434
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1696,11 +1929,11 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0xffe00c00 == 0xf8800000 { // NOP, line 393
+				if w&0xffe00c00 == 0xf8800000 { // NOP, line 438
 					*in = inst{op: opNOP}
 					return
 				}
-				if w&0x3f200c00 == 0x38000000 { // LDRo, line 394
+				if w&0x3f200c00 == 0x38000000 { // LDRo, line 439
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1715,7 +1948,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000400:
-				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 390
+				if w&0x3fe00c00 == 0x38000400 { // STRpost, line 435
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1726,7 +1959,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 395
+				if w&0x3f200c00 == 0x38000400 { // LDRpost, line 440
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1741,7 +1974,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000800:
-				if w&0x3fe00c00 == 0x38000800 { // STTR, line 391
+				if w&0x3fe00c00 == 0x38000800 { // STTR, line 436
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1752,7 +1985,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000800 { // LDTR, line 397
+				if w&0x3f200c00 == 0x38000800 { // LDTR, line 442
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1767,7 +2000,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00000c00:
-				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 392
+				if w&0x3fe00c00 == 0x38000c00 { // STRpre, line 437
 					size := w >> 30 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
 					rn := w >> 5 & 0x1f
@@ -1778,7 +2011,7 @@ func decode(in *inst, w uint32) {
 					}
 					return
 				}
-				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 398
+				if w&0x3f200c00 == 0x38000c00 { // LDRpre, line 443
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					imm := sext(uint64(w>>12&0x1ff), 9)
@@ -1795,7 +2028,7 @@ func decode(in *inst, w uint32) {
 			case 0x00200000:
 				switch w & 0x00008000 {
 				case 0x00000000:
-					if w&0x3f208c00 == 0x38200000 { // LDOP, line 405
+					if w&0x3f208c00 == 0x38200000 { // LDOP, line 450
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						opc := w >> 12 & 0x7
@@ -1808,7 +2041,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00008000:
-					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 406
+					if w&0x3f20fc00 == 0x38208000 { // LDOP, line 451
 						size := w >> 30 & 0x3
 						rs := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -1819,7 +2052,7 @@ func decode(in *inst, w uint32) {
 						}
 						return
 					}
-					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 407
+					if w&0x3ffffc00 == 0x38bfc000 { // LDAR, line 452
 						size := w >> 30 & 0x3
 						rn := w >> 5 & 0x1f
 						rt := w >> 0 & 0x1f
@@ -1831,7 +2064,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00200800:
-				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 413
+				if w&0x3fe00c00 == 0x38200800 { // STRreg, line 458
 					size := w >> 30 & 0x3
 					rm := w >> 16 & 0x1f
 					opt := w >> 13 & 0x7
@@ -1846,14 +2079,14 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 415
+				if w&0xffe00c00 == 0xf8a00800 { // NOP, line 460
 					opt := w >> 13 & 0x7
 					if opt&2 != 0 {
 						*in = inst{op: opNOP}
 						return
 					}
 				}
-				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 416
+				if w&0x3f200c00 == 0x38200800 { // LDRreg, line 461
 					size := w >> 30 & 0x3
 					opc := w >> 22 & 0x3
 					rm := w >> 16 & 0x1f
@@ -1874,7 +2107,7 @@ func decode(in *inst, w uint32) {
 	case 13:
 		switch w & 0x61e00000 {
 		case 0x00000000:
-			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 450
+			if w&0x7fe0fc00 == 0x1a000000 { // ADC, line 495
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1883,7 +2116,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20000000:
-			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 451
+			if w&0x7fe0fc00 == 0x3a000000 { // ADCS, line 496
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1892,7 +2125,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40000000:
-			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 452
+			if w&0x7fe0fc00 == 0x5a000000 { // SBC, line 497
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1901,7 +2134,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60000000:
-			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 453
+			if w&0x7fe0fc00 == 0x7a000000 { // SBCS, line 498
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -1910,7 +2143,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x20400000:
-			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 457
+			if w&0x7fe00410 == 0x3a400000 { // CCMN, line 502
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1921,7 +2154,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x60400000:
-			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 458
+			if w&0x7fe00410 == 0x7a400000 { // CCMP, line 503
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1932,7 +2165,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x00800000:
-			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 460
+			if w&0x7fe00c00 == 0x1a800000 { // CSEL, line 505
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1941,7 +2174,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSEL, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 461
+			if w&0x7fe00c00 == 0x1a800400 { // CSINC, line 506
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1951,7 +2184,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x40800000:
-			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 462
+			if w&0x7fe00c00 == 0x5a800000 { // CSINV, line 507
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1960,7 +2193,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opCSINV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), cc: uint8(cond)}
 				return
 			}
-			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 463
+			if w&0x7fe00c00 == 0x5a800400 { // CSNEG, line 508
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				cond := w >> 12 & 0xf
@@ -1972,7 +2205,7 @@ func decode(in *inst, w uint32) {
 		case 0x00c00000:
 			switch w & 0x0000e000 {
 			case 0x00000000:
-				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 465
+				if w&0x7fe0fc00 == 0x1ac00800 { // UDIV, line 510
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1980,7 +2213,7 @@ func decode(in *inst, w uint32) {
 					*in = inst{op: opUDIV, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm))}
 					return
 				}
-				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 466
+				if w&0x7fe0fc00 == 0x1ac00c00 { // SDIV, line 511
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					rn := w >> 5 & 0x1f
@@ -1991,7 +2224,7 @@ func decode(in *inst, w uint32) {
 			case 0x00002000:
 				switch w & 0x00001c00 {
 				case 0x00000000:
-					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 467
+					if w&0x7fe0fc00 == 0x1ac02000 { // LSLV, line 512
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2000,7 +2233,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000400:
-					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 468
+					if w&0x7fe0fc00 == 0x1ac02400 { // LSRV, line 513
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2009,7 +2242,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000800:
-					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 469
+					if w&0x7fe0fc00 == 0x1ac02800 { // ASRV, line 514
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2018,7 +2251,7 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				case 0x00000c00:
-					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 470
+					if w&0x7fe0fc00 == 0x1ac02c00 { // RORV, line 515
 						sf := w >> 31 & 0x1
 						rm := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
@@ -2028,7 +2261,7 @@ func decode(in *inst, w uint32) {
 					}
 				}
 			case 0x00004000:
-				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 473
+				if w&0x7fe0e000 == 0x1ac04000 { // CRC32, line 518
 					sf := w >> 31 & 0x1
 					rm := w >> 16 & 0x1f
 					c := w >> 12 & 0x1
@@ -2044,7 +2277,7 @@ func decode(in *inst, w uint32) {
 		case 0x40c00000:
 			switch w & 0x001ffc00 {
 			case 0x00000000:
-				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 475
+				if w&0x7ffffc00 == 0x5ac00000 { // RBIT, line 520
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2052,7 +2285,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000400:
-				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 476
+				if w&0x7ffffc00 == 0x5ac00400 { // REV16, line 521
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2060,27 +2293,27 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00000800:
-				if w&0xfffffc00 == 0xdac00800 { // REV32, line 477
+				if w&0xfffffc00 == 0xdac00800 { // REV32, line 522
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV32, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
-				if w&0xfffffc00 == 0x5ac00800 { // REV, line 478
+				if w&0xfffffc00 == 0x5ac00800 { // REV, line 523
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00000c00:
-				if w&0xfffffc00 == 0xdac00c00 { // REV, line 479
+				if w&0xfffffc00 == 0xdac00c00 { // REV, line 524
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
 					*in = inst{op: opREV, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn))}
 					return
 				}
 			case 0x00001000:
-				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 480
+				if w&0x7ffffc00 == 0x5ac01000 { // CLZ, line 525
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2088,7 +2321,7 @@ func decode(in *inst, w uint32) {
 					return
 				}
 			case 0x00001400:
-				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 481
+				if w&0x7ffffc00 == 0x5ac01400 { // CLS, line 526
 					sf := w >> 31 & 0x1
 					rn := w >> 5 & 0x1f
 					rd := w >> 0 & 0x1f
@@ -2097,7 +2330,7 @@ func decode(in *inst, w uint32) {
 				}
 			}
 		case 0x01000000:
-			if w&0x7fe08000 == 0x1b000000 { // MADD, line 485
+			if w&0x7fe08000 == 0x1b000000 { // MADD, line 530
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2106,7 +2339,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opMADD, sf: (sf) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 486
+			if w&0x7fe08000 == 0x1b008000 { // MSUB, line 531
 				sf := w >> 31 & 0x1
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
@@ -2116,7 +2349,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01200000:
-			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 487
+			if w&0xffe08000 == 0x9b200000 { // SMADDL, line 532
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2124,7 +2357,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opSMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 488
+			if w&0xffe08000 == 0x9b208000 { // SMSUBL, line 533
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2133,7 +2366,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01a00000:
-			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 489
+			if w&0xffe08000 == 0x9ba00000 { // UMADDL, line 534
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2141,7 +2374,7 @@ func decode(in *inst, w uint32) {
 				*in = inst{op: opUMADDL, sf: (1) != 0, rd: uint8(wZR(rd)), rn: uint8(rZR(rn)), rm: uint8(rZR(rm)), ra: uint8(rZR(ra))}
 				return
 			}
-			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 490
+			if w&0xffe08000 == 0x9ba08000 { // UMSUBL, line 535
 				rm := w >> 16 & 0x1f
 				ra := w >> 10 & 0x1f
 				rn := w >> 5 & 0x1f
@@ -2150,7 +2383,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01400000:
-			if w&0xffe08000 == 0x9b400000 { // SMULH, line 491
+			if w&0xffe08000 == 0x9b400000 { // SMULH, line 536
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2158,7 +2391,7 @@ func decode(in *inst, w uint32) {
 				return
 			}
 		case 0x01c00000:
-			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 492
+			if w&0xffe08000 == 0x9bc00000 { // UMULH, line 537
 				rm := w >> 16 & 0x1f
 				rn := w >> 5 & 0x1f
 				rd := w >> 0 & 0x1f
@@ -2496,15 +2729,19 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 184
+						if w&0x8f200c00 == 0x0e200000 { // SIMD3Diff, line 193
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD3Diff}
+							size := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							opc := w >> 12 & 0xf
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdThreeDiffOK(u, size, opc, s == 1) {
+								*in = inst{op: opSIMD3Diff, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD3Diff(in, w) {
-									return
-								}
+								return
 							}
 						}
 					case 0x00000800:
@@ -2522,43 +2759,59 @@ func decode(in *inst, w uint32) {
 									return
 								}
 							}
-							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 175
+							if w&0x8f3fcc00 == 0x0e20c800 { // SIMD2MiscFP, line 179
 								q := w >> 30 & 0x1
+								u := w >> 29 & 0x1
 								s := w >> 28 & 0x1
-								if s == 0 || q == 1 {
-									*in = inst{op: opSIMD2MiscFP}
+								a := w >> 23 & 0x1
+								sz := w >> 22 & 0x1
+								opc := w >> 12 & 0x3
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0xc|opc, s == 1) {
+									*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0xc | opc), neg: (s) != 0}
 									in.pre |= preFP
-									if decodeSIMD2MiscFP(in, w) {
-										return
-									}
+									return
 								}
 							}
-							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 176
+							if w&0x8f3f8c00 == 0x0e218800 { // SIMD2MiscFP, line 181
 								q := w >> 30 & 0x1
+								u := w >> 29 & 0x1
 								s := w >> 28 & 0x1
-								if s == 0 || q == 1 {
-									*in = inst{op: opSIMD2MiscFP}
+								a := w >> 23 & 0x1
+								sz := w >> 22 & 0x1
+								opc := w >> 12 & 0x7
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if (s == 0 || q == 1) && simdTwoMiscFPOK(q, u, a, sz, 0x18|opc, s == 1) {
+									*in = inst{op: opSIMD2MiscFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(0x18 | opc), neg: (s) != 0}
 									in.pre |= preFP
-									if decodeSIMD2MiscFP(in, w) {
-										return
-									}
+									return
 								}
 							}
-							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 178
+							if w&0x8f3e0c00 == 0x0e200800 { // SIMD2Misc, line 184
 								q := w >> 30 & 0x1
+								u := w >> 29 & 0x1
 								s := w >> 28 & 0x1
-								if s == 0 || q == 1 {
-									*in = inst{op: opSIMD2Misc}
+								size := w >> 22 & 0x3
+								opc := w >> 12 & 0x1f
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if (s == 0 || q == 1) && simdTwoMiscOK(q, u, size, opc, s == 1) {
+									*in = inst{op: opSIMD2Misc, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 									in.pre |= preFP
-									if decodeSIMD2Misc(in, w) {
-										return
-									}
+									return
 								}
 							}
-							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 180
-								*in = inst{op: opSIMDPairwise}
-								in.pre |= preFP
-								if decodeSIMDPairwise(in, w) {
+							if w&0xdf3e0c00 == 0x5e300800 { // SIMDPairwise, line 187
+								u := w >> 29 & 0x1
+								size := w >> 22 & 0x3
+								opc := w >> 12 & 0x1f
+								rn := w >> 5 & 0x1f
+								rd := w >> 0 & 0x1f
+								if simdPairwiseScalarOK(u, size, opc) {
+									*in = inst{op: opSIMDPairwise, sf: (1) != 0, rd: uint8(rd), rn: uint8(rn), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (1) != 0}
+									in.pre |= preFP
 									return
 								}
 							}
@@ -2592,26 +2845,35 @@ func decode(in *inst, w uint32) {
 								return
 							}
 						}
-						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 171
+						if w&0x8f20c400 == 0x0e20c400 { // SIMD3SameFP, line 173
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD3SameFP}
+							a := w >> 23 & 0x1
+							sz := w >> 22 & 0x1
+							rm := w >> 16 & 0x1f
+							opc := w >> 11 & 0x7
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdThreeSameFPOK(q, u, a, sz, opc, s == 1) {
+								*in = inst{op: opSIMD3SameFP, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), ra: uint8(a), sh: uint8(u), amt: uint8(2 + sz), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD3SameFP(in, w) {
-									return
-								}
+								return
 							}
 						}
-						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 173
+						if w&0x8f200400 == 0x0e200400 { // SIMD3Same, line 176
 							q := w >> 30 & 0x1
+							u := w >> 29 & 0x1
 							s := w >> 28 & 0x1
-							if s == 0 || q == 1 {
-								*in = inst{op: opSIMD3Same}
+							size := w >> 22 & 0x3
+							rm := w >> 16 & 0x1f
+							opc := w >> 11 & 0x1f
+							rn := w >> 5 & 0x1f
+							rd := w >> 0 & 0x1f
+							if (s == 0 || q == 1) && simdThreeSameOK(q, u, size, opc, s == 1) {
+								*in = inst{op: opSIMD3Same, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(rm), sh: uint8(u), amt: uint8(size), cc: uint8(opc), neg: (s) != 0}
 								in.pre |= preFP
-								if decodeSIMD3Same(in, w) {
-									return
-								}
+								return
 							}
 						}
 					}
@@ -2646,7 +2908,7 @@ func decode(in *inst, w uint32) {
 						}
 					}
 				case 0x40000000:
-					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 187
+					if w&0xffe0fc00 == 0x5e000400 { // SIMDDupS, line 197
 						imm5 := w >> 16 & 0x1f
 						rn := w >> 5 & 0x1f
 						rd := w >> 0 & 0x1f
@@ -2675,27 +2937,37 @@ func decode(in *inst, w uint32) {
 						return
 					}
 				}
-				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 213
+				if w&0x8f800400 == 0x0f000400 { // SIMDShiftImm, line 233
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
 					immh := w >> 19 & 0xf
-					if (s == 0 || q == 1) && (immh != 0) {
-						*in = inst{op: opSIMDShiftImm}
+					immb := w >> 16 & 0x7
+					opc := w >> 11 & 0x1f
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && immh != 0 && simdShiftImmOK(q, u, immh, opc, s == 1) {
+						*in = inst{op: opSIMDShiftImm, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), ra: uint8(shiftRight(immh, immb)), sh: uint8(u), amt: uint8(shiftEsz(immh)), cc: uint8(opc), neg: (s) != 0, im2: uint64(shiftLeft(immh, immb))}
 						in.pre |= preFP
-						if decodeSIMDShiftImm(in, w) {
-							return
-						}
+						return
 					}
 				}
-				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 215
+				if w&0x8f000400 == 0x0f000000 { // SIMDByElem, line 240
 					q := w >> 30 & 0x1
+					u := w >> 29 & 0x1
 					s := w >> 28 & 0x1
-					if s == 0 || q == 1 {
-						*in = inst{op: opSIMDByElem}
+					size := w >> 22 & 0x3
+					l := w >> 21 & 0x1
+					m := w >> 20 & 0x1
+					rm := w >> 16 & 0xf
+					opc := w >> 12 & 0xf
+					h := w >> 11 & 0x1
+					rn := w >> 5 & 0x1f
+					rd := w >> 0 & 0x1f
+					if (s == 0 || q == 1) && simdByElemOK(q, u, size, l, opc, s == 1) {
+						*in = inst{op: opSIMDByElem, sf: (q) != 0, rd: uint8(rd), rn: uint8(rn), rm: uint8(byElemRm(size, m, rm, opc)), ra: uint8(byElemIndex(size, l, m, h, opc)), sh: uint8(u), amt: uint8(byElemEsz(size, opc)), cc: uint8(opc), neg: (s) != 0}
 						in.pre |= preFP
-						if decodeSIMDByElem(in, w) {
-							return
-						}
+						return
 					}
 				}
 			}
@@ -2751,11 +3023,11 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opVLDRreg:
 		c.execVLDRreg((*vldstregArgs)(in), pc)
 	case opSIMD3SameFP:
-		c.execSIMD3SameFP((*simdArgs)(in), pc)
+		c.execSIMD3SameFP((*simdfpArgs)(in), pc)
 	case opSIMD3Same:
 		c.execSIMD3Same((*simdArgs)(in), pc)
 	case opSIMD2MiscFP:
-		c.execSIMD2MiscFP((*simdArgs)(in), pc)
+		c.execSIMD2MiscFP((*simdfpArgs)(in), pc)
 	case opSIMD2Misc:
 		c.execSIMD2Misc((*simdArgs)(in), pc)
 	case opSIMDPairwise:
@@ -2781,17 +3053,21 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 	case opSIMDPermute:
 		c.execSIMDPermute((*simdArgs)(in), pc)
 	case opSIMDExt:
-		c.execSIMDExt((*simdArgs)(in), pc)
+		c.execSIMDExt(in, pc)
 	case opSIMDTbl:
-		c.execSIMDTbl((*simdArgs)(in), pc)
+		c.execSIMDTbl((*tblArgs)(in), pc)
 	case opSIMDModImm:
-		c.execSIMDModImm((*simdArgs)(in), pc)
+		c.execSIMDModImm((*modimmArgs)(in), pc)
 	case opSIMDShiftImm:
-		c.execSIMDShiftImm((*simdArgs)(in), pc)
+		c.execSIMDShiftImm((*simdshiftArgs)(in), pc)
 	case opSIMDByElem:
-		c.execSIMDByElem((*simdArgs)(in), pc)
-	case opSIMDStruct:
-		c.execSIMDStruct((*simdArgs)(in), pc)
+		c.execSIMDByElem((*simdelemArgs)(in), pc)
+	case opSIMDStructMulti:
+		c.execSIMDStructMulti((*vstructArgs)(in), pc)
+	case opSIMDStructSingle:
+		c.execSIMDStructSingle((*vstructArgs)(in), pc)
+	case opSIMDStructRepl:
+		c.execSIMDStructRepl((*vstructArgs)(in), pc)
 	case opADR:
 		c.execADR(in, pc)
 	case opADRP:

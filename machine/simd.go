@@ -5,14 +5,14 @@ import "math/bits"
 // The FP/SIMD unit: the V registers, FPCR/FPSR, scalar floating point,
 // the SIMD&FP loads and stores and Advanced SIMD.
 //
-// Every FP/SIMD instruction is decoded once, by the table (a64.decode).
-// Scalar FP, FPCR/FPSR, the copies and the SIMD&FP loads and stores get
-// their own opcodes with decoded operands, executed by the exec functions
-// here and in simdvec.go. Advanced SIMD and the structure loads and
-// stores are decoded to their encoding group: the group's OK function
-// (or decodeStruct) decides at decode whether the word is implemented,
-// and its execute function, which trusts that, re-reads the operands
-// from the word kept in imm.
+// Every FP/SIMD instruction is decoded once, by the table (a64.decode),
+// into its operands, executed by the exec functions here and in
+// simdvec.go. Scalar FP, FPCR/FPSR, the copies, the SIMD&FP loads and
+// stores and the structure loads and stores get their own opcodes;
+// Advanced SIMD gets one per encoding group, whose table line and OK
+// function (simdvec.go) decide at decode whether the word is implemented
+// and whose execute function, which trusts that, runs it from the
+// decoded fields (U, size, opcode, ...).
 
 // FP/SIMD access trap class and CPACR_EL1.FPEN.
 const (
@@ -158,170 +158,146 @@ func (c *CPU) stV(a uint64, sz uint, v [2]uint64) bool {
 	return c.store(a, uint8(sz), v[0])
 }
 
-// structShape is what a structure load or store moves: nregs registers
-// of selem-element structures of 1<<esz-byte elements (single: element
-// index of each register; replicate: LDnR).
-type structShape struct {
-	nregs, selem, esz, index uint
-	replicate                bool
+// Field functions of the table's structure load and store lines.
+
+// structMultiOK reports whether a multiple structures opcode and size
+// are allocated (the 64-bit elements only in a Q vector but for LD1/ST1).
+func structMultiOK(q, opc, size uint32) bool {
+	return structSElem(opc) != 0 && (size != 3 || q == 1 || structSElem(opc) == 1)
 }
 
-// decodeStruct decodes a structure load or store; false if unallocated.
-func decodeStruct(w uint32) (structShape, bool) {
-	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
-	rm, opc, size := w>>16&31, w>>12&15, w>>10&3
-	if !post && rm != 0 {
-		return structShape{}, false
+// structNRegs and structSElem are the registers and the elements in a
+// structure of a multiple structures opcode; 0: unallocated.
+func structNRegs(opc uint32) uint8 {
+	return [16]uint8{0: 1, 2: 4, 4: 1, 6: 3, 7: 1, 8: 1, 10: 2}[opc]
+}
+
+func structSElem(opc uint32) uint8 {
+	return [16]uint8{0: 4, 2: 1, 4: 3, 6: 1, 7: 1, 8: 2, 10: 1}[opc]
+}
+
+// structSingleOK reports whether a single structure's opcode (bits
+// 15:13, scale = opc>>1 below 3), S and size are allocated.
+func structSingleOK(opc, s, size uint32) bool {
+	switch opc >> 1 {
+	case 1:
+		return size&1 == 0
+	case 2:
+		return size&2 == 0 && (size&1 == 0 || s == 0)
 	}
-	var nregs, selem uint
-	var esz uint = uint(size)
-	var index uint
-	replicate := false
-	if !single {
-		if w>>21&1 != 0 {
-			return structShape{}, false
-		}
-		switch opc {
-		case 0:
-			nregs, selem = 1, 4
-		case 2:
-			nregs, selem = 4, 1
-		case 4:
-			nregs, selem = 1, 3
-		case 6:
-			nregs, selem = 3, 1
-		case 7:
-			nregs, selem = 1, 1
-		case 8:
-			nregs, selem = 1, 2
-		case 10:
-			nregs, selem = 2, 1
-		default:
-			return structShape{}, false
-		}
-		if size == 3 && q == 0 && selem > 1 {
-			return structShape{}, false
-		}
+	return true
+}
+
+// structSingleEsz is a single structure's log2 element size.
+func structSingleEsz(opc, size uint32) uint {
+	scale := uint(opc >> 1)
+	if scale == 2 && size&1 != 0 {
+		return 3
+	}
+	return scale
+}
+
+// structSingleIndex is a single structure's element index: Q:S:size,
+// with size's bits below the element size dropped.
+func structSingleIndex(q, opc, s, size uint32) uint {
+	return uint(q<<3|s<<2|size) >> structSingleEsz(opc, size)
+}
+
+// structPost writes back a structure load's or store's base register
+// after post-index: by the index register, or (rm = 31) by total bytes.
+func (c *CPU) structPost(a *vstructArgs, base, total uint64) {
+	if a.post() == 0 {
+		return
+	}
+	if a.rm == 31 {
+		c.r[a.rn] = base + total
 	} else {
-		r := w >> 21 & 1
-		s := w >> 12 & 1
-		scale := opc >> 2
-		selem = uint(opc>>1&1<<1|r) + 1
-		nregs = 1
-		switch scale {
-		case 3:
-			if !l || s != 0 {
-				return structShape{}, false
-			}
-			replicate = true
-		case 0:
-			index = uint(q<<3 | s<<2 | size)
-			esz = 0
-		case 1:
-			if size&1 != 0 {
-				return structShape{}, false
-			}
-			index = uint(q<<2 | s<<1 | size>>1)
-			esz = 1
-		case 2:
-			if size&2 != 0 {
-				return structShape{}, false
-			}
-			if size&1 == 0 {
-				index = uint(q<<1 | s)
-				esz = 2
-			} else {
-				if s != 0 {
-					return structShape{}, false
-				}
-				index = uint(q)
-				esz = 3
-			}
-		}
+		c.r[a.rn] = base + c.r[a.rm]
 	}
-	return structShape{nregs, selem, esz, index, replicate}, true
 }
 
-// simdStruct executes LD1..LD4/ST1..ST4 (multiple structures),
-// LD1..LD4/ST1..ST4 (single structure) and LD1R..LD4R, with their
-// post-index forms; the interpreter has checked SP's alignment.
-func (c *CPU) simdStruct(w uint32) {
-	q, l, post, single := w>>30&1, w>>22&1 != 0, w>>23&1 != 0, w>>24&1 != 0
-	rm, rn, rt := w>>16&31, w>>5&31, w&31
-	shape, _ := decodeStruct(w)
-	nregs, selem, esz, index, replicate := shape.nregs, shape.selem, shape.esz, shape.index, shape.replicate
-	base := c.r[rSP(rn)]
-	a := base
+// execSIMDStructRepl executes LD1R..LD4R; the interpreter has checked
+// SP's alignment.
+func (c *CPU) execSIMDStructRepl(a *vstructArgs, _ uint64) {
+	esz, selem, rt := uint(a.esize()), uint(a.selem()), uint32(a.rd)
+	base := c.r[a.rn]
+	addr := base
 	ebytes := uint64(1) << esz
-	var total uint64
-	switch {
-	case replicate:
-		for s := uint(0); s < selem; s++ {
-			v, ok := c.load(a, uint8(esz))
+	for s := uint(0); s < selem; s++ {
+		v, ok := c.load(addr, uint8(esz))
+		if !ok {
+			return
+		}
+		var r [2]uint64
+		for i := uint(0); i < 16>>esz; i++ {
+			setElem(&r, i, esz, v)
+		}
+		c.setVec((rt+uint32(s))&31, r, a.sf)
+		addr += ebytes
+	}
+	c.structPost(a, base, uint64(selem)*ebytes)
+}
+
+// execSIMDStructSingle executes LD1..LD4 and ST1..ST4 (single
+// structure); the interpreter has checked SP's alignment.
+func (c *CPU) execSIMDStructSingle(a *vstructArgs, _ uint64) {
+	esz, selem, index, rt := uint(a.esize()), uint(a.selem()), uint(a.index()), uint32(a.rd)
+	base := c.r[a.rn]
+	addr := base
+	ebytes := uint64(1) << esz
+	for s := uint(0); s < selem; s++ {
+		t := (rt + uint32(s)) & 31
+		if a.load() {
+			v, ok := c.load(addr, uint8(esz))
 			if !ok {
 				return
 			}
-			var r [2]uint64
-			for i := uint(0); i < 16>>esz; i++ {
-				setElem(&r, i, esz, v)
-			}
-			c.setVec((rt+uint32(s))&31, r, q == 1)
-			a += ebytes
+			setElem(&c.vr[t], index, esz, v)
+		} else if !c.store(addr, uint8(esz), elem(c.vr[t], index, esz)) {
+			return
 		}
-		total = uint64(selem) * ebytes
-	case single:
-		for s := uint(0); s < selem; s++ {
-			t := (rt + uint32(s)) & 31
-			if l {
-				v, ok := c.load(a, uint8(esz))
-				if !ok {
-					return
-				}
-				setElem(&c.vr[t], index, esz, v)
-			} else if !c.store(a, uint8(esz), elem(c.vr[t], index, esz)) {
-				return
-			}
-			a += ebytes
-		}
-		total = uint64(selem) * ebytes
-	default:
-		elems := uint(8<<q) >> esz
-		// Load into copies so a fault leaves whole registers untouched.
-		var regs [4][2]uint64
-		for r := uint(0); r < nregs*selem; r++ {
-			regs[r] = c.vr[(rt+uint32(r))&31]
-		}
-		for r := uint(0); r < nregs; r++ {
-			for e := uint(0); e < elems; e++ {
-				for s := uint(0); s < selem; s++ {
-					t := r + s
-					if l {
-						v, ok := c.load(a, uint8(esz))
-						if !ok {
-							return
-						}
-						setElem(&regs[t], e, esz, v)
-					} else if !c.store(a, uint8(esz), elem(regs[t], e, esz)) {
+		addr += ebytes
+	}
+	c.structPost(a, base, uint64(selem)*ebytes)
+}
+
+// execSIMDStructMulti executes LD1..LD4 and ST1..ST4 (multiple
+// structures); the interpreter has checked SP's alignment.
+func (c *CPU) execSIMDStructMulti(a *vstructArgs, _ uint64) {
+	esz, selem, nregs, rt := uint(a.esize()), uint(a.selem()), uint(a.nregs()), uint32(a.rd)
+	l := a.load()
+	base := c.r[a.rn]
+	addr := base
+	ebytes := uint64(1) << esz
+	elems := uint(8<<b2u(a.sf)) >> esz
+	// Load into copies so a fault leaves whole registers untouched.
+	var regs [4][2]uint64
+	for r := uint(0); r < nregs*selem; r++ {
+		regs[r] = c.vr[(rt+uint32(r))&31]
+	}
+	for r := uint(0); r < nregs; r++ {
+		for e := uint(0); e < elems; e++ {
+			for s := uint(0); s < selem; s++ {
+				t := r + s
+				if l {
+					v, ok := c.load(addr, uint8(esz))
+					if !ok {
 						return
 					}
-					a += ebytes
+					setElem(&regs[t], e, esz, v)
+				} else if !c.store(addr, uint8(esz), elem(regs[t], e, esz)) {
+					return
 				}
+				addr += ebytes
 			}
 		}
-		if l {
-			for r := uint(0); r < nregs*selem; r++ {
-				c.setVec((rt+uint32(r))&31, regs[r], q == 1)
-			}
-		}
-		total = uint64(nregs*selem*elems) * ebytes
 	}
-	if post {
-		if rm == 31 {
-			c.r[rSP(rn)] = base + total
-		} else {
-			c.r[rSP(rn)] = base + c.r[rm]
+	if l {
+		for r := uint(0); r < nregs*selem; r++ {
+			c.setVec((rt+uint32(r))&31, regs[r], a.sf)
 		}
 	}
+	c.structPost(a, base, uint64(nregs*selem*elems)*ebytes)
 }
 
 // clsN counts leading sign bits of an n-bit value, excluding the sign.
@@ -550,77 +526,3 @@ func (c *CPU) execVLDRreg(a *vldstregArgs, _ uint64) {
 func (c *CPU) execVSTRreg(a *vldstregArgs, _ uint64) {
 	c.stV(c.r[a.rn]+extendReg(c.r[a.rm], a.extend(), uint8(a.amount())), uint(a.size()), c.vr[a.rd])
 }
-
-// Advanced SIMD and the SIMD&FP structure loads and stores: each encoding
-// group is a line of the table (a64.decode), whose decode function asks
-// the group's OK function and whose execute function runs the group's
-// execute function. The word is kept in imm, the scalar form (bit 28) in
-// the operand scalar of &simd.
-
-// simdWord keeps w in in for a group's execute function: the word in imm,
-// its bit 28 in the slot of simdArgs.scalar.
-func simdWord(in *inst, w uint32, ok bool) bool {
-	in.imm, in.neg = uint64(w), w>>28&1 == 1
-	return ok
-}
-
-func decodeSIMD3SameFP(in *inst, w uint32) bool {
-	return simdWord(in, w, simdThreeSameFPOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD3SameFP(a *simdArgs, _ uint64) { c.simdThreeSameFP(uint32(a.imm), a.scalar()) }
-
-func decodeSIMD3Same(in *inst, w uint32) bool {
-	return simdWord(in, w, simdThreeSameOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD3Same(a *simdArgs, _ uint64) { c.simdThreeSame(uint32(a.imm), a.scalar()) }
-
-func decodeSIMD2MiscFP(in *inst, w uint32) bool {
-	return simdWord(in, w, simdTwoMiscFPOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD2MiscFP(a *simdArgs, _ uint64) { c.simdTwoMiscFP(uint32(a.imm), a.scalar()) }
-
-func decodeSIMD2Misc(in *inst, w uint32) bool {
-	return simdWord(in, w, simdTwoMiscOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD2Misc(a *simdArgs, _ uint64) { c.simdTwoMisc(uint32(a.imm), a.scalar()) }
-
-func decodeSIMDPairwise(in *inst, w uint32) bool {
-	return simdWord(in, w, simdPairwiseScalarOK(w))
-}
-func (c *CPU) execSIMDPairwise(a *simdArgs, _ uint64) { c.simdPairwiseScalar(uint32(a.imm)) }
-
-func decodeSIMDAcross(in *inst, w uint32) bool      { return simdWord(in, w, simdAcrossOK(w)) }
-func (c *CPU) execSIMDAcross(a *simdArgs, _ uint64) { c.simdAcross(uint32(a.imm)) }
-
-func decodeSIMD3Diff(in *inst, w uint32) bool {
-	return simdWord(in, w, simdThreeDiffOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMD3Diff(a *simdArgs, _ uint64) { c.simdThreeDiff(uint32(a.imm), a.scalar()) }
-
-func decodeSIMDPermute(in *inst, w uint32) bool      { return simdWord(in, w, simdPermuteOK(w)) }
-func (c *CPU) execSIMDPermute(a *simdArgs, _ uint64) { c.simdPermute(uint32(a.imm)) }
-
-func decodeSIMDExt(in *inst, w uint32) bool      { return simdWord(in, w, simdExtOK(w)) }
-func (c *CPU) execSIMDExt(a *simdArgs, _ uint64) { c.simdExt(uint32(a.imm)) }
-
-func decodeSIMDTbl(in *inst, w uint32) bool      { return simdWord(in, w, simdTblOK(w)) }
-func (c *CPU) execSIMDTbl(a *simdArgs, _ uint64) { c.simdTbl(uint32(a.imm)) }
-
-func decodeSIMDModImm(in *inst, w uint32) bool      { return simdWord(in, w, simdModImmOK(w)) }
-func (c *CPU) execSIMDModImm(a *simdArgs, _ uint64) { c.simdModImm(uint32(a.imm)) }
-
-func decodeSIMDShiftImm(in *inst, w uint32) bool {
-	return simdWord(in, w, simdShiftImmOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMDShiftImm(a *simdArgs, _ uint64) { c.simdShiftImm(uint32(a.imm), a.scalar()) }
-
-func decodeSIMDByElem(in *inst, w uint32) bool {
-	return simdWord(in, w, simdByElemOK(w, w>>28&1 == 1))
-}
-func (c *CPU) execSIMDByElem(a *simdArgs, _ uint64) { c.simdByElem(uint32(a.imm), a.scalar()) }
-
-func decodeSIMDStruct(in *inst, w uint32) bool {
-	_, ok := decodeStruct(w)
-	return simdWord(in, w, ok)
-}
-func (c *CPU) execSIMDStruct(a *simdArgs, _ uint64) { c.simdStruct(uint32(a.imm)) }

@@ -106,9 +106,10 @@ func satShiftBy(x, s uint64, n uint, signed, round bool) (uint64, bool) {
 	return r, false
 }
 
-// simdThreeSameOK reports whether simdThreeSame implements w (the decoder asks).
-func simdThreeSameOK(w uint32, scalar bool) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
+// simdThreeSameOK reports whether execSIMD3Same implements the fields
+// (the table's condition).
+func simdThreeSameOK(qf, uf, size, opc uint32, scalar bool) bool {
+	q, u := qf == 1, uf == 1
 	if scalar {
 		switch opc {
 		case 0x01, 0x05, 0x09, 0x0b: // SQADD/UQADD, SQSUB/UQSUB, [SU]Q[R]SHL
@@ -152,10 +153,10 @@ func simdThreeSameOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdThreeSame executes the integer three-same group.
-func (c *CPU) simdThreeSame(w uint32, scalar bool) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1 == 1, w>>22&3, w>>11&31
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMD3Same executes the integer three-same group.
+func (c *CPU) execSIMD3Same(arg *simdArgs, _ uint64) {
+	q, u, size, opc, scalar := arg.sf, arg.u() == 1, uint32(arg.size()), uint32(arg.opcode()), arg.scalar()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	esz := uint(size)
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	if opc == 0x03 { // logical
@@ -327,9 +328,10 @@ func pmul(x, y uint64, n uint) uint64 {
 	return r
 }
 
-// simdThreeSameFPOK reports whether simdThreeSameFP implements w (the decoder asks).
-func simdThreeSameFPOK(w uint32, scalar bool) bool {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
+// simdThreeSameFPOK reports whether execSIMD3SameFP implements the
+// fields (the table's condition).
+func simdThreeSameFPOK(qf, u, a, sz, opc uint32, scalar bool) bool {
+	q := qf == 1
 	if !scalar && sz == 1 && !q {
 		return false
 	}
@@ -351,12 +353,12 @@ func simdThreeSameFPOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdThreeSameFP is the FP three-same group (single and double).
-func (c *CPU) simdThreeSameFP(w uint32, scalar bool) {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>11&7
+// execSIMD3SameFP is the FP three-same group (single and double).
+func (c *CPU) execSIMD3SameFP(arg *simdfpArgs, _ uint64) {
+	q, u, a, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.a()), uint32(arg.opcode()), arg.scalar()
 	key := u<<4 | a<<3 | opc
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
-	esz := uint(2 + sz)
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
+	esz := uint(arg.esize())
 	va, vb, vd := c.vr[rn], c.vr[rm], c.vr[rd]
 	n := vecShape(q, esz, scalar)
 	s := &c.fp
@@ -448,12 +450,13 @@ func accSat(d, x uint64, n uint, signed bool) (uint64, bool) {
 	}
 }
 
-// simdTwoMiscOK reports whether simdTwoMisc implements w (the decoder asks).
-func simdTwoMiscOK(w uint32, scalar bool) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+// simdTwoMiscOK reports whether execSIMD2Misc implements the fields (the
+// table's condition).
+func simdTwoMiscOK(qf, u, size, opc uint32, scalar bool) bool {
+	q := qf == 1
 	key := u<<5 | opc
 	if opc >= 0x0c && opc <= 0x0f || opc >= 0x18 {
-		return simdTwoMiscFPOK(w, scalar)
+		return simdTwoMiscFPOK(qf, u, size>>1, size&1, opc, scalar)
 	}
 	if scalar {
 		switch key {
@@ -518,10 +521,10 @@ func simdTwoMiscOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdTwoMisc is the two-register miscellaneous group.
-func (c *CPU) simdTwoMisc(w uint32, scalar bool) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
+// execSIMD2Misc is the two-register miscellaneous group.
+func (c *CPU) execSIMD2Misc(arg *simdArgs, _ uint64) {
+	q, u, size, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.size()), uint32(arg.opcode()), arg.scalar()
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	esz := uint(size)
 	key := u<<5 | opc
 	a, d := c.vr[rn], c.vr[rd]
@@ -716,9 +719,10 @@ func (c *CPU) writeNarrow(rd uint32, r [2]uint64, q bool) {
 	c.vr[rd] = [2]uint64{r[0], 0}
 }
 
-// simdTwoMiscFPOK reports whether simdTwoMiscFP implements w (the decoder asks).
-func simdTwoMiscFPOK(w uint32, scalar bool) bool {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
+// simdTwoMiscFPOK reports whether execSIMD2MiscFP implements the fields
+// (the table's condition).
+func simdTwoMiscFPOK(qf, u, a, sz, opc uint32, scalar bool) bool {
+	q := qf == 1
 	if !scalar && sz == 1 && !q {
 		return false
 	}
@@ -747,12 +751,12 @@ func simdTwoMiscFPOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdTwoMiscFP is the FP part of two-register miscellaneous.
-func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) {
-	q, u, a, sz, opc := w>>30&1 == 1, w>>29&1, w>>23&1, w>>22&1, w>>12&31
-	rd, rn := w&31, w>>5&31
+// execSIMD2MiscFP is the FP part of two-register miscellaneous.
+func (c *CPU) execSIMD2MiscFP(arg *simdfpArgs, _ uint64) {
+	q, u, a, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.a()), uint32(arg.opcode()), arg.scalar()
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	key := u<<6 | a<<5 | opc
-	esz := uint(2 + sz)
+	esz := uint(arg.esize())
 	s := &c.fp
 	src := c.vr[rn]
 	n := vecShape(q, esz, scalar)
@@ -809,9 +813,10 @@ func (c *CPU) simdTwoMiscFP(w uint32, scalar bool) {
 	c.finish(rd, r, q, scalar, esz)
 }
 
-// simdAcrossOK reports whether simdAcross implements w (the decoder asks).
-func simdAcrossOK(w uint32) bool {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
+// simdAcrossOK reports whether execSIMDAcross implements the fields (the
+// table's condition).
+func simdAcrossOK(qf, u, size, opc uint32) bool {
+	q := qf == 1
 	switch {
 	case opc == 0x0c || opc == 0x0f:
 		if u != 1 || size&1 != 0 || !q {
@@ -827,10 +832,10 @@ func simdAcrossOK(w uint32) bool {
 	return true
 }
 
-// simdAcross is the across-lanes group.
-func (c *CPU) simdAcross(w uint32) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
+// execSIMDAcross is the across-lanes group.
+func (c *CPU) execSIMDAcross(arg *simdArgs, _ uint64) {
+	q, u, size, opc := arg.sf, uint32(arg.u()), uint32(arg.size()), uint32(arg.opcode())
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	esz := uint(size)
 	fpOp := opc == 0x0c || opc == 0x0f
 	if fpOp {
@@ -883,9 +888,9 @@ func (c *CPU) simdAcross(w uint32) {
 	}
 }
 
-// simdPairwiseScalarOK reports whether simdPairwiseScalar implements w (the decoder asks).
-func simdPairwiseScalarOK(w uint32) bool {
-	u, size, opc := w>>29&1, w>>22&3, w>>12&31
+// simdPairwiseScalarOK reports whether execSIMDPairwise implements the
+// fields (the table's condition).
+func simdPairwiseScalarOK(u, size, opc uint32) bool {
 	switch {
 	case u == 0 && opc == 0x1b:
 		if size != 3 {
@@ -901,11 +906,11 @@ func simdPairwiseScalarOK(w uint32) bool {
 	return true
 }
 
-// simdPairwiseScalar is ADDP (scalar) and the FP pairwise reductions of a
+// execSIMDPairwise is ADDP (scalar) and the FP pairwise reductions of a
 // two-element vector.
-func (c *CPU) simdPairwiseScalar(w uint32) {
-	size, opc := w>>22&3, w>>12&31
-	rd, rn := w&31, w>>5&31
+func (c *CPU) execSIMDPairwise(arg *simdArgs, _ uint64) {
+	size, opc := uint32(arg.size()), uint32(arg.opcode())
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
 	esz := 2 + uint(size&1) // FP: single or double
 	if opc == 0x1b {
 		esz = 3 // ADDP
@@ -924,9 +929,9 @@ func (c *CPU) simdPairwiseScalar(w uint32) {
 	c.setScalar(rd, v, esz)
 }
 
-// simdThreeDiffOK reports whether simdThreeDiff implements w (the decoder asks).
-func simdThreeDiffOK(w uint32, scalar bool) bool {
-	u, size, opc := w>>29&1, w>>22&3, w>>12&15
+// simdThreeDiffOK reports whether execSIMD3Diff implements the fields
+// (the table's condition).
+func simdThreeDiffOK(u, size, opc uint32, scalar bool) bool {
 	switch opc {
 	case 9, 11, 13: // SQDMLAL, SQDMLSL, SQDMULL
 		if u != 0 || size == 0 || size == 3 {
@@ -946,11 +951,11 @@ func simdThreeDiffOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdThreeDiff is the three-different group (widening and narrowing),
+// execSIMD3Diff is the three-different group (widening and narrowing),
 // whose scalar forms are SQDMLAL, SQDMLSL and SQDMULL.
-func (c *CPU) simdThreeDiff(w uint32, scalar bool) {
-	q, u, size, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>12&15
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+func (c *CPU) execSIMD3Diff(arg *simdArgs, _ uint64) {
+	q, u, size, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.size()), uint32(arg.opcode()), arg.scalar()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	esz := uint(size)
 	a, b, d := c.vr[rn], c.vr[rm], c.vr[rd]
 	nb := uint(8 << esz)
@@ -1129,19 +1134,10 @@ func (c *CPU) execSIMDUMOV(a *copyArgs, _ uint64) {
 	c.r[a.rd] = elem(c.vr[a.rn], uint(a.imm), uint(a.esize()))
 }
 
-// simdPermuteOK reports whether simdPermute implements w (the decoder asks).
-func simdPermuteOK(w uint32) bool {
-	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
-	if opc == 0 || opc == 4 || size == 3 && !q {
-		return false
-	}
-	return true
-}
-
-// simdPermute is UZP1/2, TRN1/2, ZIP1/2.
-func (c *CPU) simdPermute(w uint32) {
-	q, size, opc := w>>30&1 == 1, w>>22&3, w>>12&7
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMDPermute is UZP1/2, TRN1/2, ZIP1/2.
+func (c *CPU) execSIMDPermute(arg *simdArgs, _ uint64) {
+	q, size, opc := arg.sf, uint32(arg.size()), uint32(arg.opcode())
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	esz := uint(size)
 	a, b := c.vr[rn], c.vr[rm]
 	n := vecShape(q, esz, false)
@@ -1177,19 +1173,10 @@ func (c *CPU) simdPermute(w uint32) {
 	c.setVec(rd, r, q)
 }
 
-// simdExtOK reports whether simdExt implements w (the decoder asks).
-func simdExtOK(w uint32) bool {
-	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
-	if w>>22&3 != 0 || !q && imm4 >= 8 {
-		return false
-	}
-	return true
-}
-
-// simdExt is EXT.
-func (c *CPU) simdExt(w uint32) {
-	q, imm4 := w>>30&1 == 1, uint(w>>11&15)
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMDExt is EXT.
+func (c *CPU) execSIMDExt(in *inst, _ uint64) {
+	q, imm4 := in.sf, uint(in.imm)
+	rd, rn, rm := uint32(in.rd), uint32(in.rn), uint32(in.rm)
 	a, b := c.vr[rn], c.vr[rm]
 	n := vecShape(q, 0, false)
 	var r [2]uint64
@@ -1204,15 +1191,10 @@ func (c *CPU) simdExt(w uint32) {
 	c.setVec(rd, r, q)
 }
 
-// simdTblOK reports whether simdTbl implements w (the decoder asks).
-func simdTblOK(w uint32) bool {
-	return w>>22&3 == 0
-}
-
-// simdTbl is TBL and TBX.
-func (c *CPU) simdTbl(w uint32) {
-	q, l, tbx := w>>30&1 == 1, uint(w>>13&3)+1, w>>12&1 == 1
-	rd, rn, rm := w&31, w>>5&31, w>>16&31
+// execSIMDTbl is TBL and TBX.
+func (c *CPU) execSIMDTbl(arg *tblArgs, _ uint64) {
+	q, l, tbx := arg.sf, uint(arg.regs()), arg.tbx()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	idx, d := c.vr[rm], c.vr[rd]
 	var r [2]uint64
 	for i := uint(0); i < vecShape(q, 0, false); i++ {
@@ -1227,21 +1209,32 @@ func (c *CPU) simdTbl(w uint32) {
 	c.setVec(rd, r, q)
 }
 
-// simdModImmOK reports whether simdModImm implements w (the decoder asks).
-func simdModImmOK(w uint32) bool {
-	q, op, cmode, o2 := w>>30&1 == 1, w>>29&1, w>>12&15, w>>11&1
-	if o2 != 0 || cmode == 15 && op == 1 && !q {
-		return false
+// The forms of a modified immediate's operation (modimmArgs.form).
+const (
+	modImmMOVI = iota // MOVI, FMOV: the immediate
+	modImmMVNI        // its complement
+	modImmORR         // rd | the immediate
+	modImmBIC         // rd &^ the immediate
+)
+
+// modImmForm is the operation of a modified immediate's op and cmode.
+func modImmForm(op, cmode uint32) uint8 {
+	isLogic := cmode&1 == 1 && cmode < 12
+	switch {
+	case isLogic && op == 0:
+		return modImmORR
+	case isLogic:
+		return modImmBIC
+	case op == 1 && cmode < 14:
+		return modImmMVNI
 	}
-	return true
+	return modImmMOVI
 }
 
-// simdModImm is MOVI, MVNI, ORR, BIC (vector, immediate) and FMOV
-// (vector, immediate).
-func (c *CPU) simdModImm(w uint32) {
-	q, op, cmode := w>>30&1 == 1, w>>29&1, w>>12&15
-	rd := w & 31
-	imm8 := uint64(w>>16&7<<5 | w>>5&31)
+// modImmExpand is AdvSIMDExpandImm: the 64-bit immediate of op, cmode
+// and imm8 (a:b:c:d:e:f:g:h).
+func modImmExpand(op, cmode, imm8w uint32) uint64 {
+	imm8 := uint64(imm8w)
 	var imm uint64
 	switch cmode >> 1 {
 	case 0, 1, 2, 3:
@@ -1270,28 +1263,46 @@ func (c *CPU) simdModImm(w uint32) {
 			imm = vfpExpandImm(uint32(imm8), 3)
 		}
 	}
-	d := c.vr[rd]
+	return imm
+}
+
+// execSIMDModImm executes MOVI, MVNI, ORR, BIC (vector, immediate) and
+// FMOV (vector, immediate).
+func (c *CPU) execSIMDModImm(arg *modimmArgs, _ uint64) {
+	imm, d := arg.imm, c.vr[arg.rd]
 	var r [2]uint64
-	isLogic := cmode&1 == 1 && cmode < 12
 	for i := range 2 {
-		switch {
-		case isLogic && op == 0: // ORR
+		switch arg.form() {
+		case modImmORR:
 			r[i] = d[i] | imm
-		case isLogic: // BIC
+		case modImmBIC:
 			r[i] = d[i] &^ imm
-		case op == 1 && cmode < 14: // MVNI
+		case modImmMVNI:
 			r[i] = ^imm
 		default:
 			r[i] = imm
 		}
 	}
-	c.setVec(rd, r, q)
+	c.setVec(uint32(arg.rd), r, arg.sf)
 }
 
-// simdShiftImmOK reports whether simdShiftImm implements w (the decoder asks).
-func simdShiftImmOK(w uint32, scalar bool) bool {
-	q, u, immh, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>11&31
-	esz := uint(bits.Len32(immh)) - 1
+// shiftEsz is a shift by immediate's log2 element size: immh's highest
+// set bit.
+func shiftEsz(immh uint32) uint { return uint(bits.Len32(immh)) - 1 }
+
+// shiftRight is a shift by immediate's right shift amount, 2 * esize bits
+// - immh:immb (1 to esize bits).
+func shiftRight(immh, immb uint32) uint { return 16<<shiftEsz(immh) - uint(immh<<3|immb) }
+
+// shiftLeft is a shift by immediate's left shift amount, immh:immb -
+// esize bits (0 to esize bits - 1).
+func shiftLeft(immh, immb uint32) uint { return uint(immh<<3|immb) - 8<<shiftEsz(immh) }
+
+// simdShiftImmOK reports whether execSIMDShiftImm implements the fields
+// (the table's condition).
+func simdShiftImmOK(qf, u, immh, opc uint32, scalar bool) bool {
+	q := qf == 1
+	esz := shiftEsz(immh)
 	key := u<<5 | opc
 	switch key {
 	case 0x00, 0x20, 0x02, 0x22, 0x04, 0x24, 0x06, 0x26, 0x28, 0x0a, 0x2a:
@@ -1320,15 +1331,13 @@ func simdShiftImmOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// simdShiftImm is the shift-by-immediate group, vector and scalar.
-func (c *CPU) simdShiftImm(w uint32, scalar bool) {
-	q, u, immh, immb, opc := w>>30&1 == 1, w>>29&1, w>>19&15, w>>16&7, w>>11&31
-	rd, rn := w&31, w>>5&31
-	esz := uint(bits.Len32(immh)) - 1
+// execSIMDShiftImm is the shift-by-immediate group, vector and scalar.
+func (c *CPU) execSIMDShiftImm(arg *simdshiftArgs, _ uint64) {
+	q, u, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.opcode()), arg.scalar()
+	rd, rn := uint32(arg.rd), uint32(arg.rn)
+	esz := uint(arg.esize())
 	nb := uint(8 << esz)
-	immhb := uint(immh<<3 | immb)
-	rshift := 2*nb - immhb // right shifts
-	lshift := immhb - nb
+	rshift, lshift := uint(arg.rshift()), uint(arg.lshift())
 	key := u<<5 | opc
 	a, d := c.vr[rn], c.vr[rd]
 	var r [2]uint64
@@ -1415,9 +1424,10 @@ func (c *CPU) simdShiftImm(w uint32, scalar bool) {
 	c.finish(rd, r, q, scalar, esz)
 }
 
-// simdByElemOK reports whether simdByElem implements w (the decoder asks).
-func simdByElemOK(w uint32, scalar bool) bool {
-	q, u, size, l, opc := w>>30&1 == 1, w>>29&1, w>>22&3, w>>21&1, w>>12&15
+// simdByElemOK reports whether execSIMDByElem implements the fields (the
+// table's condition).
+func simdByElemOK(qf, u, size, l, opc uint32, scalar bool) bool {
+	q := qf == 1
 	key := u<<4 | opc
 	if opc == 1 || opc == 5 || opc == 9 { // FP
 		if key == 0x11 || key == 0x15 {
@@ -1449,31 +1459,48 @@ func simdByElemOK(w uint32, scalar bool) bool {
 	return true
 }
 
-// byElemOperand decodes the element size, the index and Rm (Rm<4> is
-// index bit M but for 16-bit integer elements) of a valid "by element"
-// word.
-func byElemOperand(w uint32) (esz, idx uint, rm uint32) {
-	size, l, m, h, opc := w>>22&3, w>>21&1, w>>20&1, w>>11&1, w>>12&15
-	rm = w >> 16 & 15
+// byElemEsz is a "by element" encoding's log2 element size.
+func byElemEsz(size, opc uint32) uint {
 	fp := opc == 1 || opc == 5 || opc == 9
 	switch {
 	case fp && size == 3:
-		return 3, uint(h), rm | m<<4
+		return 3
 	case size == 2:
-		return 2, uint(h<<1 | l), rm | m<<4
+		return 2
 	}
-	return 1, uint(h<<2 | l<<1 | m), rm
+	return 1
 }
 
-// simdByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
+// byElemIndex is a "by element" encoding's index of rm's element: H, H:L
+// or H:L:M by the element size.
+func byElemIndex(size, l, m, h, opc uint32) uint {
+	switch byElemEsz(size, opc) {
+	case 3:
+		return uint(h)
+	case 2:
+		return uint(h<<1 | l)
+	}
+	return uint(h<<2 | l<<1 | m)
+}
+
+// byElemRm is a "by element" encoding's Rm: M:Rm<3:0>, but Rm<3:0> for
+// 16-bit elements, whose index M is part of.
+func byElemRm(size, m, rm, opc uint32) uint32 {
+	if byElemEsz(size, opc) == 1 {
+		return rm
+	}
+	return rm | m<<4
+}
+
+// execSIMDByElem is the vector and scalar "by element" group: MUL, MLA, MLS,
 // [SU]MULL, [SU]MLAL, [SU]MLSL, SQDMULL, SQDMLAL, SQDMLSL, SQDMULH,
 // SQRDMULH, FMUL, FMLA, FMLS, FMULX.
-func (c *CPU) simdByElem(w uint32, scalar bool) {
-	q, u, opc := w>>30&1 == 1, w>>29&1, w>>12&15
-	rd, rn := w&31, w>>5&31
+func (c *CPU) execSIMDByElem(arg *simdelemArgs, _ uint64) {
+	q, u, opc, scalar := arg.sf, uint32(arg.u()), uint32(arg.opcode()), arg.scalar()
+	rd, rn, rm := uint32(arg.rd), uint32(arg.rn), uint32(arg.rm)
 	key := u<<4 | opc
 	fp := opc == 1 || opc == 5 || opc == 9
-	esz, idx, rm := byElemOperand(w)
+	esz, idx := uint(arg.esize()), uint(arg.index())
 	a, d := c.vr[rn], c.vr[rd]
 	y := elem(c.vr[rm], idx, esz)
 	nb := uint(8 << esz)
