@@ -20,25 +20,15 @@ func (t *Table) Decoder() ([]byte, error) {
 
 	b.WriteString("// The opcodes, one per instruction of the table (a64.decode).\n")
 	b.WriteString("const (\n\topNone opcode = iota // not decoded yet\n\topUndef // unallocated or unimplemented: undefined-instruction exception\n")
-	// The hot instructions first: their dense values make runFast's
-	// switch one jump table.
-	for _, hot := range []bool{true, false} {
-		for _, op := range t.Ops {
-			if op.Hot == hot {
-				fmt.Fprintf(&b, "\top%s\n", op.Name)
-			}
-		}
+	for _, op := range t.opcodeOrder() {
+		fmt.Fprintf(&b, "\top%s\n", op.Name)
 	}
 	b.WriteString(")\n\n")
 
 	b.WriteString("// opNames are the opcodes' names, as the table spells them.\n")
 	b.WriteString("var opNames = [...]string{\"None\", \"Undef\"")
-	for _, hot := range []bool{true, false} {
-		for _, op := range t.Ops {
-			if op.Hot == hot {
-				fmt.Fprintf(&b, ", %q", op.Name)
-			}
-		}
+	for _, op := range t.opcodeOrder() {
+		fmt.Fprintf(&b, ", %q", op.Name)
 	}
 	b.WriteString("}\n\n")
 
@@ -148,6 +138,20 @@ func (t *Table) Decoder() ([]byte, error) {
 	}
 	b.WriteString("\t}\n\treturn false\n}\n")
 	return gofmt(b.Bytes())
+}
+
+// opcodeOrder is the ops in the order of their opcodes: the hot ones
+// first, whose dense values make runFast's switch one jump table.
+func (t *Table) opcodeOrder() []*Op {
+	var ops []*Op
+	for _, hot := range []bool{true, false} {
+		for _, op := range t.Ops {
+			if op.Hot == hot {
+				ops = append(ops, op)
+			}
+		}
+	}
+	return ops
 }
 
 func samePatterns(a, b []*Pattern) bool {

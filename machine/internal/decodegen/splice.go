@@ -130,10 +130,6 @@ func splice(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, slice 
 	off := func(p token.Pos) int { return file.Offset(p) }
 	// The returns of the body (not of function literals in it), with what
 	// replaces each, in order.
-	type edit struct {
-		from, to int
-		with     string
-	}
 	var edits []edit
 	var bad error
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -162,15 +158,8 @@ func splice(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, slice 
 	if bad != nil {
 		return "", bad
 	}
-	from, to := off(fd.Body.Lbrace)+1, off(fd.Body.Rbrace)
 	var out bytes.Buffer
-	at := from
-	for _, e := range edits {
-		out.Write(text[at:e.from])
-		out.WriteString(e.with)
-		at = e.to
-	}
-	out.Write(text[at:to])
+	applyEdits(&out, text, off(fd.Body.Lbrace)+1, off(fd.Body.Rbrace), edits)
 	body := strings.TrimSpace(out.String())
 	// A continue at the very end is where the case ends anyway.
 	body = strings.TrimSpace(strings.TrimSuffix(body, "continue loop"))
@@ -197,10 +186,6 @@ func inlineView(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, se
 	file := fset.File(fd.Pos())
 	text := src[file.Name()]
 	off := func(p token.Pos) int { return file.Offset(p) }
-	type edit struct {
-		from, to int
-		with     string
-	}
 	var edits []edit
 	var bad error
 	fieldNames := map[*ast.Ident]bool{} // x.a: a is a field, not the parameter
@@ -266,13 +251,7 @@ func inlineView(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, se
 		out.WriteString(" " + string(text[off(fd.Type.Results.Pos()):off(fd.Type.Results.End())]))
 	}
 	out.WriteString(" ")
-	at := off(fd.Body.Pos())
-	for _, e := range edits {
-		out.Write(text[at:e.from])
-		out.WriteString(e.with)
-		at = e.to
-	}
-	out.Write(text[at:off(fd.Body.End())])
+	applyEdits(&out, text, off(fd.Body.Pos()), off(fd.Body.End()), edits)
 	out.WriteString("\n")
 	nfset := token.NewFileSet()
 	name := file.Name() + ":" + fd.Name.Name
@@ -281,4 +260,22 @@ func inlineView(fset *token.FileSet, src map[string][]byte, fd *ast.FuncDecl, se
 		return nil, nil, nil, fmt.Errorf("%s: the view inlined does not parse: %w", fd.Name.Name, err)
 	}
 	return nfset, map[string][]byte{name: out.Bytes()}, nf.Decls[0].(*ast.FuncDecl), nil
+}
+
+// edit replaces text[from:to] of a source with with.
+type edit struct {
+	from, to int
+	with     string
+}
+
+// applyEdits writes text[from:to] to out with edits, which are in order
+// and inside it, applied.
+func applyEdits(out *bytes.Buffer, text []byte, from, to int, edits []edit) {
+	at := from
+	for _, e := range edits {
+		out.Write(text[at:e.from])
+		out.WriteString(e.with)
+		at = e.to
+	}
+	out.Write(text[at:to])
 }
