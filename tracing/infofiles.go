@@ -116,7 +116,13 @@ func (ta *TraceArray) writeMarker(ctx context.Context, p []byte, _ int64) (int, 
 	// as a trace_printk's is. (Linux looks at buf[cnt - 1] even for an
 	// empty write, which is the ip's last byte, never a newline.)
 	text = strings.TrimSuffix(text, "\n")
-	e := traceEntry{kind: entryMarker, text: text}
+	// The record: buf is the bytes written, a newline unless they end
+	// with one, and a NUL.
+	end := "\n\x00"
+	if cnt > 0 && p[cnt-1] == '\n' {
+		end = "\x00"
+	}
+	e := traceEntry{kind: entryMarker, text: text, raw: printRecord(0, string(p[:cnt]), end, size)}
 	if err := ta.commitMarker(ctx, &e, size); err != nil {
 		return 0, err
 	}
@@ -141,7 +147,9 @@ func (ta *TraceArray) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (in
 		size += faultSizeID - cnt
 	}
 	id := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24
-	e := traceEntry{kind: entryRawData, ip: id, text: string(p[4:cnt])}
+	raw := make([]byte, size-traceEntryHeadSize) // id, then the data; the rest is zero
+	copy(raw, p[:cnt])
+	e := traceEntry{kind: entryRawData, ip: id, text: string(p[4:cnt]), raw: raw}
 	if err := ta.commitMarker(ctx, &e, size); err != nil {
 		return 0, err
 	}

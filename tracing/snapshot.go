@@ -239,7 +239,7 @@ func (ta *TraceArray) snapshotNotAllocated(cpu int, flags uint8) {
 	if ta.flag(optTracePrintk) && ta.on.Load() {
 		comm, pid := ta.t.kp.Kernel().Current(cpu)
 		for _, msg := range []string{"*** SNAPSHOT NOT ALLOCATED ***", "*** stopping trace here!   ***"} {
-			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg}
+			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg, raw: printRecord(0, msg, "\n\x00", printEntryHeadSize+len(msg)+2)}
 			// __trace_array_puts: the print_entry, the text, room for
 			// a newline and the NUL.
 			ta.commit(cpu, comm, &e, printEntryHeadSize+len(msg)+2, nil)

@@ -100,11 +100,11 @@ func TestReadPage(t *testing.T) {
 		// page. The first read's page is full, so Linux flags the
 		// loss without room for its count (noCount).
 		{name: "overrun is flagged", recs: manyRecs(1000, 16), pages: 4, size: 4096,
-			reads: []want{{stamps(205, 204), sizes(204, 16)}, {stamps(409, 204), sizes(204, 16)}, {stamps(613, 204), sizes(204, 16)}, {stamps(817, 184), sizes(184, 16)}},
+			reads:  []want{{stamps(205, 204), sizes(204, 16)}, {stamps(409, 204), sizes(204, 16)}, {stamps(613, 204), sizes(204, 16)}, {stamps(817, 184), sizes(184, 16)}},
 			missed: []uint64{noCount, 0, 0, 0}},
 		// A page with room after its events stores the count.
 		{name: "overrun is counted", recs: append(manyRecs(204, 16), rec{205, 3000}, rec{206, 3000}), pages: 2, size: 4096,
-			reads: []want{{[]uint64{205}, []int{3000}}, {[]uint64{206}, []int{3000}}},
+			reads:  []want{{[]uint64{205}, []int{3000}}, {[]uint64{206}, []int{3000}}},
 			missed: []uint64{204, 0}},
 	}
 	for _, tt := range tests {
