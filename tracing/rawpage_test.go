@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
 )
 
 // A reader of trace_pipe_raw written from the text files alone, as
@@ -379,4 +381,165 @@ func (f *fixture) symName(t *testing.T, addr uint64) string {
 		return "[unknown/kretprobe'd]" // trace's kretprobed(), as Linux prints it
 	}
 	return s.Name
+}
+
+// events/ftrace/ is Linux 6.1 arm64's: the same events, each with its
+// format (checked through the decoder: the ids are the TRACE_* types),
+// an id file only for function and print, and no enable files.
+func TestFtraceEventsDir(t *testing.T) {
+	f := setup(t)
+	nodes, err := f.tree.ReadDir("tracing/events/ftrace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.Name())
+	}
+	want := "bprint bputs branch context_switch func_repeats funcgraph_entry funcgraph_exit function hwlat kernel_stack mmiotrace_map mmiotrace_rw osnoise print raw_data timerlat user_stack wakeup"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("events/ftrace: %s\nwant %s", got, want)
+	}
+	for _, tt := range []struct {
+		event  string
+		id     int
+		idFile bool
+		fields string // after the common ones
+	}{
+		{"function", 1, true, "ip parent_ip"},
+		{"kernel_stack", 4, false, "size caller[8]"},
+		{"print", 5, true, "ip buf[]"},
+		{"bprint", 6, false, "ip fmt buf[]"},
+		{"user_stack", 12, false, "tgid caller[8]"},
+		{"bputs", 14, false, "ip str"},
+		{"raw_data", 18, false, "id buf[]"},
+		{"func_repeats", 19, false, "ip parent_ip count top_delta_ts bottom_delta_ts"},
+	} {
+		fm := parseFormat(t, f.read(t, "tracing/events/ftrace/"+tt.event+"/format"))
+		var fields []string
+		for _, fd := range fm.fields[4:] {
+			fields = append(fields, fd.name)
+		}
+		if fm.name != tt.event || fm.id != tt.id || strings.Join(fields, " ") != tt.fields {
+			t.Errorf("%s: name %s id %d fields %v", tt.event, fm.name, fm.id, fields)
+		}
+		id, err := f.tree.ReadFile("tracing/events/ftrace/" + tt.event + "/id")
+		switch {
+		case tt.idFile && string(id) != fmt.Sprintf("%d\n", tt.id):
+			t.Errorf("%s/id: %q %v", tt.event, id, err)
+		case !tt.idFile && errnoOf(err) != syscall.ENOENT:
+			t.Errorf("%s/id: %v, want ENOENT", tt.event, err)
+		}
+	}
+	for _, p := range []string{"tracing/events/ftrace/enable", "tracing/events/ftrace/function/enable"} {
+		if _, err := f.tree.ReadFile(p); errnoOf(err) != syscall.ENOENT {
+			t.Errorf("%s: %v, want ENOENT", p, err)
+		}
+	}
+}
+
+// trace_pipe_raw's reads, as tracing_buffers_read on the reference
+// kernel: two markers and a read of 100 bytes take the page with both
+// (commit 64), whose next 100 bytes the next read returns; a read of
+// 8192 returns one page; an empty buffer is EAGAIN with O_NONBLOCK; a
+// count too small for the page's header reads 0 and consumes nothing;
+// a blocking read waits for an event.
+func TestTracePipeRawReads(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	const file = "tracing/per_cpu/cpu0/trace_pipe_raw"
+	open := func(flags int) func([]byte) (int, error) {
+		h, err := f.tree.Open(ctx, file, os.O_RDONLY|flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(h.Release)
+		return func(p []byte) (int, error) { return h.Read(ctx, p, 0) }
+	}
+	marker := func(s string) {
+		if err := f.write("tracing/trace_marker", s, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The counter clock: deltas of 1, whatever the host's speed.
+	if err := f.write("tracing/trace_clock", "counter", true); err != nil {
+		t.Fatal(err)
+	}
+	read := open(syscall.O_NONBLOCK)
+	if _, err := read(make([]byte, 4096)); !errors.Is(err, syscall.EAGAIN) {
+		t.Fatalf("empty: %v, want EAGAIN", err)
+	}
+	marker("hi\n")
+	marker("hi2\n")
+	for _, size := range []int{1, 16} {
+		if n, err := read(make([]byte, size)); n != 0 || err != nil {
+			t.Errorf("a read of %d: %d %v, want 0", size, n, err)
+		}
+	}
+	p := make([]byte, 100)
+	if n, err := read(p); n != 100 || err != nil {
+		t.Fatalf("read 100: %d %v", n, err)
+	}
+	// The page: time stamp, commit 64, the two events of 32 bytes
+	// (type_len 7: 28 bytes of record, the text, its NUL and the
+	// marker's slack), the first one's delta 0.
+	if c := binary.LittleEndian.Uint64(p[8:]); c != 64 {
+		t.Errorf("commit %d, want 64", c)
+	}
+	if h := binary.LittleEndian.Uint32(p[16:]); h != 7 {
+		t.Errorf("first event header %#x, want type_len 7, delta 0", h)
+	}
+	wantRec := []byte{5, 0, 0, 0, 0, 0, 0, 0 /* print, no flags, pid 0 */, 0, 0, 0, 0, 0, 0, 0, 0 /* ip */, 'h', 'i', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	if got := p[20:48]; string(got) != string(wantRec) {
+		t.Errorf("first record % x\nwant % x", got, wantRec)
+	}
+	if h := binary.LittleEndian.Uint32(p[48:]); h != 7|1<<5 {
+		t.Errorf("second event header %#x, want type_len 7, delta 1", h)
+	}
+	if string(p[52+16:52+20]) != "hi2\n" {
+		t.Errorf("second record % x", p[52:80])
+	}
+	rest := make([]byte, 8192)
+	if n, err := read(rest); n != 4096-100 || err != nil {
+		t.Errorf("the rest of the page: %d %v, want %d", n, err, 4096-100)
+	}
+	if _, err := read(rest); !errors.Is(err, syscall.EAGAIN) {
+		t.Errorf("after the page: %v, want EAGAIN", err)
+	}
+
+	// A blocking read returns once an event comes.
+	blocking := open(0)
+	got := make(chan int, 1)
+	go func() {
+		n, _ := blocking(make([]byte, 4096))
+		got <- n
+	}()
+	marker("wake")
+	if n := waitfor.Recv(t, "the blocking read", got); n != 4096 {
+		t.Errorf("blocking read: %d", n)
+	}
+}
+
+// snapshot_raw reads the snapshot buffer: what `echo 1 > snapshot`
+// swapped out of the live one.
+func TestSnapshotRaw(t *testing.T) {
+	f := setup(t)
+	if err := f.write("tracing/trace_marker", "before the snapshot\n", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write("tracing/snapshot", "1\n", false); err != nil {
+		t.Fatal(err)
+	}
+	layout := parseHeaders(t, f.read(t, "tracing/events/header_page"), f.read(t, "tracing/events/header_event"))
+	pages := readRawPages(t, f, "tracing/per_cpu/cpu0/snapshot_raw")
+	if len(pages) != 1 {
+		t.Fatalf("%d pages in the snapshot", len(pages))
+	}
+	evs := decodeRawPage(t, layout, 0, pages[0])
+	if len(evs) != 1 || !strings.Contains(string(evs[0].rec), "before the snapshot\n") {
+		t.Errorf("snapshot_raw: %v", evs)
+	}
+	if live := readRawPages(t, f, "tracing/per_cpu/cpu0/trace_pipe_raw"); len(live) != 0 {
+		t.Errorf("the live buffer has %d pages after the swap", len(live))
+	}
 }
