@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/kpemu/kpemu/debugfs"
 )
 
 // Reading through the page cache: sendfile(2), splice(2) and
@@ -81,7 +83,11 @@ func (s *splicingFS) Release(cancel <-chan struct{}, in *gofuse.ReleaseIn) {
 	s.RawFileSystem.Release(cancel, in)
 }
 
-// Read refuses to fill the page cache from a stream.
+// Read refuses to fill the page cache from a stream. A direct read's
+// file flags (fuse_read_in.flags, the descriptor's f_flags now, with an
+// O_NONBLOCK that fcntl set after the open) are kept by the request's
+// cancel channel, which go-fuse hands the node as its context, for
+// fileHandle.Read (readFlagsOf).
 func (s *splicingFS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte) (gofuse.ReadResult, gofuse.Status) {
 	if in.ReadFlags&gofuse.READ_LOCKOWNER == 0 {
 		s.mu.Lock()
@@ -91,7 +97,28 @@ func (s *splicingFS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte)
 			return nil, gofuse.EINVAL
 		}
 	}
+	if cancel != nil {
+		readFlags.Store(cancel, int(in.Flags))
+		defer readFlags.Delete(cancel)
+	}
 	return s.RawFileSystem.Read(cancel, in, buf)
+}
+
+// readFlags maps a read request in progress (its cancel channel, unique
+// among the requests in flight) to its file flags.
+var readFlags sync.Map
+
+// readFlagsOf returns ctx with the file flags of the FUSE read it
+// serves (debugfs.WithReadFlags), when splicingFS.Read saw them.
+func readFlagsOf(ctx context.Context) context.Context {
+	c, ok := ctx.(*gofuse.Context) // what go-fuse's bridge passes
+	if !ok || c.Cancel == nil {
+		return ctx
+	}
+	if f, ok := readFlags.Load(c.Cancel); ok {
+		return debugfs.WithReadFlags(ctx, f.(int))
+	}
+	return ctx
 }
 
 // openers are a file's opens for reading, by the process (thread group)

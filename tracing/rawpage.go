@@ -111,7 +111,7 @@ func (r *rawReader) readPage(ctx context.Context, p []byte, _ int64) (int, error
 			if !rb.Empty(r.cpu) {
 				return 0, nil // the count cannot hold the header
 			}
-			if r.nonblock {
+			if nonblock(ctx, r.nonblock) {
 				return 0, syscall.EAGAIN
 			}
 			wait := rb.Waiter()
@@ -128,6 +128,16 @@ func (r *rawReader) readPage(ctx context.Context, p []byte, _ int64) (int, error
 	n := copy(p, r.spare[r.read:pageSize])
 	r.read += n
 	return n, nil
+}
+
+// nonblock is whether a read is O_NONBLOCK: the descriptor's flags at
+// the read when the read carries them (a FUSE read: fcntl may have set
+// it since the open), else the open's.
+func nonblock(ctx context.Context, atOpen bool) bool {
+	if f, ok := debugfs.ReadFlags(ctx); ok {
+		return f&syscall.O_NONBLOCK != 0
+	}
+	return atOpen
 }
 
 // encodeEntry is e's record as the ring buffer holds it on Linux:

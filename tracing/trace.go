@@ -518,7 +518,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 	}
 	ta := r.ta
 	for ta.buf.Empty(r.cpu) {
-		if r.nonblock {
+		if nonblock(ctx, r.nonblock) { // rawpage.go
 			return 0, syscall.EAGAIN
 		}
 		if !ta.on.Load() && r.pos > 0 {
