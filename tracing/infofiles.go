@@ -355,9 +355,10 @@ func (ta *TraceArray) showBufferPercent(_ context.Context, w *bytes.Buffer) erro
 
 // writeBufferPercent is buffer_percent_write: kstrtoul base 10, at most
 // 100 (EINVAL otherwise). It is how full a CPU's buffer must be before a
-// blocked reader of trace_pipe_raw wakes; kpemu has no trace_pipe_raw,
-// and Linux's trace_pipe wakes at the first event whatever it is, so it
-// is kept and shown.
+// blocked splice of trace_pipe_raw wakes. Linux 6.1's read(2) of
+// trace_pipe_raw and trace_pipe wake at the first event whatever it is,
+// and kpemu's trace_pipe_raw cannot be spliced (rawpage.go), so it is
+// kept and shown.
 func (ta *TraceArray) writeBufferPercent(_ context.Context, p []byte, _ int64) (int, error) {
 	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {

@@ -30,9 +30,9 @@ import (
 // tracer uses the max buffer (use_max_tr) and the EBUSY of a write while
 // one does cannot happen; and it has no CONFIG_RING_BUFFER_ALLOW_SWAP,
 // so a per-CPU snapshot file can clear its CPU's part of the snapshot but
-// not take one (EINVAL). per_cpu/cpuN/snapshot_raw, the binary pages of
-// the snapshot as trace_pipe_raw has them of the live buffer, is not
-// implemented, as trace_pipe_raw is not.
+// not take one (EINVAL). per_cpu/cpuN/snapshot_raw serves the binary
+// pages of the snapshot as trace_pipe_raw does the live buffer's
+// (rawpage.go).
 
 // snapshotState is the trace array's snapshot: tr->max_buffer and
 // tr->allocated_snapshot.
