@@ -1134,6 +1134,31 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	expect "kpemu-ns.sh -S: the guest does not see the shell, which is still sealed" "$(printf '0\n1')" "$out"
 fi
 
+# trace-cmd record and report (Debian's 3.1, unmodified) inside
+# kpemu-ns.sh: with --nosplice it reads per_cpu/cpuN/trace_pipe_raw with
+# read(2), and report decodes the kprobe event's arguments and the sched
+# events from the pages. Without it, record splices, which a FUSE stream
+# refuses (EINVAL): it records 0 bytes a CPU (docs/differences.md).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v trace-cmd >/dev/null; then
+	inner=$(mktemp /tmp/kpemu-e2e-tc.XXXXXX)
+	cat >"$inner" <<'EOF'
+cd "$(mktemp -d /tmp/kpemu-e2e-tcdir.XXXXXX)" || exit 1
+echo 'p:kprobes/rd vfs_read c=$comm' > /sys/kernel/tracing/kprobe_events
+trace-cmd record --nosplice -e kprobes -e sched:sched_process_fork sleep 1 >/dev/null 2>&1; echo "record: $?"
+trace-cmd report > report.txt 2>/dev/null; echo "report: $?"
+grep -m1 -cE ' rd: +\(ffff[0-9a-f]+\) c="[^"]+"$' report.txt
+grep -m1 -cE ' sched_process_fork: +comm=[^ ]+ pid=[0-9]+ child_comm=[^ ]+ child_pid=[0-9]+$' report.txt
+trace-cmd record -e kprobes sleep 1 2>&1 | grep -c '^    0 bytes in size'
+trace-cmd reset >/dev/null 2>&1
+echo > /sys/kernel/tracing/kprobe_events
+cd / && rm -rf "$OLDPWD"
+EOF
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash "$inner" 2>&1)
+	expect "kpemu-ns.sh: trace-cmd record --nosplice reads trace_pipe_raw and report decodes kprobe and sched events; a spliced record gets nothing" \
+		"$(printf '%s\n' "record: 0" "report: 0" 1 1 2)" "$out"
+	rm -f "$inner"
+fi
+
 # The samples of the README and docs/ (`<!-- sample: ... -->` blocks): the
 # README's `make run`, run as written, and each command shown against that
 # mount, compared with the output shown, so that they cannot go stale
