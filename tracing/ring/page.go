@@ -126,7 +126,18 @@ func (b *CPU[E]) ReadPage(dst []byte, size int, enc Encoder[E]) (out []byte, ok 
 		}
 		rec = enc(&p.entries[p.read], rec[:0])
 		if len(dst)-base-PageHeaderSize+eventBytes(len(rec), delta) > size {
-			break
+			if taken > 0 || eventBytes(len(rec), 0) <= PageSize {
+				break
+			}
+			// A record no page can hold (its encoder broke the
+			// payload it accounted): dropped, or no read would
+			// ever get past it.
+			last := p.read+1 == len(p.entries)
+			b.consume()
+			if last {
+				break
+			}
+			continue
 		}
 		dst = appendEvent(dst, delta, rec)
 		prev = ts

@@ -186,3 +186,24 @@ func sizes(n, size int) []int {
 	}
 	return out
 }
+
+// A record larger than a page (an encoder that broke its accounting)
+// is dropped rather than left to block every read after it.
+func TestReadPageSkipsOversized(t *testing.T) {
+	b := newCPU[rec](2)
+	b.write(&rec{1, 16}, 1, 16, true)
+	b.write(&rec{2, 16}, 2, 16, true)
+	big := func(e *rec, out []byte) []byte {
+		if e.ts == 1 {
+			return append(out, make([]byte, PageSize)...)
+		}
+		return encodeRec(e, out)
+	}
+	page, ok := b.ReadPage(nil, FullPage, big)
+	if !ok {
+		t.Fatal("nothing read")
+	}
+	if evs, _, _ := decodePage(t, page); len(evs) != 1 || evs[0].ts != 2 {
+		t.Errorf("read %v, want the second event alone", evs)
+	}
+}
