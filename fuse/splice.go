@@ -30,10 +30,14 @@ import (
 // read, or, for a random-access file (kpemu/mem), a bound past any
 // offset. The reads that fill the page cache (they come without
 // FUSE_READ_LOCKOWNER, which every direct read carries) are served from
-// the same snapshot. A stream (trace_pipe) cannot be served through the
-// page cache, which would keep its bytes and end it at the first short
-// read: there such a read fails with EINVAL, the errno Linux's debugfs
-// gives a file without splice_read, and tools fall back to read(2).
+// the same snapshot. A stream (trace_pipe, trace_pipe_raw) cannot be
+// served through the page cache, which would keep its bytes and end it at
+// the first short read: there such a read fails with EINVAL, the errno
+// Linux's debugfs gives a file without splice_read, and tools fall back
+// to read(2). Linux's trace_pipe and trace_pipe_raw do splice: a tool
+// that splices them without falling back (trace-cmd record, whose
+// libtracefs 1.6 splices trace_pipe_raw into a pipe) gets EINVAL and no
+// data; trace-cmd record --nosplice reads them.
 //
 // stat(2) still reports size 0, as debugfs does, except to a process
 // that has the file open, which sees its open's length (streams: the
