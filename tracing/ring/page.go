@@ -16,10 +16,10 @@ import "encoding/binary"
 // made when it is read: its events are those of the oldest page of the
 // ring, each encoded by the caller to its record's bytes, with their
 // time stamps. The deltas are the differences of those stamps; the
-// first event of a page is stamped by the page (delta 0), also when a
-// read takes the rest of a page another read began, where Linux keeps
-// the event's delta and puts the reader's time stamp in the page: both
-// give every event the same time.
+// first event of a page is stamped by the page (delta 0), and a read
+// that takes the rest of a page another read began stamps its page with
+// the last event read before and keeps the next one's delta, as Linux's
+// ring_buffer_read_page does with the reader's read_stamp.
 
 // Bits Linux sets in a read page's commit.
 const (
@@ -113,10 +113,16 @@ func (b *CPU[E]) ReadPage(dst []byte, size int, enc Encoder[E]) (out []byte, ok 
 	}
 	missed := b.overrun - b.lastOverrun
 	base := len(dst)
-	dst = binary.LittleEndian.AppendUint64(dst, p.meta[p.read].ts)
+	// The page's time stamp: its first event's, or, when a read took
+	// events of it before, the last of those's (Linux's read_stamp),
+	// from which the next event keeps its delta.
+	prev := p.meta[p.read].ts
+	if p.read > 0 {
+		prev = p.meta[p.read-1].ts
+	}
+	dst = binary.LittleEndian.AppendUint64(dst, prev)
 	dst = binary.LittleEndian.AppendUint64(dst, 0) // the commit, below
 	var rec []byte
-	prev := p.meta[p.read].ts
 	taken := 0
 	for p.read < len(p.entries) {
 		ts := p.meta[p.read].ts

@@ -207,3 +207,25 @@ func TestReadPageSkipsOversized(t *testing.T) {
 		t.Errorf("read %v, want the second event alone", evs)
 	}
 }
+
+// The rest of a page a read began is stamped as Linux's reader does:
+// the page with the last event read, the next event with its delta.
+func TestReadPageRestKeepsDelta(t *testing.T) {
+	b := newCPU[rec](2)
+	for _, ts := range []uint64{100, 107, 120} {
+		b.write(&rec{ts, 16}, ts, 16, true)
+	}
+	if _, ok := b.ReadPage(nil, PageHeaderSize+20, encodeRec); !ok {
+		t.Fatal("first read")
+	}
+	page, ok := b.ReadPage(nil, FullPage, encodeRec)
+	if !ok {
+		t.Fatal("second read")
+	}
+	ts := binary.LittleEndian.Uint64(page)
+	h1 := binary.LittleEndian.Uint32(page[16:])
+	h2 := binary.LittleEndian.Uint32(page[16+20:])
+	if ts != 100 || h1>>5 != 7 || h2>>5 != 13 {
+		t.Errorf("page ts %d, deltas %d %d; want 100, 7, 13", ts, h1>>5, h2>>5)
+	}
+}
