@@ -25,3 +25,21 @@ func CallerOf(ctx context.Context) (Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(Caller)
 	return c, ok
 }
+
+type readFlagsKey struct{}
+
+// WithReadFlags returns ctx carrying the open file's status flags at the
+// time of a read (the f_flags Linux's read methods look at), which
+// fcntl(F_SETFL) may have changed since the open: O_NONBLOCK set on a
+// descriptor of trace_pipe_raw after it was opened (libtracefs does so
+// to drain the buffer at the end of a recording).
+func WithReadFlags(ctx context.Context, flags int) context.Context {
+	return context.WithValue(ctx, readFlagsKey{}, flags)
+}
+
+// ReadFlags returns the flags WithReadFlags put in ctx; false when the
+// read carries none (an in-process read: the open's flags stand).
+func ReadFlags(ctx context.Context) (int, bool) {
+	f, ok := ctx.Value(readFlagsKey{}).(int)
+	return f, ok
+}

@@ -314,6 +314,7 @@ var (
 // (trace_pipe) ends at EOF when the server starts to unmount, so that
 // `cat trace_pipe` in another terminal exits when kpemu does.
 func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.ReadResult, syscall.Errno) {
+	ctx = readFlagsOf(ctx)
 	stop := fh.node.stop
 	if fh.h.Stream() {
 		if stop.Err() != nil {

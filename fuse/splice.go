@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/kpemu/kpemu/debugfs"
 )
 
 // Reading through the page cache: sendfile(2), splice(2) and
@@ -28,10 +30,14 @@ import (
 // read, or, for a random-access file (kpemu/mem), a bound past any
 // offset. The reads that fill the page cache (they come without
 // FUSE_READ_LOCKOWNER, which every direct read carries) are served from
-// the same snapshot. A stream (trace_pipe) cannot be served through the
-// page cache, which would keep its bytes and end it at the first short
-// read: there such a read fails with EINVAL, the errno Linux's debugfs
-// gives a file without splice_read, and tools fall back to read(2).
+// the same snapshot. A stream (trace_pipe, trace_pipe_raw) cannot be
+// served through the page cache, which would keep its bytes and end it at
+// the first short read: there such a read fails with EINVAL, the errno
+// Linux's debugfs gives a file without splice_read, and tools fall back
+// to read(2). Linux's trace_pipe and trace_pipe_raw do splice: a tool
+// that splices them without falling back (trace-cmd record, whose
+// libtracefs 1.6 splices trace_pipe_raw into a pipe) gets EINVAL and no
+// data; trace-cmd record --nosplice reads them.
 //
 // stat(2) still reports size 0, as debugfs does, except to a process
 // that has the file open, which sees its open's length (streams: the
@@ -81,7 +87,11 @@ func (s *splicingFS) Release(cancel <-chan struct{}, in *gofuse.ReleaseIn) {
 	s.RawFileSystem.Release(cancel, in)
 }
 
-// Read refuses to fill the page cache from a stream.
+// Read refuses to fill the page cache from a stream. A direct read's
+// file flags (fuse_read_in.flags, the descriptor's f_flags now, with an
+// O_NONBLOCK that fcntl set after the open) are kept by the request's
+// cancel channel, which go-fuse hands the node as its context, for
+// fileHandle.Read (readFlagsOf).
 func (s *splicingFS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte) (gofuse.ReadResult, gofuse.Status) {
 	if in.ReadFlags&gofuse.READ_LOCKOWNER == 0 {
 		s.mu.Lock()
@@ -91,7 +101,28 @@ func (s *splicingFS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte)
 			return nil, gofuse.EINVAL
 		}
 	}
+	if cancel != nil {
+		readFlags.Store(cancel, int(in.Flags))
+		defer readFlags.Delete(cancel)
+	}
 	return s.RawFileSystem.Read(cancel, in, buf)
+}
+
+// readFlags maps a read request in progress (its cancel channel, unique
+// among the requests in flight) to its file flags.
+var readFlags sync.Map
+
+// readFlagsOf returns ctx with the file flags of the FUSE read it
+// serves (debugfs.WithReadFlags), when splicingFS.Read saw them.
+func readFlagsOf(ctx context.Context) context.Context {
+	c, ok := ctx.(*gofuse.Context) // what go-fuse's bridge passes
+	if !ok || c.Cancel == nil {
+		return ctx
+	}
+	if f, ok := readFlags.Load(c.Cancel); ok {
+		return debugfs.WithReadFlags(ctx, f.(int))
+	}
+	return ctx
 }
 
 // openers are a file's opens for reading, by the process (thread group)

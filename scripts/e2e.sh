@@ -622,6 +622,63 @@ echo noraw > "$T/trace_options"
 echo -:rbr >> "$T/kprobe_events"
 echo -:rb >> "$T/kprobe_events"
 
+# The binary interface (tracing/rawpage.go): events/ftrace with Linux
+# 6.1 arm64's events, and per_cpu/cpuN/trace_pipe_raw's pages, read as
+# libtracefs reads them: read(2) of a page, O_NONBLOCK set by fcntl once
+# the buffer is to be drained, then EAGAIN. splice(2) of it is EINVAL
+# (fuse/splice.go: a stream cannot go through the page cache).
+expect "events/ftrace lists Linux 6.1 arm64's built-in events" "bprint bputs branch context_switch func_repeats funcgraph_entry funcgraph_exit function hwlat kernel_stack mmiotrace_map mmiotrace_rw osnoise print raw_data timerlat user_stack wakeup" "$(echo $(ls "$T/events/ftrace"))"
+expect "events/ftrace/print has its id and TRACE_PRINT's format" "5 ID: 5 field:unsigned long ip; field:char buf[];" \
+	"$(echo $(cat "$T/events/ftrace/print/id"; grep -o -e '^ID: 5' -e 'field:unsigned long ip;' -e 'field:char buf\[\];' "$T/events/ftrace/print/format"))"
+echo 0 > "$T/tracing_on"
+echo > "$T/trace"
+echo 1 > "$T/tracing_on"
+echo "raw one" > "$T/trace_marker"
+printf 'raw two' > "$T/trace_marker"
+echo 0 > "$T/tracing_on"
+rawread='
+import errno, fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+r, w = os.pipe()
+try:
+    os.splice(fd, w, 4096, flags=2)
+    print("splice ok")
+except OSError as e:
+    print("splice", errno.errorcode[e.errno])
+fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+texts = []
+while True:
+    try:
+        page = os.read(fd, 8192)
+    except BlockingIOError:
+        print("EAGAIN")
+        break
+    commit = struct.unpack_from("<Q", page, 8)[0] & 0x3fffffff
+    print("page", len(page))
+    off = 16
+    while off < 16 + commit:
+        h = struct.unpack_from("<I", page, off)[0]
+        tl = h & 31
+        if tl == 30:
+            off += 8
+            continue
+        if tl == 0:
+            n = struct.unpack_from("<I", page, off + 4)[0] - 4
+            rec = page[off + 8:off + 8 + n]
+            off += 8 + n
+        else:
+            rec = page[off + 4:off + 4 + 4 * tl]
+            off += 4 + 4 * tl
+        if struct.unpack_from("<H", rec)[0] == 5:
+            texts.append(rec[16:].split(b"\0")[0].decode())
+print(repr(texts))
+'
+expect "trace_pipe_raw: splice is EINVAL, read(2) gives a page with the markers as print records, then EAGAIN once fcntl set O_NONBLOCK" \
+	"$(printf "splice EINVAL\npage 4096\nEAGAIN\n['raw one\\\\n', 'raw two\\\\n']")" "$(python3 -c "$rawread" "$T/per_cpu/cpu0/trace_pipe_raw" 2>&1)"
+echo 1 > "$T/tracing_on"
+echo "raw three" > "$T/trace_marker"
+expect "a blocking read of trace_pipe_raw returns one page" 4096 "$(timeout "$BOUND" dd if="$T/per_cpu/cpu0/trace_pipe_raw" bs=8192 count=1 2>/dev/null | wc -c)"
+
 # The files around the trace array (tracing/infofiles.go), as
 # Linux 6.1's: trace_marker and trace_marker_raw, the saved comms and
 # tgids, the settings, with the oracle's answers and errnos.
@@ -1075,6 +1132,31 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		grep -c "^ *bash-" trace
 		grep -c "^tracefs /sys/kernel/tracing tracefs " /proc/mounts' 2>&1)
 	expect "kpemu-ns.sh -S: the guest does not see the shell, which is still sealed" "$(printf '0\n1')" "$out"
+fi
+
+# trace-cmd record and report (Debian's 3.1, unmodified) inside
+# kpemu-ns.sh: with --nosplice it reads per_cpu/cpuN/trace_pipe_raw with
+# read(2), and report decodes the kprobe event's arguments and the sched
+# events from the pages. Without it, record splices, which a FUSE stream
+# refuses (EINVAL): it records 0 bytes a CPU (docs/differences.md).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v trace-cmd >/dev/null; then
+	inner=$(mktemp /tmp/kpemu-e2e-tc.XXXXXX)
+	cat >"$inner" <<'EOF'
+cd "$(mktemp -d /tmp/kpemu-e2e-tcdir.XXXXXX)" || exit 1
+echo 'p:kprobes/rd vfs_read c=$comm' > /sys/kernel/tracing/kprobe_events
+trace-cmd record --nosplice -e kprobes -e sched:sched_process_fork sleep 1 >/dev/null 2>&1; echo "record: $?"
+trace-cmd report > report.txt 2>/dev/null; echo "report: $?"
+grep -m1 -cE ' rd: +\(ffff[0-9a-f]+\) c="[^"]+"$' report.txt
+grep -m1 -cE ' sched_process_fork: +comm=[^ ]+ pid=[0-9]+ child_comm=[^ ]+ child_pid=[0-9]+$' report.txt
+trace-cmd record -e kprobes sleep 1 2>&1 | grep -c '^    0 bytes in size'
+trace-cmd reset >/dev/null 2>&1
+echo > /sys/kernel/tracing/kprobe_events
+cd / && rm -rf "$OLDPWD"
+EOF
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash "$inner" 2>&1)
+	expect "kpemu-ns.sh: trace-cmd record --nosplice reads trace_pipe_raw and report decodes kprobe and sched events; a spliced record gets nothing" \
+		"$(printf '%s\n' "record: 0" "report: 0" 1 1 2)" "$out"
+	rm -f "$inner"
 fi
 
 # The samples of the README and docs/ (`<!-- sample: ... -->` blocks): the

@@ -20,7 +20,8 @@
 // # Packages below this one
 //
 //   - ring: the per-CPU ring buffer (ring_buffer.c), generic in what an
-//     entry records, and the events/header_page and header_event texts.
+//     entry records, the events/header_page and header_event texts, and
+//     the pages ring_buffer_read_page gives a binary reader (page.go).
 //   - filter: the event filter language (trace_events_filter.c): Check's
 //     verdicts with Linux's codes and carets, Parse, Eval.
 //   - internal/kstr: lib/'s kstrtox.c, simple_strtoul and glob.c.
@@ -44,6 +45,11 @@
 //     that `echo 1 > snapshot` or the snapshot trigger swaps with the
 //     live one (trace.c's CONFIG_TRACER_SNAPSHOT).
 //   - headers.go: events/header_page and events/header_event.
+//   - rawpage.go: per_cpu/cpuN/trace_pipe_raw and snapshot_raw, the
+//     buffer's pages as binary readers (trace-cmd) take them, each
+//     entry's record laid out as its format says, and events/ftrace/
+//     (ftraceevents.go: Linux 6.1 arm64's built-in events' formats and
+//     ids) (trace.c's tracing_buffers_read, trace_entries.h).
 //
 // The tracers, on the kernel's ftrace core (kernel.FtraceOps):
 //

@@ -22,10 +22,51 @@ type fetcher struct {
 	t    *Tracing
 	regs *kprobes.Regs
 	hit  *tpHit // a static event's record (tracepoint.go); nil for the probe events
-	// dyn counts the bytes the formatted strings take in the record's
-	// dynamic area (each with its NUL, as fetch_store_string stores
-	// them), for the ring buffer's accounting.
-	dyn int
+	// raw is the record being built beside the text, after its struct
+	// trace_entry, as store_trace_args lays it out: the probe's head
+	// (ip, or func and ret_ip), each argument's value at its offset in
+	// the fixed part (a string's __data_loc there), then the strings,
+	// each with its NUL, in the dynamic area. fix is where the next
+	// argument's fixed part goes.
+	raw []byte
+	fix int
+}
+
+// startRaw makes f.raw for ev's record: head bytes of the probe's
+// fields, then the arguments' fixed part, zeroed.
+func (f *fetcher) startRaw(ev *event, head int) {
+	n := head + argsSize(ev)
+	f.raw = make([]byte, n, n+32)
+	f.fix = head
+}
+
+// putRaw stores the element i of pa's fixed part: size bytes of v.
+func (f *fetcher) putRaw(pa *probeArg, i int, v uint64) {
+	if f.raw == nil {
+		return
+	}
+	off := f.fix + i*pa.typ.size
+	for b := 0; b < pa.typ.size; b++ {
+		f.raw[off+b] = byte(v >> (8 * b))
+	}
+}
+
+// putString stores s as element i of a string argument: its
+// __data_loc (length with the NUL << 16 | offset from the record's
+// start) and its bytes in the dynamic area; fault stores the empty
+// __data_loc that prints "(fault)".
+func (f *fetcher) putString(pa *probeArg, i int, s string, fault bool) {
+	if f.raw == nil {
+		return
+	}
+	off := traceEntryHeadSize + len(f.raw)
+	n := 0
+	if !fault {
+		n = len(s) + 1
+		f.raw = append(f.raw, s...)
+		f.raw = append(f.raw, 0)
+	}
+	binary.LittleEndian.PutUint32(f.raw[f.fix+4*i:], uint32(n)<<16|uint32(off))
 }
 
 func (f *fetcher) reg(i uint64) uint64 {
@@ -123,6 +164,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 	user := last == opUDeref // the last dereference reads user memory
 	v, data, isData, ok := f.value(pa.code)
 	n := max(pa.count, 1)
+	defer func() { f.fix += n * pa.typ.size }()
 	if pa.count > 0 {
 		w.WriteByte('{')
 	}
@@ -134,15 +176,17 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 		case pa.typ.str:
 			switch {
 			case isData:
-				f.dyn += len(data) + 1
+				f.putString(pa, i, data, false)
 				fmt.Fprintf(w, "\"%s\"", data)
 			case !ok:
+				f.putString(pa, i, "", true)
 				w.WriteString("(fault)")
 			default:
 				addr := v
 				if pa.count > 0 { // an array of string pointers
 					var b [8]byte
 					if !f.readMem(v+uint64(8*i), b[:], user) {
+						f.putString(pa, i, "", true)
 						w.WriteString("(fault)")
 						continue
 					}
@@ -153,15 +197,16 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 				// ones (strncpy_from_kernel_nofault).
 				s, good := f.readString(addr, pa.typ.user || user)
 				if !good {
+					f.putString(pa, i, "", true)
 					w.WriteString("(fault)")
 				} else {
-					f.dyn += len(s) + 1
+					f.putString(pa, i, s, false)
 					fmt.Fprintf(w, "\"%s\"", s)
 				}
 			}
 			continue
 		case !ok:
-			f.printScalar(w, pa, 0)
+			f.printScalar(w, pa, i, 0)
 			continue
 		}
 		x := v
@@ -172,12 +217,12 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 			}
 			b := make([]byte, 8)
 			if !f.readMem(addr, b[:pa.typ.size], user) {
-				f.printScalar(w, pa, 0)
+				f.printScalar(w, pa, i, 0)
 				continue
 			}
 			x = binary.LittleEndian.Uint64(b)
 		}
-		f.printScalar(w, pa, x)
+		f.printScalar(w, pa, i, x)
 	}
 	if pa.count > 0 {
 		w.WriteByte('}')
@@ -201,7 +246,9 @@ func (f *fetcher) readString(addr uint64, user bool) (string, bool) {
 	return string(out), true
 }
 
-func (f *fetcher) printScalar(w *bytes.Buffer, pa *probeArg, x uint64) {
+// printScalar prints element i of pa, x, and stores it in the record
+// as Linux stores it: cut to the type's size, a bitfield extracted.
+func (f *fetcher) printScalar(w *bytes.Buffer, pa *probeArg, i int, x uint64) {
 	bits := pa.typ.size * 8
 	if bits < 64 {
 		x &= 1<<bits - 1
@@ -209,6 +256,7 @@ func (f *fetcher) printScalar(w *bytes.Buffer, pa *probeArg, x uint64) {
 	if pa.bitW > 0 {
 		x = (x << (64 - bits + (bits - pa.bitW - pa.bitOff))) >> (64 - pa.bitW)
 	}
+	f.putRaw(pa, i, x)
 	switch {
 	case pa.typ.symbol:
 		w.WriteString(f.t.kp.Kernel().Kallsyms().Format(x))

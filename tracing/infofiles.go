@@ -116,7 +116,13 @@ func (ta *TraceArray) writeMarker(ctx context.Context, p []byte, _ int64) (int, 
 	// as a trace_printk's is. (Linux looks at buf[cnt - 1] even for an
 	// empty write, which is the ip's last byte, never a newline.)
 	text = strings.TrimSuffix(text, "\n")
-	e := traceEntry{kind: entryMarker, text: text}
+	// The record: buf is the bytes written, a newline unless they end
+	// with one, and a NUL.
+	end := "\n\x00"
+	if cnt > 0 && p[cnt-1] == '\n' {
+		end = "\x00"
+	}
+	e := traceEntry{kind: entryMarker, text: text, raw: printRecord(0, string(p[:cnt]), end, size)}
 	if err := ta.commitMarker(ctx, &e, size); err != nil {
 		return 0, err
 	}
@@ -141,7 +147,9 @@ func (ta *TraceArray) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (in
 		size += faultSizeID - cnt
 	}
 	id := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24
-	e := traceEntry{kind: entryRawData, ip: id, text: string(p[4:cnt])}
+	raw := make([]byte, size-traceEntryHeadSize) // id, then the data; the rest is zero
+	copy(raw, p[:cnt])
+	e := traceEntry{kind: entryRawData, ip: id, text: string(p[4:cnt]), raw: raw}
 	if err := ta.commitMarker(ctx, &e, size); err != nil {
 		return 0, err
 	}
@@ -347,9 +355,10 @@ func (ta *TraceArray) showBufferPercent(_ context.Context, w *bytes.Buffer) erro
 
 // writeBufferPercent is buffer_percent_write: kstrtoul base 10, at most
 // 100 (EINVAL otherwise). It is how full a CPU's buffer must be before a
-// blocked reader of trace_pipe_raw wakes; kpemu has no trace_pipe_raw,
-// and Linux's trace_pipe wakes at the first event whatever it is, so it
-// is kept and shown.
+// blocked splice of trace_pipe_raw wakes. Linux 6.1's read(2) of
+// trace_pipe_raw and trace_pipe wake at the first event whatever it is,
+// and kpemu's trace_pipe_raw cannot be spliced (rawpage.go), so it is
+// kept and shown.
 func (ta *TraceArray) writeBufferPercent(_ context.Context, p []byte, _ int64) (int, error) {
 	v, err := kstr.StrtoulFromUser(p)
 	if err != nil {

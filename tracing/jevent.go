@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"syscall"
@@ -103,8 +104,15 @@ func (t *Tracing) jprobeDispatcher(tp *traceProbe) func([]kprobes.JprobeArg, *kp
 		for _, a := range args {
 			fmt.Fprintf(&w, " %s=%s", a.Name, formatParam(a))
 		}
-		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
-		t.top.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(ev), &stackFrom{regs.PC, regs.X[29]})
+		// The record: __probe_ip, then each parameter at its size.
+		raw := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+argsSize(ev)), regs.PC)
+		for _, a := range args {
+			for b := int64(0); b < a.Size; b++ {
+				raw = append(raw, byte(a.Value>>(8*b)))
+			}
+		}
+		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: raw}
+		t.top.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{regs.PC, regs.X[29]})
 	}
 }
 

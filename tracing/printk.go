@@ -27,7 +27,8 @@ func (t *Tracing) hcTracePrintk(cpu *machine.CPU) error {
 		return nil // a bad pointer writes nothing, as a faulting copy would
 	}
 	comm, pid := k.Current(cpu.Index())
-	e := traceEntry{kind: entryPrint, pid: int32(pid), flags: traceFlagIrqsOff, ip: ip, text: strings.TrimSuffix(msg, "\n")}
+	e := traceEntry{kind: entryPrint, pid: int32(pid), flags: traceFlagIrqsOff, ip: ip, text: strings.TrimSuffix(msg, "\n"),
+		raw: printRecord(ip, msg, "\x00", printEntryHeadSize+len(msg)+1)}
 	// trace_vprintk's stack (the stacktrace option) starts at the caller
 	// of __trace_printk, whose frame x29 is.
 	var from *stackFrom

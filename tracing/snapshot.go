@@ -30,9 +30,9 @@ import (
 // tracer uses the max buffer (use_max_tr) and the EBUSY of a write while
 // one does cannot happen; and it has no CONFIG_RING_BUFFER_ALLOW_SWAP,
 // so a per-CPU snapshot file can clear its CPU's part of the snapshot but
-// not take one (EINVAL). per_cpu/cpuN/snapshot_raw, the binary pages of
-// the snapshot as trace_pipe_raw has them of the live buffer, is not
-// implemented, as trace_pipe_raw is not.
+// not take one (EINVAL). per_cpu/cpuN/snapshot_raw serves the binary
+// pages of the snapshot as trace_pipe_raw does the live buffer's
+// (rawpage.go).
 
 // snapshotState is the trace array's snapshot: tr->max_buffer and
 // tr->allocated_snapshot.
@@ -239,7 +239,7 @@ func (ta *TraceArray) snapshotNotAllocated(cpu int, flags uint8) {
 	if ta.flag(optTracePrintk) && ta.on.Load() {
 		comm, pid := ta.t.kp.Kernel().Current(cpu)
 		for _, msg := range []string{"*** SNAPSHOT NOT ALLOCATED ***", "*** stopping trace here!   ***"} {
-			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg}
+			e := traceEntry{kind: entrySnapPuts, pid: int32(pid), flags: flags, text: msg, raw: printRecord(0, msg, "\n\x00", printEntryHeadSize+len(msg)+2)}
 			// __trace_array_puts: the print_entry, the text, room for
 			// a newline and the NUL.
 			ta.commit(cpu, comm, &e, printEntryHeadSize+len(msg)+2, nil)

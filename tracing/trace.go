@@ -3,6 +3,7 @@ package tracing
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,6 +51,11 @@ type traceEntry struct {
 	ip     uint64
 	parent uint64
 	stack  []uint64
+	// raw is the record after its struct trace_entry, laid out as the
+	// event's format says, for the binary readers (rawpage.go): every
+	// kind but entryFn and entryStack, whose fields are ip, parent and
+	// stack, keeps it. 8+len(raw) is the payload the ring accounts.
+	raw []byte
 }
 
 // traceBuffer is the ring buffer of trace entries, ordered by their
@@ -75,7 +81,6 @@ const (
 const (
 	traceEntryHeadSize  = 8                       // struct trace_entry: type, flags, preempt_count, pid
 	kprobeHeadSize      = traceEntryHeadSize + 8  // kprobe_trace_entry_head: ip
-	kretprobeHeadSize   = traceEntryHeadSize + 16 // kretprobe_trace_entry_head: func, ret_ip
 	ftraceEntrySize     = traceEntryHeadSize + 16 // ftrace_entry: ip, parent_ip
 	printEntryHeadSize  = traceEntryHeadSize + 8  // print_entry: ip, then the text and its NUL
 	stackEntryHeadSize  = traceEntryHeadSize + 8  // stack_entry: int size (and padding), then caller[]
@@ -112,11 +117,13 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 	}
 	var w bytes.Buffer
 	w.WriteString(tp.ev.name)
+	f.startRaw(tp.ev, 8)
+	binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
-	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
-	t.top.commit(regs.CPU, comm, &e, kprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{regs.PC, regs.X[29]})
+	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
+	t.top.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
 // recordReturn writes one return event, as print_kretprobe_event:
@@ -135,11 +142,14 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 	}
 	var w bytes.Buffer
 	w.WriteString(tp.ev.name)
+	f.startRaw(tp.ev, 16)
+	binary.LittleEndian.PutUint64(f.raw, tp.kprobe().Addr) // __probe_func
+	binary.LittleEndian.PutUint64(f.raw[8:], ri.RetAddr)   // __probe_ret_ip
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
-	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String()}
-	t.top.commit(regs.CPU, comm, &e, kretprobeHeadSize+argsSize(tp.ev)+f.dyn, &stackFrom{ri.RetAddr, regs.X[29]})
+	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
+	t.top.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }
 
 // commit writes e to cpu's buffer stamped by the trace clock, as
@@ -508,7 +518,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 	}
 	ta := r.ta
 	for ta.buf.Empty(r.cpu) {
-		if r.nonblock {
+		if nonblock(ctx, r.nonblock) { // rawpage.go
 			return 0, syscall.EAGAIN
 		}
 		if !ta.on.Load() && r.pos > 0 {

@@ -281,7 +281,8 @@ func (t *Tracing) recordStatic(ev *event, regs *kprobes.Regs, flags uint64, hit 
 	w.WriteString(ev.name)
 	w.WriteString(": ")
 	ev.static.print(&w, hit.rec)
-	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String()}
+	raw := append([]byte(nil), hit.rec[traceEntryHeadSize:ev.static.size]...)
+	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
 	t.top.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
 }
 
