@@ -182,9 +182,13 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 	return nil, nil, 0, syscall.EACCES
 }
 
-// Mkdir implements gofs.NodeMkdirer: EPERM, as vfs_mkdir on debugfs.
+// Mkdir implements gofs.NodeMkdirer: the directory's DirOps.Mkdir
+// (tracefs's instances/), else EPERM, as vfs_mkdir on debugfs.
 func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	return nil, syscall.EPERM
+	if err := d.dir.UserMkdir(name); err != nil {
+		return nil, toErrno(d.log, "mkdir", err)
+	}
+	return d.Lookup(ctx, name, out)
 }
 
 // Mknod implements gofs.NodeMknoder: EPERM, as vfs_mknod on debugfs.
@@ -207,9 +211,13 @@ func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
 	return syscall.EPERM
 }
 
-// Rmdir implements gofs.NodeRmdirer: EPERM, as vfs_rmdir on debugfs.
+// Rmdir implements gofs.NodeRmdirer: the directory's DirOps.Rmdir
+// (tracefs's instances/), else EPERM, as vfs_rmdir on debugfs.
 func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
-	return syscall.EPERM
+	if err := d.dir.UserRmdir(name); err != nil {
+		return toErrno(d.log, "rmdir", err)
+	}
+	return 0
 }
 
 // Rename implements gofs.NodeRenamer: EPERM, as vfs_rename on debugfs.
