@@ -75,9 +75,9 @@ type ftraceModLoad struct {
 	fn, module string
 }
 
-// initFtrace creates the ftrace files every root shares, the top
-// array's function tracer (initFunctionTracer) and the stack tracer,
-// in the order of Linux's files.
+// initFtrace creates the ftrace files only the top directory has and
+// the stack tracer; each array's function tracer is its own
+// (initFunctionTracer, from TraceArray.createFiles).
 func (t *Tracing) initFtrace() error {
 	files := []struct {
 		name string
@@ -90,9 +90,6 @@ func (t *Tracing) initFtrace() error {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(0o440), f.ops); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
 		}
-	}
-	if err := t.top.initFunctionTracer(); err != nil {
-		return err
 	}
 	return t.initStackTracer()
 }
