@@ -186,6 +186,9 @@ func (t *Tracing) RmdirInstance(name string) error {
 	for ev := range ta.files {
 		ta.dropFile(ev)
 	}
+	// The directory goes under t.mu, so that a mkdir of the name
+	// finds either the whole old instance or none of it.
+	rerr := t.tree.RemoveAll(ta.dir)
 	t.mu.Unlock()
 	if err != nil {
 		t.log.Warn("removing instance: disabling its events", "name", name, "err", err)
@@ -198,7 +201,7 @@ func (t *Tracing) RmdirInstance(name string) error {
 	ta.releaseFunctionProbes()
 	// The pid filters' fork hook goes with the -fork options.
 	ta.setTraceFlag(optEventFork|optFuncFork, false)
-	return t.tree.RemoveAll(ta.dir)
+	return rerr
 }
 
 // dropFile takes ta's file of ev out of the event's list of instance
