@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
 )
@@ -781,8 +782,17 @@ func TestDirOpsAndBusy(t *testing.T) {
 	if err := d.UserRmdir("a"); !errors.Is(err, syscall.EBUSY) {
 		t.Errorf("rmdir with a file open = %v, want EBUSY", err)
 	}
-	h.Release()
-	h.Release() // twice is harmless, and counts once
+	a, err := tree.LookupDir("inst/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.WaitIdle(0) {
+		t.Error("WaitIdle(0) with a file open = true")
+	}
+	go func() { h.Release(); h.Release() }() // twice is harmless, and counts once
+	if !a.WaitIdle(time.Hour) {              // returns at the release
+		t.Error("WaitIdle after the release = false")
+	}
 	if err := d.UserRmdir("a"); err != nil {
 		t.Errorf("rmdir after release: %v", err)
 	}

@@ -329,6 +329,7 @@ func (h *Handle) Release() {
 	if first {
 		h.Flush(context.Background())
 		h.file.opens.Add(-1)
+		h.file.tree.notifyReleased()
 	}
 }
 

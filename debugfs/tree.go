@@ -31,6 +31,11 @@ type Tree struct {
 	// the removed one of the same name).
 	lastIno atomic.Uint64
 
+	// relMu guards released, which is closed (and replaced) when a
+	// handle is released: WaitIdle waits on it.
+	relMu    sync.Mutex
+	released chan struct{}
+
 	// watchMu guards watchers and lastWatch.
 	watchMu   sync.Mutex
 	watchers  map[int]func(parent *Dir, name string)
@@ -191,6 +196,47 @@ func (d *Dir) UserRmdir(name string) error {
 		return syscall.EPERM
 	}
 	return ops.Rmdir(name)
+}
+
+// releasedChan returns a channel that is closed when a handle of the
+// tree is next released.
+func (t *Tree) releasedChan() <-chan struct{} {
+	t.relMu.Lock()
+	defer t.relMu.Unlock()
+	if t.released == nil {
+		t.released = make(chan struct{})
+	}
+	return t.released
+}
+
+// notifyReleased wakes the WaitIdle calls: a handle was released.
+func (t *Tree) notifyReleased() {
+	t.relMu.Lock()
+	defer t.relMu.Unlock()
+	if t.released != nil {
+		close(t.released)
+		t.released = nil
+	}
+}
+
+// WaitIdle waits until no file in d or below it is open, for at most
+// timeout, and reports whether none is. It is for a removal that a
+// close(2) just before it must not find busy: FUSE tells the server of
+// the last close of a file (RELEASE) after close(2) has returned.
+func (d *Dir) WaitIdle(timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		ch := d.tree.releasedChan()
+		if !d.Busy() {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return !d.Busy()
+		}
+	}
 }
 
 // Busy reports whether a file in d or below it is open (a [Handle] not

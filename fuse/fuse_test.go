@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/fuse"
@@ -636,7 +637,8 @@ func TestCachedEntriesDropOnRemove(t *testing.T) {
 // TestUserMkdirRmdir: a directory with DirOps takes mkdir(2) and
 // rmdir(2) through the mount (tracefs's instances/), with their errnos;
 // the rmdir's own removal from the tree must not wait for the kernel,
-// which holds the directory's lock until the reply. Elsewhere both stay
+// which holds the directory's lock until the reply, and an rmdir right
+// after a close finds the file closed (WaitIdle). Elsewhere both stay
 // EPERM.
 func TestUserMkdirRmdir(t *testing.T) {
 	requireFUSE(t)
@@ -668,7 +670,7 @@ func TestUserMkdirRmdir(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if n.(*debugfs.Dir).Busy() {
+			if !n.(*debugfs.Dir).WaitIdle(time.Second) {
 				return syscall.EBUSY
 			}
 			return inst.RemoveAll(name)
@@ -683,7 +685,7 @@ mkdir fails 2>&1
 exec 3<foo/trace
 rmdir foo 2>&1
 exec 3<&-
-for i in $(seq 100); do rmdir foo 2>/dev/null && break; sleep 0.05; done
+rmdir foo 2>&1
 ls
 mkdir foo/x 2>&1
 mkdir ../events 2>&1

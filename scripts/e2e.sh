@@ -777,10 +777,9 @@ if grep -q ': vfs_read <-' "$T/trace"; then bad "the top's trace has no function
 exec 8<"$I/trace_pipe"
 expect_err "rmdir while its trace_pipe is open" "Device or resource busy" "rmdir '$I'"
 exec 8<&-
-# The close's FUSE RELEASE reaches kpemu after close(2) returns.
-rmdir_inst() { rmdir "$I" 2>/dev/null; }
-poll rmdir_inst
-if [ ! -e "$I" ]; then ok "rmdir frees the instance"; else bad "rmdir frees the instance"; fi
+# The close's FUSE RELEASE reaches kpemu after close(2) returns: rmdir
+# waits for it.
+if out=$(rmdir "$I" 2>&1) && [ ! -e "$I" ]; then ok "rmdir right after the close frees the instance"; else bad "rmdir right after the close frees the instance" "$out"; fi
 expect "with it its tracer and its event's enable" "nop" "$(cat "$T/current_tracer")"
 echo '-:inst_rd' >> "$T/kprobe_events"
 expect "the event it enabled can go" "" "$(grep inst_rd "$T/kprobe_events")"

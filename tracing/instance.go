@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"syscall"
+	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
 )
@@ -141,6 +142,12 @@ func (t *Tracing) MkdirInstance(name string) error {
 // ENOENT without one; else its tracer goes back to nop, its events and
 // triggers are disabled, and the array with its buffers is freed.
 func (t *Tracing) RmdirInstance(name string) error {
+	// A close(2) just before reaches kpemu after it returned (FUSE's
+	// RELEASE): an instance in use only by files being closed is
+	// waited for, a little, as Linux's rmdir would not find them open.
+	if d, err := t.tree.LookupDir(path.Join(t.dir, "instances", name)); err == nil {
+		d.WaitIdle(releaseWait)
+	}
 	t.mu.Lock()
 	ta, ok := t.instances[name]
 	if !ok {
@@ -203,6 +210,10 @@ func (t *Tracing) RmdirInstance(name string) error {
 	ta.setTraceFlag(optEventFork|optFuncFork, false)
 	return rerr
 }
+
+// releaseWait bounds how long rmdir waits for the files of an instance
+// that are being closed.
+const releaseWait = 500 * time.Millisecond
 
 // dropFile takes ta's file of ev out of the event's list of instance
 // files; t.mu is held.
