@@ -100,7 +100,11 @@ func (ta *TraceArray) initFunctionTracer() error {
 	ft := &ta.ft
 	ft.current = tracerNop
 	ft.ops.Func = ta.functionTraceCall
-	ta.t.kp.Kernel().RegisterModuleNotifier(ta.ftraceModuleCallback)
+	if ta == ta.t.top {
+		// One notifier for every array's, so that an instance's goes
+		// with it (the kernel's notifiers are never unregistered).
+		ta.t.kp.Kernel().RegisterModuleNotifier(ta.t.ftraceModulesCallback)
+	}
 	files := []struct {
 		name   string
 		filter bool
@@ -114,6 +118,16 @@ func (ta *TraceArray) initFunctionTracer() error {
 		}
 	}
 	return nil
+}
+
+// ftraceModulesCallback is each array's ftraceModuleCallback.
+func (t *Tracing) ftraceModulesCallback(ev kernel.ModuleEvent) {
+	t.mu.Lock()
+	arrays := t.arrays()
+	t.mu.Unlock()
+	for _, ta := range arrays {
+		ta.ftraceModuleCallback(ev)
+	}
 }
 
 // currentTracer is the name current_tracer shows.
