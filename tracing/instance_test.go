@@ -88,8 +88,19 @@ func TestInstanceMkdirRmdir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The modes are Linux's too: 0640 unless said here.
+	modes := map[string]os.FileMode{"available_tracers": 0o440, "buffer_total_size_kb": 0o440, "events": 0o750,
+		"free_buffer": 0o200, "options": 0o750, "per_cpu": 0o750, "timestamp_mode": 0o440,
+		"trace_marker": 0o220, "trace_marker_raw": 0o220, "trace_pipe": 0o440}
 	for _, n := range nodes {
 		got = append(got, n.Name())
+		want, ok := modes[n.Name()]
+		if !ok {
+			want = 0o640
+		}
+		if n.Mode().Perm() != want {
+			t.Errorf("instances/foo/%s has mode %o, want %o", n.Name(), n.Mode().Perm(), want)
+		}
 	}
 	if strings.Join(got, " ") != instanceFiles {
 		t.Errorf("instances/foo has\n%s\nwant\n%s", strings.Join(got, " "), instanceFiles)
