@@ -230,6 +230,21 @@ func TestInstanceEventsPerArray(t *testing.T) {
 	if err := f.write(top+"kprobe_events", "", true); !errors.Is(err, syscall.EBUSY) {
 		t.Errorf("clearing kprobe_events with the event enabled in an instance = %v, want EBUSY", err)
 	}
+	// Its last event gone, the group's directory goes in every array.
+	f.mustWrite(t, inst+"events/enable", "0")
+	if err := f.write(top+"kprobe_events", "-:late\n", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.write(top+"kprobe_events", "", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{top, inst} {
+		if _, err := f.tree.Lookup(root + "events/kprobes"); !errors.Is(err, syscall.ENOENT) {
+			t.Errorf("%sevents/kprobes after the last event: %v", root, err)
+		}
+	}
+	f.mustWrite(t, top+"kprobe_events", "p:myk vfs_write\n")
+	f.mustWrite(t, inst+"events/kprobes/myk/enable", "1")
 	// rmdir disables the instance's events: then it can go.
 	if err := f.rmdir(t, "instances", "foo"); err != nil {
 		t.Fatal(err)
