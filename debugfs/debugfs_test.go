@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
 )
@@ -728,5 +729,71 @@ func TestOpenReadPerOpen(t *testing.T) {
 	}
 	if len(flagsSeen) != 2 {
 		t.Error("OpenRead ran for an open for writing")
+	}
+}
+
+// A directory with DirOps has its mkdir(2) and rmdir(2) made by them;
+// one without is EPERM for both. Busy sees an open file below.
+func TestDirOpsAndBusy(t *testing.T) {
+	tree := debugfs.NewTree()
+	d, err := tree.Mkdir("inst", 0o750)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.UserMkdir("x"); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("mkdir without ops = %v, want EPERM", err)
+	}
+	if err := d.UserRmdir("x"); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("rmdir without ops = %v, want EPERM", err)
+	}
+	d.SetOps(debugfs.DirOps{
+		Mkdir: func(name string) error {
+			c, err := d.Mkdir(name, 0o750)
+			if err != nil {
+				return err
+			}
+			_, err = c.CreateFile("f", 0o640, debugfs.FileOps{})
+			return err
+		},
+		Rmdir: func(name string) error {
+			n, err := d.Lookup(name)
+			if err != nil {
+				return err
+			}
+			if n.(*debugfs.Dir).Busy() {
+				return syscall.EBUSY
+			}
+			return d.RemoveAll(name)
+		},
+	})
+	if err := d.UserMkdir("a/b"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("mkdir a/b = %v, want EINVAL", err)
+	}
+	if err := d.UserMkdir("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.UserMkdir("a"); !errors.Is(err, syscall.EEXIST) {
+		t.Errorf("second mkdir = %v, want EEXIST", err)
+	}
+	h, err := tree.Open(context.Background(), "inst/a/f", os.O_RDONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.UserRmdir("a"); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("rmdir with a file open = %v, want EBUSY", err)
+	}
+	a, err := tree.LookupDir("inst/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.WaitIdle(0) {
+		t.Error("WaitIdle(0) with a file open = true")
+	}
+	go func() { h.Release(); h.Release() }() // twice is harmless, and counts once
+	if !a.WaitIdle(time.Hour) {              // returns at the release
+		t.Error("WaitIdle after the release = false")
+	}
+	if err := d.UserRmdir("a"); err != nil {
+		t.Errorf("rmdir after release: %v", err)
 	}
 }

@@ -127,6 +127,7 @@ func (f *File) Open(ctx context.Context, flags int) (*Handle, error) {
 		}
 		h.read = rf
 	}
+	f.opens.Add(1)
 	return h, nil
 }
 
@@ -327,6 +328,8 @@ func (h *Handle) Release() {
 	h.mu.Unlock()
 	if first {
 		h.Flush(context.Background())
+		h.file.opens.Add(-1)
+		h.file.tree.notifyReleased()
 	}
 }
 

@@ -31,6 +31,11 @@ type Tree struct {
 	// the removed one of the same name).
 	lastIno atomic.Uint64
 
+	// relMu guards released, which is closed (and replaced) when a
+	// handle is released: WaitIdle waits on it.
+	relMu    sync.Mutex
+	released chan struct{}
+
 	// watchMu guards watchers and lastWatch.
 	watchMu   sync.Mutex
 	watchers  map[int]func(parent *Dir, name string)
@@ -150,6 +155,102 @@ type Dir struct {
 	// children is guarded by node.tree.mu. It is emptied when the
 	// directory is removed.
 	children map[string]Node
+
+	// ops are what mkdir(2) and rmdir(2) of a child do; nil: both are
+	// EPERM, as on debugfs. Set once, before the directory is served.
+	ops atomic.Pointer[DirOps]
+}
+
+// DirOps are the operations of a directory whose children users make
+// and remove, as tracefs's instances/ (its inode's mkdir and rmdir).
+// They are called without any tree lock held.
+type DirOps struct {
+	// Mkdir makes the child name (a valid directory entry name) and
+	// everything in it; its error is mkdir(2)'s.
+	Mkdir func(name string) error
+	// Rmdir removes the child name; its error is rmdir(2)'s.
+	Rmdir func(name string) error
+}
+
+// SetOps makes d's children made and removed by ops.
+func (d *Dir) SetOps(ops DirOps) { d.ops.Store(&ops) }
+
+// UserMkdir is mkdir(2) of name in d: DirOps.Mkdir, or EPERM when d has
+// none. A name that cannot be a directory entry is EINVAL.
+func (d *Dir) UserMkdir(name string) error {
+	ops := d.ops.Load()
+	if ops == nil || ops.Mkdir == nil {
+		return syscall.EPERM
+	}
+	if err := checkName(name); err != nil {
+		return err
+	}
+	return ops.Mkdir(name)
+}
+
+// UserRmdir is rmdir(2) of name in d: DirOps.Rmdir, or EPERM when d has
+// none.
+func (d *Dir) UserRmdir(name string) error {
+	ops := d.ops.Load()
+	if ops == nil || ops.Rmdir == nil {
+		return syscall.EPERM
+	}
+	return ops.Rmdir(name)
+}
+
+// releasedChan returns a channel that is closed when a handle of the
+// tree is next released.
+func (t *Tree) releasedChan() <-chan struct{} {
+	t.relMu.Lock()
+	defer t.relMu.Unlock()
+	if t.released == nil {
+		t.released = make(chan struct{})
+	}
+	return t.released
+}
+
+// notifyReleased wakes the WaitIdle calls: a handle was released.
+func (t *Tree) notifyReleased() {
+	t.relMu.Lock()
+	defer t.relMu.Unlock()
+	if t.released != nil {
+		close(t.released)
+		t.released = nil
+	}
+}
+
+// WaitIdle waits until no file in d or below it is open, for at most
+// timeout, and reports whether none is. It is for a removal that a
+// close(2) just before it must not find busy: FUSE tells the server of
+// the last close of a file (RELEASE) after close(2) has returned.
+func (d *Dir) WaitIdle(timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		ch := d.tree.releasedChan()
+		if !d.Busy() {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return !d.Busy()
+		}
+	}
+}
+
+// Busy reports whether a file in d or below it is open (a [Handle] not
+// yet released).
+func (d *Dir) Busy() bool {
+	busy := false
+	_ = walk(d, func(_ string, n Node) error {
+		if f, ok := n.(*File); ok && f.opens.Load() > 0 {
+			busy = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return busy
 }
 
 var _ Node = (*Dir)(nil)
@@ -335,7 +436,8 @@ func checkName(name string) error {
 // [FileOps].
 type File struct {
 	node
-	ops FileOps // immutable
+	ops   FileOps      // immutable
+	opens atomic.Int32 // the handles not yet released
 }
 
 var _ Node = (*File)(nil)

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/fuse"
@@ -630,5 +631,74 @@ func TestCachedEntriesDropOnRemove(t *testing.T) {
 				t.Fatalf("round %d, %s: stat after removal: %v", i, p, err)
 			}
 		}
+	}
+}
+
+// TestUserMkdirRmdir: a directory with DirOps takes mkdir(2) and
+// rmdir(2) through the mount (tracefs's instances/), with their errnos;
+// the rmdir's own removal from the tree must not wait for the kernel,
+// which holds the directory's lock until the reply, and an rmdir right
+// after a close finds the file closed (WaitIdle). Elsewhere both stay
+// EPERM.
+func TestUserMkdirRmdir(t *testing.T) {
+	requireFUSE(t)
+	tr := debugfs.NewTree()
+	inst, err := tr.MkdirAll("tracing/instances", 0o750)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst.SetOps(debugfs.DirOps{
+		Mkdir: func(name string) error {
+			if name == "fails" { // made, then taken back, as a failed instance_mkdir
+				if _, err := inst.Mkdir(name, 0o750); err != nil {
+					return err
+				}
+				if err := inst.RemoveAll(name); err != nil {
+					return err
+				}
+				return syscall.ENOMEM
+			}
+			d, err := inst.Mkdir(name, 0o750)
+			if err != nil {
+				return err
+			}
+			_, err = d.CreateFile("trace", 0o640, debugfs.FileOps{Show: showString("x\n")})
+			return err
+		},
+		Rmdir: func(name string) error {
+			n, err := inst.Lookup(name)
+			if err != nil {
+				return err
+			}
+			if !n.(*debugfs.Dir).WaitIdle(time.Second) {
+				return syscall.EBUSY
+			}
+			return inst.RemoveAll(name)
+		},
+	})
+	dir := mount(t, tr)
+	r := sh(t, dir, `cd "$D/tracing/instances" || exit 9
+mkdir foo && echo made
+mkdir foo 2>&1
+cat foo/trace
+mkdir fails 2>&1
+exec 3<foo/trace
+rmdir foo 2>&1
+exec 3<&-
+rmdir foo 2>&1
+ls
+mkdir foo/x 2>&1
+mkdir ../events 2>&1
+rmdir ../instances 2>&1
+mkdir foo && rmdir foo && echo again`)
+	want := "made\nmkdir: cannot create directory 'foo': File exists\nx\n" +
+		"mkdir: cannot create directory 'fails': Cannot allocate memory\n" +
+		"rmdir: failed to remove 'foo': Device or resource busy\n" +
+		"mkdir: cannot create directory 'foo/x': No such file or directory\n" +
+		"mkdir: cannot create directory '../events': Operation not permitted\n" +
+		"rmdir: failed to remove '../instances': Operation not permitted\n" +
+		"again\n"
+	if r.stdout != want {
+		t.Errorf("got\n%s\nwant\n%s\nstderr: %s", r.stdout, want, r.stderr)
 	}
 }

@@ -165,7 +165,8 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	stopCtx, stop := context.WithCancel(context.Background())
-	root := &dirNode{dir: rootDir, log: log, stop: stopCtx}
+	serving := &dirOpSet{}
+	root := &dirNode{dir: rootDir, log: log, stop: stopCtx, serving: serving}
 	rootPath := rootDir.Path()
 	srv, err := gofuse.NewServer(newSplicingFS(gofs.NewNodeFS(root, fsOpts)), abs, &fsOpts.MountOptions)
 	if err != nil {
@@ -191,6 +192,9 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		log.Warn("no FUSE connection number; unmount cannot abort the connection", "err", err)
 	}
 	s.unwatch = tree.OnRemove(func(parent *debugfs.Dir, name string) {
+		if serving.has(parent, name) {
+			return // an rmdir's own removal (see dirOpSet)
+		}
 		invalidate(root.EmbeddedInode(), rootPath, parent, name)
 	})
 	mounted = true

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -26,6 +27,50 @@ type dirNode struct {
 	// stop is done when the server starts to unmount: blocked stream
 	// reads then end (see fileHandle.Read).
 	stop context.Context
+	// serving is the mount's mkdir and rmdir calls under way.
+	serving *dirOpSet
+}
+
+// dirOpSet is the entries whose mkdir or rmdir a mount is serving. The
+// kernel holds the parent directory's lock until it has the reply, so
+// the tree's removal of such an entry (the rmdir itself, a mkdir that
+// fails half way) must not be notified to it: the notification would wait
+// for that lock, which waits for the reply. Nor need it be: the kernel
+// updates its entry from the reply.
+type dirOpSet struct {
+	mu sync.Mutex
+	m  map[dirOpKey]int
+}
+
+type dirOpKey struct {
+	parent *debugfs.Dir
+	name   string
+}
+
+func (s *dirOpSet) begin(parent *debugfs.Dir, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[dirOpKey]int{}
+	}
+	s.m[dirOpKey{parent, name}]++
+}
+
+func (s *dirOpSet) end(parent *debugfs.Dir, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := dirOpKey{parent, name}
+	if s.m[k]--; s.m[k] <= 0 {
+		delete(s.m, k)
+	}
+}
+
+// has reports whether the mount is serving a mkdir or rmdir of name in
+// parent.
+func (s *dirOpSet) has(parent *debugfs.Dir, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[dirOpKey{parent, name}] > 0
 }
 
 var (
@@ -47,13 +92,13 @@ var (
 // debugfs inode number is the go-fuse key, so concurrent lookups of one
 // node share an inode, and a directory re-created under an old name (a new
 // debugfs node, a new number) is a new inode.
-func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger, stop context.Context) *gofs.Inode {
+func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger, stop context.Context, serving *dirOpSet) *gofs.Inode {
 	stable := gofs.StableAttr{Ino: n.Ino()}
 	var ops gofs.InodeEmbedder
 	switch n := n.(type) {
 	case *debugfs.Dir:
 		stable.Mode = syscall.S_IFDIR
-		ops = &dirNode{dir: n, log: log, stop: stop}
+		ops = &dirNode{dir: n, log: log, stop: stop, serving: serving}
 	case *debugfs.File:
 		stable.Mode = syscall.S_IFREG
 		ops = &fileNode{file: n, log: log, stop: stop}
@@ -122,7 +167,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *gofuse.EntryOut)
 	if c.Mode().IsDir() {
 		out.SetAttrTimeout(dirAttrTimeout)
 	}
-	ch := newChild(ctx, d.EmbeddedInode(), c, d.log, d.stop)
+	ch := newChild(ctx, d.EmbeddedInode(), c, d.log, d.stop, d.serving)
 	if f, ok := ch.Operations().(*fileNode); ok {
 		out.Attr.Size = f.attrSize(ctx)
 	}
@@ -182,9 +227,16 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 	return nil, nil, 0, syscall.EACCES
 }
 
-// Mkdir implements gofs.NodeMkdirer: EPERM, as vfs_mkdir on debugfs.
+// Mkdir implements gofs.NodeMkdirer: the directory's DirOps.Mkdir
+// (tracefs's instances/), else EPERM, as vfs_mkdir on debugfs.
 func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	return nil, syscall.EPERM
+	d.serving.begin(d.dir, name)
+	err := d.dir.UserMkdir(name)
+	d.serving.end(d.dir, name)
+	if err != nil {
+		return nil, toErrno(d.log, "mkdir", err)
+	}
+	return d.Lookup(ctx, name, out)
 }
 
 // Mknod implements gofs.NodeMknoder: EPERM, as vfs_mknod on debugfs.
@@ -207,9 +259,13 @@ func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
 	return syscall.EPERM
 }
 
-// Rmdir implements gofs.NodeRmdirer: EPERM, as vfs_rmdir on debugfs.
+// Rmdir implements gofs.NodeRmdirer: the directory's DirOps.Rmdir
+// (tracefs's instances/), else EPERM, as vfs_rmdir on debugfs.
 func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
-	return syscall.EPERM
+	d.serving.begin(d.dir, name)
+	err := d.dir.UserRmdir(name)
+	d.serving.end(d.dir, name)
+	return toErrno(d.log, "rmdir", err)
 }
 
 // Rename implements gofs.NodeRenamer: EPERM, as vfs_rename on debugfs.

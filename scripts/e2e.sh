@@ -803,6 +803,44 @@ expect "without it the event is off again" "0" "$(cat "$T/events/sched/sched_pro
 echo 1 > "$T/tracing_on"
 : > "$T/trace"
 
+# Instances (tracing/instance.go): mkdir makes a trace array with its own
+# buffer, tracing_on, tracer and event enables; rmdir frees it, and is
+# EBUSY while a file of it is open. The files are Linux 6.1's.
+I="$T/instances/e2e"
+mkdir "$I"
+expect_err "mkdir of an existing instance" "File exists" "mkdir '$I'"
+expect_err "no directory inside an instance" "Operation not permitted" "mkdir '$I/x'"
+expect "an instance has Linux's files" "available_tracers buffer_percent buffer_size_kb buffer_total_size_kb current_tracer error_log events free_buffer options per_cpu set_event set_event_notrace_pid set_event_pid set_ftrace_filter set_ftrace_notrace set_ftrace_notrace_pid set_ftrace_pid snapshot timestamp_mode trace trace_clock trace_marker trace_marker_raw trace_options trace_pipe tracing_cpumask tracing_max_latency tracing_on" \
+	"$(ls "$I" | tr '\n' ' ' | sed 's/ $//')"
+expect "a fresh instance: on, nop, no events" "1 nop 0" "$(echo $(cat "$I/tracing_on" "$I/current_tracer" "$I/set_event" "$I/events/enable"))"
+echo 'p:inst_rd vfs_read' >> "$T/kprobe_events"
+echo 1 > "$I/events/kprobes/inst_rd/enable"
+expect "enabled in the instance, not at the top" "0 1 kprobes:inst_rd" "$(echo $(cat "$T/events/kprobes/inst_rd/enable" "$I/events/kprobes/inst_rd/enable" "$I/set_event"))"
+inst_hit() { grep -q ' inst_rd: (vfs_read+0x0/' "$I/trace"; }
+poll inst_hit
+if inst_hit; then ok "its hits go to the instance's trace"; else bad "its hits go to the instance's trace" "$(tail -3 "$I/trace")"; fi
+if grep -q ' inst_rd: (' "$T/trace"; then bad "and not to the top's"; else ok "and not to the top's"; fi
+expect_err "kprobe_events keeps an event an instance uses" "Device or resource busy" "echo > '$T/kprobe_events'"
+echo 0 > "$I/tracing_on"
+expect "tracing_on is the instance's" "0 1" "$(echo $(cat "$I/tracing_on" "$T/tracing_on"))"
+echo 1 > "$I/tracing_on"
+echo vfs_read > "$I/set_ftrace_filter"
+echo function > "$I/current_tracer"
+expect "current_tracer is the instance's" "function nop" "$(echo $(cat "$I/current_tracer" "$T/current_tracer"))"
+inst_fn() { grep -q ': vfs_read <-' "$I/trace"; }
+poll inst_fn
+if inst_fn; then ok "the instance's function tracer traces vfs_read"; else bad "the instance's function tracer traces vfs_read" "$(tail -3 "$I/trace")"; fi
+if grep -q ': vfs_read <-' "$T/trace"; then bad "the top's trace has no function lines"; else ok "the top's trace has no function lines"; fi
+exec 8<"$I/trace_pipe"
+expect_err "rmdir while its trace_pipe is open" "Device or resource busy" "rmdir '$I'"
+exec 8<&-
+# The close's FUSE RELEASE reaches kpemu after close(2) returns: rmdir
+# waits for it.
+if out=$(rmdir "$I" 2>&1) && [ ! -e "$I" ]; then ok "rmdir right after the close frees the instance"; else bad "rmdir right after the close frees the instance" "$out"; fi
+expect "with it its tracer and its event's enable" "nop" "$(cat "$T/current_tracer")"
+echo '-:inst_rd' >> "$T/kprobe_events"
+expect "the event it enabled can go" "" "$(grep inst_rd "$T/kprobe_events")"
+
 # Teardown.
 echo > "$T/kprobe_events"
 expect "echo > kprobe_events clears" "" "$(cat "$T/kprobe_events")"

@@ -14,8 +14,11 @@
 // snapshot buffer, trace options and clock, buffer sizes,
 // current_tracer with its function filters and commands, pid filters,
 // error_log, and each event's enable, filter and triggers (eventFile).
-// Today there is one array, Tracing.top, the files in the tracing
-// directory itself; instances/NAME would be another.
+// Tracing.top is the files in the tracing directory itself; each
+// instances/NAME is another (instance.go). Every array's files come from
+// one registration, TraceArray.createFiles, and every event has a file
+// in every array: a hit is recorded in each array whose file of the
+// event is enabled.
 //
 // # Packages below this one
 //
@@ -27,6 +30,12 @@
 //   - internal/kstr: lib/'s kstrtox.c, simple_strtoul and glob.c.
 //
 // # Files, by job (Linux's file in parentheses)
+//
+// The arrays:
+//
+//   - array.go, instance.go: TraceArray, the files every array has, and
+//     instances/, whose mkdir and rmdir make and free an array
+//     (trace.c's trace_array_create, __remove_instance).
 //
 // The ring buffer's contents and how they are read:
 //

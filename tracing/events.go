@@ -25,15 +25,26 @@ type event struct {
 	probes      []*traceProbe
 	id          int
 
-	// eventFile is the event's state in the top trace array. Linux
-	// gives each array a trace_event_file of every event; with
-	// instances each TraceArray will hold its own.
-	eventFile
+	// top is the event's state in the top trace array. Linux
+	// gives each array a trace_event_file of every event: inst holds
+	// the instances' (nil while there are none, so that a hit costs
+	// one more load then).
+	top  eventFile
+	inst atomic.Pointer[[]*eventFile]
+
+	// armed is the probes' state: some array's file of the event is
+	// enabled (or in soft mode); nOn counts those files, guarded by
+	// Tracing.mu. Read by the dispatcher.
+	armed atomic.Bool
+	nOn   int
 }
 
 // eventFile is a trace_event_file: what one trace array keeps of an
 // event, its enable, filter and triggers.
 type eventFile struct {
+	ev *event
+	ta *TraceArray
+
 	// enabled is EVENT_FILE_FL_ENABLED: the probes are armed, because
 	// the event is enabled or in soft mode. Read by the dispatcher.
 	enabled    atomic.Bool
@@ -71,16 +82,17 @@ func (t *Tracing) dropEvent(ev *event) {
 // setEnabled is ftrace_event_enable_disable: an enable file's 0 or 1. In
 // soft mode 0 only soft-disables the event, which stays armed for its
 // triggers; t.mu is held.
-func (t *Tracing) setEnabled(ev *event, on bool) error {
-	t.top.updateBuffers() // event_enable_write's tracing_update_buffers
+func (t *Tracing) setEnabled(ev *eventFile, on bool) error {
+	ev.ta.updateBuffers() // event_enable_write's tracing_update_buffers
 	return t.enableDisable(ev, on, false)
 }
 
-// enableDisable is __ftrace_event_enable_disable; soft takes or drops a
-// soft-mode reference (a trigger's) instead. t.mu is held.
-func (t *Tracing) enableDisable(ev *event, enable, soft bool) error {
-	if enable && ev.isUprobe {
-		return t.refuseUprobeEnable(ev)
+// enableDisable is __ftrace_event_enable_disable on one array's file of
+// an event; soft takes or drops a soft-mode reference (a trigger's)
+// instead. t.mu is held.
+func (t *Tracing) enableDisable(ev *eventFile, enable, soft bool) error {
+	if enable && ev.ev.isUprobe {
+		return t.refuseUprobeEnable(ev.ev)
 	}
 	if !enable {
 		var disarm bool
@@ -141,10 +153,25 @@ func (t *Tracing) batchArming(fn func() error) error {
 	return err
 }
 
-// armProbes arms or disarms the event's probes: at once, or at the end
-// of the batch (batchArming) that is under way.
-func (t *Tracing) armProbes(ev *event, on bool) error {
-	ev.enabled.Store(on)
+// armProbes enables or disables one array's file of the event, and arms
+// or disarms the event's probes with its first file enabled and its last
+// disabled: at once, or at the end of the batch (batchArming) that is
+// under way. t.mu is held.
+func (t *Tracing) armProbes(f *eventFile, on bool) error {
+	if f.enabled.Load() == on {
+		return nil
+	}
+	f.enabled.Store(on)
+	ev := f.ev
+	if on {
+		ev.nOn++
+	} else {
+		ev.nOn--
+	}
+	if (ev.nOn > 0) == ev.armed.Load() {
+		return nil
+	}
+	ev.armed.Store(on)
 	if ev.static != nil {
 		// trace_event_reg: the tracepoint's static key.
 		return t.kp.Kernel().SetTracepointEnabled(ev.static.tp, on)

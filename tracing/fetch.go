@@ -323,13 +323,14 @@ func (f *fetcher) fieldValue(pa *probeArg) filter.Value {
 // handler runs with interrupts masked (the 'd' of "d....").
 const traceFlagIrqsOff = 0x01
 
-// passes reports whether a hit on cpu passes the event's filter.
-func (f *fetcher) passes(ev *event, comm string, pid, cpu int, flags uint64) bool {
+// passes reports whether a hit on cpu passes the filter of the event
+// in one array.
+func (f *fetcher) passes(ev *eventFile, comm string, pid, cpu int, flags uint64) bool {
 	fp := ev.filter.Load()
 	if fp == nil {
 		return true
 	}
-	return (*fp).Eval(f.fields(ev, comm, pid, cpu, flags))
+	return (*fp).Eval(f.fields(ev.ev, comm, pid, cpu, flags))
 }
 
 // fields are the values a filter reads from a hit's record: the event's

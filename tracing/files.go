@@ -25,10 +25,6 @@ func (t *Tracing) createFiles() error {
 	if _, err := t.tree.MkdirAll(t.dir, 0o700); err != nil {
 		return fmt.Errorf("creating %s: %w", t.dir, err)
 	}
-	if _, err := t.tree.MkdirAll(path.Join(t.dir, "events"), modeDir); err != nil {
-		return fmt.Errorf("creating %s/events: %w", t.dir, err)
-	}
-	hdrPage, hdrEvent := headerFileOps() // headers.go
 	files := []struct {
 		name string
 		mode fs.FileMode
@@ -36,20 +32,6 @@ func (t *Tracing) createFiles() error {
 	}{
 		{"kprobe_events", modeWrite, debugfs.FileOps{Show: t.showDynEvents(dynKprobe), Write: t.writeKprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynKprobe) }}},
 		{"kprobe_profile", modeRead, debugfs.FileOps{Show: t.showProfile}},
-		{"error_log", modeWrite, debugfs.FileOps{
-			Show:     func(_ context.Context, w *bytes.Buffer) error { t.top.errlog.show(w); return nil },
-			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-			Truncate: func(context.Context) error { t.top.errlog.clear(); return nil },
-		}},
-		{"trace", modeWrite, debugfs.FileOps{
-			Show:     t.top.showTrace,
-			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-			Truncate: func(context.Context) error { t.top.buf.Reset(); return nil },
-		}},
-		{"trace_pipe", modeRead, debugfs.FileOps{OpenRead: t.top.openTracePipe(-1)}},
-		{"events/enable", modeWrite, debugfs.FileOps{Show: t.showGroupEnable(""), Write: t.writeGroupEnable("")}},
-		{"events/header_page", modeRead, hdrPage},
-		{"events/header_event", modeRead, hdrEvent},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), f.mode, f.ops); err != nil {
@@ -97,21 +79,40 @@ func (t *Tracing) showProfile(_ context.Context, w *bytes.Buffer) error {
 }
 
 // createEventFiles makes events/GROUP/EVENT/ (and the group's dir and
-// enable file when it is the group's first event); t.mu is held.
+// enable file when it is the group's first event) in every trace array,
+// with each array's trace_event_file of ev; t.mu is held.
 func (t *Tracing) createEventFiles(ev *event) error {
-	gdir := path.Join(t.dir, "events", ev.group)
+	ev.top.ev, ev.top.ta = ev, t.top
+	for _, ta := range t.arrays() {
+		if err := ta.createEventDir(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createEventDir makes ta's file of ev and its events/GROUP/EVENT/;
+// t.mu is held.
+func (ta *TraceArray) createEventDir(ev *event) error {
+	t := ta.t
+	top := ta == t.top
+	f := &ev.top
+	if !top {
+		f = &eventFile{ev: ev, ta: ta}
+	}
+	gdir := path.Join(ta.dir, "events", ev.group)
 	g, err := t.tree.LookupDir(gdir)
 	if err != nil {
 		if g, err = t.tree.Mkdir(gdir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", gdir, err)
 		}
-		if ev.static == nil { // the guest made the static ones at boot (event_trace_init)
+		if top && ev.static == nil { // the guest made the static ones at boot (event_trace_init)
 			t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group))
 		}
-		if _, err := t.tree.CreateFile(path.Join(gdir, "enable"), modeWrite, debugfs.FileOps{Show: t.showGroupEnable(ev.group), Write: t.writeGroupEnable(ev.group)}); err != nil {
+		if _, err := g.CreateFile("enable", modeWrite, debugfs.FileOps{Show: ta.showGroupEnable(ev.group), Write: ta.writeGroupEnable(ev.group)}); err != nil {
 			return fmt.Errorf("creating %s/enable: %w", gdir, err)
 		}
-		if _, err := t.tree.CreateFile(path.Join(gdir, "filter"), modeWrite, t.subsysFilterOps(ev.group)); err != nil {
+		if _, err := g.CreateFile("filter", modeWrite, ta.subsysFilterOps(ev.group)); err != nil {
 			return fmt.Errorf("creating %s/filter: %w", gdir, err)
 		}
 	}
@@ -121,7 +122,7 @@ func (t *Tracing) createEventFiles(ev *event) error {
 	if err != nil {
 		return fmt.Errorf("%w: creating %s/%s: %w", syscall.EEXIST, gdir, ev.name, err)
 	}
-	if ev.static == nil {
+	if top && ev.static == nil {
 		t.mirror(kernel.TracefsMkdir, path.Join("events", ev.group, ev.name))
 	}
 	create := func(name string, mode fs.FileMode, ops debugfs.FileOps) error {
@@ -130,39 +131,64 @@ func (t *Tracing) createEventFiles(ev *event) error {
 		}
 		return nil
 	}
-	if err := create("enable", modeWrite, debugfs.FileOps{Show: t.showEnable(ev), Write: t.writeEnable(ev)}); err != nil {
+	if err := create("enable", modeWrite, debugfs.FileOps{Show: t.showEnable(f), Write: ta.writeEnable(ev)}); err != nil {
 		return err
 	}
 	if err := create("id", modeRead, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { fmt.Fprintf(w, "%d\n", ev.id); return nil }}); err != nil {
 		return err
 	}
-	for _, f := range t.eventControlFiles(ev) {
-		if err := create(f.name, fsMode(f.mode), f.ops); err != nil {
+	for _, c := range t.eventControlFiles(f) {
+		if err := create(c.name, fsMode(c.mode), c.ops); err != nil {
 			return err
 		}
+	}
+	if !top {
+		ta.files[ev] = f
+		list := []*eventFile{f}
+		if old := ev.inst.Load(); old != nil {
+			list = append(list, *old...)
+		}
+		ev.inst.Store(&list)
 	}
 	return nil
 }
 
-// removeEventFiles drops events/GROUP/EVENT/, and the group's directory
-// with its last event; t.mu is held.
+// removeEventFiles drops events/GROUP/EVENT/ in every array, and the
+// group's directory with its last event; t.mu is held.
 func (t *Tracing) removeEventFiles(ev *event) {
-	gdir := path.Join(t.dir, "events", ev.group)
+	last := t.groups[ev.group]
+	if t.events[ev.key()] == ev {
+		last--
+	}
+	for _, ta := range t.arrays() {
+		ta.removeEventDir(ev, last <= 0)
+	}
+	ev.inst.Store(nil)
+}
+
+// removeEventDir drops ta's events/GROUP/EVENT/ and file of ev, and the
+// group's directory when lastOfGroup; t.mu is held.
+func (ta *TraceArray) removeEventDir(ev *event, lastOfGroup bool) {
+	t := ta.t
+	top := ta == t.top
+	gdir := path.Join(ta.dir, "events", ev.group)
 	if err := t.tree.RemoveAll(path.Join(gdir, ev.name)); err != nil {
 		t.log.Warn("removing event directory", "event", ev.key(), "err", err)
 	}
-	t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
-	others := t.groups[ev.group]
-	if t.events[ev.key()] == ev {
-		others--
+	if top {
+		t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
+	} else {
+		delete(ta.files, ev)
 	}
-	if others > 0 {
+	if !lastOfGroup {
 		return
 	}
 	if err := t.tree.RemoveAll(gdir); err != nil {
 		t.log.Warn("removing group directory", "group", ev.group, "err", err)
 	}
-	t.mirror(kernel.TracefsRemove, path.Join("events", ev.group))
+	if top {
+		t.mirror(kernel.TracefsRemove, path.Join("events", ev.group))
+	}
 }
 
 // mirror queues a change of the tracing hierarchy to the guest, whose
@@ -185,7 +211,7 @@ func (t *Tracing) syncMirror() { t.kp.Kernel().SyncTracefs(t.mirrored.Load()) }
 
 // showEnable is event_enable_read: 1 when enabled, 0 when not or only
 // armed for triggers (soft-disabled), with a '*' in soft mode.
-func (t *Tracing) showEnable(ev *event) func(context.Context, *bytes.Buffer) error {
+func (t *Tracing) showEnable(ev *eventFile) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
 		t.mu.Lock()
 		on, soft, softMode := ev.enabled.Load(), ev.softDisabled.Load(), ev.smRef > 0
@@ -221,17 +247,18 @@ func parseEnable(p []byte) (bool, error) {
 }
 
 // writeEnable is event_enable_write on events/GROUP/EVENT/enable.
-func (t *Tracing) writeEnable(ev *event) func(context.Context, []byte, int64) (int, error) {
-	return t.writeEnableMatching(func(e *event) bool { return e == ev })
+func (ta *TraceArray) writeEnable(ev *event) func(context.Context, []byte, int64) (int, error) {
+	return ta.writeEnableMatching(func(e *event) bool { return e == ev })
 }
 
 // writeGroupEnable is system_enable_write: every event of the group, or
 // every event when group is "".
-func (t *Tracing) writeGroupEnable(group string) func(context.Context, []byte, int64) (int, error) {
-	return t.writeEnableMatching(func(e *event) bool { return group == "" || e.group == group })
+func (ta *TraceArray) writeGroupEnable(group string) func(context.Context, []byte, int64) (int, error) {
+	return ta.writeEnableMatching(func(e *event) bool { return group == "" || e.group == group })
 }
 
-func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Context, []byte, int64) (int, error) {
+func (ta *TraceArray) writeEnableMatching(match func(*event) bool) func(context.Context, []byte, int64) (int, error) {
+	t := ta.t
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		on, err := parseEnable(p)
 		if err != nil {
@@ -239,6 +266,9 @@ func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Cont
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
+		if ta.removed.Load() {
+			return 0, syscall.ENODEV
+		}
 		// __ftrace_set_clr_event_nolock: every matching event, the
 		// first error returned (a uprobe event fails to enable).
 		first := t.batchArming(func() error {
@@ -247,7 +277,7 @@ func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Cont
 				if !match(ev) {
 					continue
 				}
-				if err := t.setEnabled(ev, on); err != nil && first == nil {
+				if err := t.setEnabled(ta.file(ev), on); err != nil && first == nil {
 					first = err
 				}
 			}
@@ -262,7 +292,8 @@ func (t *Tracing) writeEnableMatching(match func(*event) bool) func(context.Cont
 
 // showGroupEnable is system_enable_read: 0, 1, or X when mixed; group ""
 // means every event.
-func (t *Tracing) showGroupEnable(group string) func(context.Context, *bytes.Buffer) error {
+func (ta *TraceArray) showGroupEnable(group string) func(context.Context, *bytes.Buffer) error {
+	t := ta.t
 	return func(_ context.Context, w *bytes.Buffer) error {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -271,7 +302,7 @@ func (t *Tracing) showGroupEnable(group string) func(context.Context, *bytes.Buf
 			if group != "" && ev.group != group {
 				continue
 			}
-			if ev.enabled.Load() {
+			if f := ta.file(ev); f != nil && f.enabled.Load() {
 				on = true
 			} else {
 				off = true

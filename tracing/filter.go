@@ -15,7 +15,7 @@ import (
 // over the event's fields, the common fields (common_type, common_flags,
 // common_preempt_count, common_pid) and the generic CPU/cpu and COMM/comm.
 
-func (t *Tracing) showFilter(ev *event) func(context.Context, *bytes.Buffer) error {
+func (t *Tracing) showFilter(ev *eventFile) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -32,7 +32,7 @@ func (t *Tracing) showFilter(ev *event) func(context.Context, *bytes.Buffer) err
 // rejects does what apply_event_filter() does: the writer gets Linux's
 // errno, the event is left unfiltered, the filter file shows the string
 // with a caret and the parse error, and error_log gets an entry.
-func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (int, error) {
+func (t *Tracing) writeFilter(ev *eventFile) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		if len(p) >= maxFilterWrite { // event_filter_write: a page or more
 			return 0, syscall.EINVAL
@@ -48,17 +48,17 @@ func (t *Tracing) writeFilter(ev *event) func(context.Context, []byte, int64) (i
 			ev.filterText = ""
 			return len(p), nil
 		}
-		if pe := filter.Check(s, filterFields(ev)); pe != nil {
+		if pe := filter.Check(s, filterFields(ev.ev)); pe != nil {
 			ev.filter.Store(nil)
 			ev.filterText = pe.Text(s) // print_event_filter adds one more newline
 			e := errLogEntry{ts: t.now(), loc: "event filter parse error", msg: filter.ErrErrno.String(), cmd: s}
 			if pe.Code > filter.ErrNone {
 				e.msg, e.pos = pe.Code.String(), pe.Pos
 			}
-			t.top.errlog.add(e)
+			ev.ta.errlog.add(e)
 			return 0, pe.Errno
 		}
-		n, err := filter.Parse(s, filterFields(ev))
+		n, err := filter.Parse(s, filterFields(ev.ev))
 		if err != nil {
 			return 0, err
 		}

@@ -75,9 +75,9 @@ type ftraceModLoad struct {
 	fn, module string
 }
 
-// initFtrace creates the ftrace files every root shares, the top
-// array's function tracer (initFunctionTracer) and the stack tracer,
-// in the order of Linux's files.
+// initFtrace creates the ftrace files only the top directory has and
+// the stack tracer; each array's function tracer is its own
+// (initFunctionTracer, from TraceArray.createFiles).
 func (t *Tracing) initFtrace() error {
 	files := []struct {
 		name string
@@ -91,9 +91,6 @@ func (t *Tracing) initFtrace() error {
 			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
 		}
 	}
-	if err := t.top.initFunctionTracer(); err != nil {
-		return err
-	}
 	return t.initStackTracer()
 }
 
@@ -103,7 +100,11 @@ func (ta *TraceArray) initFunctionTracer() error {
 	ft := &ta.ft
 	ft.current = tracerNop
 	ft.ops.Func = ta.functionTraceCall
-	ta.t.kp.Kernel().RegisterModuleNotifier(ta.ftraceModuleCallback)
+	if ta == ta.t.top {
+		// One notifier for every array's, so that an instance's goes
+		// with it (the kernel's notifiers are never unregistered).
+		ta.t.kp.Kernel().RegisterModuleNotifier(ta.t.ftraceModulesCallback)
+	}
 	files := []struct {
 		name   string
 		filter bool
@@ -117,6 +118,16 @@ func (ta *TraceArray) initFunctionTracer() error {
 		}
 	}
 	return nil
+}
+
+// ftraceModulesCallback is each array's ftraceModuleCallback.
+func (t *Tracing) ftraceModulesCallback(ev kernel.ModuleEvent) {
+	t.mu.Lock()
+	arrays := t.arrays()
+	t.mu.Unlock()
+	for _, ta := range arrays {
+		ta.ftraceModuleCallback(ev)
+	}
 }
 
 // currentTracer is the name current_tracer shows.

@@ -104,8 +104,8 @@ type probeData struct {
 type eventProbeData struct {
 	enable bool
 	count  atomic.Int64 // -1: unlimited
-	target *event
-	ref    int // the functions that use it; guarded by functionTracer.probeMu
+	target *eventFile   // in the probe's array
+	ref    int          // the functions that use it; guarded by functionTracer.probeMu
 }
 
 // lookup finds ip's data, nil when there is none.
@@ -196,7 +196,7 @@ func (ta *TraceArray) eventEnableFunc(glob string, enable bool, param string) er
 	name, number, hasCount := strsep(rest, ":")
 	ta.t.mu.Lock()
 	defer ta.t.mu.Unlock()
-	target := ta.t.findEvent(system, name)
+	target := ta.file(ta.t.findEvent(system, name))
 	if target == nil {
 		return fmt.Errorf("%w: no event %s:%s", syscall.EINVAL, system, name)
 	}
@@ -232,7 +232,7 @@ func (ta *TraceArray) eventEnableFunc(glob string, enable bool, param string) er
 	})
 	if err != nil {
 		if uerr := ta.t.enableDisable(target, false, true); uerr != nil {
-			ta.t.log.Warn("ftrace: leaving soft mode", "event", target.key(), "err", uerr)
+			ta.t.log.Warn("ftrace: leaving soft mode", "event", target.ev.key(), "err", uerr)
 		}
 		return err
 	}
@@ -360,7 +360,7 @@ func (ta *TraceArray) unregisterFuncProbe(glob string, kind probeKind) error {
 		if d != nil && d.ev != nil {
 			if d.ev.ref--; d.ev.ref == 0 {
 				if uerr := ta.t.enableDisable(d.ev.target, false, true); uerr != nil {
-					ta.t.log.Warn("ftrace: leaving soft mode", "event", d.ev.target.key(), "err", uerr)
+					ta.t.log.Warn("ftrace: leaving soft mode", "event", d.ev.target.ev.key(), "err", uerr)
 				}
 			}
 		}
@@ -398,7 +398,7 @@ func (ta *TraceArray) showFuncProbes(w *bytes.Buffer) {
 					w.WriteString("\n")
 					continue
 				}
-				fmt.Fprintf(w, "%s:%s:%s", p.kind.name(), d.ev.target.group, d.ev.target.name)
+				fmt.Fprintf(w, "%s:%s:%s", p.kind.name(), d.ev.target.ev.group, d.ev.target.ev.name)
 				if c := d.ev.count.Load(); c == -1 {
 					w.WriteString(":unlimited\n")
 				} else {
@@ -570,5 +570,30 @@ func (ta *TraceArray) ftraceDump(cpu int) {
 		ta.buf.Reset()
 	} else {
 		ta.buf.CPU(cpu).Reset()
+	}
+}
+
+// releaseFunctionProbes is clear_ftrace_function_probes: every function
+// command of the array goes, the event ones taking their targets out of
+// soft mode (under Tracing.mu, as eventEnableFunc holds it).
+func (ta *TraceArray) releaseFunctionProbes() {
+	ta.ft.probeMu.Lock()
+	var kinds []probeKind
+	for _, p := range ta.ft.probes {
+		kinds = append(kinds, p.kind)
+	}
+	ta.ft.probeMu.Unlock()
+	for _, kind := range kinds {
+		var err error
+		if kind.isEvent() {
+			ta.t.mu.Lock()
+			err = ta.unregisterFuncProbe("", kind)
+			ta.t.mu.Unlock()
+		} else {
+			err = ta.unregisterFuncProbe("", kind)
+		}
+		if err != nil {
+			ta.t.log.Warn("ftrace: removing the function commands", "kind", kind.name(), "err", err)
+		}
 	}
 }

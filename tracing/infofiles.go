@@ -54,14 +54,8 @@ const markerCPU = 0
 
 // createInfoFiles creates the files of this file.
 func (t *Tracing) createInfoFiles() error {
-	t.top.info.bufferPercent.Store(bufferPercentDefault)
 	t.fmts.k, t.fmts.log = t.kp.Kernel(), t.log
 	t.kp.Kernel().RegisterModuleNotifier(t.fmts.moduleCallback)
-	ncpu := t.top.buf.NumCPUs()
-	t.top.info.cpumask = make([]uint32, (ncpu+31)/32)
-	for cpu := 0; cpu < ncpu; cpu++ {
-		t.top.info.cpumask[cpu/32] |= 1 << (cpu % 32)
-	}
 	ro := func(show func(*bytes.Buffer)) debugfs.FileOps {
 		return debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { show(w); return nil }}
 	}
@@ -70,21 +64,12 @@ func (t *Tracing) createInfoFiles() error {
 		mode uint32
 		ops  debugfs.FileOps
 	}{
-		{"trace_marker", 0o220, debugfs.FileOps{Write: t.top.writeMarker}},
-		{"trace_marker_raw", 0o220, debugfs.FileOps{Write: t.top.writeMarkerRaw}},
 		{"saved_cmdlines", 0o440, ro(t.cmdlines.show)},
 		{"saved_cmdlines_size", 0o640, debugfs.FileOps{Show: t.showSavedCmdlinesSize, Write: t.writeSavedCmdlinesSize}},
 		{"saved_tgids", 0o440, ro(t.tgids.show)},
 		{"printk_formats", 0o440, ro(t.fmts.show)},
 		{"dyn_ftrace_total_info", 0o440, ro(t.showDynFtraceTotalInfo)},
-		// kpemu stamps events by deltas only: absolute time stamps
-		// come with hist triggers, which it does not implement.
-		{"timestamp_mode", 0o440, ro(func(w *bytes.Buffer) { w.WriteString("[delta] absolute\n") })},
-		{"buffer_percent", 0o640, debugfs.FileOps{Show: t.top.showBufferPercent, Write: t.top.writeBufferPercent}},
-		{"free_buffer", 0o200, debugfs.FileOps{Open: t.top.openFreeBuffer, OpenRead: t.top.openReadFreeBuffer}},
 		{"tracing_thresh", 0o640, nsecsFile(&t.thresh)},
-		{"tracing_max_latency", 0o640, nsecsFile(&t.top.info.maxLatency)},
-		{"tracing_cpumask", 0o640, debugfs.FileOps{Show: t.top.showCpumask, Write: t.top.writeCpumask}},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -190,15 +175,20 @@ func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload i
 }
 
 // recordingTaskinfo is sched_cmdline_ref > 0: an event is enabled or a
-// tracer other than nop is on.
+// tracer other than nop is on, in any array.
 func (t *Tracing) recordingTaskinfo() bool {
-	if t.top.currentTracer() != tracerNop {
-		return true
+	t.mu.Lock()
+	arrays := t.arrays()
+	t.mu.Unlock()
+	for _, ta := range arrays {
+		if ta.currentTracer() != tracerNop {
+			return true
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, ev := range t.events {
-		if ev.enabled.Load() {
+		if ev.armed.Load() {
 			return true
 		}
 	}

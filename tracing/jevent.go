@@ -89,31 +89,45 @@ func (t *Tracing) createJprobeEvent(argv []string, pl *probeLog) error {
 func (t *Tracing) jprobeDispatcher(tp *traceProbe) func([]kprobes.JprobeArg, *kprobes.Regs) {
 	return func(args []kprobes.JprobeArg, regs *kprobes.Regs) {
 		tp.nhit.Add(1)
-		ev := tp.ev
-		if !ev.enabled.Load() {
+		if !tp.ev.armed.Load() {
 			return
 		}
-		post, rec := t.callTriggers(ev, regs, traceFlagIrqsOff)
-		defer t.postTriggers(ev, post, regs, traceFlagIrqsOff)
-		if !rec || !t.top.on.Load() {
-			return
+		if f := &tp.ev.top; f.enabled.Load() {
+			t.jprobeTraceFunc(f, tp, args, regs)
 		}
-		comm, pid := t.kp.Kernel().Current(regs.CPU)
-		var w bytes.Buffer
-		w.WriteString(tp.ev.name)
-		for _, a := range args {
-			fmt.Fprintf(&w, " %s=%s", a.Name, formatParam(a))
-		}
-		// The record: __probe_ip, then each parameter at its size.
-		raw := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+argsSize(ev)), regs.PC)
-		for _, a := range args {
-			for b := int64(0); b < a.Size; b++ {
-				raw = append(raw, byte(a.Value>>(8*b)))
+		if inst := tp.ev.inst.Load(); inst != nil {
+			for _, f := range *inst {
+				if f.enabled.Load() {
+					t.jprobeTraceFunc(f, tp, args, regs)
+				}
 			}
 		}
-		e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: raw}
-		t.top.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{regs.PC, regs.X[29]})
 	}
+}
+
+// jprobeTraceFunc records a j: event's hit in one array.
+func (t *Tracing) jprobeTraceFunc(ef *eventFile, tp *traceProbe, args []kprobes.JprobeArg, regs *kprobes.Regs) {
+	ev := tp.ev
+	post, rec := t.callTriggers(ef, regs, traceFlagIrqsOff)
+	defer t.postTriggers(ef, post, regs, traceFlagIrqsOff)
+	if !rec || !ef.ta.on.Load() {
+		return
+	}
+	comm, pid := t.kp.Kernel().Current(regs.CPU)
+	var w bytes.Buffer
+	w.WriteString(ev.name)
+	for _, a := range args {
+		fmt.Fprintf(&w, " %s=%s", a.Name, formatParam(a))
+	}
+	// The record: __probe_ip, then each parameter at its size.
+	raw := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+argsSize(ev)), regs.PC)
+	for _, a := range args {
+		for b := int64(0); b < a.Size; b++ {
+			raw = append(raw, byte(a.Value>>(8*b)))
+		}
+	}
+	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
 // formatParam prints an argument by its C type: pointers in hex, signed

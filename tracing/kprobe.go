@@ -409,7 +409,7 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 	}
 	tp.rp = kprobes.Kretprobe{}
 	kp := &tp.rp.Kp
-	kp.Offset, kp.Disabled = tp.offset, !tp.ev.enabled.Load()
+	kp.Offset, kp.Disabled = tp.offset, !tp.ev.armed.Load()
 	if tp.symbol != "" {
 		kp.Symbol = tp.symbol
 	} else {
@@ -526,20 +526,38 @@ func (t *Tracing) moduleCallback(ev kernel.ModuleEvent) {
 }
 
 // dispatcher is kprobe_dispatcher: count the hit and, for an armed event,
-// run __kprobe_trace_func: the triggers (trigger.go), the record unless
-// the event is soft-disabled, then the triggers that wait for the record.
+// run __kprobe_trace_func for each array whose file of the event is
+// enabled: the triggers (trigger.go), the record unless the event is
+// soft-disabled there, then the triggers that wait for the record.
 func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs) bool {
 	return func(_ *kprobes.Kprobe, regs *kprobes.Regs) bool {
 		tp.nhit.Add(1)
-		if ev := tp.ev; ev.enabled.Load() {
-			post, rec := t.callTriggers(ev, regs, traceFlagIrqsOff)
-			if rec {
-				t.record(tp, regs)
+		ev := tp.ev
+		if !ev.armed.Load() {
+			return false
+		}
+		if f := &ev.top; f.enabled.Load() {
+			t.kprobeTraceFunc(f, tp, regs)
+		}
+		if inst := ev.inst.Load(); inst != nil {
+			for _, f := range *inst {
+				if f.enabled.Load() {
+					t.kprobeTraceFunc(f, tp, regs)
+				}
 			}
-			t.postTriggers(ev, post, regs, traceFlagIrqsOff)
 		}
 		return false
 	}
+}
+
+// kprobeTraceFunc is __kprobe_trace_func: one array's triggers and
+// record of a hit.
+func (t *Tracing) kprobeTraceFunc(f *eventFile, tp *traceProbe, regs *kprobes.Regs) {
+	post, rec := t.callTriggers(f, regs, traceFlagIrqsOff)
+	if rec {
+		t.record(f, tp, regs)
+	}
+	t.postTriggers(f, post, regs, traceFlagIrqsOff)
 }
 
 // retDispatcher is kretprobe_dispatcher: count the return and handle it as
@@ -547,14 +565,30 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance, *kprobes.Regs) {
 	return func(ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
 		tp.nhit.Add(1)
-		if ev := tp.ev; ev.enabled.Load() {
-			post, rec := t.callTriggers(ev, regs, 0)
-			if rec {
-				t.recordReturn(tp, ri, regs)
+		ev := tp.ev
+		if !ev.armed.Load() {
+			return
+		}
+		if f := &ev.top; f.enabled.Load() {
+			t.kretprobeTraceFunc(f, tp, ri, regs)
+		}
+		if inst := ev.inst.Load(); inst != nil {
+			for _, f := range *inst {
+				if f.enabled.Load() {
+					t.kretprobeTraceFunc(f, tp, ri, regs)
+				}
 			}
-			t.postTriggers(ev, post, regs, 0)
 		}
 	}
+}
+
+// kretprobeTraceFunc is __kretprobe_trace_func for one array.
+func (t *Tracing) kretprobeTraceFunc(f *eventFile, tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
+	post, rec := t.callTriggers(f, regs, 0)
+	if rec {
+		t.recordReturn(f, tp, ri, regs)
+	}
+	t.postTriggers(f, post, regs, 0)
 }
 
 // kprobe is the kprobe behind the trace probe.
@@ -650,7 +684,7 @@ func (t *Tracing) unregisterKprobe(tp *traceProbe) {
 func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 	ev := tp.ev
 	if len(ev.probes) == 1 {
-		if ev.enabled.Load() {
+		if ev.armed.Load() {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, ev.key())
 		}
 		t.removeEventFiles(ev)
@@ -680,7 +714,7 @@ func (t *Tracing) releaseAll(kind dynKind) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
-		if kind.has(tp) && tp.ev.enabled.Load() {
+		if kind.has(tp) && tp.ev.armed.Load() {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, tp.ev.key())
 		}
 	}

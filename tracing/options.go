@@ -223,12 +223,12 @@ func (ta *TraceArray) initTraceArray() error {
 	}
 	for _, f := range files {
 		if dir := path.Dir(f.name); dir != "." {
-			if _, err := ta.t.tree.MkdirAll(path.Join(ta.t.dir, dir), modeDir); err != nil {
-				return fmt.Errorf("creating %s/%s: %w", ta.t.dir, dir, err)
+			if _, err := ta.t.tree.MkdirAll(path.Join(ta.dir, dir), modeDir); err != nil {
+				return fmt.Errorf("creating %s/%s: %w", ta.dir, dir, err)
 			}
 		}
-		if _, err := ta.t.tree.CreateFile(path.Join(ta.t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
-			return fmt.Errorf("creating %s/%s: %w", ta.t.dir, f.name, err)
+		if _, err := ta.t.tree.CreateFile(path.Join(ta.dir, f.name), fsMode(f.mode), f.ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", ta.dir, f.name, err)
 		}
 	}
 	return nil

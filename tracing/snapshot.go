@@ -63,8 +63,8 @@ func (ta *TraceArray) initSnapshot() error {
 		// Opening with O_TRUNC does nothing: tracing_snapshot_open
 		// has no truncation.
 		ops := debugfs.FileOps{Show: ta.showSnapshot(f.cpu), Write: ta.writeSnapshot(f.cpu)}
-		if _, err := ta.t.tree.CreateFile(path.Join(ta.t.dir, f.name), modeWrite, ops); err != nil {
-			return fmt.Errorf("creating %s/%s: %w", ta.t.dir, f.name, err)
+		if _, err := ta.t.tree.CreateFile(path.Join(ta.dir, f.name), modeWrite, ops); err != nil {
+			return fmt.Errorf("creating %s/%s: %w", ta.dir, f.name, err)
 		}
 	}
 	return nil

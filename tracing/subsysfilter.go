@@ -39,14 +39,14 @@ const defaultSysFilterMessage = "### global filter ###\n" +
 const maxFilterWrite = 4096
 
 // subsysFilterOps are the file operations of events/GROUP/filter.
-func (t *Tracing) subsysFilterOps(group string) debugfs.FileOps {
+func (ta *TraceArray) subsysFilterOps(group string) debugfs.FileOps {
 	return debugfs.FileOps{
 		Show: func(_ context.Context, w *bytes.Buffer) error {
 			w.WriteString(defaultSysFilterMessage)
 			return nil
 		},
 		Write: func(_ context.Context, p []byte, _ int64) (int, error) {
-			return t.writeSubsysFilter(group, p)
+			return ta.writeSubsysFilter(group, p)
 		},
 	}
 }
@@ -67,7 +67,8 @@ func (t *Tracing) groupEvents(group string) []*event {
 
 // writeSubsysFilter is subsystem_filter_write and
 // apply_subsystem_event_filter.
-func (t *Tracing) writeSubsysFilter(group string, p []byte) (int, error) {
+func (ta *TraceArray) writeSubsysFilter(group string, p []byte) (int, error) {
+	t := ta.t
 	if len(p) >= maxFilterWrite {
 		return 0, syscall.EINVAL
 	}
@@ -76,8 +77,13 @@ func (t *Tracing) writeSubsysFilter(group string, p []byte) (int, error) {
 	s := strings.TrimRightFunc(string(p), unicode.IsSpace)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	evs := t.groupEvents(group)
-	if len(evs) == 0 {
+	var evs []*eventFile
+	for _, ev := range t.groupEvents(group) {
+		if f := ta.file(ev); f != nil {
+			evs = append(evs, f)
+		}
+	}
+	if len(evs) == 0 || ta.removed.Load() {
 		return 0, syscall.ENODEV // the group lost its last event while open
 	}
 	if strings.TrimSpace(s) == "0" {
@@ -95,15 +101,15 @@ func (t *Tracing) writeSubsysFilter(group string, p []byte) (int, error) {
 	for i, ev := range evs {
 		var n filter.Node
 		var err error
-		if filter.Check(s, filterFields(ev)) == nil {
-			n, err = filter.Parse(s, filterFields(ev))
+		if filter.Check(s, filterFields(ev.ev)) == nil {
+			n, err = filter.Parse(s, filterFields(ev.ev))
 		}
 		if n == nil || err != nil {
 			// process_preds failed: parse_error(pe,
 			// FILT_ERR_BAD_SUBSYS_FILTER, 0) then append_filter_err.
 			pe := &filter.ParseError{Code: filter.ErrBadSubsysFilter}
 			texts[i] = pe.Text(s)
-			t.top.errlog.add(errLogEntry{ts: t.now(), loc: "event filter parse error", msg: pe.Code.String(), cmd: s})
+			ta.errlog.add(errLogEntry{ts: t.now(), loc: "event filter parse error", msg: pe.Code.String(), cmd: s})
 			continue
 		}
 		nodes[i], texts[i] = &n, s

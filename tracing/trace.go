@@ -106,13 +106,13 @@ func argsSize(ev *event) int {
 type stackFrom struct{ pc, fp uint64 }
 
 // record writes one event, as kprobe_trace_func and print_kprobe_event.
-func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
-	if !t.top.on.Load() {
+func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
+	if !ef.ta.on.Load() {
 		return
 	}
 	f := fetcher{t: t, regs: regs}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
-	if !f.passes(tp.ev, comm, pid, regs.CPU, traceFlagIrqsOff) {
+	if !f.passes(ef, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
 	}
 	var w bytes.Buffer
@@ -123,7 +123,7 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 		f.format(&w, a)
 	}
 	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
-	t.top.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
 // recordReturn writes one return event, as print_kretprobe_event:
@@ -131,13 +131,13 @@ func (t *Tracing) record(tp *traceProbe, regs *kprobes.Regs) {
 // the function left them, so its flags show no 'd'. Its stack starts at
 // the return address, as Linux's trampoline handler sets the pc of the
 // regs it passes on.
-func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
-	if !t.top.on.Load() {
+func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
+	if !ef.ta.on.Load() {
 		return
 	}
 	f := fetcher{t: t, regs: regs}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
-	if !f.passes(tp.ev, comm, pid, regs.CPU, 0) {
+	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
 	}
 	var w bytes.Buffer
@@ -149,7 +149,7 @@ func (t *Tracing) recordReturn(tp *traceProbe, ri *kprobes.KretprobeInstance, re
 		f.format(&w, a)
 	}
 	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
-	t.top.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }
 
 // commit writes e to cpu's buffer stamped by the trace clock, as

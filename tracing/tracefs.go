@@ -143,18 +143,10 @@ func (t *Tracing) createTracefsFiles() error {
 		mode uint32
 	}{
 		{"README", ro(readme), 0o440},
-		{"available_tracers", ro(availableTracers), 0o440},
-		{"current_tracer", debugfs.FileOps{Show: t.top.showCurrentTracer, Write: t.top.writeCurrentTracer}, 0o640},
-		{"tracing_on", debugfs.FileOps{Show: t.top.showTracingOn, Write: t.top.writeTracingOn}, 0o640},
 		{"dynamic_events", debugfs.FileOps{Show: t.showDynEvents(dynAny), Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
 		{"uprobe_events", debugfs.FileOps{Show: t.showDynEvents(dynUprobe), Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
-		{"set_event", debugfs.FileOps{Show: t.showSetEvent, Write: t.writeSetEvent, Truncate: t.clearSetEvent}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
-		{"set_event_pid", t.top.pidFileOps(&t.top.pids.event, false, true), 0o640},
-		{"set_event_notrace_pid", t.top.pidFileOps(&t.top.pids.event, true, true), 0o640},
-		{"set_ftrace_pid", t.top.pidFileOps(&t.top.pids.fn, false, false), 0o640},
-		{"set_ftrace_notrace_pid", t.top.pidFileOps(&t.top.pids.fn, true, false), 0o640},
 	}
 	for _, f := range files {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(f.mode), f.ops); err != nil {
@@ -183,12 +175,13 @@ func (ta *TraceArray) writeTracingOn(_ context.Context, p []byte, _ int64) (int,
 	return len(p), nil
 }
 
-// showSetEvent lists the enabled events as group:event.
-func (t *Tracing) showSetEvent(_ context.Context, w *bytes.Buffer) error {
+// showSetEvent lists the array's enabled events as group:event.
+func (ta *TraceArray) showSetEvent(_ context.Context, w *bytes.Buffer) error {
+	t := ta.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, ev := range t.sortedEvents() {
-		if ev.enabled.Load() {
+		if f := ta.file(ev); f != nil && f.enabled.Load() {
 			fmt.Fprintf(w, "%s:%s\n", ev.group, ev.name)
 		}
 	}
@@ -220,9 +213,13 @@ func (t *Tracing) sortedEvents() []*event {
 // writeSetEvent is ftrace_event_write: one "[!][group:]event" (or
 // "group:*", "*:*") per line; "!" disables. A name that matches nothing
 // is EINVAL.
-func (t *Tracing) writeSetEvent(_ context.Context, p []byte, _ int64) (int, error) {
+func (ta *TraceArray) writeSetEvent(_ context.Context, p []byte, _ int64) (int, error) {
+	t := ta.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if ta.removed.Load() {
+		return 0, syscall.ENODEV
+	}
 	for _, line := range strings.Fields(string(p)) {
 		on := true
 		if strings.HasPrefix(line, "!") {
@@ -237,7 +234,7 @@ func (t *Tracing) writeSetEvent(_ context.Context, p []byte, _ int64) (int, erro
 		for _, ev := range t.sortedEvents() {
 			if (group == "" || group == "*" || group == ev.group) && (name == "" || name == "*" || name == ev.name) {
 				matched = true
-				if err := t.setEnabled(ev, on); err != nil && first == nil {
+				if err := t.setEnabled(ta.file(ev), on); err != nil && first == nil {
 					first = err
 				}
 			}
@@ -253,11 +250,15 @@ func (t *Tracing) writeSetEvent(_ context.Context, p []byte, _ int64) (int, erro
 }
 
 // clearSetEvent: opening set_event with O_TRUNC disables every event.
-func (t *Tracing) clearSetEvent(context.Context) error {
+func (ta *TraceArray) clearSetEvent(context.Context) error {
+	t := ta.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if ta.removed.Load() {
+		return syscall.ENODEV
+	}
 	for _, ev := range t.events {
-		if err := t.setEnabled(ev, false); err != nil {
+		if err := t.setEnabled(ta.file(ev), false); err != nil {
 			return err
 		}
 	}
@@ -265,7 +266,7 @@ func (t *Tracing) clearSetEvent(context.Context) error {
 }
 
 // eventControlFiles are the per-event files besides enable and id.
-func (t *Tracing) eventControlFiles(ev *event) []struct {
+func (t *Tracing) eventControlFiles(f *eventFile) []struct {
 	name string
 	mode uint32
 	ops  debugfs.FileOps
@@ -275,9 +276,9 @@ func (t *Tracing) eventControlFiles(ev *event) []struct {
 		mode uint32
 		ops  debugfs.FileOps
 	}{
-		{"format", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { t.showFormat(w, ev); return nil }}},
-		{"filter", 0o640, debugfs.FileOps{Show: t.showFilter(ev), Write: t.writeFilter(ev)}},
-		{"trigger", 0o640, debugfs.FileOps{Show: t.showTrigger(ev), Write: t.writeTrigger(ev)}},
+		{"format", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { t.showFormat(w, f.ev); return nil }}},
+		{"filter", 0o640, debugfs.FileOps{Show: t.showFilter(f), Write: t.writeFilter(f)}},
+		{"trigger", 0o640, debugfs.FileOps{Show: t.showTrigger(f), Write: t.writeTrigger(f)}},
 	}
 }
 

@@ -227,7 +227,7 @@ func (t *Tracing) initStaticEvents() error {
 // is: on the vCPU, inside HC_TRACEPOINT.
 func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 	ev := t.static[h.TP]
-	if ev == nil || !ev.enabled.Load() || len(h.Record) < ev.static.size {
+	if ev == nil || !ev.armed.Load() || len(h.Record) < ev.static.size {
 		return
 	}
 	k := t.kp.Kernel()
@@ -242,39 +242,55 @@ func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 	if k.NeedResched(k.CurrentTask(cpu)) {
 		flags |= traceFlagNeedResched
 	}
-	hit := &tpHit{rec: record(h.Record), ignored: t.staticPidIgnored(ev, cpu, record(h.Record))}
-	post, rec := t.callTriggersHit(ev, regs, flags, hit)
-	if rec {
-		t.recordStatic(ev, regs, flags, hit)
+	if f := &ev.top; f.enabled.Load() {
+		t.traceEventRawEvent(f, h, regs, flags)
 	}
-	t.postTriggers(ev, post, regs, flags)
+	if inst := ev.inst.Load(); inst != nil {
+		for _, f := range *inst {
+			if f.enabled.Load() {
+				t.traceEventRawEvent(f, h, regs, flags)
+			}
+		}
+	}
+}
+
+// traceEventRawEvent is trace_event_raw_event_<call> for one array's
+// file of the event.
+func (t *Tracing) traceEventRawEvent(f *eventFile, h kernel.TracepointHit, regs *kprobes.Regs, flags uint64) {
+	hit := &tpHit{rec: record(h.Record), ignored: t.staticPidIgnored(f, regs.CPU, record(h.Record))}
+	post, rec := t.callTriggersHit(f, regs, flags, hit)
+	if rec {
+		t.recordStatic(f, regs, flags, hit)
+	}
+	t.postTriggers(f, post, regs, flags)
 }
 
 // staticPidIgnored is trace_event_ignore_this_pid as the pid filters'
 // sched probes leave it: sched_switch is kept when prev or next is
 // traced (event_filter_pid_sched_switch_probe_pre), a wake-up when
 // the waker or the woken is (event_filter_pid_sched_wakeup_probe_pre).
-func (t *Tracing) staticPidIgnored(ev *event, cpu int, r record) bool {
-	if !t.top.eventPidIgnored(cpu) {
+func (t *Tracing) staticPidIgnored(f *eventFile, cpu int, r record) bool {
+	if !f.ta.eventPidIgnored(cpu) {
 		return false
 	}
-	other := ev.static.other(r)
+	other := f.ev.static.other(r)
 	if other < 0 {
 		return true
 	}
-	l := t.top.pids.event.lists.Load()
+	l := f.ta.pids.event.lists.Load()
 	return l == nil || l.ignores(other)
 }
 
 // recordStatic writes the event's record, as trace_event_buffer_commit,
 // with the line TP_printk makes.
-func (t *Tracing) recordStatic(ev *event, regs *kprobes.Regs, flags uint64, hit *tpHit) {
-	if !t.top.on.Load() {
+func (t *Tracing) recordStatic(ef *eventFile, regs *kprobes.Regs, flags uint64, hit *tpHit) {
+	if !ef.ta.on.Load() {
 		return
 	}
+	ev := ef.ev
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	f := fetcher{t: t, regs: regs, hit: hit}
-	if !f.passes(ev, comm, pid, regs.CPU, flags) {
+	if !f.passes(ef, comm, pid, regs.CPU, flags) {
 		return
 	}
 	var w bytes.Buffer
@@ -283,7 +299,7 @@ func (t *Tracing) recordStatic(ev *event, regs *kprobes.Regs, flags uint64, hit 
 	ev.static.print(&w, hit.rec)
 	raw := append([]byte(nil), hit.rec[traceEntryHeadSize:ev.static.size]...)
 	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
-	t.top.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
+	ef.ta.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
 }
 
 // showStaticFormat is the format file of a static event.

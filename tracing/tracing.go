@@ -28,6 +28,9 @@ type Tracing struct {
 	// top is the top-level trace array, Linux's global_trace: the
 	// files in dir itself.
 	top *TraceArray
+	// instances are the arrays of instances/NAME by NAME, guarded by mu
+	// (instance.go).
+	instances map[string]*TraceArray
 
 	mu     sync.Mutex        // event_mutex: guards everything below
 	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
@@ -68,7 +71,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, instances: map[string]*TraceArray{}}
 	t.top = newTraceArray(t, dir)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {
@@ -77,10 +80,10 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 	if err := t.createTracefsFiles(); err != nil {
 		return nil, err
 	}
-	if err := t.top.initTraceArray(); err != nil {
+	if err := t.top.createFiles(); err != nil {
 		return nil, err
 	}
-	if err := t.top.initSnapshot(); err != nil {
+	if err := t.initInstances(); err != nil {
 		return nil, err
 	}
 	if err := t.top.createRawFiles(); err != nil { // rawpage.go

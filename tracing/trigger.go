@@ -95,7 +95,7 @@ type trigger struct {
 	count      atomic.Int64
 	filter     filter.Node // nil: every hit
 	filterText string      // as shown after " if "
-	target     *event      // enable_event, disable_event
+	target     *eventFile  // enable_event, disable_event: in the array of the trigger's event
 }
 
 // triggerSet is an event's triggers, replaced whole under Tracing.mu and
@@ -139,7 +139,7 @@ func (tr *trigger) take() bool {
 func (tr *trigger) print(w *bytes.Buffer) {
 	w.WriteString(tr.cmd.name)
 	if tr.target != nil {
-		fmt.Fprintf(w, ":%s:%s", tr.target.group, tr.target.name)
+		fmt.Fprintf(w, ":%s:%s", tr.target.ev.group, tr.target.ev.name)
 	}
 	if c := tr.count.Load(); c == -1 {
 		w.WriteString(":unlimited")
@@ -155,7 +155,7 @@ func (tr *trigger) print(w *bytes.Buffer) {
 
 // showTrigger is the trigger file's read (trigger_show): the triggers, or
 // the available commands when there are none.
-func (t *Tracing) showTrigger(ev *event) func(context.Context, *bytes.Buffer) error {
+func (t *Tracing) showTrigger(ev *eventFile) func(context.Context, *bytes.Buffer) error {
 	return func(_ context.Context, w *bytes.Buffer) error {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -175,7 +175,7 @@ func (t *Tracing) showTrigger(ev *event) func(context.Context, *bytes.Buffer) er
 // buffer stripped of surrounding blanks. Opening with O_TRUNC removes
 // nothing (only hist triggers have an unreg_all), so `echo > trigger`
 // writes an empty command, EINVAL.
-func (t *Tracing) writeTrigger(ev *event) func(context.Context, []byte, int64) (int, error) {
+func (t *Tracing) writeTrigger(ev *eventFile) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		if len(p) == 0 {
 			return 0, nil
@@ -192,8 +192,8 @@ func (t *Tracing) writeTrigger(ev *event) func(context.Context, []byte, int64) (
 		defer t.mu.Unlock()
 		// A write that raced with the event's removal must not arm the
 		// dead event or put a target in soft mode for good.
-		if t.events[ev.key()] != ev {
-			return 0, fmt.Errorf("%w: event %s was removed", syscall.ENODEV, ev.key())
+		if t.events[ev.ev.key()] != ev.ev || ev.ta.removed.Load() {
+			return 0, fmt.Errorf("%w: event %s was removed", syscall.ENODEV, ev.ev.key())
 		}
 		if err := t.processTrigger(ev, s); err != nil {
 			return 0, err
@@ -220,7 +220,7 @@ func skipSpaces(s string) string {
 }
 
 // processTrigger is trigger_process_regex; t.mu is held.
-func (t *Tracing) processTrigger(ev *event, buff string) error {
+func (t *Tracing) processTrigger(ev *eventFile, buff string) error {
 	glob, next, hasNext := strsep(skipSpaces(buff), ": \t")
 	if hasNext {
 		next = skipSpaces(next)
@@ -307,7 +307,7 @@ func setTriggerFilter(tr *trigger, ev *event, s string) error {
 
 // parseTrigger is event_trigger_parse: traceon, traceoff, snapshot,
 // stacktrace.
-func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next string, hasNext bool) error {
+func (t *Tracing) parseTrigger(ev *eventFile, cmd triggerCmd, remove bool, next string, hasNext bool) error {
 	param, hasParam, filter, hasFilter, err := separateFilter(next, hasNext, false)
 	if err != nil {
 		return err
@@ -324,14 +324,14 @@ func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next stri
 		}
 	}
 	if hasFilter {
-		if err := setTriggerFilter(tr, ev, filter); err != nil {
+		if err := setTriggerFilter(tr, ev.ev, filter); err != nil {
 			return err
 		}
 	}
 	if cmd.typ == ettSnapshot {
 		// register_snapshot_trigger: the snapshot is allocated first,
 		// and stays so if the registration then fails.
-		t.top.allocSnapshotInstance()
+		ev.ta.allocSnapshotInstance()
 	}
 	return t.registerTrigger(ev, tr)
 }
@@ -339,7 +339,7 @@ func (t *Tracing) parseTrigger(ev *event, cmd triggerCmd, remove bool, next stri
 // parseEnableTrigger is event_enable_trigger_parse:
 // <system>:<event>[:count] [if filter]. The target goes into soft mode
 // before the trigger is registered, and leaves it if registration fails.
-func (t *Tracing) parseEnableTrigger(ev *event, cmd triggerCmd, remove bool, next string, hasNext bool) error {
+func (t *Tracing) parseEnableTrigger(ev *eventFile, cmd triggerCmd, remove bool, next string, hasNext bool) error {
 	param, _, filter, hasFilter, err := separateFilter(next, hasNext, true)
 	if err != nil {
 		return err
@@ -349,7 +349,7 @@ func (t *Tracing) parseEnableTrigger(ev *event, cmd triggerCmd, remove bool, nex
 		return fmt.Errorf("%w: %s needs <system>:<event>", syscall.EINVAL, cmd.name)
 	}
 	name, count, hasCount := strsep(rest, ":")
-	target := t.findEvent(system, name)
+	target := ev.ta.file(t.findEvent(system, name))
 	if target == nil {
 		return fmt.Errorf("%w: no event %s:%s", syscall.EINVAL, system, name)
 	}
@@ -365,7 +365,7 @@ func (t *Tracing) parseEnableTrigger(ev *event, cmd triggerCmd, remove bool, nex
 		}
 	}
 	if hasFilter {
-		if err := setTriggerFilter(tr, ev, filter); err != nil {
+		if err := setTriggerFilter(tr, ev.ev, filter); err != nil {
 			return err
 		}
 	}
@@ -374,7 +374,7 @@ func (t *Tracing) parseEnableTrigger(ev *event, cmd triggerCmd, remove bool, nex
 	}
 	if err := t.registerTrigger(ev, tr); err != nil {
 		if uerr := t.enableDisable(target, false, true); uerr != nil {
-			t.log.Warn("trigger: leaving soft mode", "event", target.key(), "err", uerr)
+			t.log.Warn("trigger: leaving soft mode", "event", target.ev.key(), "err", uerr)
 		}
 		return err
 	}
@@ -395,7 +395,7 @@ func (t *Tracing) findEvent(system, name string) *event {
 // EEXIST for a second trigger of the same type (and target); the first
 // trigger puts its event in soft mode (trace_event_trigger_enable_disable).
 // t.mu is held.
-func (t *Tracing) registerTrigger(ev *event, tr *trigger) error {
+func (t *Tracing) registerTrigger(ev *eventFile, tr *trigger) error {
 	old := ev.triggers.Load()
 	var list []*trigger
 	if old != nil {
@@ -403,7 +403,7 @@ func (t *Tracing) registerTrigger(ev *event, tr *trigger) error {
 	}
 	for _, o := range list {
 		if o.cmd.typ == tr.cmd.typ && o.target == tr.target {
-			return fmt.Errorf("%w: %s already has a %s trigger", syscall.EEXIST, ev.key(), o.cmd.name)
+			return fmt.Errorf("%w: %s already has a %s trigger", syscall.EEXIST, ev.ev.key(), o.cmd.name)
 		}
 	}
 	ev.triggers.Store(newTriggerSet(append([]*trigger{tr}, list...)))
@@ -420,7 +420,7 @@ func (t *Tracing) registerTrigger(ev *event, tr *trigger) error {
 // event_enable_unregister_trigger: removing what is not there is no
 // error. The last trigger takes its event out of soft mode, and an
 // enable_event or disable_event trigger its target. t.mu is held.
-func (t *Tracing) unregisterTrigger(ev *event, typ triggerType, target *event) {
+func (t *Tracing) unregisterTrigger(ev *eventFile, typ triggerType, target *eventFile) {
 	old := ev.triggers.Load()
 	if old == nil {
 		return
@@ -433,12 +433,12 @@ func (t *Tracing) unregisterTrigger(ev *event, typ triggerType, target *event) {
 		ev.triggers.Store(newTriggerSet(list))
 		if len(list) == 0 {
 			if err := t.enableDisable(ev, false, true); err != nil {
-				t.log.Warn("trigger: leaving soft mode", "event", ev.key(), "err", err)
+				t.log.Warn("trigger: leaving soft mode", "event", ev.ev.key(), "err", err)
 			}
 		}
 		if tr.target != nil {
 			if err := t.enableDisable(tr.target, false, true); err != nil {
-				t.log.Warn("trigger: leaving soft mode", "event", tr.target.key(), "err", err)
+				t.log.Warn("trigger: leaving soft mode", "event", tr.target.ev.key(), "err", err)
 			}
 		}
 		return
@@ -459,25 +459,25 @@ func (t *Tracing) unregisterTrigger(ev *event, typ triggerType, target *event) {
 // fires, or waits for postTriggers if it is a post trigger; the event's
 // own filter is applied after them (by the record), so it hides nothing
 // from the triggers. Either way a soft-disabled event is not recorded.
-func (t *Tracing) callTriggers(ev *event, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
+func (t *Tracing) callTriggers(ev *eventFile, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
 	return t.callTriggersHit(ev, regs, flags, nil)
 }
 
 // pidIgnored is trace_event_ignore_this_pid for a hit: a static event's
 // as its tracepoint's pid probes left it (tracepoint.go).
-func (t *Tracing) pidIgnored(cpu int, hit *tpHit) bool {
+func (t *Tracing) pidIgnored(ta *TraceArray, cpu int, hit *tpHit) bool {
 	if hit != nil {
 		return hit.ignored
 	}
-	return t.top.eventPidIgnored(cpu)
+	return ta.eventPidIgnored(cpu)
 }
 
 // callTriggersHit is callTriggers for a hit that may be a static
 // event's (hit non-nil), whose record the filters read.
-func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, hit *tpHit) (post triggerType, record bool) {
+func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint64, hit *tpHit) (post triggerType, record bool) {
 	set := ev.triggers.Load()
 	if set == nil {
-		return 0, !ev.softDisabled.Load() && !t.pidIgnored(regs.CPU, hit)
+		return 0, !ev.softDisabled.Load() && !t.pidIgnored(ev.ta, regs.CPU, hit)
 	}
 	if !set.cond {
 		// __trace_trigger_soft_disabled reads the flags before the
@@ -485,23 +485,23 @@ func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, h
 		// its next hit on.
 		soft := ev.softDisabled.Load()
 		for _, tr := range set.list {
-			t.fire(tr, regs, flags)
+			t.fire(ev.ta, tr, regs, flags)
 		}
-		return 0, !soft && !t.pidIgnored(regs.CPU, hit) // then EVENT_FILE_FL_PID_FILTER's test
+		return 0, !soft && !t.pidIgnored(ev.ta, regs.CPU, hit) // then EVENT_FILE_FL_PID_FILTER's test
 	}
 	// trace_event_buffer_reserve reserves no record for a task the pid
 	// filters ignore (pidfilter.go), so no conditional trigger sees it.
-	if t.pidIgnored(regs.CPU, hit) {
+	if t.pidIgnored(ev.ta, regs.CPU, hit) {
 		return 0, false
 	}
-	reserved := t.top.on.Load()
+	reserved := ev.ta.on.Load()
 	var fields map[string]filter.Value
 	for _, tr := range set.list {
 		if tr.filter != nil {
 			if fields == nil {
 				comm, pid := t.kp.Kernel().Current(regs.CPU)
 				f := fetcher{t: t, regs: regs, hit: hit}
-				fields = f.fields(ev, comm, pid, regs.CPU, flags)
+				fields = f.fields(ev.ev, comm, pid, regs.CPU, flags)
 			}
 			if !tr.filter.Eval(fields) {
 				continue
@@ -514,7 +514,7 @@ func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, h
 			post |= tr.cmd.typ
 			continue
 		}
-		t.fire(tr, regs, flags)
+		t.fire(ev.ta, tr, regs, flags)
 	}
 	return post, reserved && !ev.softDisabled.Load()
 }
@@ -522,7 +522,7 @@ func (t *Tracing) callTriggersHit(ev *event, regs *kprobes.Regs, flags uint64, h
 // postTriggers is event_triggers_post_call: after the record, every
 // trigger of the types callTriggers deferred; a deferred snapshot first,
 // as Linux swaps before the commit that the post triggers follow.
-func (t *Tracing) postTriggers(ev *event, post triggerType, regs *kprobes.Regs, flags uint64) {
+func (t *Tracing) postTriggers(ev *eventFile, post triggerType, regs *kprobes.Regs, flags uint64) {
 	if post == 0 {
 		return
 	}
@@ -533,7 +533,7 @@ func (t *Tracing) postTriggers(ev *event, post triggerType, regs *kprobes.Regs, 
 	for _, first := range []bool{true, false} {
 		for _, tr := range set.list {
 			if tr.cmd.typ&post != 0 && (tr.cmd.typ == ettSnapshot) == first {
-				t.fire(tr, regs, flags)
+				t.fire(ev.ta, tr, regs, flags)
 			}
 		}
 	}
@@ -547,24 +547,24 @@ func (t *Tracing) postTriggers(ev *event, post triggerType, regs *kprobes.Regs, 
 // as the stacktrace option does, where Linux unwinds its own frames and
 // skips the tracing ones) when tracing is on; snapshot spends one per
 // firing and swaps the buffers (snapshot.go).
-func (t *Tracing) fire(tr *trigger, regs *kprobes.Regs, flags uint64) {
+func (t *Tracing) fire(ta *TraceArray, tr *trigger, regs *kprobes.Regs, flags uint64) {
 	switch tr.cmd.typ {
 	case ettSnapshot:
 		// snapshot_count_trigger: every firing spends one.
-		if tr.take() && !t.top.takeSnapshot() {
-			t.top.snapshotNotAllocated(regs.CPU, uint8(flags))
+		if tr.take() && !ta.takeSnapshot() {
+			ta.snapshotNotAllocated(regs.CPU, uint8(flags))
 		}
 	case ettStacktrace:
-		if !tr.take() || !t.top.on.Load() {
+		if !tr.take() || !ta.on.Load() {
 			return
 		}
 		_, pid := t.kp.Kernel().Current(regs.CPU)
-		t.top.commitStack(regs.CPU, int32(pid), uint8(flags), stackFrom{pc: regs.PC, fp: regs.X[29]})
+		ta.commitStack(regs.CPU, int32(pid), uint8(flags), stackFrom{pc: regs.PC, fp: regs.X[29]})
 	case ettTraceOnOff:
-		if t.top.on.Load() == tr.cmd.on || !tr.take() {
+		if ta.on.Load() == tr.cmd.on || !tr.take() {
 			return
 		}
-		t.top.on.Store(tr.cmd.on)
+		ta.on.Store(tr.cmd.on)
 	case ettEventEnable:
 		// Only a flag: the target was armed when the trigger was set.
 		if tr.target.softDisabled.Load() != tr.cmd.on || !tr.take() {
