@@ -85,6 +85,12 @@ func (ta *TraceArray) createFiles() error {
 	if err := ta.initSnapshot(); err != nil {
 		return err
 	}
+	if err := ta.createRawFiles(); err != nil { // rawpage.go
+		return err
+	}
+	if err := ta.createFtraceEvents(); err != nil {
+		return err
+	}
 	return ta.initFunctionTracer()
 }
 

@@ -363,3 +363,40 @@ func TestInstanceRmdirReleasesHooks(t *testing.T) {
 	}
 	f.stepForks(t, 3) // nothing of the instance runs on the hits
 }
+
+// TestInstanceRawBuffer: an instance's per_cpu/cpuN/trace_pipe_raw serves
+// its own buffer, and it has events/ftrace's formats, as every trace
+// array on Linux does: an event enabled in the instance alone fills the
+// instance's raw pages and leaves the top's empty.
+func TestInstanceRawBuffer(t *testing.T) {
+	f := setup(t)
+	if err := f.mkdir(t, "instances", "foo"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.read(t, "tracing/instances/foo/events/ftrace/print/format"); got != f.read(t, "tracing/events/ftrace/print/format") {
+		t.Errorf("the instance's print format differs from the top's:\n%s", got)
+	}
+	f.mustWrite(t, "tracing/kprobe_events", "p:rawinst vfs_read\n")
+	f.mustWrite(t, "tracing/instances/foo/events/kprobes/rawinst/enable", "1\n")
+	f.step(t, 5_000_000)
+	page := func(dir string) []byte {
+		t.Helper()
+		h, err := f.tree.Open(context.Background(), dir+"/per_cpu/cpu0/trace_pipe_raw", os.O_RDONLY|syscall.O_NONBLOCK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Release()
+		b := make([]byte, 4096)
+		n, err := h.Read(context.Background(), b, 0)
+		if err != nil && !errors.Is(err, syscall.EAGAIN) {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		return b[:n]
+	}
+	if p := page("tracing/instances/foo"); len(p) <= 16 {
+		t.Errorf("the instance's trace_pipe_raw gave %d bytes, want a page of its vfs_read hits", len(p))
+	}
+	if p := page("tracing"); len(p) > 0 {
+		t.Errorf("the top's trace_pipe_raw gave %d bytes, want none: the event is enabled in the instance alone", len(p))
+	}
+}

@@ -192,13 +192,14 @@ func (ta *TraceArray) createRawFiles() error {
 	return nil
 }
 
-// createFtraceEvents makes events/ftrace/: a directory for each of
-// Linux's built-in events with its format, and its id where Linux
-// shows one. They cannot be enabled (TRACE_EVENT_FL_IGNORE_ENABLE):
+// createFtraceEvents makes the array's events/ftrace/: a directory for
+// each of Linux's built-in events with its format, and its id where
+// Linux shows one. They cannot be enabled (TRACE_EVENT_FL_IGNORE_ENABLE):
 // there is no enable file, in the events or in the group.
-func (t *Tracing) createFtraceEvents() error {
+func (ta *TraceArray) createFtraceEvents() error {
+	t := ta.t
 	for _, def := range ftraceEventDefs {
-		dir := path.Join(t.dir, "events/ftrace", def.name)
+		dir := path.Join(ta.dir, "events/ftrace", def.name)
 		if _, err := t.tree.MkdirAll(dir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", dir, err)
 		}

@@ -86,12 +86,6 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 	if err := t.initInstances(); err != nil {
 		return nil, err
 	}
-	if err := t.top.createRawFiles(); err != nil { // rawpage.go
-		return nil, err
-	}
-	if err := t.createFtraceEvents(); err != nil {
-		return nil, err
-	}
 	if err := t.initFtrace(); err != nil {
 		return nil, err
 	}
