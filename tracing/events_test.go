@@ -439,7 +439,9 @@ r20:mygrp/r20 do_fork arg1=$retval:s32
 // TestKprobeEventsTextOffsets: perf probe names a function by its offset
 // from _text. Linux 6.1 takes _text+OFF for a return probe when OFF is a
 // function's first instruction (kprobe_on_func_entry) and then also
-// allows $argN; one instruction further is BAD_RETPROBE.
+// allows $argN; one instruction further is BAD_RETPROBE. A return probe at
+// an address is taken at a function's entry and fails to register inside
+// one (FAIL_REG_PROBE), as register_kretprobe decides.
 func TestKprobeEventsTextOffsets(t *testing.T) {
 	f := setup(t)
 	syms := f.k.Kallsyms()
@@ -458,6 +460,9 @@ func TestKprobeEventsTextOffsets(t *testing.T) {
 		{line: "p:probe/vfs_read _text+" + strconv.FormatUint(off, 10) + " fd=$arg1"},
 		{line: "r:probe/bad _text+" + strconv.FormatUint(off+4, 10), err: syscall.EINVAL, log: "Retprobe address must be an function entry"},
 		{line: "p:probe/badarg _text+" + strconv.FormatUint(off+4, 10) + " fd=$arg1", err: syscall.EINVAL},
+		// An address: register_kretprobe's own kprobe_on_func_entry decides.
+		{line: "r:probe/atentry 0x" + strconv.FormatUint(read.Addr, 16)},
+		{line: "r:probe/inside 0x" + strconv.FormatUint(read.Addr+4, 16), err: syscall.EINVAL, log: "Failed to register probe event"},
 	} {
 		err := f.write("tracing/kprobe_events", tc.line+"\n", false)
 		if !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) {
@@ -469,11 +474,11 @@ func TestKprobeEventsTextOffsets(t *testing.T) {
 	}
 	want := "r10:probe/vfs_read__return _text+" + strconv.FormatUint(off, 10) + " ret=$retval\n" +
 		"p:probe/vfs_read _text+" + strconv.FormatUint(off, 10) + " fd=$arg1\n"
-	if got := f.read(t, "tracing/kprobe_events"); got != want {
+	if got := f.read(t, "tracing/kprobe_events"); !strings.HasPrefix(got, want) || !strings.Contains(got, "r10:probe/atentry 0x") || strings.Contains(got, "inside") {
 		t.Errorf("kprobe_events:\n%s\nwant:\n%s", got, want)
 	}
 	// kprobes/list names the address, as Linux's report_probe does.
-	if got := f.read(t, "kprobes/list"); strings.Count(got, "vfs_read+0x0") != 2 {
+	if got := f.read(t, "kprobes/list"); strings.Count(got, "vfs_read+0x0") != 3 {
 		t.Errorf("kprobes/list:\n%s", got)
 	}
 }
