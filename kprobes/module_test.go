@@ -297,11 +297,14 @@ func TestKretprobeModuleCyclesFreeTheirPool(t *testing.T) {
 		cycle()
 	}
 	before := stopped(t, k, "nr_free_pages")
-	for range 60 {
+	const cycles = 120
+	for range cycles {
 		cycle()
 	}
-	// The workload beside it may grow a slab too: allow two pages.
-	if after := stopped(t, k, "nr_free_pages"); after+2 < before {
-		t.Errorf("free kernel pages fell from %d to %d over 60 load/unload cycles", before, after)
+	// The workload running beside it grows a slab or two when the
+	// scheduler lets it (up to 3 pages seen); the leak this catches lost
+	// a page every 4 cycles (30 here).
+	if after := stopped(t, k, "nr_free_pages"); after+6 < before {
+		t.Errorf("free kernel pages fell from %d to %d over %d load/unload cycles", before, after, cycles)
 	}
 }
