@@ -165,10 +165,10 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	stopCtx, stop := context.WithCancel(context.Background())
-	serving := &dirOpSet{}
-	root := &dirNode{dir: rootDir, log: log, stop: stopCtx, serving: serving}
+	ms := &mountState{}
+	root := &dirNode{dir: rootDir, log: log, stop: stopCtx, mount: ms}
 	rootPath := rootDir.Path()
-	srv, err := gofuse.NewServer(newSplicingFS(gofs.NewNodeFS(root, fsOpts)), abs, &fsOpts.MountOptions)
+	srv, err := gofuse.NewServer(newSplicingFS(gofs.NewNodeFS(root, fsOpts), &ms.reads), abs, &fsOpts.MountOptions)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("fuse mount %s: %w", abs, err)
@@ -192,7 +192,7 @@ func Mount(ctx context.Context, dir string, tree *debugfs.Tree, opts Options) (*
 		log.Warn("no FUSE connection number; unmount cannot abort the connection", "err", err)
 	}
 	s.unwatch = tree.OnRemove(func(parent *debugfs.Dir, name string) {
-		if serving.has(parent, name) {
+		if ms.serving.has(parent, name) {
 			return // an rmdir's own removal (see dirOpSet)
 		}
 		invalidate(root.EmbeddedInode(), rootPath, parent, name)

@@ -27,8 +27,15 @@ type dirNode struct {
 	// stop is done when the server starts to unmount: blocked stream
 	// reads then end (see fileHandle.Read).
 	stop context.Context
-	// serving is the mount's mkdir and rmdir calls under way.
-	serving *dirOpSet
+	// mount is the state the mount's nodes share.
+	mount *mountState
+}
+
+// mountState is what one mount's nodes and its splicingFS share: the
+// mkdirs and rmdirs under way and the file flags of the reads in flight.
+type mountState struct {
+	serving dirOpSet
+	reads   readFlagTable // see splice.go
 }
 
 // dirOpSet is the entries whose mkdir or rmdir a mount is serving. The
@@ -92,16 +99,16 @@ var (
 // debugfs inode number is the go-fuse key, so concurrent lookups of one
 // node share an inode, and a directory re-created under an old name (a new
 // debugfs node, a new number) is a new inode.
-func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger, stop context.Context, serving *dirOpSet) *gofs.Inode {
+func newChild(ctx context.Context, parent *gofs.Inode, n debugfs.Node, log *slog.Logger, stop context.Context, ms *mountState) *gofs.Inode {
 	stable := gofs.StableAttr{Ino: n.Ino()}
 	var ops gofs.InodeEmbedder
 	switch n := n.(type) {
 	case *debugfs.Dir:
 		stable.Mode = syscall.S_IFDIR
-		ops = &dirNode{dir: n, log: log, stop: stop, serving: serving}
+		ops = &dirNode{dir: n, log: log, stop: stop, mount: ms}
 	case *debugfs.File:
 		stable.Mode = syscall.S_IFREG
-		ops = &fileNode{file: n, log: log, stop: stop}
+		ops = &fileNode{file: n, log: log, stop: stop, mount: ms}
 	}
 	return parent.NewInode(ctx, ops, stable)
 }
@@ -167,7 +174,7 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *gofuse.EntryOut)
 	if c.Mode().IsDir() {
 		out.SetAttrTimeout(dirAttrTimeout)
 	}
-	ch := newChild(ctx, d.EmbeddedInode(), c, d.log, d.stop, d.serving)
+	ch := newChild(ctx, d.EmbeddedInode(), c, d.log, d.stop, d.mount)
 	if f, ok := ch.Operations().(*fileNode); ok {
 		out.Attr.Size = f.attrSize(ctx)
 	}
@@ -230,9 +237,9 @@ func (d *dirNode) Create(ctx context.Context, name string, flags uint32, mode ui
 // Mkdir implements gofs.NodeMkdirer: the directory's DirOps.Mkdir
 // (tracefs's instances/), else EPERM, as vfs_mkdir on debugfs.
 func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *gofuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	d.serving.begin(d.dir, name)
+	d.mount.serving.begin(d.dir, name)
 	err := d.dir.UserMkdir(name)
-	d.serving.end(d.dir, name)
+	d.mount.serving.end(d.dir, name)
 	if err != nil {
 		return nil, toErrno(d.log, "mkdir", err)
 	}
@@ -262,9 +269,9 @@ func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
 // Rmdir implements gofs.NodeRmdirer: the directory's DirOps.Rmdir
 // (tracefs's instances/), else EPERM, as vfs_rmdir on debugfs.
 func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
-	d.serving.begin(d.dir, name)
+	d.mount.serving.begin(d.dir, name)
 	err := d.dir.UserRmdir(name)
-	d.serving.end(d.dir, name)
+	d.mount.serving.end(d.dir, name)
 	return toErrno(d.log, "rmdir", err)
 }
 
@@ -279,6 +286,7 @@ type fileNode struct {
 	file    *debugfs.File
 	log     *slog.Logger
 	stop    context.Context // see dirNode
+	mount   *mountState     // see dirNode
 	openers openers         // see splice.go
 }
 
@@ -370,7 +378,7 @@ var (
 // (trace_pipe) ends at EOF when the server starts to unmount, so that
 // `cat trace_pipe` in another terminal exits when kpemu does.
 func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.ReadResult, syscall.Errno) {
-	ctx = readFlagsOf(ctx)
+	ctx = fh.node.mount.reads.withFlags(ctx)
 	stop := fh.node.stop
 	if fh.h.Stream() {
 		if stop.Err() != nil {

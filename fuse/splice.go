@@ -61,10 +61,11 @@ type splicingFS struct {
 
 	mu      sync.Mutex
 	streams map[uint64]struct{} // file handles opened nonseekable: streams
+	reads   *readFlagTable      // the mount's: fileHandle.Read looks there
 }
 
-func newSplicingFS(fs gofuse.RawFileSystem) *splicingFS {
-	return &splicingFS{RawFileSystem: fs, streams: make(map[uint64]struct{})}
+func newSplicingFS(fs gofuse.RawFileSystem, reads *readFlagTable) *splicingFS {
+	return &splicingFS{RawFileSystem: fs, streams: make(map[uint64]struct{}), reads: reads}
 }
 
 // Open records the opens of streams (fileNode.Open makes them
@@ -91,7 +92,7 @@ func (s *splicingFS) Release(cancel <-chan struct{}, in *gofuse.ReleaseIn) {
 // file flags (fuse_read_in.flags, the descriptor's f_flags now, with an
 // O_NONBLOCK that fcntl set after the open) are kept by the request's
 // cancel channel, which go-fuse hands the node as its context, for
-// fileHandle.Read (readFlagsOf).
+// fileHandle.Read (readFlagTable.withFlags).
 func (s *splicingFS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte) (gofuse.ReadResult, gofuse.Status) {
 	if in.ReadFlags&gofuse.READ_LOCKOWNER == 0 {
 		s.mu.Lock()
@@ -102,24 +103,27 @@ func (s *splicingFS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte)
 		}
 	}
 	if cancel != nil {
-		readFlags.Store(cancel, int(in.Flags))
-		defer readFlags.Delete(cancel)
+		s.reads.m.Store(cancel, int(in.Flags))
+		defer s.reads.m.Delete(cancel)
 	}
 	return s.RawFileSystem.Read(cancel, in, buf)
 }
 
-// readFlags maps a read request in progress (its cancel channel, unique
-// among the requests in flight) to its file flags.
-var readFlags sync.Map
+// readFlagTable maps a mount's read requests in progress (each by its
+// cancel channel, unique among the requests in flight) to their file
+// flags.
+type readFlagTable struct {
+	m sync.Map
+}
 
-// readFlagsOf returns ctx with the file flags of the FUSE read it
-// serves (debugfs.WithReadFlags), when splicingFS.Read saw them.
-func readFlagsOf(ctx context.Context) context.Context {
+// withFlags returns ctx with the file flags of the FUSE read it serves
+// (debugfs.WithReadFlags), when splicingFS.Read saw them.
+func (t *readFlagTable) withFlags(ctx context.Context) context.Context {
 	c, ok := ctx.(*gofuse.Context) // what go-fuse's bridge passes
 	if !ok || c.Cancel == nil {
 		return ctx
 	}
-	if f, ok := readFlags.Load(c.Cancel); ok {
+	if f, ok := t.m.Load(c.Cancel); ok {
 		return debugfs.WithReadFlags(ctx, f.(int))
 	}
 	return ctx
