@@ -17,8 +17,8 @@ import (
 // other printer a kind lacks is trace_nop_print, "type: N" with the
 // entry's type, and that is all a probe event prints: trace_kprobe.c
 // registers print_kprobe_event and print_kretprobe_event as .trace only.
-// So none of them needs the record's binary field values, which kpemu
-// keeps only as text.
+// So none of them needs the record's binary field values (which
+// traceEntry.raw keeps, for trace_pipe_raw: rawpage.go).
 
 // Entry types (enum trace_type of Linux 6.1's trace.h) that the printers
 // show; a probe event's is its id (traceEntry.typ).
