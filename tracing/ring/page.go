@@ -94,6 +94,17 @@ func eventBytes(n int, delta uint64) int {
 // read. ok is false, and nothing is consumed, when there is nothing to
 // read or size cannot hold the header (Linux's -1).
 func (b *CPU[E]) ReadPage(dst []byte, size int, enc Encoder[E]) (out []byte, ok bool) {
+	return b.readPage(dst, size, enc, false)
+}
+
+// ReadFullPage is ReadPage with ring_buffer_read_page's full set, as a
+// splice of trace_pipe_raw reads: a whole page, and nothing while the
+// oldest unread events are on the page the writer is filling.
+func (b *CPU[E]) ReadFullPage(dst []byte, enc Encoder[E]) (out []byte, ok bool) {
+	return b.readPage(dst, FullPage, enc, true)
+}
+
+func (b *CPU[E]) readPage(dst []byte, size int, enc Encoder[E], full bool) (out []byte, ok bool) {
 	if size <= PageHeaderSize {
 		return dst, false
 	}
@@ -104,6 +115,9 @@ func (b *CPU[E]) ReadPage(dst []byte, size int, enc Encoder[E]) (out []byte, ok 
 	var p *page[E]
 	for i := b.head; ; i = (i + 1) % len(b.pages) {
 		if q := b.pages[i]; q.read < len(q.entries) {
+			if full && i == b.tail {
+				return dst, false // the writer's page: not full yet
+			}
 			p = q
 			break
 		}

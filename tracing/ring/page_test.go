@@ -111,7 +111,7 @@ func TestReadPage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newCPU[rec](tt.pages)
 			for i := range tt.recs {
-				if !b.write(&tt.recs[i], tt.recs[i].ts, tt.recs[i].n, true) {
+				if ok, _ := b.write(&tt.recs[i], tt.recs[i].ts, tt.recs[i].n, true); !ok {
 					t.Fatalf("write %d dropped", i)
 				}
 			}
@@ -227,5 +227,89 @@ func TestReadPageRestKeepsDelta(t *testing.T) {
 	h2 := binary.LittleEndian.Uint32(page[16+20:])
 	if ts != 100 || h1>>5 != 7 || h2>>5 != 13 {
 		t.Errorf("page ts %d, deltas %d %d; want 100, 7, 13", ts, h1>>5, h2>>5)
+	}
+}
+
+// A full-page read (splice's) takes only pages the writer has left, each
+// whole; the writer's page stays for a read(2) or for when it is left.
+func TestReadFullPage(t *testing.T) {
+	b := newCPU[rec](4)
+	perPage := PageSize / 20 // 16-byte payloads take 20 bytes
+	for i := range perPage + 3 {
+		b.write(&rec{uint64(i + 1), 16}, uint64(i+1), 16, true)
+	}
+	page, ok := b.ReadFullPage(nil, encodeRec)
+	if !ok {
+		t.Fatal("the left page was not read")
+	}
+	if evs, _, _ := decodePage(t, page); len(evs) != perPage {
+		t.Errorf("full page holds %d events, want %d", len(evs), perPage)
+	}
+	if _, ok := b.ReadFullPage(nil, encodeRec); ok {
+		t.Error("read the writer's page as full")
+	}
+	if page, ok := b.ReadPage(nil, FullPage, encodeRec); !ok {
+		t.Error("read(2) did not take the writer's page")
+	} else if evs, _, _ := decodePage(t, page); len(evs) != 3 {
+		t.Errorf("writer's page holds %d events, want 3", len(evs))
+	}
+}
+
+// WatermarkHit is rb_watermark_hit: any event for 0; for a percentage,
+// the pages left unread, one more, against the buffer's pages.
+func TestWatermarkHit(t *testing.T) {
+	perPage := PageSize / 20
+	tests := []struct {
+		name   string
+		events int
+		full   int
+		want   bool
+	}{
+		{"empty, 0", 0, 0, false},
+		{"one event, 0", 1, 0, true},
+		{"one event, 1%", 1, 1, false}, // on the writer's page
+		{"one page left of 4, 50%", perPage + 1, 50, true},
+		{"one page left of 4, 51%", perPage + 1, 51, false},
+		{"two pages left of 4, 75%", 2*perPage + 1, 75, true},
+		{"three pages left of 4, 100%", 3*perPage + 1, 100, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newCPU[rec](4)
+			for i := range tt.events {
+				b.write(&rec{uint64(i + 1), 16}, uint64(i+1), 16, true)
+			}
+			if got := b.WatermarkHit(tt.full); got != tt.want {
+				t.Errorf("WatermarkHit(%d) = %v, want %v", tt.full, got, tt.want)
+			}
+		})
+	}
+}
+
+// A watermark waiter is woken when a writer leaves a page, not at every
+// event, and by WakeAll.
+func TestFullWaiter(t *testing.T) {
+	rb := New[rec](1, 4*PageSize, func(r *rec) uint64 { return r.ts })
+	w := rb.FullWaiter()
+	rb.Write(0, &rec{1, 16}, 16)
+	select {
+	case <-w:
+		t.Fatal("woken by an event on the same page")
+	default:
+	}
+	for i := range PageSize / 20 {
+		rb.Write(0, &rec{uint64(i + 2), 16}, 16)
+	}
+	select {
+	case <-w:
+	default:
+		t.Fatal("not woken when the writer left a page")
+	}
+	w = rb.FullWaiter()
+	rb.WakeAll()
+	select {
+	case <-w:
+	default:
+		t.Fatal("not woken by WakeAll")
 	}
 }

@@ -188,10 +188,11 @@ func (b *CPU[E]) Stats() Stats {
 
 // write is ring_buffer_lock_reserve and ring_buffer_unlock_commit for an
 // event of payload bytes at time ts: it reports false when the event was
-// not written (no room without overwrite, or too big).
-func (b *CPU[E]) write(e *E, ts uint64, payload int, overwrite bool) bool {
+// not written (no room without overwrite, or too big), and left when the
+// writer went on to a new page for it.
+func (b *CPU[E]) write(e *E, ts uint64, payload int, overwrite bool) (ok, left bool) {
 	if payload > MaxDataSize {
-		return false
+		return false, false
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -214,7 +215,7 @@ func (b *CPU[E]) write(e *E, ts uint64, payload int, overwrite bool) bool {
 				// (rb_move_tail's out_reset).
 				b.dropped++
 				p.pad()
-				return false
+				return false, false
 			}
 			// rb_handle_head_page: the oldest page goes, its unread
 			// entries counted as overrun.
@@ -227,6 +228,7 @@ func (b *CPU[E]) write(e *E, ts uint64, payload int, overwrite bool) bool {
 		b.tail = next
 		p = b.pages[next]
 		p.reset()
+		left = true
 	}
 	length += extend()
 	if len(p.entries) == 0 {
@@ -238,7 +240,7 @@ func (b *CPU[E]) write(e *E, ts uint64, payload int, overwrite bool) bool {
 	p.commit += length
 	b.entries++
 	b.writeStamp = ts
-	return true
+	return true, left
 }
 
 // count is rb_num_of_entries: the entries in the buffer; b.mu is held.
@@ -351,6 +353,11 @@ type Buffer[E any] struct {
 	waitMu  sync.Mutex
 	wait    chan struct{} // closed when an event arrives; nil when no reader waits
 	waiting atomic.Bool   // a reader waits: writers look at this alone
+
+	// The readers waiting for a watermark (full_waiters): woken when a
+	// writer leaves a page, the only time a watermark can be hit.
+	fullWait    chan struct{}
+	fullWaiting atomic.Bool
 }
 
 // New makes a buffer of ncpu CPUs of size bytes each (PagesFor), in
@@ -381,13 +388,66 @@ func (rb *Buffer[E]) Write(cpu int, e *E, payload int) bool {
 	if cpu < 0 || cpu >= len(rb.cpus) || rb.cpus[cpu].recordOff.Load() {
 		return false
 	}
-	if !rb.cpus[cpu].write(e, rb.stamp(e), payload, rb.overwrite.Load()) {
+	ok, left := rb.cpus[cpu].write(e, rb.stamp(e), payload, rb.overwrite.Load())
+	if !ok {
 		return false
 	}
 	if rb.waiting.Load() {
 		rb.Wake()
 	}
+	if left && rb.fullWaiting.Load() {
+		rb.wakeFull()
+	}
 	return true
+}
+
+// FullWaiter returns a channel closed when a writer next leaves a page
+// (or at Wake), for a reader waiting for a watermark (WatermarkHit). As
+// with Waiter, the caller checks again after taking it.
+func (rb *Buffer[E]) FullWaiter() <-chan struct{} {
+	rb.waitMu.Lock()
+	defer rb.waitMu.Unlock()
+	if rb.fullWait == nil {
+		rb.fullWait = make(chan struct{})
+	}
+	rb.fullWaiting.Store(true)
+	return rb.fullWait
+}
+
+func (rb *Buffer[E]) wakeFull() {
+	rb.waitMu.Lock()
+	defer rb.waitMu.Unlock()
+	if rb.fullWait != nil {
+		close(rb.fullWait)
+		rb.fullWait = nil
+	}
+	rb.fullWaiting.Store(false)
+}
+
+// WatermarkHit is rb_watermark_hit for one CPU: it has unread events
+// and, for a watermark full (buffer_percent) above 0, the oldest of them
+// are not on the writer's page and the pages the writer has left, one
+// more, make full percent of the buffer (full_hit).
+func (b *CPU[E]) WatermarkHit(full int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.count() == 0 {
+		return false
+	}
+	if full == 0 {
+		return true
+	}
+	// The unread pages before the writer's: ring_buffer_nr_dirty_pages.
+	dirty := 0
+	for i := b.head; i != b.tail; i = (i + 1) % len(b.pages) {
+		if q := b.pages[i]; q.read < len(q.entries) || dirty > 0 {
+			dirty++
+		}
+	}
+	if dirty == 0 {
+		return false // the oldest unread events are on the writer's page
+	}
+	return (dirty+1)*100 >= full*len(b.pages)
 }
 
 // Waiter returns a channel closed at the next write. The caller checks
@@ -414,6 +474,16 @@ func (rb *Buffer[E]) Wake() {
 		rb.wait = nil
 	}
 	rb.waiting.Store(false)
+}
+
+// Waiting reports whether a reader waits, for an event or a watermark.
+func (rb *Buffer[E]) Waiting() bool { return rb.waiting.Load() || rb.fullWaiting.Load() }
+
+// WakeAll is ring_buffer_wake_waiters: every reader waiting, for an
+// event or for a watermark, looks at the buffer again.
+func (rb *Buffer[E]) WakeAll() {
+	rb.Wake()
+	rb.wakeFull()
 }
 
 // Reset is tracing_reset_online_cpus: every CPU's buffer emptied, its

@@ -88,7 +88,8 @@ func TestCPUBufferTimeExtendAndPadding(t *testing.T) {
 	b := newCPU[entry](4)
 	write := func(ts uint64, payload int) bool {
 		e := entry{ts: ts}
-		return b.write(&e, ts, payload, true)
+		ok, _ := b.write(&e, ts, payload, true)
+		return ok
 	}
 	write(1<<40, 16)                // first of the page: 20
 	write(1<<40+tsDeltaLimit-1, 16) // fits the 27 bits: 20
