@@ -674,16 +674,16 @@ func TestOpenReadPerOpen(t *testing.T) {
 	tr := debugfs.NewTree()
 	var flagsSeen []int
 	_, err := tr.CreateFile("pipe", 0o440, debugfs.FileOps{
-		OpenRead: func(_ context.Context, flags int) (func(context.Context, []byte, int64) (int, error), error) {
+		OpenRead: func(_ context.Context, flags int) (debugfs.Reader, error) {
 			if flags&syscall.O_NONBLOCK != 0 && flags&syscall.O_SYNC != 0 {
 				return nil, syscall.EINVAL
 			}
 			flagsSeen = append(flagsSeen, flags)
 			n := 0
-			return func(_ context.Context, p []byte, _ int64) (int, error) {
+			return debugfs.ReadFunc(func(_ context.Context, p []byte, _ int64) (int, error) {
 				n++
 				return copy(p, fmt.Sprintf("read %d\n", n)), nil
-			}, nil
+			}), nil
 		},
 	})
 	if err != nil {

@@ -37,7 +37,8 @@ type FileOps struct {
 	// keep state per open: trace_pipe keeps the rest of a line that a
 	// short read did not take, for that open's next read, as Linux's
 	// per-open trace_iterator does. Its error is the error of open(2).
-	OpenRead func(ctx context.Context, flags int) (func(ctx context.Context, p []byte, off int64) (int, error), error)
+	// The Reader may also be a [Splicer] and an [Ioctler].
+	OpenRead func(ctx context.Context, flags int) (Reader, error)
 
 	// Seekable makes a file with Read a random-access file (offsets name
 	// positions, as in /dev/mem) rather than a nonseekable stream.
@@ -63,6 +64,38 @@ type FileOps struct {
 	// set_ftrace_filter builds a hash that its release installs. Its
 	// error is the error of open(2).
 	Open func(ctx context.Context, flags int) (OpenFile, error)
+}
+
+// Reader serves the reads of one open of a stream (FileOps.OpenRead).
+type Reader interface {
+	Read(ctx context.Context, p []byte, off int64) (int, error)
+}
+
+// ReadFunc is a Reader that is a function.
+type ReadFunc func(ctx context.Context, p []byte, off int64) (int, error)
+
+// Read calls f.
+func (f ReadFunc) Read(ctx context.Context, p []byte, off int64) (int, error) { return f(ctx, p, off) }
+
+// Splicer is a Reader whose splice(2) is not its read(2): Linux's
+// trace_pipe_raw splices whole pages only, and waits for buffer_percent.
+// The FUSE tree serves it to the seal (package internal/splicectl).
+type Splicer interface {
+	// SpliceRead takes, without waiting, what a splice(2) of want bytes
+	// takes next, into p (at most len(p) bytes); EAGAIN when the splice
+	// would wait. want 0 takes nothing and returns 0.
+	SpliceRead(ctx context.Context, p []byte, want int) (int, error)
+	// SpliceWait waits as a splice that found nothing to take waits,
+	// until ctx is done (EINTR); again is whether the splice looks
+	// again, else it returns 0.
+	SpliceWait(ctx context.Context) (again bool, err error)
+}
+
+// Ioctler is a Reader with ioctl(2) commands (trace_pipe_raw's wake).
+type Ioctler interface {
+	// Ioctl serves cmd with arg and returns ioctl's result; ENOTTY for
+	// a command the file does not have.
+	Ioctl(ctx context.Context, cmd uint32, arg uint64) (int32, error)
 }
 
 // OpenFile is one open of a file whose FileOps has Open.
@@ -93,7 +126,7 @@ type Handle struct {
 	open OpenFile // FileOps.Open's result for this open, or nil; immutable
 
 	// read is FileOps.OpenRead's result for this open, or nil; immutable.
-	read func(ctx context.Context, p []byte, off int64) (int, error)
+	read Reader
 }
 
 // Open opens f with the open(2) flags (os.O_RDONLY, os.O_WRONLY, os.O_RDWR,
@@ -209,7 +242,7 @@ func (h *Handle) Read(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	read := ops.Read
 	if h.read != nil {
-		read = h.read
+		read = h.read.Read
 	}
 	if read != nil {
 		n, err := read(ctx, p, off)
@@ -233,6 +266,61 @@ func (h *Handle) Read(ctx context.Context, p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	return copy(p, snap[off:]), nil
+}
+
+// SpliceRead is [Splicer.SpliceRead] of the open's reader: ENOTTY if it
+// has none (the file's splice is its read, or the page cache's).
+func (h *Handle) SpliceRead(ctx context.Context, p []byte, want int) (int, error) {
+	if err := h.check("splice", readable); err != nil {
+		return 0, err
+	}
+	s, ok := h.read.(Splicer)
+	if !ok {
+		return 0, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: syscall.ENOTTY}
+	}
+	n, err := s.SpliceRead(ctx, p, want)
+	if err != nil {
+		return 0, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: err}
+	}
+	if n < 0 || n > len(p) {
+		return 0, &fs.PathError{Op: "splice", Path: h.file.Path(),
+			Err: fmt.Errorf("splice op returned %d for a %d-byte buffer: %w", n, len(p), syscall.EIO)}
+	}
+	return n, nil
+}
+
+// SpliceWait is [Splicer.SpliceWait] of the open's reader (ENOTTY if
+// none).
+func (h *Handle) SpliceWait(ctx context.Context) (again bool, err error) {
+	if err := h.check("splice", readable); err != nil {
+		return false, err
+	}
+	s, ok := h.read.(Splicer)
+	if !ok {
+		return false, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: syscall.ENOTTY}
+	}
+	again, err = s.SpliceWait(ctx)
+	if err != nil {
+		return false, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: err}
+	}
+	return again, nil
+}
+
+// Ioctl is ioctl(2) on the open: [Ioctler.Ioctl] of its reader, ENOTTY
+// if it has none, as for a debugfs file without unlocked_ioctl.
+func (h *Handle) Ioctl(ctx context.Context, cmd uint32, arg uint64) (int32, error) {
+	if err := h.check("ioctl", func(int) bool { return true }); err != nil {
+		return 0, err
+	}
+	io, ok := h.read.(Ioctler)
+	if !ok {
+		return 0, &fs.PathError{Op: "ioctl", Path: h.file.Path(), Err: syscall.ENOTTY}
+	}
+	r, err := io.Ioctl(ctx, cmd, arg)
+	if err != nil {
+		return 0, &fs.PathError{Op: "ioctl", Path: h.file.Path(), Err: err}
+	}
+	return r, nil
 }
 
 // Size returns the size of the handle's content: for a file with

@@ -409,9 +409,9 @@ func (ta *TraceArray) openFreeBuffer(context.Context, int) (debugfs.OpenFile, er
 // of free_buffer, a read-only one too (root may open it so), whose reads
 // fail with EINVAL, as the file has no read. kpemu sees no release of a
 // read-only open, so such an open frees the buffer when it opens.
-func (ta *TraceArray) openReadFreeBuffer(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
+func (ta *TraceArray) openReadFreeBuffer(context.Context, int) (debugfs.Reader, error) {
 	ta.freeBuffer()
-	return func(context.Context, []byte, int64) (int, error) { return 0, syscall.EINVAL }, nil
+	return debugfs.ReadFunc(func(context.Context, []byte, int64) (int, error) { return 0, syscall.EINVAL }), nil
 }
 
 // freeBuffer is tracing_free_buffer_release: tracing off with

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kprobes"
 	"github.com/kpemu/kpemu/tracing/internal/kstr"
 	"github.com/kpemu/kpemu/tracing/ring"
@@ -492,10 +493,10 @@ type pipeReader struct {
 }
 
 // openTracePipe returns trace_pipe's OpenRead for cpu (< 0: all).
-func (ta *TraceArray) openTracePipe(cpu int) func(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
-	return func(_ context.Context, flags int) (func(context.Context, []byte, int64) (int, error), error) {
+func (ta *TraceArray) openTracePipe(cpu int) func(context.Context, int) (debugfs.Reader, error) {
+	return func(_ context.Context, flags int) (debugfs.Reader, error) {
 		r := &pipeReader{ta: ta, cpu: cpu, nonblock: flags&syscall.O_NONBLOCK != 0}
-		return r.read, nil
+		return debugfs.ReadFunc(r.read), nil
 	}
 }
 

@@ -47,7 +47,7 @@ func printk(tr *Tracing, cpu int, ts uint64, text string) {
 
 func (tr *Tracing) testPipe(cpu int) func(context.Context, []byte, int64) (int, error) {
 	read, _ := tr.top.openTracePipe(cpu)(context.Background(), 0)
-	return read
+	return read.Read
 }
 
 // trace_pipe takes entries oldest first across the CPUs, keeps what a
@@ -127,7 +127,7 @@ func TestTracePipeWait(t *testing.T) {
 	buf := make([]byte, 4096)
 
 	nb, _ := tr.top.openTracePipe(-1)(ctx, syscall.O_NONBLOCK)
-	if _, err := nb(ctx, buf, 0); !errors.Is(err, syscall.EAGAIN) {
+	if _, err := nb.Read(ctx, buf, 0); !errors.Is(err, syscall.EAGAIN) {
 		t.Errorf("O_NONBLOCK on empty: %v, want EAGAIN", err)
 	}
 
