@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/internal/splicectl"
 )
 
 // dirNode serves a debugfs.Dir. Its children are not kept in go-fuse's
@@ -372,6 +374,7 @@ var (
 	_ = (gofs.FileWriter)((*fileHandle)(nil))
 	_ = (gofs.FileReleaser)((*fileHandle)(nil))
 	_ = (gofs.FileFlusher)((*fileHandle)(nil))
+	_ = (gofs.FileIoctler)((*fileHandle)(nil))
 )
 
 // Read implements gofs.FileReader. A read of a stream that blocks
@@ -397,6 +400,49 @@ func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.
 		return nil, toErrno(fh.log, "read", err)
 	}
 	return gofuse.ReadResultData(dest[:n]), 0
+}
+
+// Ioctl implements gofs.FileIoctler: the seal's splice commands
+// (internal/splicectl), else the file's own (trace_pipe_raw's wake),
+// ENOTTY for a file without. A splice's wait, like a stream's read, ends
+// when the server starts to unmount: the splice then returns 0.
+func (fh *fileHandle) Ioctl(ctx context.Context, cmd uint32, arg uint64, input []byte, output []byte) (int32, syscall.Errno) {
+	switch cmd {
+	case splicectl.ReadCmd:
+		const head = 8 // ReadArg's Want and padding
+		if len(input) < head || len(output) < head+splicectl.Chunk {
+			return 0, syscall.EINVAL
+		}
+		want := binary.LittleEndian.Uint32(input)
+		n, err := fh.h.SpliceRead(ctx, output[head:head+splicectl.Chunk], int(want))
+		if err != nil {
+			return 0, toErrno(fh.log, "splice", err)
+		}
+		return int32(n), 0
+	case splicectl.WaitCmd:
+		stop := fh.node.stop
+		if stop.Err() != nil {
+			return 0, 0
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(stop, cancel)()
+		again, err := fh.h.SpliceWait(ctx)
+		switch {
+		case stop.Err() != nil:
+			return 0, 0
+		case err != nil:
+			return 0, toErrno(fh.log, "splice", err)
+		case again:
+			return 1, 0
+		}
+		return 0, 0
+	}
+	r, err := fh.h.Ioctl(ctx, cmd, arg)
+	if err != nil {
+		return 0, toErrno(fh.log, "ioctl", err)
+	}
+	return r, 0
 }
 
 // Write implements gofs.FileWriter. With FOPEN_DIRECT_IO the kernel sends

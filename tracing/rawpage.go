@@ -51,15 +51,19 @@ import (
 // takes the page's next bytes, as Linux keeps the page it read
 // (info->spare) until its last byte is taken.
 //
-// Splice: Linux's trace_pipe_raw has splice_read (trace-cmd splices it
-// into a pipe). kpemu's FUSE files cannot splice a stream (fuse/splice.go:
-// the kernel would serve it through the page cache), so splice(2) of
-// trace_pipe_raw fails with EINVAL, as for trace_pipe, and a reader
-// reads it with read(2).
+// Splice: Linux's trace_pipe_raw has splice_read, and trace-cmd record
+// splices it into a pipe. kpemu's FUSE files cannot splice a stream
+// (fuse/splice.go: the kernel would serve it through the page cache), so
+// splice(2) of trace_pipe_raw fails with EINVAL, except in a process
+// that scripts/kpemu-ns.sh seals: there the seal serves the splice
+// (package internal/splicectl) through SpliceRead and SpliceWait, which
+// are tracing_buffers_splice_read's two halves: whole pages the writer
+// has left, and the wait for buffer_percent.
 
 // rawReader is one open of trace_pipe_raw or snapshot_raw: Linux's
 // ftrace_buffer_info, the page a read took (spare) and how much of it
-// was returned (read, PAGE_SIZE when all of it).
+// was returned (read, PAGE_SIZE when all of it), and the wait_index
+// that its ioctl advances.
 type rawReader struct {
 	mu       sync.Mutex
 	ta       *TraceArray
@@ -68,14 +72,16 @@ type rawReader struct {
 	nonblock bool
 	spare    []byte
 	read     int
+
+	wakeMu sync.Mutex
+	woken  chan struct{} // closed by the wake ioctl; nil until a splice waits
 }
 
 // openTracePipeRaw returns per_cpu/cpuN/trace_pipe_raw's (snapshot
 // false) or snapshot_raw's OpenRead (tracing_buffers_open).
-func (ta *TraceArray) openTracePipeRaw(cpu int, snapshot bool) func(context.Context, int) (func(context.Context, []byte, int64) (int, error), error) {
-	return func(_ context.Context, flags int) (func(context.Context, []byte, int64) (int, error), error) {
-		r := &rawReader{ta: ta, cpu: cpu, snapshot: snapshot, nonblock: flags&syscall.O_NONBLOCK != 0, read: pageSize}
-		return r.readPage, nil
+func (ta *TraceArray) openTracePipeRaw(cpu int, snapshot bool) func(context.Context, int) (debugfs.Reader, error) {
+	return func(_ context.Context, flags int) (debugfs.Reader, error) {
+		return &rawReader{ta: ta, cpu: cpu, snapshot: snapshot, nonblock: flags&syscall.O_NONBLOCK != 0, read: pageSize}, nil
 	}
 }
 
@@ -90,11 +96,11 @@ func (r *rawReader) buffer() *traceBuffer {
 	return r.ta.snap.buf
 }
 
-// readPage is tracing_buffers_read: what is left of the page the last
+// Read is tracing_buffers_read: what is left of the page the last
 // read took, else a new page (ring_buffer_read_page with the read's
 // count), waiting for an event while the CPU's buffer is empty (EAGAIN
 // for O_NONBLOCK); a count too small for a page's header reads 0.
-func (r *rawReader) readPage(ctx context.Context, p []byte, _ int64) (int, error) {
+func (r *rawReader) Read(ctx context.Context, p []byte, _ int64) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(p) == 0 {
@@ -128,6 +134,92 @@ func (r *rawReader) readPage(ctx context.Context, p []byte, _ int64) (int, error
 	n := copy(p, r.spare[r.read:pageSize])
 	r.read += n
 	return n, nil
+}
+
+// SpliceRead is the taking half of tracing_buffers_splice_read: a count
+// below a page is EINVAL (but 0, which takes nothing); else the oldest page if the writer has left it
+// (ring_buffer_read_page with full set), whole; EAGAIN if there is none.
+// What a read(2) left of its page stays for the next read.
+func (r *rawReader) SpliceRead(_ context.Context, p []byte, want int) (int, error) {
+	if want == 0 {
+		return 0, nil // Splicer's probe
+	}
+	if want < pageSize || len(p) < pageSize {
+		return 0, syscall.EINVAL
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	page, ok := r.buffer().CPU(r.cpu).ReadFullPage(p[:0], encodeEntry)
+	if !ok {
+		return 0, syscall.EAGAIN
+	}
+	if &page[0] != &p[0] {
+		copy(p, page)
+	}
+	return len(page), nil
+}
+
+// SpliceWait is the waiting half of tracing_buffers_splice_read:
+// wait_on_pipe until the CPU's buffer reaches buffer_percent (any event
+// for snapshot_raw), the open's wake ioctl, or tracing_on's going off;
+// then the splice looks again unless tracing is off or the ioctl woke
+// it.
+func (r *rawReader) SpliceWait(ctx context.Context) (again bool, err error) {
+	woken := r.wakeChan()
+	full := 0
+	if !r.snapshot {
+		full = int(r.ta.info.bufferPercent.Load())
+	}
+	for {
+		rb := r.buffer()
+		var wait <-chan struct{}
+		if full == 0 {
+			wait = rb.Waiter()
+		} else {
+			wait = rb.FullWaiter()
+		}
+		if rb.CPU(r.cpu).WatermarkHit(full) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return false, syscall.EINTR
+		case <-woken:
+			return false, nil
+		case <-wait:
+			if !r.ta.on.Load() {
+				return false, nil
+			}
+		}
+	}
+	return r.ta.on.Load(), nil
+}
+
+// wakeChan is the channel the next wake ioctl closes.
+func (r *rawReader) wakeChan() <-chan struct{} {
+	r.wakeMu.Lock()
+	defer r.wakeMu.Unlock()
+	if r.woken == nil {
+		r.woken = make(chan struct{})
+	}
+	return r.woken
+}
+
+// Ioctl is tracing_buffers_ioctl: command 0 ends this open's waiting
+// splices (wait_index) and wakes the buffer's waiters; any other is
+// ENOTTY.
+func (r *rawReader) Ioctl(_ context.Context, cmd uint32, _ uint64) (int32, error) {
+	if cmd != 0 {
+		return 0, syscall.ENOTTY
+	}
+	r.wakeMu.Lock()
+	if r.woken != nil {
+		close(r.woken)
+		r.woken = nil
+	}
+	r.wakeMu.Unlock()
+	r.buffer().WakeAll()
+	return 0, nil
 }
 
 // nonblock is whether a read is O_NONBLOCK: the descriptor's flags at

@@ -166,12 +166,17 @@ func (ta *TraceArray) showTracingOn(_ context.Context, w *bytes.Buffer) error {
 }
 
 // writeTracingOn is rb_simple_write: a decimal number, non-zero is on.
+// Turning it off wakes the buffer's waiters.
 func (ta *TraceArray) writeTracingOn(_ context.Context, p []byte, _ int64) (int, error) {
 	v, err := strconv.ParseUint(strings.TrimSuffix(string(p), "\n"), 10, 64)
 	if err != nil {
 		return 0, syscall.EINVAL
 	}
-	ta.on.Store(v != 0)
+	if was := ta.on.Swap(v != 0); was && v == 0 {
+		// Off wakes the readers waiting: trace_pipe ends, a splice of
+		// trace_pipe_raw returns 0.
+		ta.buf.WakeAll()
+	}
 	return len(p), nil
 }
 
