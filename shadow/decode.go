@@ -30,6 +30,7 @@ const (
 	sysFsopen // likewise
 	sysStatfs
 	sysFstatfs
+	sysSplice // the seal's (splice_linux.go)
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

@@ -10,8 +10,7 @@ const redZone = 128
 
 // regs are a stopped tracee's registers.
 type regs struct {
-	r    unix.PtraceRegs
-	skip bool
+	r unix.PtraceRegs
 }
 
 func getRegs(tid int) (*regs, error) {
@@ -51,7 +50,23 @@ func (r *regs) setArg(i int, v uint64) {
 func (r *regs) skipSyscall(ret int64) {
 	r.r.Orig_rax = ^uint64(0)
 	r.r.Rax = uint64(ret)
-	r.skip = true
+}
+
+// setRet sets the syscall's return value, at its exit.
+func (r *regs) setRet(v int64) { r.r.Rax = uint64(v) }
+
+// setSyscall makes the stopped syscall (at its seccomp stop) syscall nr
+// instead; setArg sets its arguments.
+func (r *regs) setSyscall(nr uint64) { r.r.Orig_rax = nr }
+
+// rewind, at the exit stop of a syscall that entry replaced, sets r to
+// entry's registers with the instruction pointer back on the syscall
+// instruction (syscall, 2 bytes) and its number in rax: the tracee runs
+// the syscall of entry again.
+func (r *regs) rewind(entry *regs) {
+	r.r = entry.r
+	r.r.Rax = entry.r.Orig_rax
+	r.r.Rip -= 2
 }
 
 func setRegs(tid int, r *regs) error { return unix.PtraceSetRegs(tid, &r.r) }

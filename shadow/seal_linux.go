@@ -331,9 +331,14 @@ func kpemuMountType(tid int, p string) (string, bool) {
 	return typ, typ != ""
 }
 
-// sealStatfsExit rewrites the f_type of a statfs that succeeded on a
-// kpemu tree.
-func (s *Supervisor) sealStatfsExit(tid int, x statfsExit) {
+// exitStop is what the seal does at the exit of a syscall it let run or
+// changed; closing: the tracer is letting its tracees go.
+type exitStop interface {
+	atExit(s *Supervisor, tid int, closing bool)
+}
+
+// atExit rewrites the f_type of a statfs that succeeded on a kpemu tree.
+func (x statfsExit) atExit(s *Supervisor, tid int, _ bool) {
 	rg, err := getRegs(tid)
 	if err != nil || rg.ret() != 0 {
 		return

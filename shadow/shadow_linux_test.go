@@ -42,6 +42,7 @@ const exitNoFilter = 42
 //     set to SHADOW_THEN, as kpemu shadow-exec does (in ModeSeal if
 //     SHADOW_MODE is "seal");
 //   - threads: threadsHelper, in a process exec'd by exec mode;
+//   - splice: spliceHelper, likewise;
 //   - bench: Attach, Install, then openLoop on the filtered thread.
 func helper(mode, sock string, args []string) int {
 	err := func() error {
@@ -50,6 +51,8 @@ func helper(mode, sock string, args []string) int {
 		switch mode {
 		case "threads":
 			return threadsHelper(args[0])
+		case "splice":
+			return spliceHelper(args)
 		case "exec":
 			// Before Attach and Install, for the error's sake.
 			var err error

@@ -81,8 +81,9 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 		kinds[int32(c.nr)] = c.kind
 	}
 	caller := &procCaller{pageSize: os.Getpagesize()}
-	// The statfs calls whose exit the seal awaits, by thread.
-	exits := make(map[int]statfsExit)
+	var splices spliceState
+	// The syscalls whose exit the seal awaits, by thread.
+	exits := make(map[int]exitStop)
 	for {
 		var ws unix.WaitStatus
 		tid, err := unix.Wait4(-1, &ws, unix.WALL|wNoThread, nil)
@@ -95,19 +96,24 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 			return fmt.Errorf("shadow: wait4: %w", err)
 		}
 		if !ws.Stopped() {
+			delete(exits, tid)
 			continue // exited or killed
-		}
-		if ctx.Err() != nil {
-			_ = unix.PtraceDetach(tid)
-			continue
 		}
 		// The event is in bits 16..23 of the status (WaitStatus.TrapCause
 		// reports it only for SIGTRAP stops, and a group stop's
 		// PTRACE_EVENT_STOP comes with the stopping signal).
 		sig, event := ws.StopSignal(), int(uint32(ws)>>16&0xff)
+		if ctx.Err() != nil {
+			if x, ok := exits[tid]; ok && event == 0 && sig == unix.SIGTRAP|0x80 {
+				delete(exits, tid)
+				x.atExit(s, tid, true)
+			}
+			_ = unix.PtraceDetach(tid)
+			continue
+		}
 		switch {
 		case event == unix.PTRACE_EVENT_SECCOMP:
-			if x, ok := s.stopped(tid, m, kinds, caller, rp); ok {
+			if x, ok := s.stopped(tid, m, kinds, caller, &splices, rp); ok {
 				// Run the syscall and stop at its exit.
 				exits[tid] = x
 				err = unix.PtraceSyscall(tid, 0)
@@ -118,7 +124,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 			// A syscall-exit stop that PtraceSyscall asked for.
 			if x, ok := exits[tid]; ok {
 				delete(exits, tid)
-				s.sealStatfsExit(tid, x)
+				x.atExit(s, tid, false)
 			}
 			err = unix.PtraceCont(tid, 0)
 		case event == unix.PTRACE_EVENT_STOP:
@@ -179,7 +185,7 @@ func seizeAll(pid int) error {
 // stopped replays the syscall at which tid is stopped, if it is one to
 // and m is ModeShadow, and seals it if s has a Seal. ok asks for the
 // syscall's exit stop, for x.
-func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCaller, rp *replayer) (x statfsExit, ok bool) {
+func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCaller, splices *spliceState, rp *replayer) (x exitStop, ok bool) {
 	log := s.log()
 	var info ptraceSyscallInfo
 	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GET_SYSCALL_INFO, uintptr(tid),
@@ -205,11 +211,16 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		c.close()
 		return x, false
 	case sysStatfs, sysFstatfs:
-		if s.Seal != nil {
-			x, ok = sealStatfs(tid, kind, &d, c)
+		defer c.close()
+		if s.Seal == nil {
+			return nil, false
 		}
-		c.close()
-		return x, ok
+		return sealStatfs(tid, kind, &d, c)
+	case sysSplice:
+		if s.Seal == nil {
+			return nil, false
+		}
+		return s.sealSplice(tid, splices, &d)
 	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()
