@@ -51,10 +51,11 @@ const (
 const triggerWriteMax = 4096
 
 // availableTriggers is what an event's trigger file shows when it holds no
-// trigger: Linux lists its registered commands in registration order;
-// these are the ones kpemu implements (Linux 6.1 also has enable_hist,
-// disable_hist and hist, which kpemu refuses as unknown commands).
-const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event\n"
+// trigger: Linux lists its registered commands in registration order,
+// Debian's 6.1 (CONFIG_HIST_TRIGGERS) ending with enable_hist,
+// disable_hist and hist. kpemu lists them as Linux does but has no hist
+// triggers yet, so it refuses those three as unknown commands (EINVAL).
+const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 // triggerCmd is a struct event_command.
 type triggerCmd struct {
