@@ -482,3 +482,21 @@ func TestKprobeEventsTextOffsets(t *testing.T) {
 		t.Errorf("kprobes/list:\n%s", got)
 	}
 }
+
+// TestNameLengths: Linux 6.1 takes event and group names of up to 63
+// characters (MAX_EVENT_NAME_LEN 64 with its NUL); the oracle accepted
+// 62 and 63 for both, and refused 64 (TestErrorsAndErrorLog's table).
+func TestNameLengths(t *testing.T) {
+	f := setup(t)
+	n62, n63 := strings.Repeat("a", 62), strings.Repeat("b", 63)
+	for _, l := range []string{"p:" + n62 + " vfs_read", "p:" + n63 + " vfs_read", "p:g" + n62 + "/e1 vfs_read", "p:" + n63 + "/e2 vfs_read", "p:" + n63 + "/" + n63 + " vfs_read", "p:" + n62 + ".e5 vfs_read"} {
+		if err := f.write("tracing/kprobe_events", l+"\n", false); err != nil {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
+	want := "p:kprobes/" + n62 + " vfs_read\np:kprobes/" + n63 + " vfs_read\np:g" + n62 + "/e1 vfs_read\np:" + n63 + "/e2 vfs_read\np:" + n63 + "/" + n63 + " vfs_read\np:" + n62 + "/e5 vfs_read\n"
+	if got := f.read(t, "tracing/kprobe_events"); got != want {
+		t.Errorf("kprobe_events = %q, want %q", got, want)
+	}
+	f.read(t, "tracing/events/"+n63+"/"+n63+"/format")
+}

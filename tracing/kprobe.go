@@ -280,7 +280,7 @@ func parseEventName(spec string, offset int, pl *probeLog) (group, name string, 
 			return group, "", nil
 		}
 		return "", "", parseError(pl, offset, errNoEventName)
-	case len(event) > maxEventNameLen:
+	case len(event) >= maxEventNameLen: // 63 characters at most
 		return "", "", parseError(pl, offset, errEventTooLong)
 	case !isGoodName(event):
 		return "", "", parseError(pl, offset, errBadEventName)
