@@ -373,6 +373,13 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 		if f.signed {
 			s = 1
 		}
+		// f_show: an array type ("u8[4]") puts its brackets after the
+		// name, empty, as a probe's fields have no len; a __data_loc
+		// type ("__data_loc char[][2]") stays whole.
+		if i := strings.IndexByte(f.ctype, '['); i >= 0 && !strings.HasPrefix(f.ctype, "__data_loc") {
+			fmt.Fprintf(w, "\tfield:%s %s[];\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype[:i], f.name, f.offset, f.size, s)
+			return
+		}
 		fmt.Fprintf(w, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype, f.name, f.offset, f.size, s)
 	}
 	for _, f := range common {
@@ -410,7 +417,11 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 					w.WriteByte(',')
 				}
 				w.WriteString(a.typ.printFmt())
-				args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+				if a.typ.str {
+					args = append(args, fmt.Sprintf("__get_str(%s[%d])", a.name, i))
+				} else {
+					args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+				}
 			}
 			w.WriteByte('}')
 			continue

@@ -39,6 +39,54 @@ print fmt: "(%lx) fd=0x%Lx n=%u s=\"%s\" c=\"%s\" sym=%pS neg=%d", REC->__probe_
 	}
 }
 
+// TestFormatArrays: array arguments' fields and print fmt, byte for byte
+// as the oracle (Debian's arm64 Linux 6.1.192) printed them: the type
+// before the name and "[]" after it (a probe's field has no len), a
+// string array as "__data_loc char[][N]" whole, its print fmt through
+// __get_str.
+func TestFormatArrays(t *testing.T) {
+	const head = `format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
+	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
+	field:int common_pid;	offset:4;	size:4;	signed:1;
+
+	field:unsigned long __probe_ip;	offset:8;	size:8;	signed:0;
+`
+	for _, tt := range []struct{ name, args, fields, print string }{
+		{"arr", "arr=+0(%x1):x8[4] sarr=+0(%x1):s16[2]", `	field:u8 arr[];	offset:16;	size:4;	signed:0;
+	field:s16 sarr[];	offset:20;	size:4;	signed:1;
+`, `print fmt: "(%lx) arr={0x%x,0x%x,0x%x,0x%x} sarr={%d,%d}", REC->__probe_ip, REC->arr[0], REC->arr[1], REC->arr[2], REC->arr[3], REC->sarr[0], REC->sarr[1]`},
+		{"arr2", "a=+0(%x1):u32[3] b=+0(%x1):x64[2] d=+0(%x1):s8[1]", `	field:u32 a[];	offset:16;	size:12;	signed:0;
+	field:u64 b[];	offset:28;	size:16;	signed:0;
+	field:s8 d[];	offset:44;	size:1;	signed:1;
+`, `print fmt: "(%lx) a={%u,%u,%u} b={0x%Lx,0x%Lx} d={%d}", REC->__probe_ip, REC->a[0], REC->a[1], REC->a[2], REC->b[0], REC->b[1], REC->d[0]`},
+		{"arr3", "c=+0(%x1):string[2] f=+0(%x1):symbol[2]", `	field:__data_loc char[][2] c;	offset:16;	size:8;	signed:1;
+	field:u64 f[];	offset:24;	size:16;	signed:0;
+`, `print fmt: "(%lx) c={\"%s\",\"%s\"} f={%pS,%pS}", REC->__probe_ip, __get_str(c[0]), __get_str(c[1]), REC->f[0], REC->f[1]`},
+		{"arr5", "h=+0(%x1):ustring[2] i=+0(%x1):b4@0/8[2]", `	field:__data_loc char[][2] h;	offset:16;	size:8;	signed:1;
+	field:u8 i[];	offset:24;	size:2;	signed:0;
+`, `print fmt: "(%lx) h={\"%s\",\"%s\"} i={%u,%u}", REC->__probe_ip, __get_str(h[0]), __get_str(h[1]), REC->i[0], REC->i[1]`},
+		{"arr6", "h=+u0(%x1):string[2] i=+u0(%x1):ustring[2]", `	field:__data_loc char[][2] h;	offset:16;	size:8;	signed:1;
+	field:__data_loc char[][2] i;	offset:24;	size:8;	signed:1;
+`, `print fmt: "(%lx) h={\"%s\",\"%s\"} i={\"%s\",\"%s\"}", REC->__probe_ip, __get_str(h[0]), __get_str(h[1]), __get_str(i[0]), __get_str(i[1])`},
+		{"u5", "a=+u0($arg2):string[2]", `	field:__data_loc char[][2] a;	offset:16;	size:8;	signed:1;
+`, `print fmt: "(%lx) a={\"%s\",\"%s\"}", REC->__probe_ip, __get_str(a[0]), __get_str(a[1])`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := setup(t)
+			if err := f.write("tracing/kprobe_events", "p:"+tt.name+" vfs_read "+tt.args+"\n", false); err != nil {
+				t.Fatal(err)
+			}
+			id := strings.TrimSpace(f.read(t, "tracing/events/kprobes/"+tt.name+"/id"))
+			want := "name: " + tt.name + "\nID: " + id + "\n" + head + tt.fields + "\n" + tt.print + "\n"
+			if got := f.read(t, "tracing/events/kprobes/"+tt.name+"/format"); got != want {
+				t.Errorf("format:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
 // What Linux 6.1 (Debian's 6.1.192, asked through shared/oracle) leaves in
 // the filter file and error_log after each bad filter, and the errno the
 // writer got: -ENOENT for an unclosed '(' is Linux's, calc_stack's
