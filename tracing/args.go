@@ -32,9 +32,12 @@ type fetchType struct {
 	symbol bool
 }
 
+// findFetchType is find_fetch_type. An empty name (":" with nothing
+// after it) is no type; an argument without ":" has the default, x64
+// (DEFAULT_FETCH_TYPE on 64-bit), which the caller asks for.
 func findFetchType(t string) (fetchType, bool) {
 	if t == "" {
-		t = "x64" // DEFAULT_FETCH_TYPE on 64-bit
+		return fetchType{}, false
 	}
 	if t[0] == 'b' { // bitfield: its container type
 		i := strings.IndexByte(t, '/')
@@ -190,13 +193,20 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 	}
 	isComm := expr == "$comm" || expr == "$COMM" || strings.HasPrefix(expr, `\"`)
 	var ok bool
-	if isComm {
+	switch {
+	case isComm:
+		// $comm and an immediate string are strings, never arrays:
+		// Linux refuses any other type (even an unknown or empty one)
+		// or an array with a bare -EINVAL, before it looks the type up,
+		// so error_log gets nothing.
 		if pa.count != 0 || (hasType && t != "string") {
-			return parseError(pl, offset+tpos, errBadType)
+			return fmt.Errorf("%w: %s can only be a string", syscall.EINVAL, expr)
 		}
 		pa.typ, ok = findFetchType("string")
-	} else {
+	case hasType:
 		pa.typ, ok = findFetchType(t)
+	default:
+		pa.typ, ok = findFetchType("x64")
 	}
 	if !ok {
 		return parseError(pl, offset+tpos, errBadType)
@@ -215,7 +225,11 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 			return parseError(pl, offset+tpos, errBadBitfield)
 		}
 	}
-	if pa.count != 0 && pa.typ.str && top != opDeref && top != opUDeref {
+	// Loop(Array) operation: only a store from kernel memory (ST_MEM) or
+	// a string store makes an array; a register, $argN, $stackN,
+	// $retval, an immediate or a user-memory dereference (ST_UMEM) does
+	// not, and Linux says so with BAD_STRING under the type.
+	if pa.count != 0 && !pa.typ.str && top != opDeref {
 		return parseError(pl, offset+tpos, errBadString)
 	}
 	return nil
