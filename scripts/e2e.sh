@@ -173,6 +173,10 @@ else
 fi
 echo '-:myprobe' >> "$T/kprobe_events"
 echo > "$T/error_log"
+# A NUL ends what trace_parse_run_command sees of a write: the line is
+# "too long", EINVAL, with nothing in error_log (oracle).
+expect_err "a NUL inside a kprobe_events line is EINVAL" "Invalid argument" "printf 'p:nul vfs_read\\0 x=%%x0\\n' >> '$T/kprobe_events'"
+expect "the line with a NUL defined nothing, logged nothing" "" "$(grep nul "$T/kprobe_events"; cat "$T/error_log")"
 
 # A trace event on vfs_write.
 ORIG_WRITE=$(insn "$WRITE")
