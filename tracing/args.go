@@ -312,21 +312,12 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 		if ctx.user { // uprobes have no kernel symbols to resolve
 			return nil, parseError(pl, offs, errSymOnUprobe)
 		}
-		sym, soff := arg[1:], int64(0)
-		if i := strings.IndexAny(sym, "+-"); i >= 0 {
-			v, err := strconv.ParseInt(sym[i:], 0, 64)
-			if err != nil {
-				return nil, parseError(pl, offs, errBadMemAddr)
-			}
-			sym, soff = sym[:i], v
-		}
-		s, ok := syms.LookupName(sym)
-		if !ok {
-			return nil, parseError(pl, offs, errBadMemAddr)
-		}
-		// FETCH_NOP_SYMBOL keeps the symbol for re-resolution; it takes a
-		// step like the immediate and the dereference.
-		return []fetchInsn{{op: opNop, data: sym}, {op: opImm, imm: uint64(int64(s.Addr) + soff)}, {op: opDeref}}, nil
+		// FETCH_NOP_SYMBOL keeps "SYM[+-OFF]" as written; its immediate
+		// is SYM's address plus OFF, which traceprobe_update_arg
+		// (updateArgs) finds when the probe is registered, and again
+		// when a module comes: an unknown symbol is refused there, not
+		// here. It takes a step like the immediate and the dereference.
+		return []fetchInsn{{op: opNop, data: arg[1:]}, {op: opImm}, {op: opDeref}}, nil
 	case '+', '-':
 		deref := opDeref
 		rest := arg

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The kprobe events, after Linux 6.1's kernel/trace/trace_kprobe.c: a
@@ -44,6 +45,10 @@ type traceProbe struct {
 	up         *uprobeLoc        // uprobe events' place (uprobe.go); nil for the others
 	registered bool
 	nhit       atomic.Uint64
+	// lineArgs, while an appended probe registers, are the arguments
+	// its own line defined, which traceprobe_update_arg resolves (the
+	// event's, which it then fetches, are alike but for the @SYMs).
+	lineArgs []*probeArg
 }
 
 // location is how kprobe_events shows the probe point.
@@ -369,8 +374,10 @@ func (t *Tracing) appendProbe(tp *traceProbe, to *event, pl *probeLog) error {
 			return fmt.Errorf("%w: the same probe exists in %s", syscall.EEXIST, to.key())
 		}
 	}
-	tp.ev = to
-	if err := t.registerProbe(tp); err != nil {
+	tp.lineArgs, tp.ev = tp.ev.args, to
+	err := t.registerProbe(tp)
+	tp.lineArgs = nil
+	if err != nil {
 		return err
 	}
 	to.probes = append(to.probes, tp)
@@ -407,6 +414,17 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		t.log.Warn("trace_kprobe: Could not probe notrace function " + sym)
 		return fmt.Errorf("%w: %s is a notrace function", syscall.EINVAL, sym)
 	}
+	args := tp.ev.args
+	if tp.lineArgs != nil {
+		args = tp.lineArgs
+	}
+	if err := t.updateArgs(args); err != nil {
+		if errors.Is(err, syscall.ENOENT) && !t.moduleExists(tp) {
+			t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
+			return nil
+		}
+		return err
+	}
 	tp.rp = kprobes.Kretprobe{}
 	kp := &tp.rp.Kp
 	kp.Offset, kp.Disabled = tp.offset, !tp.ev.armed.Load()
@@ -437,6 +455,43 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		return err
 	}
 	tp.registered = true
+	return nil
+}
+
+// updateArgs is traceprobe_update_arg for each of args: a @SYM[+-OFF]
+// fetch gets SYM's address plus OFF, looked up now, as Linux's
+// __register_trace_kprobe does after its notrace check and before
+// register_kprobe: a symbol kallsyms does not have is ENOENT ("Invalid
+// probed address or symbol", under the probed place), an offset kstrtol
+// refuses its errno (EINVAL: "Failed to register probe event"). An
+// immediate is only written when it changes: the probes may be hitting.
+func (t *Tracing) updateArgs(args []*probeArg) error {
+	syms := t.kp.Kernel().Kallsyms()
+	for _, pa := range args {
+		for i, in := range pa.code {
+			if in.op != opNop || in.data == "" {
+				continue
+			}
+			if i+1 >= len(pa.code) || pa.code[i+1].op != opImm {
+				return fmt.Errorf("%w: @%s has no immediate", syscall.EINVAL, in.data)
+			}
+			name, off := in.data, int64(0)
+			if j := strings.IndexAny(name, "+-"); j >= 0 { // traceprobe_split_symbol_offset
+				v, err := kstr.Strtoll(name[j:], 0)
+				if err != nil {
+					return fmt.Errorf("%w: bad offset in @%s", err, in.data)
+				}
+				name, off = name[:j], v
+			}
+			s, ok := syms.LookupName(name)
+			if !ok {
+				return fmt.Errorf("%w: no symbol %s", syscall.ENOENT, name)
+			}
+			if a := uint64(int64(s.Addr) + off); pa.code[i+1].imm != a {
+				pa.code[i+1].imm = a
+			}
+		}
+	}
 	return nil
 }
 
