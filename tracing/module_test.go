@@ -3,6 +3,8 @@ package tracing_test
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -148,5 +150,31 @@ func TestSymbolArgResolvedAtRegistration(t *testing.T) {
 	waitfor.Until(t, "a word hit", func() bool { return strings.Contains(f.read(t, "tracing/trace"), " word: ") })
 	if tr := f.read(t, "tracing/trace"); !strings.Contains(tr, wantArg) {
 		t.Errorf("trace has no%q:\n%s", wantArg, tr)
+	}
+}
+
+// TestOpenatFlagsLargeFile: on a 64-bit kernel openat(2) adds O_LARGEFILE
+// (0x20000 on arm64) before do_sys_open builds the open_how, so a probe
+// on do_sys_openat2 sees it in how->flags, as the oracle's did:
+// "fl=0x20000 mode=0x0" for cat's open, "fl=0x20241 mode=0x1b6" for the
+// shell's ">" redirection.
+func TestOpenatFlagsLargeFile(t *testing.T) {
+	f := setup(t)
+	for _, w := range [][2]string{{"tracing/kprobe_events", "p:op do_sys_openat2 fl=+0(%x2):x64 mode=+8(%x2):x64\n"}, {"tracing/events/kprobes/op/enable", "1\n"}} {
+		if err := f.write(w[0], w[1], false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.run(t)
+	re := regexp.MustCompile(` op: \(do_sys_openat2\+0x0/0x[0-9a-f]+\) fl=0x([0-9a-f]+) mode=0x[0-9a-f]+\n`)
+	var m [][]string
+	waitfor.Until(t, "an openat", func() bool {
+		m = re.FindAllStringSubmatch(f.read(t, "tracing/trace"), -1)
+		return len(m) > 0
+	})
+	for _, s := range m {
+		if fl, _ := strconv.ParseUint(s[1], 16, 64); fl&0x20000 == 0 {
+			t.Errorf("flags without O_LARGEFILE: %q", s[0])
+		}
 	}
 }
