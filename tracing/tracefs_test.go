@@ -2,6 +2,7 @@ package tracing_test
 
 import (
 	"errors"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -381,5 +382,101 @@ func TestJprobeEvents(t *testing.T) {
 	}
 	if err := f.write("tracing/kprobe_events", "", true); err != nil || f.read(t, "kprobes/list") != "" {
 		t.Errorf("clear: %v", err)
+	}
+}
+
+// TestEventNamedLikeAFile follows the oracle: an event named like a file
+// of its group's directory (enable, filter), or a group named like a file
+// of events/ (enable, header_page, header_event), is accepted; Linux's
+// event_create_dir cannot make its directory, warns, and the event lives
+// without its files, while the group's (or events/') file stays. Names
+// that are files of an event's directory (format, id, trigger, hist,
+// inject) are plain events.
+func TestEventNamedLikeAFile(t *testing.T) {
+	f := setup(t)
+	// An instance's events/ gets the events as the top's does.
+	if err := f.mkdir(t, "instances", "inst"); err != nil {
+		t.Fatal(err)
+	}
+	must := func(file, data string) {
+		t.Helper()
+		if err := f.write("tracing/"+file, data, false); err != nil {
+			t.Fatalf("%s < %q: %v", file, data, err)
+		}
+	}
+	var defs string
+	for _, n := range []string{"enable", "filter", "format", "id", "trigger", "hist", "inject"} {
+		must("kprobe_events", "p:"+n+" vfs_read\n")
+		defs += "p:kprobes/" + n + " vfs_read\n"
+	}
+	for _, g := range []string{"enable", "header_page", "header_event", "filter", "ftrace"} {
+		must("kprobe_events", "p:"+g+"/foo vfs_read\n")
+		defs += "p:" + g + "/foo vfs_read\n"
+	}
+	if got := f.read(t, "tracing/kprobe_events"); got != defs {
+		t.Errorf("kprobe_events = %q, want %q", got, defs)
+	}
+	nodes, err := f.tree.ReadDir("tracing/events/kprobes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range nodes {
+		kind := "dir"
+		if _, err := f.tree.LookupDir("tracing/events/kprobes/" + n.Name()); err != nil {
+			kind = "file"
+		}
+		got = append(got, n.Name()+":"+kind)
+	}
+	sort.Strings(got)
+	if want := "enable:file filter:file format:dir hist:dir id:dir inject:dir trigger:dir"; strings.Join(got, " ") != want {
+		t.Errorf("events/kprobes = %s, want %s", strings.Join(got, " "), want)
+	}
+	for _, p := range []string{"kprobes/format/format", "kprobes/id/id", "kprobes/trigger/trigger", "filter/foo/format", "ftrace/foo/format"} {
+		f.read(t, "tracing/events/"+p)
+	}
+	if got := f.read(t, "tracing/events/kprobes/enable"); got != "0\n" {
+		t.Errorf("events/kprobes/enable = %q", got)
+	}
+	if got := f.read(t, "tracing/events/enable"); got != "0\n" {
+		t.Errorf("events/enable = %q", got)
+	}
+	for _, p := range []string{"enable", "header_page", "header_event"} {
+		if _, err := f.tree.LookupFile("tracing/events/" + p); err != nil {
+			t.Errorf("events/%s: %v", p, err)
+		}
+	}
+	must("set_event", "kprobes:enable\n")
+	if got := f.read(t, "tracing/set_event"); got != "kprobes:enable\n" {
+		t.Errorf("set_event = %q", got)
+	}
+	if got := f.read(t, "tracing/events/kprobes/enable"); got != "X\n" {
+		t.Errorf("events/kprobes/enable = %q, want X (one of its events on)", got)
+	}
+	must("set_event", "kprobes:filter\n")
+	if got := f.read(t, "tracing/set_event"); got != "kprobes:filter\nkprobes:enable\n" {
+		t.Errorf("set_event = %q", got)
+	}
+	if err := f.write("tracing/set_event", "", true); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"-:kprobes/enable", "-:kprobes/filter", "-:enable/foo", "-:header_page/foo"} {
+		must("kprobe_events", l+"\n")
+	}
+	for _, p := range []string{"kprobes/enable", "kprobes/filter", "enable", "header_page"} {
+		if _, err := f.tree.LookupFile("tracing/events/" + p); err != nil {
+			t.Errorf("after the removals, events/%s: %v", p, err)
+		}
+	}
+	if got := f.read(t, "tracing/events/kprobes/enable"); got != "0\n" {
+		t.Errorf("events/kprobes/enable = %q", got)
+	}
+	for _, p := range []string{"events/kprobes/enable", "events/kprobes/filter", "events/enable", "events/header_page", "events/kprobes/format/format"} {
+		if _, err := f.tree.Lookup("tracing/instances/inst/" + p); err != nil {
+			t.Errorf("instance: %v", err)
+		}
+	}
+	if err := f.rmdir(t, "instances", "inst"); err != nil {
+		t.Errorf("rmdir instances/inst: %v", err)
 	}
 }
