@@ -1,7 +1,9 @@
 package tracing_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -480,3 +482,49 @@ func TestEventNamedLikeAFile(t *testing.T) {
 		t.Errorf("rmdir instances/inst: %v", err)
 	}
 }
+
+// TestNULInEventFiles: one write(2) with a NUL to set_event, an event's
+// filter and trigger, and a group's filter, as the oracle answered:
+// set_event's trace_get_user ends the word at the NUL and returns what it
+// read (a short count: the writer would write the rest again), the
+// filter and trigger files take the write up to the NUL (memdup_user_nul)
+// and return its whole length.
+func TestNULInEventFiles(t *testing.T) {
+	f := setup(t)
+	if err := f.write("tracing/kprobe_events", "p:trg vfs_read\n", false); err != nil {
+		t.Fatal(err)
+	}
+	once := func(p, data string) (int, error) {
+		t.Helper()
+		ctx := context.Background()
+		h, err := f.tree.Open(ctx, "tracing/"+p, os.O_WRONLY|os.O_APPEND)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Release()
+		return h.Write(ctx, []byte(data), 0)
+	}
+	for _, tt := range []struct {
+		file, data string
+		n          int
+		read, want string // a file read afterwards and what it shows
+	}{
+		{"set_event", "kprobes:trg\x00x\n", 12, "set_event", "kprobes:trg\n"},
+		{"set_event", "!kprobes:trg\x00x\n", 13, "set_event", ""},
+		{"set_event", "kprobes:trg\n\x00", 12, "set_event", "kprobes:trg\n"},
+		{"events/kprobes/trg/filter", "common_pid == 1\x00 x\n", 19, "events/kprobes/trg/filter", "common_pid == 1\n"},
+		{"events/kprobes/trg/filter", "0\n", 2, "events/kprobes/trg/filter", "none\n"},
+		{"events/kprobes/filter", "common_pid == 1\x00 x\n", 19, "events/kprobes/trg/filter", "common_pid == 1\n"},
+		{"events/kprobes/trg/trigger", "traceon\x00x\n", 10, "events/kprobes/trg/trigger", "traceon:unlimited\n"},
+		{"events/kprobes/trg/trigger", "!traceon\x00x\n", 11, "events/kprobes/trg/trigger", kpemuAvailableTriggers},
+	} {
+		n, err := once(tt.file, tt.data)
+		if err != nil || n != tt.n {
+			t.Errorf("write(%s, %q) = %d, %v; want %d", tt.file, tt.data, n, err, tt.n)
+		}
+		if got := f.read(t, "tracing/"+tt.read); got != tt.want {
+			t.Errorf("after %q, %s = %q, want %q", tt.data, tt.read, got, tt.want)
+		}
+	}
+}
+
