@@ -27,8 +27,9 @@ type fetchType struct {
 	size   int // bytes
 	signed bool
 	hex    bool
-	str    bool // string / ustring
+	str    bool // string / ustring / symstr
 	user   bool // ustring
+	symstr bool // symstr: the value's symbol, as %pS, stored as a string
 	symbol bool
 }
 
@@ -61,6 +62,8 @@ func findFetchType(t string) (fetchType, bool) {
 		return fetchType{name: t, size: 4, signed: true, str: true}, true
 	case "ustring":
 		return fetchType{name: t, size: 4, signed: true, str: true, user: true}, true
+	case "symstr":
+		return fetchType{name: t, size: 4, signed: true, str: true, symstr: true}, true
 	case "symbol":
 		return fetchType{name: t, size: 8, hex: true, symbol: true}, true
 	}
@@ -217,8 +220,17 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 	}
 	pa.code = code
 	top := code[len(code)-1].op
-	if pa.typ.str && top != opDeref && top != opUDeref && top != opImm && top != opComm && top != opData {
-		return parseError(pl, offset+tpos, errBadString)
+	switch {
+	case pa.typ.symstr:
+		// A symbol string is of a value the kernel holds: a register,
+		// $stackN, $retval, $argN or a word of kernel memory.
+		if top != opReg && top != opStack && top != opRetval && top != opArg && top != opDeref {
+			return parseError(pl, offset+tpos, errBadSymstring)
+		}
+	case pa.typ.str:
+		if top != opDeref && top != opUDeref && top != opImm && top != opComm && top != opData {
+			return parseError(pl, offset+tpos, errBadString)
+		}
 	}
 	if hasType && strings.HasPrefix(t, "b") {
 		if err := parseBitfield(pa, t); err != nil {
@@ -226,10 +238,10 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 		}
 	}
 	// Loop(Array) operation: only a store from kernel memory (ST_MEM) or
-	// a string store makes an array; a register, $argN, $stackN,
+	// a string store (not a symstr's ST_SYMSTR) makes an array; a register, $argN, $stackN,
 	// $retval, an immediate or a user-memory dereference (ST_UMEM) does
 	// not, and Linux says so with BAD_STRING under the type.
-	if pa.count != 0 && !pa.typ.str && top != opDeref {
+	if pa.count != 0 && (pa.typ.symstr || !pa.typ.str && top != opDeref) {
 		return parseError(pl, offset+tpos, errBadString)
 	}
 	return nil

@@ -30,6 +30,27 @@ type fetcher struct {
 	// argument's fixed part goes.
 	raw []byte
 	fix int
+	// dyn is where the dynamic area starts in raw; symstrs are the
+	// symstr arguments of the record, which finish completes.
+	dyn     int
+	symstrs []symstrArg
+}
+
+// symstrArg is a symstr argument stored as Linux 6.1's
+// fetch_store_symstring stores it: sprint_symbol writes the name and its
+// NUL at the dynamic data's end, but the argument takes only the name's
+// length there (the NUL is the next dynamic argument's first byte) and
+// its __data_loc keeps what store_trace_args set before the fetch: the
+// room left (maxlen) and the offset. So its "%s" reads on into the
+// dynamic arguments after it, up to the first NUL; the oracle printed
+// a="0xffff...ksys_read+0x7c/0x1140x00x0" for a=%x0:symstr followed by
+// three more symstrs. A symstr whose fetch faulted stores nothing and
+// keeps that __data_loc too.
+type symstrArg struct {
+	wpos int // where its text goes in the line
+	dl   int // its __data_loc in raw
+	pos  int // its offset in raw
+	good bool
 }
 
 // startRaw makes f.raw for ev's record: head bytes of the probe's
@@ -38,6 +59,46 @@ func (f *fetcher) startRaw(ev *event, head int) {
 	n := head + argsSize(ev)
 	f.raw = make([]byte, n, n+32)
 	f.fix = head
+	f.dyn = n
+}
+
+// finish completes the record and its line after the arguments: the
+// dynamic area gets the bytes __get_data_size counted for each symstr
+// and the last one did not take (its NUL, zeroes for the rest), each
+// symstr its __data_loc and, in w, its text.
+func (f *fetcher) finish(w *bytes.Buffer) {
+	if len(f.symstrs) == 0 || f.raw == nil {
+		return
+	}
+	for _, a := range f.symstrs {
+		if a.good {
+			f.raw = append(f.raw, 0)
+		}
+	}
+	dsize := len(f.raw) - f.dyn
+	line := w.Bytes()
+	var out []byte
+	last := 0
+	for _, a := range f.symstrs {
+		maxlen := dsize - (a.pos - f.dyn)
+		binary.LittleEndian.PutUint32(f.raw[a.dl:], uint32(maxlen)<<16|uint32(traceEntryHeadSize+a.pos))
+		out = append(out, line[last:a.wpos]...)
+		last = a.wpos
+		if maxlen == 0 {
+			out = append(out, "(fault)"...)
+			continue
+		}
+		s := f.raw[a.pos:]
+		if i := bytes.IndexByte(s, 0); i >= 0 {
+			s = s[:i]
+		}
+		out = append(out, '"')
+		out = append(out, s...)
+		out = append(out, '"')
+	}
+	out = append(out, line[last:]...)
+	w.Reset()
+	w.Write(out)
 }
 
 // putRaw stores the element i of pa's fixed part: size bytes of v.
@@ -173,6 +234,21 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 			w.WriteByte(',')
 		}
 		switch {
+		case pa.typ.symstr: // FETCH_OP_ST_SYMSTR: sprint_symbol of the value
+			s, good := f.symstr(v, ok, isDeref)
+			if f.raw != nil { // finish stores it and writes its text
+				f.symstrs = append(f.symstrs, symstrArg{wpos: w.Len(), dl: f.fix + 4*i, pos: len(f.raw), good: good})
+				if good {
+					f.raw = append(f.raw, s...)
+				}
+				continue
+			}
+			if good {
+				fmt.Fprintf(w, "\"%s\"", s)
+			} else {
+				w.WriteString("(fault)")
+			}
+			continue
 		case pa.typ.str:
 			switch {
 			case isData:
@@ -227,6 +303,23 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 	if pa.count > 0 {
 		w.WriteByte('}')
 	}
+}
+
+// symstr is a symstr argument's string: the symbol of the value (read
+// from kernel memory when the program ends in a dereference), as
+// sprint_symbol prints it; false when the value could not be fetched.
+func (f *fetcher) symstr(v uint64, ok, deref bool) (string, bool) {
+	if !ok {
+		return "", false
+	}
+	if deref {
+		var b [8]byte
+		if !f.readMem(v, b[:], false) {
+			return "", false
+		}
+		v = binary.LittleEndian.Uint64(b[:])
+	}
+	return f.t.kp.Kernel().Kallsyms().Format(v), true
 }
 
 // readString reads a NUL-terminated string; false if it faults before
@@ -286,6 +379,10 @@ func argsString(args []*probeArg) string {
 func (f *fetcher) fieldValue(pa *probeArg) filter.Value {
 	v, data, isData, ok := f.value(pa.code)
 	last := pa.code[len(pa.code)-1].op
+	if pa.typ.symstr {
+		s, _ := f.symstr(v, ok, last == opDeref)
+		return filter.Value{Str: s, IsStr: true}
+	}
 	if pa.typ.str {
 		if isData {
 			return filter.Value{Str: data, IsStr: true}

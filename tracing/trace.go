@@ -122,6 +122,7 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
+	f.finish(&w)
 	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
 }
@@ -148,6 +149,7 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	for _, a := range tp.ev.args {
 		f.format(&w, a)
 	}
+	f.finish(&w)
 	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }

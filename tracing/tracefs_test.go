@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -528,3 +529,55 @@ func TestNULInEventFiles(t *testing.T) {
 	}
 }
 
+// TestSymstr: a symstr argument is a __data_loc string of the value's
+// symbol (sprint_symbol, as %pS), as the oracle's format showed; and, as
+// Linux 6.1's fetch_store_symstring leaves each name without its NUL in
+// the record, each symstr's text runs on into the symstrs after it: the
+// oracle printed a="0xffff131d4303c600ksys_read+0x7c/0x1140x00x0"
+// b="ksys_read+0x7c/0x1140x00x0" c="0x00x0" d="0x0".
+func TestSymstr(t *testing.T) {
+	f := setup(t)
+	for _, w := range [][2]string{
+		{"kprobe_events", "p:sy vfs_read a=%x0:symstr b=%lr:symstr c=$stack0:symstr d=+0(%x0):symstr\n"},
+		{"kprobe_events", "p:sy5 vfs_read a=$arg1:symstr\n"},
+		{"events/kprobes/enable", "1\n"},
+	} {
+		if err := f.write("tracing/"+w[0], w[1], false); err != nil {
+			t.Fatalf("%s < %q: %v", w[0], w[1], err)
+		}
+	}
+	id := strings.TrimSpace(f.read(t, "tracing/events/kprobes/sy/id"))
+	want := "name: sy\nID: " + id + `
+format:
+	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;
+	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;
+	field:int common_pid;	offset:4;	size:4;	signed:1;
+
+	field:unsigned long __probe_ip;	offset:8;	size:8;	signed:0;
+	field:__data_loc char[] a;	offset:16;	size:4;	signed:1;
+	field:__data_loc char[] b;	offset:20;	size:4;	signed:1;
+	field:__data_loc char[] c;	offset:24;	size:4;	signed:1;
+	field:__data_loc char[] d;	offset:28;	size:4;	signed:1;
+
+print fmt: "(%lx) a=\"%s\" b=\"%s\" c=\"%s\" d=\"%s\"", REC->__probe_ip, __get_str(a), __get_str(b), __get_str(c), __get_str(d)
+`
+	if got := f.read(t, "tracing/events/kprobes/sy/format"); got != want {
+		t.Errorf("format:\n%s\nwant:\n%s", got, want)
+	}
+	f.step(t, 3_000_000)
+	trace := f.read(t, "tracing/trace")
+	re := regexp.MustCompile(` sy: \(vfs_read\+0x0/0x[0-9a-f]+\) a="([^"]*)" b="([^"]*)" c="([^"]*)" d="([^"]*)"\n`)
+	m := re.FindStringSubmatch(trace)
+	if m == nil {
+		t.Fatalf("no sy line:\n%s", trace)
+	}
+	a, b, c, d := m[1], m[2], m[3], m[4]
+	if !strings.HasSuffix(a, b) || !strings.HasSuffix(b, c) || !strings.HasSuffix(c, d) || !strings.HasPrefix(a, "0xffff") || !regexp.MustCompile(`^\w+\+0x[0-9a-f]+/0x[0-9a-f]+0x`).MatchString(b) {
+		t.Errorf("symstrs do not run on as Linux's: %q", m[0])
+	}
+	re5 := regexp.MustCompile(` sy5: \(vfs_read\+0x0/0x[0-9a-f]+\) a="0xffff[0-9a-f]+"\n`)
+	if !re5.MatchString(trace) {
+		t.Errorf("no sy5 line with a lone symstr:\n%s", trace)
+	}
+}
