@@ -492,7 +492,7 @@ func TestEventNamedLikeAFile(t *testing.T) {
 // and return its whole length.
 func TestNULInEventFiles(t *testing.T) {
 	f := setup(t)
-	if err := f.write("tracing/kprobe_events", "p:trg vfs_read\n", false); err != nil {
+	if err := f.write("tracing/kprobe_events", "p:trg vfs_read\np:trg2 vfs_read\n", false); err != nil {
 		t.Fatal(err)
 	}
 	once := func(p, data string) (int, error) {
@@ -507,7 +507,7 @@ func TestNULInEventFiles(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		file, data string
-		n          int
+		n          int    // or, when negative, EINVAL
 		read, want string // a file read afterwards and what it shows
 	}{
 		{"set_event", "kprobes:trg\x00x\n", 12, "set_event", "kprobes:trg\n"},
@@ -518,14 +518,31 @@ func TestNULInEventFiles(t *testing.T) {
 		{"events/kprobes/filter", "common_pid == 1\x00 x\n", 19, "events/kprobes/trg/filter", "common_pid == 1\n"},
 		{"events/kprobes/trg/trigger", "traceon\x00x\n", 10, "events/kprobes/trg/trigger", "traceon:unlimited\n"},
 		{"events/kprobes/trg/trigger", "!traceon\x00x\n", 11, "events/kprobes/trg/trigger", kpemuAvailableTriggers},
+		// One word per write(2), white space before it skipped; a write
+		// of nothing but white space, or a NUL, reads one byte.
+		{"set_event", "kprobes:trg kprobes:trg2\n", 12, "set_event", "kprobes:trg\n"},
+		{"set_event", "  kprobes:trg2\n", 15, "set_event", "kprobes:trg2\nkprobes:trg\n"},
+		{"set_event", "\n", 1, "set_event", "kprobes:trg2\nkprobes:trg\n"},
+		{"set_event", "\x00", 1, "set_event", "kprobes:trg2\nkprobes:trg\n"},
+		{"set_event", "nosuch:ev\x00x\n", -1, "set_event", "kprobes:trg2\nkprobes:trg\n"},
+		{"events/kprobes/trg/filter", "common_pid == 1\x00", 16, "events/kprobes/trg/filter", "common_pid == 1\n"},
+		// Nothing before the NUL: the empty filter's error.
+		{"events/kprobes/trg/filter", "\x00", -1, "events/kprobes/trg/filter", "\nError: (0)\n\n"},
 	} {
 		n, err := once(tt.file, tt.data)
-		if err != nil || n != tt.n {
+		if tt.n < 0 {
+			if !errors.Is(err, syscall.EINVAL) {
+				t.Errorf("write(%s, %q) = %d, %v; want EINVAL", tt.file, tt.data, n, err)
+			}
+		} else if err != nil || n != tt.n {
 			t.Errorf("write(%s, %q) = %d, %v; want %d", tt.file, tt.data, n, err, tt.n)
 		}
 		if got := f.read(t, "tracing/"+tt.read); got != tt.want {
 			t.Errorf("after %q, %s = %q, want %q", tt.data, tt.read, got, tt.want)
 		}
+	}
+	if got, want := f.read(t, "tracing/error_log"), "] event filter parse error: error: Error\n  Command: \n           ^\n"; !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 3 {
+		t.Errorf("error_log = %q, want one entry ending %q", got, want)
 	}
 }
 
