@@ -97,7 +97,7 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
 	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
 	           b<bit-width>@<bit-offset>/<container-size>, ustring,
-	           <type>\[<array-size>\]
+	           symstr, <type>\[<array-size>\]
   events/		- Directory containing all trace event subsystems:
       enable		- Write 0/1 to enable/disable tracing of all events
   events/<system>/	- Directory containing all trace events for <system>:
