@@ -34,6 +34,9 @@ type fetcher struct {
 	// symstr arguments of the record, which finish completes.
 	dyn     int
 	symstrs []symstrArg
+	// args are the hit probe's own arguments (traceProbe.args), which
+	// a filter reads instead of the event's; nil: the event's.
+	args []*probeArg
 }
 
 // symstrArg is a symstr argument stored as Linux 6.1's
@@ -438,7 +441,11 @@ func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map
 		"common_type": {Num: uint64(ev.id)}, "common_flags": {Num: flags}, "common_preempt_count": {},
 		"cpu": {Num: uint64(cpu)},
 	}
-	for _, a := range ev.args {
+	args := ev.args
+	if f.args != nil {
+		args = f.args
+	}
+	for _, a := range args {
 		if a.count == 0 {
 			fields[a.name] = f.fieldValue(a)
 		}

@@ -55,7 +55,7 @@ func (t *Tracing) showKprobe(w *bytes.Buffer, tp *traceProbe) {
 	if ev.isReturn && tp.maxactive > 0 {
 		fmt.Fprintf(w, "%d", tp.maxactive)
 	}
-	fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(ev.args))
+	fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(tp.args))
 }
 
 // writeKprobeEvents is kprobe_events' write (probes_write).

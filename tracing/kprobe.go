@@ -45,10 +45,12 @@ type traceProbe struct {
 	up         *uprobeLoc        // uprobe events' place (uprobe.go); nil for the others
 	registered bool
 	nhit       atomic.Uint64
-	// lineArgs, while an appended probe registers, are the arguments
-	// its own line defined, which traceprobe_update_arg resolves (the
-	// event's, which it then fetches, are alike but for the @SYMs).
-	lineArgs []*probeArg
+	// args are this probe's own arguments (tk->tp.args), as its line
+	// defined them: an appended probe's have the event's names and
+	// types, but may fetch otherwise (x=@vfs_write beside x=@vfs_read).
+	// They are what it records, shows in kprobe_events and resolves
+	// @SYMs of. nil for a j: event.
+	args []*probeArg
 }
 
 // location is how kprobe_events shows the probe point.
@@ -237,7 +239,7 @@ func (t *Tracing) createLogged(argv []string, isReturn bool, pl *probeLog) error
 		}
 		ev.args = append(ev.args, arg)
 	}
-	tp.ev = ev
+	tp.ev, tp.args = ev, ev.args
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -374,10 +376,8 @@ func (t *Tracing) appendProbe(tp *traceProbe, to *event, pl *probeLog) error {
 			return fmt.Errorf("%w: the same probe exists in %s", syscall.EEXIST, to.key())
 		}
 	}
-	tp.lineArgs, tp.ev = tp.ev.args, to
-	err := t.registerProbe(tp)
-	tp.lineArgs = nil
-	if err != nil {
+	tp.ev = to
+	if err := t.registerProbe(tp); err != nil {
 		return err
 	}
 	to.probes = append(to.probes, tp)
@@ -395,7 +395,7 @@ func compareArgs(a, b []*probeArg) int {
 		return len(b) + 1
 	}
 	for i := range a {
-		if a[i].name != b[i].name || a[i].typ.name != b[i].typ.name {
+		if a[i].name != b[i].name || a[i].typ.name != b[i].typ.name || a[i].count != b[i].count {
 			return i + 1
 		}
 	}
@@ -414,11 +414,7 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		t.log.Warn("trace_kprobe: Could not probe notrace function " + sym)
 		return fmt.Errorf("%w: %s is a notrace function", syscall.EINVAL, sym)
 	}
-	args := tp.ev.args
-	if tp.lineArgs != nil {
-		args = tp.lineArgs
-	}
-	if err := t.updateArgs(args); err != nil {
+	if err := t.updateArgs(tp.args); err != nil {
 		if errors.Is(err, syscall.ENOENT) && !t.moduleExists(tp) {
 			t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
 			return nil
@@ -714,7 +710,7 @@ func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
 	if len(argv) == 0 {
 		return true
 	}
-	return argv[0] == tp.location(t) && matchArgs(tp.ev.args, argv[1:])
+	return argv[0] == tp.location(t) && matchArgs(tp.args, argv[1:])
 }
 
 // unregisterKprobe is __unregister_trace_kprobe: the kprobe goes, the

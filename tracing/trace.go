@@ -110,7 +110,7 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	if !ef.ta.on.Load() {
 		return
 	}
-	f := fetcher{t: t, regs: regs}
+	f := fetcher{t: t, regs: regs, args: tp.args}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	if !f.passes(ef, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
@@ -119,7 +119,7 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	w.WriteString(tp.ev.name)
 	f.startRaw(tp.ev, 8)
 	binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
-	for _, a := range tp.ev.args {
+	for _, a := range tp.args {
 		f.format(&w, a)
 	}
 	f.finish(&w)
@@ -136,7 +136,7 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	if !ef.ta.on.Load() {
 		return
 	}
-	f := fetcher{t: t, regs: regs}
+	f := fetcher{t: t, regs: regs, args: tp.args}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
@@ -146,7 +146,7 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	f.startRaw(tp.ev, 16)
 	binary.LittleEndian.PutUint64(f.raw, tp.kprobe().Addr) // __probe_func
 	binary.LittleEndian.PutUint64(f.raw[8:], ri.RetAddr)   // __probe_ret_ip
-	for _, a := range tp.ev.args {
+	for _, a := range tp.args {
 		f.format(&w, a)
 	}
 	f.finish(&w)

@@ -598,3 +598,83 @@ print fmt: "(%lx) a=\"%s\" b=\"%s\" c=\"%s\" d=\"%s\"", REC->__probe_ip, __get_s
 		t.Errorf("no sy5 line with a lone symstr:\n%s", trace)
 	}
 }
+
+// TestAppendProbeArgs follows the oracle's third run: an appended probe
+// must match the event's argument names, types and array sizes
+// (trace_probe_compare_arg_type), keeps its own argument expressions,
+// which kprobe_events shows, and resolves its own @SYMs.
+func TestAppendProbeArgs(t *testing.T) {
+	f := setup(t)
+	for _, tt := range []struct {
+		line  string
+		errno syscall.Errno
+		log   string // the error_log entry without its time stamp
+	}{
+		{"p:ac vfs_read a=+0(%x1):u8[2]", 0, ""},
+		{"p:ac vfs_write a=+0(%x1):u8[4]", syscall.EEXIST, "trace_kprobe: error: Argument type or name is different from existing probe\n  Command: p:ac vfs_write a=+0(%x1):u8[4]\n                          ^\n"},
+		{"p:ac vfs_write a=+0(%x1):u8", syscall.EEXIST, "trace_kprobe: error: Argument type or name is different from existing probe\n  Command: p:ac vfs_write a=+0(%x1):u8\n                          ^\n"},
+		{"p:ac2 vfs_read a=+0(%x1):u8", 0, ""},
+		{"p:ac2 vfs_write a=+0(%x1):b4@0/8", 0, ""},
+		{"p:ap2 vfs_read x=@vfs_read", 0, ""},
+		{"p:ap2 vfs_write x=@nosuch_symbol", syscall.ENOENT, "trace_kprobe: error: Invalid probed address or symbol\n  Command: p:ap2 vfs_write x=@nosuch_symbol\n                 ^\n"},
+		{"p:ap2 vfs_write x=@vfs_write", 0, ""},
+		{"p:ap3 vfs_read x=%x0:symstr", 0, ""},
+		{"p:ap3 vfs_write x=%x0:string", syscall.EINVAL, "trace_kprobe: error: String accepts only memory argument\n  Command: p:ap3 vfs_write x=%x0:string\n                                 ^\n"},
+	} {
+		if err := f.write("tracing/error_log", "", true); err != nil {
+			t.Fatal(err)
+		}
+		err := f.write("tracing/kprobe_events", tt.line+"\n", false)
+		if tt.errno == 0 && err != nil || tt.errno != 0 && !errors.Is(err, tt.errno) {
+			t.Errorf("%s: %v, want %v", tt.line, err, tt.errno)
+		}
+		if got := regexp.MustCompile(`(?m)^\[ *\d+\.\d+\] `).ReplaceAllString(f.read(t, "tracing/error_log"), ""); got != tt.log {
+			t.Errorf("%s: error_log = %q, want %q", tt.line, got, tt.log)
+		}
+	}
+	want := `p:kprobes/ac vfs_read a=+0(%x1):u8[2]
+p:kprobes/ac2 vfs_read a=+0(%x1):u8
+p:kprobes/ac2 vfs_write a=+0(%x1):b4@0/8
+p:kprobes/ap2 vfs_read x=@vfs_read
+p:kprobes/ap2 vfs_write x=@vfs_write
+p:kprobes/ap3 vfs_read x=%x0:symstr
+`
+	if got := f.read(t, "tracing/kprobe_events"); got != want {
+		t.Errorf("kprobe_events:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSymstrFault: a symstr whose fetch faults stores nothing and keeps
+// the __data_loc store_trace_args gave it (the room left, at the dynamic
+// data's end), so it prints what comes there: the next symstr's name, or
+// "" when only the last name's NUL is left. The oracle printed
+// a="ksys_read+0x7c/0x114" b="ksys_read+0x7c/0x114" for
+// "a=+0(%x2):symstr b=%lr:symstr", b="ksys_read+0x7c/0x114" a="" for the
+// reverse, and a="ksys_read+0x7c/0x114" s=(fault) c="ksys_read+0x7c/0x114"
+// with a faulting string between.
+func TestSymstrFault(t *testing.T) {
+	f := setup(t)
+	for _, w := range [][2]string{
+		{"kprobe_events", "p:sf vfs_read a=+0(%x2):symstr b=%lr:symstr\n"},
+		{"kprobe_events", "p:sf2 vfs_read b=%lr:symstr a=+0(%x2):symstr\n"},
+		{"kprobe_events", "p:sf3 vfs_read a=+0(%x2):symstr s=+0(%x2):string c=%lr:symstr\n"},
+		{"events/kprobes/enable", "1\n"},
+	} {
+		if err := f.write("tracing/"+w[0], w[1], false); err != nil {
+			t.Fatalf("%s < %q: %v", w[0], w[1], err)
+		}
+	}
+	f.step(t, 3_000_000)
+	trace := f.read(t, "tracing/trace")
+	sym := `\w+\+0x[0-9a-f]+/0x[0-9a-f]+`
+	for _, re := range []string{
+		` sf: \(vfs_read\+0x0/0x[0-9a-f]+\) a="(` + sym + `)" b="(` + sym + `)"\n`,
+		` sf2: \(vfs_read\+0x0/0x[0-9a-f]+\) b="(` + sym + `)" a=""\n`,
+		` sf3: \(vfs_read\+0x0/0x[0-9a-f]+\) a="(` + sym + `)" s=\(fault\) c="(` + sym + `)"\n`,
+	} {
+		m := regexp.MustCompile(re).FindStringSubmatch(trace)
+		if m == nil || len(m) == 3 && m[1] != m[2] {
+			t.Errorf("no line matching %s (with the same names):\n%s", re, trace)
+		}
+	}
+}
