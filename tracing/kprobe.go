@@ -604,7 +604,7 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 // kprobeTraceFunc is __kprobe_trace_func: one array's triggers and
 // record of a hit.
 func (t *Tracing) kprobeTraceFunc(f *eventFile, tp *traceProbe, regs *kprobes.Regs) {
-	post, rec := t.callTriggers(f, regs, traceFlagIrqsOff)
+	post, rec := t.callTriggersProbe(f, tp, regs, traceFlagIrqsOff)
 	if rec {
 		t.record(f, tp, regs)
 	}
@@ -635,7 +635,7 @@ func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance,
 
 // kretprobeTraceFunc is __kretprobe_trace_func for one array.
 func (t *Tracing) kretprobeTraceFunc(f *eventFile, tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
-	post, rec := t.callTriggers(f, regs, 0)
+	post, rec := t.callTriggersProbe(f, tp, regs, 0)
 	if rec {
 		t.recordReturn(f, tp, ri, regs)
 	}
