@@ -30,30 +30,36 @@ type fetcher struct {
 	// argument's fixed part goes.
 	raw []byte
 	fix int
-	// dyn is where the dynamic area starts in raw; symstrs are the
-	// symstr arguments of the record, which finish completes.
-	dyn     int
-	symstrs []symstrArg
+	// dyn is where the dynamic area starts in raw; late are the
+	// arguments whose __data_loc and text wait for finish.
+	dyn  int
+	late []lateArg
 	// args are the hit probe's own arguments (traceProbe.args), which
 	// a filter reads instead of the event's; nil: the event's.
 	args []*probeArg
 }
 
-// symstrArg is a symstr argument stored as Linux 6.1's
-// fetch_store_symstring stores it: sprint_symbol writes the name and its
-// NUL at the dynamic data's end, but the argument takes only the name's
-// length there (the NUL is the next dynamic argument's first byte) and
-// its __data_loc keeps what store_trace_args set before the fetch: the
-// room left (maxlen) and the offset. So its "%s" reads on into the
-// dynamic arguments after it, up to the first NUL; the oracle printed
-// a="0xffff...ksys_read+0x7c/0x1140x00x0" for a=%x0:symstr followed by
-// three more symstrs. A symstr whose fetch faulted stores nothing and
-// keeps that __data_loc too.
-type symstrArg struct {
-	wpos int // where its text goes in the line
-	dl   int // its __data_loc in raw
-	pos  int // its offset in raw
-	good bool
+// lateArg is a dynamic argument whose __data_loc keeps what Linux 6.1's
+// store_trace_args set before the fetch, make_data_loc(maxlen, dyndata):
+// the room the record has left for dynamic data, and where it starts. Its
+// "%s" then reads on into whatever the arguments after it stored there,
+// up to a NUL; with no room left it prints "(fault)". Two kinds:
+//
+//   - a symstr: fetch_store_symstring's sprint_symbol writes the name and
+//     its NUL, but the argument takes only the name's length (the NUL is
+//     the next dynamic argument's first byte) and leaves the __data_loc;
+//     the oracle printed a="0xffff...ksys_read+0x7c/0x1140x00x0" for
+//     a=%x0:symstr with three more symstrs after it;
+//   - a string (or symstr) whose fetch faulted before the store (in a
+//     dereference that computes the address): it stores nothing (and
+//     __get_data_size counted nothing for it); the oracle printed
+//     s="ksys_read+0x7c/0x114" for s=+0(+0(%x2)):string t=%lr:symstr,
+//     and an array's other elements, never stored, (fault).
+type lateArg struct {
+	wpos int  // where its text goes in the line
+	dl   int  // its __data_loc in raw
+	pos  int  // its offset in raw
+	good bool // a symstr stored: its NUL is reserved at the end
 }
 
 // startRaw makes f.raw for ev's record: head bytes of the probe's
@@ -68,12 +74,12 @@ func (f *fetcher) startRaw(ev *event, head int) {
 // finish completes the record and its line after the arguments: the
 // dynamic area gets the bytes __get_data_size counted for each symstr
 // and the last one did not take (its NUL, zeroes for the rest), each
-// symstr its __data_loc and, in w, its text.
+// late argument its __data_loc and, in w, its text.
 func (f *fetcher) finish(w *bytes.Buffer) {
-	if len(f.symstrs) == 0 || f.raw == nil {
+	if len(f.late) == 0 || f.raw == nil {
 		return
 	}
-	for _, a := range f.symstrs {
+	for _, a := range f.late {
 		if a.good {
 			f.raw = append(f.raw, 0)
 		}
@@ -82,7 +88,7 @@ func (f *fetcher) finish(w *bytes.Buffer) {
 	line := w.Bytes()
 	var out []byte
 	last := 0
-	for _, a := range f.symstrs {
+	for _, a := range f.late {
 		maxlen := dsize - (a.pos - f.dyn)
 		binary.LittleEndian.PutUint32(f.raw[a.dl:], uint32(maxlen)<<16|uint32(traceEntryHeadSize+a.pos))
 		out = append(out, line[last:a.wpos]...)
@@ -102,6 +108,22 @@ func (f *fetcher) finish(w *bytes.Buffer) {
 	out = append(out, line[last:]...)
 	w.Reset()
 	w.Write(out)
+}
+
+// lateFault handles element i of a string argument whose fetch faulted
+// before its store: the first element waits for finish (lateArg), the
+// others were never stored, their __data_loc zero: "(fault)".
+func (f *fetcher) lateFault(w *bytes.Buffer, i int) {
+	if f.raw == nil {
+		w.WriteString("(fault)")
+		return
+	}
+	if i == 0 {
+		f.late = append(f.late, lateArg{wpos: w.Len(), dl: f.fix, pos: len(f.raw)})
+		return
+	}
+	binary.LittleEndian.PutUint32(f.raw[f.fix+4*i:], 0)
+	w.WriteString("(fault)")
 }
 
 // putRaw stores the element i of pa's fixed part: size bytes of v.
@@ -240,7 +262,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 		case pa.typ.symstr: // FETCH_OP_ST_SYMSTR: sprint_symbol of the value
 			s, good := f.symstr(v, ok, isDeref)
 			if f.raw != nil { // finish stores it and writes its text
-				f.symstrs = append(f.symstrs, symstrArg{wpos: w.Len(), dl: f.fix + 4*i, pos: len(f.raw), good: good})
+				f.late = append(f.late, lateArg{wpos: w.Len(), dl: f.fix + 4*i, pos: len(f.raw), good: good})
 				if good {
 					f.raw = append(f.raw, s...)
 				}
@@ -257,16 +279,19 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 			case isData:
 				f.putString(pa, i, data, false)
 				fmt.Fprintf(w, "\"%s\"", data)
-			case !ok:
-				f.putString(pa, i, "", true)
-				w.WriteString("(fault)")
+			case !ok: // a dereference before the store faulted
+				f.lateFault(w, i)
 			default:
 				addr := v
 				if pa.count > 0 { // an array of string pointers
 					var b [8]byte
 					if !f.readMem(v+uint64(8*i), b[:], user) {
-						f.putString(pa, i, "", true)
-						w.WriteString("(fault)")
+						if i == 0 { // the first pointer: before any store
+							f.lateFault(w, i)
+						} else {
+							f.putString(pa, i, "", true)
+							w.WriteString("(fault)")
+						}
 						continue
 					}
 					addr = binary.LittleEndian.Uint64(b[:])

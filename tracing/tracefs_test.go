@@ -678,3 +678,46 @@ func TestSymstrFault(t *testing.T) {
 		}
 	}
 }
+
+// TestStringFaultBeforeStore: a string argument whose fetch faults in a
+// dereference before the string is read stores nothing and keeps the
+// __data_loc store_trace_args gave it (the room left, at the dynamic
+// data's end), so it prints the next dynamic argument's string, or
+// (fault) when no room is left; an array's other elements, never stored,
+// print (fault). A fault in the string's own read is (fault). The
+// oracle's fourth run, line for line.
+func TestStringFaultBeforeStore(t *testing.T) {
+	f := setup(t)
+	for _, l := range []string{
+		"p:sf4 vfs_read s=+0(+0(%x2)):string t=%lr:symstr",
+		"p:sf5 vfs_read s=+0(%x2):string t=%lr:symstr",
+		"p:sf6 vfs_read s=+0(+0(%x2)):string",
+		"p:sf7 vfs_read a=+0(+0(%x2)):string c=$comm",
+		"p:sf8 vfs_read a=+0(+0(%x2)):string[2] c=$comm",
+		"p:sf9 vfs_read a=+0(+0(%x2)):u32 c=$comm",
+	} {
+		if err := f.write("tracing/kprobe_events", l+"\n", false); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+	}
+	if err := f.write("tracing/events/kprobes/enable", "1\n", false); err != nil {
+		t.Fatal(err)
+	}
+	f.step(t, 3_000_000)
+	trace := f.read(t, "tracing/trace")
+	head := ` \(vfs_read\+0x0/0x[0-9a-f]+\) `
+	sym := `\w+\+0x[0-9a-f]+/0x[0-9a-f]+`
+	for _, re := range []string{
+		` sf4:` + head + `s="(` + sym + `)" t="(` + sym + `)"\n`,
+		` sf5:` + head + `s=\(fault\) t="` + sym + `"\n`,
+		` sf6:` + head + `s=\(fault\)\n`,
+		` sf7:` + head + `a="([^"]+)" c="([^"]+)"\n`,
+		` sf8:` + head + `a=\{"([^"]+)",\(fault\)\} c="([^"]+)"\n`,
+		` sf9:` + head + `a=0 c="[^"]+"\n`,
+	} {
+		m := regexp.MustCompile(re).FindStringSubmatch(trace)
+		if m == nil || len(m) == 3 && m[1] != m[2] {
+			t.Errorf("no line matching %s (with the same strings):\n%s", re, trace)
+		}
+	}
+}
