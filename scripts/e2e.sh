@@ -173,6 +173,10 @@ else
 fi
 echo '-:myprobe' >> "$T/kprobe_events"
 echo > "$T/error_log"
+# A NUL ends what trace_parse_run_command sees of a write: the line is
+# "too long", EINVAL, with nothing in error_log (oracle).
+expect_err "a NUL inside a kprobe_events line is EINVAL" "Invalid argument" "printf 'p:nul vfs_read\\0 x=%%x0\\n' >> '$T/kprobe_events'"
+expect "the line with a NUL defined nothing, logged nothing" "" "$(grep nul "$T/kprobe_events"; cat "$T/error_log")"
 
 # A trace event on vfs_write.
 ORIG_WRITE=$(insn "$WRITE")
@@ -322,7 +326,7 @@ expect "! removes them, and their functions are no longer traced" "#### all func
 echo 'p:trig kernel_clone' >> "$T/kprobe_events"
 echo 'p:trig2 wake_up_new_task' >> "$T/kprobe_events"
 E=$T/events/kprobes
-expect "an empty trigger file lists the commands" "$(printf '# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event')" "$(cat "$E/trig/trigger")"
+expect "an empty trigger file lists the commands" "$(printf '# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist')" "$(cat "$E/trig/trigger")"
 echo traceoff > "$E/trig/trigger"
 expect "the trigger reads back as Linux's" "traceoff:unlimited" "$(cat "$E/trig/trigger")"
 expect "its event is armed, not enabled" "0*" "$(cat "$E/trig/enable")"
@@ -417,7 +421,7 @@ echo 2 > "$T/snapshot"
 expect "echo 2 clears it" "# * Snapshot is allocated *" "$(sed -n 4p "$T/snapshot")"
 echo 0 > "$T/snapshot"
 expect "echo 0 frees it" "# * Snapshot is freed *" "$(sed -n 4p "$T/snapshot")"
-expect "the trigger file lists snapshot" "# traceon traceoff snapshot stacktrace enable_event disable_event" "$(sed -n 2p "$E/snap/trigger")"
+expect "the trigger file lists snapshot" "# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist" "$(sed -n 2p "$E/snap/trigger")"
 echo 'snapshot:1 if common_pid > 0' > "$E/snap/trigger"
 expect "the snapshot trigger allocates the snapshot" "# * Snapshot is allocated *" "$(sed -n 4p "$T/snapshot")"
 expect_err "a second snapshot trigger is EEXIST" "File exists" "echo snapshot >> '$E/snap/trigger'"

@@ -27,14 +27,18 @@ type fetchType struct {
 	size   int // bytes
 	signed bool
 	hex    bool
-	str    bool // string / ustring
+	str    bool // string / ustring / symstr
 	user   bool // ustring
+	symstr bool // symstr: the value's symbol, as %pS, stored as a string
 	symbol bool
 }
 
+// findFetchType is find_fetch_type. An empty name (":" with nothing
+// after it) is no type; an argument without ":" has the default, x64
+// (DEFAULT_FETCH_TYPE on 64-bit), which the caller asks for.
 func findFetchType(t string) (fetchType, bool) {
 	if t == "" {
-		t = "x64" // DEFAULT_FETCH_TYPE on 64-bit
+		return fetchType{}, false
 	}
 	if t[0] == 'b' { // bitfield: its container type
 		i := strings.IndexByte(t, '/')
@@ -58,6 +62,8 @@ func findFetchType(t string) (fetchType, bool) {
 		return fetchType{name: t, size: 4, signed: true, str: true}, true
 	case "ustring":
 		return fetchType{name: t, size: 4, signed: true, str: true, user: true}, true
+	case "symstr":
+		return fetchType{name: t, size: 4, signed: true, str: true, symstr: true}, true
 	case "symbol":
 		return fetchType{name: t, size: 8, hex: true, symbol: true}, true
 	}
@@ -190,13 +196,20 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 	}
 	isComm := expr == "$comm" || expr == "$COMM" || strings.HasPrefix(expr, `\"`)
 	var ok bool
-	if isComm {
+	switch {
+	case isComm:
+		// $comm and an immediate string are strings, never arrays:
+		// Linux refuses any other type (even an unknown or empty one)
+		// or an array with a bare -EINVAL, before it looks the type up,
+		// so error_log gets nothing.
 		if pa.count != 0 || (hasType && t != "string") {
-			return parseError(pl, offset+tpos, errBadType)
+			return fmt.Errorf("%w: %s can only be a string", syscall.EINVAL, expr)
 		}
 		pa.typ, ok = findFetchType("string")
-	} else {
+	case hasType:
 		pa.typ, ok = findFetchType(t)
+	default:
+		pa.typ, ok = findFetchType("x64")
 	}
 	if !ok {
 		return parseError(pl, offset+tpos, errBadType)
@@ -207,15 +220,28 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 	}
 	pa.code = code
 	top := code[len(code)-1].op
-	if pa.typ.str && top != opDeref && top != opUDeref && top != opImm && top != opComm && top != opData {
-		return parseError(pl, offset+tpos, errBadString)
+	switch {
+	case pa.typ.symstr:
+		// A symbol string is of a value the kernel holds: a register,
+		// $stackN, $retval, $argN or a word of kernel memory.
+		if top != opReg && top != opStack && top != opRetval && top != opArg && top != opDeref {
+			return parseError(pl, offset+tpos, errBadSymstring)
+		}
+	case pa.typ.str:
+		if top != opDeref && top != opUDeref && top != opImm && top != opComm && top != opData {
+			return parseError(pl, offset+tpos, errBadString)
+		}
 	}
 	if hasType && strings.HasPrefix(t, "b") {
 		if err := parseBitfield(pa, t); err != nil {
 			return parseError(pl, offset+tpos, errBadBitfield)
 		}
 	}
-	if pa.count != 0 && pa.typ.str && top != opDeref && top != opUDeref {
+	// Loop(Array) operation: only a store from kernel memory (ST_MEM) or
+	// a string store (not a symstr's ST_SYMSTR) makes an array; a register, $argN, $stackN,
+	// $retval, an immediate or a user-memory dereference (ST_UMEM) does
+	// not, and Linux says so with BAD_STRING under the type.
+	if pa.count != 0 && (pa.typ.symstr || !pa.typ.str && top != opDeref) {
 		return parseError(pl, offset+tpos, errBadString)
 	}
 	return nil
@@ -298,21 +324,12 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 		if ctx.user { // uprobes have no kernel symbols to resolve
 			return nil, parseError(pl, offs, errSymOnUprobe)
 		}
-		sym, soff := arg[1:], int64(0)
-		if i := strings.IndexAny(sym, "+-"); i >= 0 {
-			v, err := strconv.ParseInt(sym[i:], 0, 64)
-			if err != nil {
-				return nil, parseError(pl, offs, errBadMemAddr)
-			}
-			sym, soff = sym[:i], v
-		}
-		s, ok := syms.LookupName(sym)
-		if !ok {
-			return nil, parseError(pl, offs, errBadMemAddr)
-		}
-		// FETCH_NOP_SYMBOL keeps the symbol for re-resolution; it takes a
-		// step like the immediate and the dereference.
-		return []fetchInsn{{op: opNop, data: sym}, {op: opImm, imm: uint64(int64(s.Addr) + soff)}, {op: opDeref}}, nil
+		// FETCH_NOP_SYMBOL keeps "SYM[+-OFF]" as written; its immediate
+		// is SYM's address plus OFF, which traceprobe_update_arg
+		// (updateArgs) finds when the probe is registered, and again
+		// when a module comes: an unknown symbol is refused there, not
+		// here. It takes a step like the immediate and the dereference.
+		return []fetchInsn{{op: opNop, data: arg[1:]}, {op: opImm}, {op: opDeref}}, nil
 	case '+', '-':
 		deref := opDeref
 		rest := arg

@@ -35,36 +35,50 @@ func (k dynKind) has(tp *traceProbe) bool {
 	return true
 }
 
-// parseRunCommand is trace_parse_run_command: one command per line,
-// comments after '#' dropped, a final line without '\n' taken too,
-// stopping at the first failing line (the lines before it stay done) and
-// returning its error. who names the file in debug logs.
+// parseRunCommand is trace_parse_run_command, step for step: the write
+// is taken in chunks of at most WRITE_BUFSIZE-1 bytes, each read as a C
+// string, so a NUL ends what is seen of a chunk; a line is what comes
+// before its '\n', or, without one, the rest of the string, which must
+// end the write: a line cut short by the chunk's end is read again from
+// the next chunk, and one that fills a chunk, or stops at a NUL before
+// the write's end, is "too long" (EINVAL, the lines before it done).
+// Comments after '#' are dropped; the first failing line stops the
+// write with its error. who names the file in debug logs.
 func (t *Tracing) parseRunCommand(p []byte, who string, run func(string) error) (int, error) {
-	data := string(p)
-	for done := 0; done < len(data); {
-		line := data[done:]
-		size := len(line)
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line, size = line[:i], i+1
+	count := len(p)
+	for done := 0; done < count; {
+		size := min(count-done, writeBufSize-1)
+		kbuf := p[done : done+size]
+		if i := bytes.IndexByte(kbuf, 0); i >= 0 {
+			kbuf = kbuf[:i]
 		}
-		if len(line) > writeBufSize-2 {
-			// trace.c has no pr_fmt: the warning has no prefix.
-			t.log.Warn(fmt.Sprintf("Line length is too long: Should be less than %d", writeBufSize-2))
-			return 0, syscall.EINVAL
+		for buf := 0; done < count; {
+			line := kbuf[buf:]
+			if i := bytes.IndexByte(line, '\n'); i >= 0 {
+				line, size = line[:i], i+1
+			} else {
+				size = len(line)
+				if done+size < count {
+					if buf != 0 {
+						break // read the rest again as the next chunk
+					}
+					// trace.c has no pr_fmt: the warning has no prefix.
+					t.log.Warn(fmt.Sprintf("Line length is too long: Should be less than %d", writeBufSize-2))
+					return 0, syscall.EINVAL
+				}
+			}
+			done += size
+			if i := bytes.IndexByte(line, '#'); i >= 0 {
+				line = line[:i]
+			}
+			if err := run(string(line)); err != nil {
+				t.log.Debug(who+": command failed", "command", string(line), "err", err)
+				return 0, err
+			}
+			buf += size
 		}
-		if i := strings.IndexByte(line, 0); i >= 0 {
-			line = line[:i]
-		}
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		if err := run(line); err != nil {
-			t.log.Debug(who+": command failed", "command", line, "err", err)
-			return 0, err
-		}
-		done += size
 	}
-	return len(p), nil
+	return count, nil
 }
 
 // writeDynamicEvents is dynamic_events' write: create_dyn_event for

@@ -47,6 +47,7 @@ const (
 	errArrayTooBig
 	errBadType
 	errBadString
+	errBadSymstring
 	errBadBitfield
 	errArgNameTooLong
 	errNoArgName
@@ -146,6 +147,8 @@ func (c errCode) String() string {
 		return "Unknown type is specified"
 	case errBadString:
 		return "String accepts only memory argument"
+	case errBadSymstring:
+		return "Symbol String doesn't accept data/userdata"
 	case errBadBitfield:
 		return "Invalid bitfield"
 	case errArgNameTooLong:

@@ -59,6 +59,12 @@ type eventFile struct {
 	smRef        int
 	softDisabled atomic.Bool
 	triggers     atomic.Pointer[triggerSet] // nil: none
+
+	// noDir: the array has no events/GROUP/EVENT/ for the event, as
+	// Linux's event_create_dir could not make it (a group named like
+	// a file of events/, an event like one of its group's): the event
+	// works without its files. Guarded by Tracing.mu.
+	noDir bool
 }
 
 func (e *event) key() string { return e.group + "/" + e.name }

@@ -211,6 +211,67 @@ func TestMultiLineWriteStopsAtFirstError(t *testing.T) {
 	}
 }
 
+// TestNULInDynamicEventsWrite: a NUL byte in a write to kprobe_events,
+// dynamic_events or uprobe_events ends what trace_parse_run_command sees
+// of it (strchr and strlen), so the line it stops is "too long": EINVAL,
+// nothing in error_log, the lines before it done. The cases and answers
+// are the oracle's (Debian's arm64 Linux 6.1.192, one write(2) each).
+func TestNULInDynamicEventsWrite(t *testing.T) {
+	for _, tt := range []struct {
+		file, data string
+		want       string // the file afterwards
+	}{
+		{"kprobe_events", "p:nul vfs_read\x00 x=%x0\n", ""},
+		{"kprobe_events", "p:nul2 vfs_read x=%x0\x00\n", ""},
+		{"kprobe_events", "p:nul3 vfs_read\n\x00", "p:kprobes/nul3 vfs_read\n"},
+		{"kprobe_events", "p:nul4 vfs_read\x00", ""},
+		{"kprobe_events", "\x00", ""},
+		{"kprobe_events", "\x00\n", ""},
+		{"kprobe_events", "p:nul5 vfs_read\np:nul6 vfs_read\x00 x\np:nul7 vfs_read\n", "p:kprobes/nul5 vfs_read\n"},
+		{"kprobe_events", "# comment\x00 x\n", ""},
+		{"dynamic_events", "p:dnul vfs_read\x00 x=%x0\n", ""},
+		{"dynamic_events", "p:dnul2 vfs_read\n\x00", "p:kprobes/dnul2 vfs_read\n"},
+		{"uprobe_events", "p:unul /bin/sh:0x10\x00 x\n", ""},
+		{"uprobe_events", "p:unul2 /bin/sh:0x10\n\x00", "p:uprobes/unul2 /bin/sh:0x0000000000000010\n"},
+	} {
+		t.Run(strconv.Quote(tt.data), func(t *testing.T) {
+			var f *fixture
+			if tt.file == "uprobe_events" {
+				f = uprobeFixture(t) // its paths resolve in the running guest
+			} else {
+				f = setup(t)
+			}
+			if err := f.write("tracing/"+tt.file, tt.data, false); !errors.Is(err, syscall.EINVAL) {
+				t.Errorf("write = %v, want EINVAL", err)
+			}
+			if got := f.read(t, "tracing/"+tt.file); got != tt.want {
+				t.Errorf("%s = %q, want %q", tt.file, got, tt.want)
+			}
+			if got := f.read(t, "tracing/error_log"); got != "" {
+				t.Errorf("error_log = %q", got)
+			}
+		})
+	}
+	// A line of 4094 bytes and its newline fill WRITE_BUFSIZE-1 bytes:
+	// the longest a chunk can hold; a chunk read again from the middle
+	// of a long write takes a line that straddled the first chunk's end.
+	f := setup(t)
+	arg := "p:long vfs_read x=%x0 #" + strings.Repeat("a", 4094-len("p:long vfs_read x=%x0 #"))
+	if err := f.write("tracing/kprobe_events", arg+"\n", false); err != nil {
+		t.Errorf("a line of 4094 bytes: %v", err)
+	}
+	if err := f.write("tracing/kprobe_events", arg+"a\n", false); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("a line of 4095 bytes: %v, want EINVAL", err)
+	}
+	data := strings.Repeat("# "+strings.Repeat("c", 97)+"\n", 40) + "p:straddle vfs_write\n"
+	if err := f.write("tracing/kprobe_events", data, false); err != nil {
+		t.Errorf("a write of %d bytes: %v", len(data), err)
+	}
+	if got, want := f.read(t, "tracing/kprobe_events"), "p:kprobes/long vfs_read x=%x0\np:kprobes/straddle vfs_write\n"; got != want {
+		t.Errorf("kprobe_events = %q, want %q", got, want)
+	}
+}
+
 func TestEnableHitsBusyAndClear(t *testing.T) {
 	f := setup(t)
 	write := func(p, d string, trunc bool) {
@@ -481,4 +542,22 @@ func TestKprobeEventsTextOffsets(t *testing.T) {
 	if got := f.read(t, "kprobes/list"); strings.Count(got, "vfs_read+0x0") != 3 {
 		t.Errorf("kprobes/list:\n%s", got)
 	}
+}
+
+// TestNameLengths: Linux 6.1 takes event and group names of up to 63
+// characters (MAX_EVENT_NAME_LEN 64 with its NUL); the oracle accepted
+// 62 and 63 for both, and refused 64 (TestErrorsAndErrorLog's table).
+func TestNameLengths(t *testing.T) {
+	f := setup(t)
+	n62, n63 := strings.Repeat("a", 62), strings.Repeat("b", 63)
+	for _, l := range []string{"p:" + n62 + " vfs_read", "p:" + n63 + " vfs_read", "p:g" + n62 + "/e1 vfs_read", "p:" + n63 + "/e2 vfs_read", "p:" + n63 + "/" + n63 + " vfs_read", "p:" + n62 + ".e5 vfs_read"} {
+		if err := f.write("tracing/kprobe_events", l+"\n", false); err != nil {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
+	want := "p:kprobes/" + n62 + " vfs_read\np:kprobes/" + n63 + " vfs_read\np:g" + n62 + "/e1 vfs_read\np:" + n63 + "/e2 vfs_read\np:" + n63 + "/" + n63 + " vfs_read\np:" + n62 + "/e5 vfs_read\n"
+	if got := f.read(t, "tracing/kprobe_events"); got != want {
+		t.Errorf("kprobe_events = %q, want %q", got, want)
+	}
+	f.read(t, "tracing/events/"+n63+"/"+n63+"/format")
 }

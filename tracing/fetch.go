@@ -30,6 +30,36 @@ type fetcher struct {
 	// argument's fixed part goes.
 	raw []byte
 	fix int
+	// dyn is where the dynamic area starts in raw; late are the
+	// arguments whose __data_loc and text wait for finish.
+	dyn  int
+	late []lateArg
+	// args are the hit probe's own arguments (traceProbe.args), which
+	// a filter reads instead of the event's; nil: the event's.
+	args []*probeArg
+}
+
+// lateArg is a dynamic argument whose __data_loc keeps what Linux 6.1's
+// store_trace_args set before the fetch, make_data_loc(maxlen, dyndata):
+// the room the record has left for dynamic data, and where it starts. Its
+// "%s" then reads on into whatever the arguments after it stored there,
+// up to a NUL; with no room left it prints "(fault)". Two kinds:
+//
+//   - a symstr: fetch_store_symstring's sprint_symbol writes the name and
+//     its NUL, but the argument takes only the name's length (the NUL is
+//     the next dynamic argument's first byte) and leaves the __data_loc;
+//     the oracle printed a="0xffff...ksys_read+0x7c/0x1140x00x0" for
+//     a=%x0:symstr with three more symstrs after it;
+//   - a string (or symstr) whose fetch faulted before the store (in a
+//     dereference that computes the address): it stores nothing (and
+//     __get_data_size counted nothing for it); the oracle printed
+//     s="ksys_read+0x7c/0x114" for s=+0(+0(%x2)):string t=%lr:symstr,
+//     and an array's other elements, never stored, (fault).
+type lateArg struct {
+	wpos int  // where its text goes in the line
+	dl   int  // its __data_loc in raw
+	pos  int  // its offset in raw
+	good bool // a symstr stored: its NUL is reserved at the end
 }
 
 // startRaw makes f.raw for ev's record: head bytes of the probe's
@@ -38,6 +68,62 @@ func (f *fetcher) startRaw(ev *event, head int) {
 	n := head + argsSize(ev)
 	f.raw = make([]byte, n, n+32)
 	f.fix = head
+	f.dyn = n
+}
+
+// finish completes the record and its line after the arguments: the
+// dynamic area gets the bytes __get_data_size counted for each symstr
+// and the last one did not take (its NUL, zeroes for the rest), each
+// late argument its __data_loc and, in w, its text.
+func (f *fetcher) finish(w *bytes.Buffer) {
+	if len(f.late) == 0 || f.raw == nil {
+		return
+	}
+	for _, a := range f.late {
+		if a.good {
+			f.raw = append(f.raw, 0)
+		}
+	}
+	dsize := len(f.raw) - f.dyn
+	line := w.Bytes()
+	var out []byte
+	last := 0
+	for _, a := range f.late {
+		maxlen := dsize - (a.pos - f.dyn)
+		binary.LittleEndian.PutUint32(f.raw[a.dl:], uint32(maxlen)<<16|uint32(traceEntryHeadSize+a.pos))
+		out = append(out, line[last:a.wpos]...)
+		last = a.wpos
+		if maxlen == 0 {
+			out = append(out, "(fault)"...)
+			continue
+		}
+		s := f.raw[a.pos:]
+		if i := bytes.IndexByte(s, 0); i >= 0 {
+			s = s[:i]
+		}
+		out = append(out, '"')
+		out = append(out, s...)
+		out = append(out, '"')
+	}
+	out = append(out, line[last:]...)
+	w.Reset()
+	w.Write(out)
+}
+
+// lateFault handles element i of a string argument whose fetch faulted
+// before its store: the first element waits for finish (lateArg), the
+// others were never stored, their __data_loc zero: "(fault)".
+func (f *fetcher) lateFault(w *bytes.Buffer, i int) {
+	if f.raw == nil {
+		w.WriteString("(fault)")
+		return
+	}
+	if i == 0 {
+		f.late = append(f.late, lateArg{wpos: w.Len(), dl: f.fix, pos: len(f.raw)})
+		return
+	}
+	binary.LittleEndian.PutUint32(f.raw[f.fix+4*i:], 0)
+	w.WriteString("(fault)")
 }
 
 // putRaw stores the element i of pa's fixed part: size bytes of v.
@@ -173,21 +259,39 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 			w.WriteByte(',')
 		}
 		switch {
+		case pa.typ.symstr: // FETCH_OP_ST_SYMSTR: sprint_symbol of the value
+			s, good := f.symstr(v, ok, isDeref)
+			if f.raw != nil { // finish stores it and writes its text
+				f.late = append(f.late, lateArg{wpos: w.Len(), dl: f.fix + 4*i, pos: len(f.raw), good: good})
+				if good {
+					f.raw = append(f.raw, s...)
+				}
+				continue
+			}
+			if good {
+				fmt.Fprintf(w, "\"%s\"", s)
+			} else {
+				w.WriteString("(fault)")
+			}
+			continue
 		case pa.typ.str:
 			switch {
 			case isData:
 				f.putString(pa, i, data, false)
 				fmt.Fprintf(w, "\"%s\"", data)
-			case !ok:
-				f.putString(pa, i, "", true)
-				w.WriteString("(fault)")
+			case !ok: // a dereference before the store faulted
+				f.lateFault(w, i)
 			default:
 				addr := v
 				if pa.count > 0 { // an array of string pointers
 					var b [8]byte
 					if !f.readMem(v+uint64(8*i), b[:], user) {
-						f.putString(pa, i, "", true)
-						w.WriteString("(fault)")
+						if i == 0 { // the first pointer: before any store
+							f.lateFault(w, i)
+						} else {
+							f.putString(pa, i, "", true)
+							w.WriteString("(fault)")
+						}
 						continue
 					}
 					addr = binary.LittleEndian.Uint64(b[:])
@@ -227,6 +331,23 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 	if pa.count > 0 {
 		w.WriteByte('}')
 	}
+}
+
+// symstr is a symstr argument's string: the symbol of the value (read
+// from kernel memory when the program ends in a dereference), as
+// sprint_symbol prints it; false when the value could not be fetched.
+func (f *fetcher) symstr(v uint64, ok, deref bool) (string, bool) {
+	if !ok {
+		return "", false
+	}
+	if deref {
+		var b [8]byte
+		if !f.readMem(v, b[:], false) {
+			return "", false
+		}
+		v = binary.LittleEndian.Uint64(b[:])
+	}
+	return f.t.kp.Kernel().Kallsyms().Format(v), true
 }
 
 // readString reads a NUL-terminated string; false if it faults before
@@ -286,6 +407,10 @@ func argsString(args []*probeArg) string {
 func (f *fetcher) fieldValue(pa *probeArg) filter.Value {
 	v, data, isData, ok := f.value(pa.code)
 	last := pa.code[len(pa.code)-1].op
+	if pa.typ.symstr {
+		s, _ := f.symstr(v, ok, last == opDeref)
+		return filter.Value{Str: s, IsStr: true}
+	}
 	if pa.typ.str {
 		if isData {
 			return filter.Value{Str: data, IsStr: true}
@@ -341,7 +466,11 @@ func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map
 		"common_type": {Num: uint64(ev.id)}, "common_flags": {Num: flags}, "common_preempt_count": {},
 		"cpu": {Num: uint64(cpu)},
 	}
-	for _, a := range ev.args {
+	args := ev.args
+	if f.args != nil {
+		args = f.args
+	}
+	for _, a := range args {
 		if a.count == 0 {
 			fields[a.name] = f.fieldValue(a)
 		}

@@ -55,7 +55,7 @@ func (t *Tracing) showKprobe(w *bytes.Buffer, tp *traceProbe) {
 	if ev.isReturn && tp.maxactive > 0 {
 		fmt.Fprintf(w, "%d", tp.maxactive)
 	}
-	fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(ev.args))
+	fmt.Fprintf(w, ":%s/%s %s%s\n", ev.group, ev.name, tp.location(t), argsString(tp.args))
 }
 
 // writeKprobeEvents is kprobe_events' write (probes_write).
@@ -99,10 +99,25 @@ func (ta *TraceArray) createEventDir(ev *event) error {
 	f := &ev.top
 	if !top {
 		f = &eventFile{ev: ev, ta: ta}
+		ta.files[ev] = f
+		list := []*eventFile{f}
+		if old := ev.inst.Load(); old != nil {
+			list = append(list, *old...)
+		}
+		ev.inst.Store(&list)
 	}
+	// __trace_add_new_event ignores event_create_dir's failures: a
+	// directory that cannot be made, because a file of that name is
+	// there (events/enable, events/header_page, events/GROUP/filter),
+	// leaves the event without its files, with a warning.
 	gdir := path.Join(ta.dir, "events", ev.group)
 	g, err := t.tree.LookupDir(gdir)
 	if err != nil {
+		if n, ferr := t.tree.Lookup(gdir); ferr == nil && !isDir(n) {
+			t.log.Warn("Failed to create system directory " + ev.group)
+			f.noDir = true
+			return nil
+		}
 		if g, err = t.tree.Mkdir(gdir, modeDir); err != nil {
 			return fmt.Errorf("creating %s: %w", gdir, err)
 		}
@@ -118,6 +133,11 @@ func (ta *TraceArray) createEventDir(ev *event) error {
 	}
 	// In the directories themselves, not by path: a look-up from the root
 	// for each file costs as much as making it.
+	if n, err := g.Lookup(ev.name); err == nil && !isDir(n) {
+		t.log.Warn(fmt.Sprintf("Could not create tracefs '%s' directory", ev.name))
+		f.noDir = true
+		return nil
+	}
 	d, err := g.Mkdir(ev.name, modeDir)
 	if err != nil {
 		return fmt.Errorf("%w: creating %s/%s: %w", syscall.EEXIST, gdir, ev.name, err)
@@ -142,16 +162,10 @@ func (ta *TraceArray) createEventDir(ev *event) error {
 			return err
 		}
 	}
-	if !top {
-		ta.files[ev] = f
-		list := []*eventFile{f}
-		if old := ev.inst.Load(); old != nil {
-			list = append(list, *old...)
-		}
-		ev.inst.Store(&list)
-	}
 	return nil
 }
+
+func isDir(n debugfs.Node) bool { _, ok := n.(*debugfs.Dir); return ok }
 
 // removeEventFiles drops events/GROUP/EVENT/ in every array, and the
 // group's directory with its last event; t.mu is held.
@@ -172,16 +186,24 @@ func (ta *TraceArray) removeEventDir(ev *event, lastOfGroup bool) {
 	t := ta.t
 	top := ta == t.top
 	gdir := path.Join(ta.dir, "events", ev.group)
-	if err := t.tree.RemoveAll(path.Join(gdir, ev.name)); err != nil {
-		t.log.Warn("removing event directory", "event", ev.key(), "err", err)
-	}
-	if top {
-		t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
-	} else {
+	f := &ev.top
+	if !top {
+		f = ta.files[ev]
 		delete(ta.files, ev)
+	}
+	if f == nil || !f.noDir {
+		if err := t.tree.RemoveAll(path.Join(gdir, ev.name)); err != nil {
+			t.log.Warn("removing event directory", "event", ev.key(), "err", err)
+		}
+		if top {
+			t.mirror(kernel.TracefsRemove, path.Join("events", ev.group, ev.name))
+		}
 	}
 	if !lastOfGroup {
 		return
+	}
+	if _, err := t.tree.LookupDir(gdir); err != nil {
+		return // no directory of the group's: a file of events/ has its name
 	}
 	if err := t.tree.RemoveAll(gdir); err != nil {
 		t.log.Warn("removing group directory", "group", ev.group, "err", err)

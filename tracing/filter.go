@@ -37,9 +37,11 @@ func (t *Tracing) writeFilter(ev *eventFile) func(context.Context, []byte, int64
 		if len(p) >= maxFilterWrite { // event_filter_write: a page or more
 			return 0, syscall.EINVAL
 		}
-		// strstrip() trims the buffer's end in place; the leading blanks
-		// stay in the filter string (and count in caret positions).
-		s := strings.TrimRightFunc(string(p), unicode.IsSpace)
+		// memdup_user_nul makes the write a C string, which a NUL ends
+		// (the oracle took "common_pid == 1\0 x" as "common_pid == 1");
+		// strstrip() trims its end in place; the leading blanks stay in
+		// the filter string (and count in caret positions).
+		s := strings.TrimRightFunc(cString(p), unicode.IsSpace)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		// Only "0" clears; an empty filter is an error, as in Linux.
@@ -66,6 +68,15 @@ func (t *Tracing) writeFilter(ev *eventFile) func(context.Context, []byte, int64
 		ev.filterText = s
 		return len(p), nil
 	}
+}
+
+// cString is p up to its first NUL, as the kernel reads a buffer that
+// memdup_user_nul copied in.
+func cString(p []byte) string {
+	if i := bytes.IndexByte(p, 0); i >= 0 {
+		p = p[:i]
+	}
+	return string(p)
 }
 
 // filterFields are the names a filter may use on ev, with what

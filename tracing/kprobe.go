@@ -11,6 +11,7 @@ import (
 
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
+	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
 // The kprobe events, after Linux 6.1's kernel/trace/trace_kprobe.c: a
@@ -44,6 +45,12 @@ type traceProbe struct {
 	up         *uprobeLoc        // uprobe events' place (uprobe.go); nil for the others
 	registered bool
 	nhit       atomic.Uint64
+	// args are this probe's own arguments (tk->tp.args), as its line
+	// defined them: an appended probe's have the event's names and
+	// types, but may fetch otherwise (x=@vfs_write beside x=@vfs_read).
+	// They are what it records, shows in kprobe_events and resolves
+	// @SYMs of. nil for a j: event.
+	args []*probeArg
 }
 
 // location is how kprobe_events shows the probe point.
@@ -232,7 +239,7 @@ func (t *Tracing) createLogged(argv []string, isReturn bool, pl *probeLog) error
 		}
 		ev.args = append(ev.args, arg)
 	}
-	tp.ev = ev
+	tp.ev, tp.args = ev, ev.args
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -280,7 +287,7 @@ func parseEventName(spec string, offset int, pl *probeLog) (group, name string, 
 			return group, "", nil
 		}
 		return "", "", parseError(pl, offset, errNoEventName)
-	case len(event) > maxEventNameLen:
+	case len(event) >= maxEventNameLen: // 63 characters at most
 		return "", "", parseError(pl, offset, errEventTooLong)
 	case !isGoodName(event):
 		return "", "", parseError(pl, offset, errBadEventName)
@@ -388,7 +395,7 @@ func compareArgs(a, b []*probeArg) int {
 		return len(b) + 1
 	}
 	for i := range a {
-		if a[i].name != b[i].name || a[i].typ.name != b[i].typ.name {
+		if a[i].name != b[i].name || a[i].typ.name != b[i].typ.name || a[i].count != b[i].count {
 			return i + 1
 		}
 	}
@@ -406,6 +413,13 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		}
 		t.log.Warn("trace_kprobe: Could not probe notrace function " + sym)
 		return fmt.Errorf("%w: %s is a notrace function", syscall.EINVAL, sym)
+	}
+	if err := t.updateArgs(tp.args); err != nil {
+		if errors.Is(err, syscall.ENOENT) && !t.moduleExists(tp) {
+			t.log.Warn("trace_kprobe: This probe might be able to register after target module is loaded. Continue.")
+			return nil
+		}
+		return err
 	}
 	tp.rp = kprobes.Kretprobe{}
 	kp := &tp.rp.Kp
@@ -437,6 +451,43 @@ func (t *Tracing) registerProbe(tp *traceProbe) error {
 		return err
 	}
 	tp.registered = true
+	return nil
+}
+
+// updateArgs is traceprobe_update_arg for each of args: a @SYM[+-OFF]
+// fetch gets SYM's address plus OFF, looked up now, as Linux's
+// __register_trace_kprobe does after its notrace check and before
+// register_kprobe: a symbol kallsyms does not have is ENOENT ("Invalid
+// probed address or symbol", under the probed place), an offset kstrtol
+// refuses its errno (EINVAL: "Failed to register probe event"). An
+// immediate is only written when it changes: the probes may be hitting.
+func (t *Tracing) updateArgs(args []*probeArg) error {
+	syms := t.kp.Kernel().Kallsyms()
+	for _, pa := range args {
+		for i, in := range pa.code {
+			if in.op != opNop || in.data == "" {
+				continue
+			}
+			if i+1 >= len(pa.code) || pa.code[i+1].op != opImm {
+				return fmt.Errorf("%w: @%s has no immediate", syscall.EINVAL, in.data)
+			}
+			name, off := in.data, int64(0)
+			if j := strings.IndexAny(name, "+-"); j >= 0 { // traceprobe_split_symbol_offset
+				v, err := kstr.Strtoll(name[j:], 0)
+				if err != nil {
+					return fmt.Errorf("%w: bad offset in @%s", err, in.data)
+				}
+				name, off = name[:j], v
+			}
+			s, ok := syms.LookupName(name)
+			if !ok {
+				return fmt.Errorf("%w: no symbol %s", syscall.ENOENT, name)
+			}
+			if a := uint64(int64(s.Addr) + off); pa.code[i+1].imm != a {
+				pa.code[i+1].imm = a
+			}
+		}
+	}
 	return nil
 }
 
@@ -553,7 +604,7 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 // kprobeTraceFunc is __kprobe_trace_func: one array's triggers and
 // record of a hit.
 func (t *Tracing) kprobeTraceFunc(f *eventFile, tp *traceProbe, regs *kprobes.Regs) {
-	post, rec := t.callTriggers(f, regs, traceFlagIrqsOff)
+	post, rec := t.callTriggersProbe(f, tp, regs, traceFlagIrqsOff)
 	if rec {
 		t.record(f, tp, regs)
 	}
@@ -584,7 +635,7 @@ func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance,
 
 // kretprobeTraceFunc is __kretprobe_trace_func for one array.
 func (t *Tracing) kretprobeTraceFunc(f *eventFile, tp *traceProbe, ri *kprobes.KretprobeInstance, regs *kprobes.Regs) {
-	post, rec := t.callTriggers(f, regs, 0)
+	post, rec := t.callTriggersProbe(f, tp, regs, 0)
 	if rec {
 		t.recordReturn(f, tp, ri, regs)
 	}
@@ -659,7 +710,7 @@ func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
 	if len(argv) == 0 {
 		return true
 	}
-	return argv[0] == tp.location(t) && matchArgs(tp.ev.args, argv[1:])
+	return argv[0] == tp.location(t) && matchArgs(tp.args, argv[1:])
 }
 
 // unregisterKprobe is __unregister_trace_kprobe: the kprobe goes, the

@@ -3,6 +3,8 @@ package tracing_test
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,4 +103,78 @@ func hasHits(profile, event, hits string) bool {
 		}
 	}
 	return false
+}
+
+// TestSymbolArgResolvedAtRegistration: a @SYM fetch argument is looked
+// up when the probe registers (traceprobe_update_arg), so a MOD:SYM
+// probe whose module is not loaded keeps an unknown @SYM, as the oracle
+// kept "p:moddummy dummy:dummy_dev_init x=@nosuch_symbol" with only the
+// "might be able to register" warning; when the module comes, the
+// unknown symbol fails the re-registration and the probe stays out of
+// kprobes/list. A known @SYM+OFF is fetched from SYM's address plus OFF.
+func TestSymbolArgResolvedAtRegistration(t *testing.T) {
+	f := setup(t)
+	f.run(t)
+	for _, cmd := range []string{
+		"p:modsym e1000ish:vnet_get_stats64 x=@nosuch_symbol",
+		"p:word vfs_read x=@vfs_read+4:x32 y=@0x1234",
+	} {
+		if err := f.write("tracing/kprobe_events", cmd+"\n", false); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+	}
+	want := "p:kprobes/modsym e1000ish:vnet_get_stats64 x=@nosuch_symbol\np:kprobes/word vfs_read x=@vfs_read+4:x32 y=@0x1234\n"
+	if got := f.read(t, "tracing/kprobe_events"); got != want {
+		t.Errorf("kprobe_events = %q, want %q", got, want)
+	}
+	if got := f.read(t, "tracing/error_log"); got != "" {
+		t.Errorf("error_log = %q", got)
+	}
+	if err := f.k.LoadEmbeddedModule("e1000ish"); err != nil {
+		t.Fatal(err)
+	}
+	if list := f.read(t, "kprobes/list"); strings.Contains(list, "vnet_get_stats64") {
+		t.Errorf("the probe with an unknown @SYM registered:\n%s", list)
+	}
+	vr, _ := f.k.Kallsyms().LookupName("vfs_read")
+	var insn [4]byte
+	if err := f.k.ReadMem(vr.Addr+4, insn[:]); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range [][2]string{{"tracing/events/kprobes/word/enable", "1\n"}} {
+		if err := f.write(w[0], w[1], true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantArg := fmt.Sprintf(" x=0x%x ", uint32(insn[0])|uint32(insn[1])<<8|uint32(insn[2])<<16|uint32(insn[3])<<24)
+	waitfor.Until(t, "a word hit", func() bool { return strings.Contains(f.read(t, "tracing/trace"), " word: ") })
+	if tr := f.read(t, "tracing/trace"); !strings.Contains(tr, wantArg) {
+		t.Errorf("trace has no%q:\n%s", wantArg, tr)
+	}
+}
+
+// TestOpenatFlagsLargeFile: on a 64-bit kernel openat(2) adds O_LARGEFILE
+// (0x20000 on arm64) before do_sys_open builds the open_how, so a probe
+// on do_sys_openat2 sees it in how->flags, as the oracle's did:
+// "fl=0x20000 mode=0x0" for cat's open, "fl=0x20241 mode=0x1b6" for the
+// shell's ">" redirection.
+func TestOpenatFlagsLargeFile(t *testing.T) {
+	f := setup(t)
+	for _, w := range [][2]string{{"tracing/kprobe_events", "p:op do_sys_openat2 fl=+0(%x2):x64 mode=+8(%x2):x64\n"}, {"tracing/events/kprobes/op/enable", "1\n"}} {
+		if err := f.write(w[0], w[1], false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.run(t)
+	re := regexp.MustCompile(` op: \(do_sys_openat2\+0x0/0x[0-9a-f]+\) fl=0x([0-9a-f]+) mode=0x[0-9a-f]+\n`)
+	var m [][]string
+	waitfor.Until(t, "an openat", func() bool {
+		m = re.FindAllStringSubmatch(f.read(t, "tracing/trace"), -1)
+		return len(m) > 0
+	})
+	for _, s := range m {
+		if fl, _ := strconv.ParseUint(s[1], 16, 64); fl&0x20000 == 0 {
+			t.Errorf("flags without O_LARGEFILE: %q", s[0])
+		}
+	}
 }

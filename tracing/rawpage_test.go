@@ -232,7 +232,7 @@ func TestTracePipeRawDecodes(t *testing.T) {
 	}
 	must("set_ftrace_filter", "vfs_read\n")
 	must("current_tracer", "function") // first: a tracer change empties the buffer
-	must("kprobe_events", `p:rd vfs_read fd=%x0:x32 cnt=%x2:u64 big=%x2:s16 c=$comm imm=\"immstr":string bits=%x2:b3@1/32 arr=%x0:u8[2]`+"\n")
+	must("kprobe_events", `p:rd vfs_read fd=%x0:x32 cnt=%x2:u64 big=%x2:s16 c=$comm imm=\"immstr":string bits=%x2:b3@1/32 arr=+0(%x0):u8[2]`+"\n")
 	must("kprobe_events", "r:rdret vfs_read ret=$retval:s64\n")
 	must("events/kprobes/enable", "1\n")
 	must("events/sched/enable", "1\n")

@@ -72,9 +72,10 @@ func (ta *TraceArray) writeSubsysFilter(group string, p []byte) (int, error) {
 	if len(p) >= maxFilterWrite {
 		return 0, syscall.EINVAL
 	}
-	// strstrip() trims the end in place; leading blanks stay in the
-	// string the events get (and count in caret positions).
-	s := strings.TrimRightFunc(string(p), unicode.IsSpace)
+	// A C string (memdup_user_nul), which a NUL ends; strstrip() trims
+	// its end in place; leading blanks stay in the string the events
+	// get (and count in caret positions).
+	s := strings.TrimRightFunc(cString(p), unicode.IsSpace)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var evs []*eventFile

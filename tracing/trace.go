@@ -111,7 +111,7 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	if !ef.ta.on.Load() {
 		return
 	}
-	f := fetcher{t: t, regs: regs}
+	f := fetcher{t: t, regs: regs, args: tp.args}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	if !f.passes(ef, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
@@ -120,9 +120,10 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	w.WriteString(tp.ev.name)
 	f.startRaw(tp.ev, 8)
 	binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
-	for _, a := range tp.ev.args {
+	for _, a := range tp.args {
 		f.format(&w, a)
 	}
+	f.finish(&w)
 	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
 }
@@ -136,7 +137,7 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	if !ef.ta.on.Load() {
 		return
 	}
-	f := fetcher{t: t, regs: regs}
+	f := fetcher{t: t, regs: regs, args: tp.args}
 	comm, pid := t.kp.Kernel().Current(regs.CPU)
 	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
@@ -146,9 +147,10 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	f.startRaw(tp.ev, 16)
 	binary.LittleEndian.PutUint64(f.raw, tp.kprobe().Addr) // __probe_func
 	binary.LittleEndian.PutUint64(f.raw[8:], ri.RetAddr)   // __probe_ret_ip
-	for _, a := range tp.ev.args {
+	for _, a := range tp.args {
 		f.format(&w, a)
 	}
+	f.finish(&w)
 	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }

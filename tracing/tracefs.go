@@ -97,7 +97,7 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
 	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
 	           b<bit-width>@<bit-offset>/<container-size>, ustring,
-	           <type>\[<array-size>\]
+	           symstr, <type>\[<array-size>\]
   events/		- Directory containing all trace event subsystems:
       enable		- Write 0/1 to enable/disable tracing of all events
   events/<system>/	- Directory containing all trace events for <system>:
@@ -215,9 +215,15 @@ func (t *Tracing) sortedEvents() []*event {
 	return evs
 }
 
-// writeSetEvent is ftrace_event_write: one "[!][group:]event" (or
-// "group:*", "*:*") per line; "!" disables. A name that matches nothing
-// is EINVAL.
+// eventBufSize is EVENT_BUF_SIZE: the longest word set_event takes.
+const eventBufSize = 127
+
+// writeSetEvent is ftrace_event_write: one word per write(2)
+// (trace_get_user with a fresh parser), "[!][group:]event" (or
+// "group:*", "*:*"), "!" disabling; the count consumed comes back, and
+// the writer writes the rest again. A word ends at white space or at a
+// NUL (the oracle's "kprobes:trg\0x\n" returned 12). A name that
+// matches nothing is EINVAL.
 func (ta *TraceArray) writeSetEvent(_ context.Context, p []byte, _ int64) (int, error) {
 	t := ta.t
 	t.mu.Lock()
@@ -225,33 +231,42 @@ func (ta *TraceArray) writeSetEvent(_ context.Context, p []byte, _ int64) (int, 
 	if ta.removed.Load() {
 		return 0, syscall.ENODEV
 	}
-	for _, line := range strings.Fields(string(p)) {
-		on := true
-		if strings.HasPrefix(line, "!") {
-			on, line = false, line[1:]
-		}
-		group, name := "", line
-		if i := strings.IndexByte(line, ':'); i >= 0 {
-			group, name = line[:i], line[i+1:]
-		}
-		matched := false
-		var first error // __ftrace_set_clr_event_nolock goes on after an error
-		for _, ev := range t.sortedEvents() {
-			if (group == "" || group == "*" || group == ev.group) && (name == "" || name == "*" || name == ev.name) {
-				matched = true
-				if err := t.setEnabled(ta.file(ev), on); err != nil && first == nil {
-					first = err
-				}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	parser := traceParser{size: eventBufSize + 1}
+	read, err := parser.get(p)
+	if err != nil {
+		return 0, err
+	}
+	if !parser.loaded() {
+		return read, nil
+	}
+	line, on := parser.word(), true
+	if strings.HasPrefix(line, "!") {
+		on, line = false, line[1:]
+	}
+	group, name := "", line
+	if i := strings.IndexByte(line, ':'); i >= 0 {
+		group, name = line[:i], line[i+1:]
+	}
+	matched := false
+	var first error // __ftrace_set_clr_event_nolock goes on after an error
+	for _, ev := range t.sortedEvents() {
+		if (group == "" || group == "*" || group == ev.group) && (name == "" || name == "*" || name == ev.name) {
+			matched = true
+			if err := t.setEnabled(ta.file(ev), on); err != nil && first == nil {
+				first = err
 			}
 		}
-		if first != nil {
-			return 0, first
-		}
-		if !matched {
-			return 0, syscall.EINVAL
-		}
 	}
-	return len(p), nil
+	if first != nil {
+		return 0, first
+	}
+	if !matched {
+		return 0, syscall.EINVAL
+	}
+	return read, nil
 }
 
 // clearSetEvent: opening set_event with O_TRUNC disables every event.
@@ -378,6 +393,13 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 		if f.signed {
 			s = 1
 		}
+		// f_show: an array type ("u8[4]") puts its brackets after the
+		// name, empty, as a probe's fields have no len; a __data_loc
+		// type ("__data_loc char[][2]") stays whole.
+		if i := strings.IndexByte(f.ctype, '['); i >= 0 && !strings.HasPrefix(f.ctype, "__data_loc") {
+			fmt.Fprintf(w, "\tfield:%s %s[];\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype[:i], f.name, f.offset, f.size, s)
+			return
+		}
 		fmt.Fprintf(w, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype, f.name, f.offset, f.size, s)
 	}
 	for _, f := range common {
@@ -415,7 +437,11 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 					w.WriteByte(',')
 				}
 				w.WriteString(a.typ.printFmt())
-				args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+				if a.typ.str {
+					args = append(args, fmt.Sprintf("__get_str(%s[%d])", a.name, i))
+				} else {
+					args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+				}
 			}
 			w.WriteByte('}')
 			continue

@@ -258,7 +258,7 @@ func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 // file of the event.
 func (t *Tracing) traceEventRawEvent(f *eventFile, h kernel.TracepointHit, regs *kprobes.Regs, flags uint64) {
 	hit := &tpHit{rec: record(h.Record), ignored: t.staticPidIgnored(f, regs.CPU, record(h.Record))}
-	post, rec := t.callTriggersHit(f, regs, flags, hit)
+	post, rec := t.callTriggersHit(f, regs, flags, hit, nil)
 	if rec {
 		t.recordStatic(f, regs, flags, hit)
 	}

@@ -51,10 +51,11 @@ const (
 const triggerWriteMax = 4096
 
 // availableTriggers is what an event's trigger file shows when it holds no
-// trigger: Linux lists its registered commands in registration order;
-// these are the ones kpemu implements (Linux 6.1 also has enable_hist,
-// disable_hist and hist, which kpemu refuses as unknown commands).
-const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event\n"
+// trigger: Linux lists its registered commands in registration order,
+// Debian's 6.1 (CONFIG_HIST_TRIGGERS) ending with enable_hist,
+// disable_hist and hist. kpemu lists them as Linux does but has no hist
+// triggers yet, so it refuses those three as unknown commands (EINVAL).
+const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 // triggerCmd is a struct event_command.
 type triggerCmd struct {
@@ -460,7 +461,13 @@ func (t *Tracing) unregisterTrigger(ev *eventFile, typ triggerType, target *even
 // own filter is applied after them (by the record), so it hides nothing
 // from the triggers. Either way a soft-disabled event is not recorded.
 func (t *Tracing) callTriggers(ev *eventFile, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
-	return t.callTriggersHit(ev, regs, flags, nil)
+	return t.callTriggersHit(ev, regs, flags, nil, nil)
+}
+
+// callTriggersProbe is callTriggers for a hit of probe tp, whose own
+// arguments (an appended probe's) the triggers' filters read.
+func (t *Tracing) callTriggersProbe(ev *eventFile, tp *traceProbe, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
+	return t.callTriggersHit(ev, regs, flags, nil, tp.args)
 }
 
 // pidIgnored is trace_event_ignore_this_pid for a hit: a static event's
@@ -473,8 +480,9 @@ func (t *Tracing) pidIgnored(ta *TraceArray, cpu int, hit *tpHit) bool {
 }
 
 // callTriggersHit is callTriggers for a hit that may be a static
-// event's (hit non-nil), whose record the filters read.
-func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint64, hit *tpHit) (post triggerType, record bool) {
+// event's (hit non-nil), whose record the filters read, or a probe's
+// with its own arguments (args non-nil).
+func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint64, hit *tpHit, args []*probeArg) (post triggerType, record bool) {
 	set := ev.triggers.Load()
 	if set == nil {
 		return 0, !ev.softDisabled.Load() && !t.pidIgnored(ev.ta, regs.CPU, hit)
@@ -500,7 +508,7 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 		if tr.filter != nil {
 			if fields == nil {
 				comm, pid := t.kp.Kernel().Current(regs.CPU)
-				f := fetcher{t: t, regs: regs, hit: hit}
+				f := fetcher{t: t, regs: regs, hit: hit, args: args}
 				fields = f.fields(ev.ev, comm, pid, regs.CPU, flags)
 			}
 			if !tr.filter.Eval(fields) {

@@ -230,9 +230,9 @@ format:
 
 print fmt: "\(%lx <- %lx\) rv=0x%Lx", REC->__probe_func, REC->__probe_ret_ip, REC->rv
 `},
-		// Linux lists its registered commands; kpemu the ones it has.
+		// Linux lists its registered commands, the hist ones too.
 		{"myup/trigger", `# Available triggers:
-# traceon traceoff snapshot stacktrace enable_event disable_event
+# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist
 `},
 		{"myup/filter", "none\n"},
 		{"myup/enable", "0\n"},

@@ -252,10 +252,19 @@ long close_fd(unsigned int fd)
 	return 0;
 }
 
+/*
+ * SYSCALL_DEFINE4(openat): a 64-bit kernel opens every file as large, so
+ * do_sys_openat2's how->flags carry O_LARGEFILE (0x20000 on arm64) as
+ * Linux's do.
+ */
 long __arm64_sys_openat(const struct pt_regs *regs)
 {
+	int flags = regs->regs[2];
+
+	if (force_o_largefile())
+		flags |= O_LARGEFILE;
 	return do_sys_open(regs->regs[0], (const char *)regs->regs[1],
-			   regs->regs[2], regs->regs[3]);
+			   flags, regs->regs[3]);
 }
 
 long __arm64_sys_close(const struct pt_regs *regs)

@@ -39,6 +39,7 @@
 #define O_APPEND	00002000
 #define O_NONBLOCK	00004000
 #define O_DIRECTORY	00040000
+#define O_LARGEFILE	00400000	/* arm64's (uapi/asm/fcntl.h) */
 #define AT_FDCWD	(-100)
 #define AT_REMOVEDIR	0x200
 
@@ -195,7 +196,9 @@ int get_unused_fd(struct file *file);
 struct file *do_filp_open(const char *path, int flags, umode_t mode);
 
 #define VALID_OPEN_FLAGS \
-	(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK | O_DIRECTORY)
+	(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_LARGEFILE)
+/* include/linux/fcntl.h: a 64-bit kernel (no CONFIG_ARCH_32BIT_OFF_T) */
+#define force_o_largefile()	1
 #define S_IALLUGO	07777
 
 /* include/uapi/linux/openat2.h */
