@@ -34,10 +34,12 @@ import (
 // served through the page cache, which would keep its bytes and end it at
 // the first short read: there such a read fails with EINVAL, the errno
 // Linux's debugfs gives a file without splice_read, and tools fall back
-// to read(2). Linux's trace_pipe and trace_pipe_raw do splice: a tool
-// that splices them without falling back (trace-cmd record, whose
-// libtracefs 1.6 splices trace_pipe_raw into a pipe) gets EINVAL and no
-// data; trace-cmd record --nosplice reads them.
+// to read(2). Linux's trace_pipe and trace_pipe_raw do splice, and
+// trace-cmd record (libtracefs 1.6) splices trace_pipe_raw without
+// falling back: for a process under scripts/kpemu-ns.sh, the seal serves
+// that splice through the file's ioctls (Ioctl in nodes.go, package
+// internal/splicectl); elsewhere it gets EINVAL, and trace-cmd record
+// needs --nosplice.
 //
 // stat(2) still reports size 0, as debugfs does, except to a process
 // that has the file open, which sees its open's length (streams: the
