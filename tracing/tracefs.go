@@ -146,6 +146,7 @@ func (t *Tracing) createTracefsFiles() error {
 		{"dynamic_events", debugfs.FileOps{Show: t.showDynEvents(dynAny), Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
 		{"uprobe_events", debugfs.FileOps{Show: t.showDynEvents(dynUprobe), Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
+		{"synthetic_events", debugfs.FileOps{Show: t.showSynthEvents, Write: t.writeSynthEvents, Truncate: func(context.Context) error { return t.releaseAll(dynSynth) }}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
 	}
 	for _, f := range files {
@@ -364,6 +365,10 @@ func (ft fetchType) printFmt() string {
 func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 	if ev.static != nil {
 		showStaticFormat(w, ev)
+		return
+	}
+	if ev.synth != nil {
+		showSynthFormat(w, ev)
 		return
 	}
 	common, probe := recordFields(ev)
