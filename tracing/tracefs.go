@@ -86,6 +86,7 @@ const readme = `tracing mini-HOWTO (kpemu):
 	  accepts: event-definitions (one definition per line)
 	   Format: p[:[<group>/][<event>]] <place> [<args>]
 	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+	           s:[synthetic/]<event> <field> [<field>]
 	           j[:[<group>/][<event>]] <symbol> (kpemu: a jprobe-backed event)
 	           -:[<group>/][<event>]
 	    place: [<module>:]<symbol>[+<offset>]|<memaddr>
@@ -98,6 +99,9 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
 	           b<bit-width>@<bit-offset>/<container-size>, ustring,
 	           <type>\[<array-size>\]
+	    field: <stype> <name>;
+	    stype: u8/u16/u32/u64, s8/s16/s32/s64, pid_t,
+	           [unsigned] char/int/long
   events/		- Directory containing all trace event subsystems:
       enable		- Write 0/1 to enable/disable tracing of all events
   events/<system>/	- Directory containing all trace events for <system>:
@@ -131,6 +135,9 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	   Filters can be ignored when removing a trigger.
       format		- The layout of the event's record and its print fmt
       id		- The event's id
+  events/synthetic_events	- Create/append/remove/show synthetic events
+	  Write into this file to define/undefine new synthetic events.
+	     example: echo 'myevent u64 lat; char name[]' >> synthetic_events
 `
 
 func (t *Tracing) createTracefsFiles() error {
