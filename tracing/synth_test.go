@@ -328,3 +328,94 @@ func TestSynthEventsRemove(t *testing.T) {
 		t.Errorf("synthetic_events = %q after > dynamic_events", got)
 	}
 }
+
+// TestSynthEventsMore: the odd corners the oracle was asked about next:
+// char[N] sizes in other bases, unsigned and dynamic arrays, long[N]
+// stacks, tabs, ';' runs, '/' anywhere in an s: line, a kprobe event
+// named as a synthetic one, and > dynamic_events among enabled events.
+func TestSynthEventsMore(t *testing.T) {
+	f := setup(t)
+	f.mustAppend(t, "tracing/synthetic_events", "ev1 unsigned char s[16]; char[8] t; long[5] st; char z[0x1]; char o[010]; char p[+4]; char q[0]; unsigned char[] r\n")
+	f.mustAppend(t, "tracing/synthetic_events", "ev8 long[ x; unsigned long[2] y; char[] w\n")
+	f.mustAppend(t, "tracing/synthetic_events", "ev2\tu64\tx;\ts32\ty\n")
+	f.mustAppend(t, "tracing/dynamic_events", "s:ev3\tu64 x\n")
+	f.mustAppend(t, "tracing/synthetic_events", "ev10 int x;;;\n")
+	want := "ev1\tunsigned char[16] s; char[8] t; long[5] st; char[0x1] z; char[010] o; char[+4] p; char[0] q; unsigned char[] r\n" +
+		"ev8\tlong[ x; unsigned long[2] y; char[] w\nev2\tu64 x; s32 y\nev3\tu64 x\nev10\tint x\n"
+	if got := f.read(t, "tracing/synthetic_events"); got != want {
+		t.Errorf("synthetic_events:\n%s\nwant:\n%s", got, want)
+	}
+	for _, tt := range []struct{ name, format string }{
+		{"ev1", "name: ev1\nID: %d\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:unsigned char s[];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:char t[];\toffset:264;\tsize:8;\tsigned:1;\n\tfield:__data_loc long[5] st;\toffset:520;\tsize:8;\tsigned:1;\n\tfield:char z[];\toffset:528;\tsize:1;\tsigned:1;\n\tfield:char o[];\toffset:784;\tsize:8;\tsigned:1;\n\tfield:char p[];\toffset:1040;\tsize:4;\tsigned:1;\n\tfield:__data_loc char[0] q;\toffset:1296;\tsize:8;\tsigned:1;\n\tfield:__data_loc unsigned char[] r;\toffset:1304;\tsize:8;\tsigned:1;\n\nprint fmt: \"s=%s, t=%s, st=%s, z=%s, o=%s, p=%s, q=%s, r=%s\", REC->s, REC->t, __get_stacktrace(st), REC->z, REC->o, REC->p, __get_str(q), __get_str(r)\n"},
+		{"ev8", "name: ev8\nID: %d\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:__data_loc long[ x;\toffset:8;\tsize:8;\tsigned:1;\n\tfield:__data_loc unsigned long[2] y;\toffset:16;\tsize:8;\tsigned:1;\n\tfield:__data_loc char[] w;\toffset:24;\tsize:8;\tsigned:1;\n\nprint fmt: \"x=%s, y=%s, w=%s\", __get_stacktrace(x), __get_stacktrace(y), __get_str(w)\n"},
+	} {
+		dir := "tracing/events/synthetic/" + tt.name + "/"
+		id, err := strconv.Atoi(strings.TrimSpace(f.read(t, dir+"id")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.read(t, dir+"format"), strings.Replace(tt.format, "ID: %d\n", fmt.Sprintf("ID: %d\n", id), 1); got != want {
+			t.Errorf("%s/format:\n%s\nwant:\n%s", tt.name, got, want)
+		}
+	}
+	kprobeExists := func(cmd string) string {
+		return "trace_kprobe: error: Given group/event name is already used by another event\n  Command: " + cmd + "\n           ^\n"
+	}
+	for _, tt := range []struct {
+		file, line string
+		errno      syscall.Errno
+		log        string
+	}{
+		{"synthetic_events", "ev0 unsigned char s[16]; char z[0x10]", syscall.EINVAL, synthLog("Invalid array specification", "ev0 unsigned char s[16]; char z[0x10]", 30)},
+		{"synthetic_events", "ev4 u64 [16]", syscall.EINVAL, synthLog("Illegal name", "ev4 u64 [16]", 8)},
+		{"synthetic_events", "ev5 unsigned short x", syscall.EINVAL, synthLog("Invalid type", "ev5 unsigned short x", 13)},
+		{"synthetic_events", "ev6 u64 x[16]", syscall.EINVAL, synthLog("Invalid type", "ev6 u64 x[16]", 4)},
+		{"synthetic_events", "ev7 char x[-1]", syscall.EINVAL, synthLog("Invalid array specification", "ev7 char x[-1]", 9)},
+		{"synthetic_events", "ev9 int x; int", syscall.EINVAL, synthLog("Invalid field", "ev9 int x; int", 4)},
+		{"dynamic_events", "s:ev11 int x/y", syscall.EINVAL, synthLog("Command must be of the form: s or -:[synthetic/]<name> field[;field] ...", "s:ev11 int x/y", 0)},
+		{"dynamic_events", "s:synthetic/ev12/x int y", syscall.EINVAL, synthLog("Illegal name", "s:synthetic/ev12/x int y", 12)},
+		{"dynamic_events", "s:synthetic.ev13 int y", syscall.EINVAL, synthLog("Illegal name", "s:synthetic.ev13 int y", 2)},
+		{"kprobe_events", "p:synthetic/ev3 vfs_read", syscall.EEXIST, kprobeExists("p:synthetic/ev3 vfs_read")},
+		{"kprobe_events", "r:synthetic/ev3 vfs_read", syscall.EEXIST, kprobeExists("r:synthetic/ev3 vfs_read")},
+		{"kprobe_events", "-:synthetic/ev3", syscall.ENOENT, ""},
+		{"uprobe_events", "-:synthetic/ev3", syscall.ENOENT, ""},
+		{"dynamic_events", "!s:synthetic/nosuch", syscall.ENOENT, ""},
+	} {
+		f.write("tracing/error_log", "", true)
+		if err := f.write("tracing/"+tt.file, tt.line+"\n", false); !errors.Is(err, tt.errno) {
+			t.Errorf("%s: %q: write = %v, want %v", tt.file, tt.line, err, tt.errno)
+		}
+		if got := f.errLog(t); got != tt.log {
+			t.Errorf("%s: %q: error_log:\n%s\nwant:\n%s", tt.file, tt.line, got, tt.log)
+		}
+	}
+	f.mustAppend(t, "tracing/dynamic_events", "!s:synthetic/ev1\n")
+	// > dynamic_events: an enabled kprobe event stops it before anything
+	// goes; an enabled synthetic event stops it where it is, the events
+	// before it gone.
+	f.mustWrite(t, "tracing/synthetic_events", "")
+	f.mustAppend(t, "tracing/kprobe_events", "p:kpa vfs_read\n")
+	f.mustAppend(t, "tracing/synthetic_events", "sa u64 x\n")
+	f.mustAppend(t, "tracing/kprobe_events", "p:kpb vfs_write\n")
+	f.mustWrite(t, "tracing/events/synthetic/sa/enable", "1\n")
+	if err := f.write("tracing/dynamic_events", "", true); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("> dynamic_events with sa enabled: %v, want EBUSY", err)
+	}
+	const left = "s:synthetic/sa\tu64 x\np:kprobes/kpb vfs_write\n"
+	if got := f.read(t, "tracing/dynamic_events"); got != left {
+		t.Errorf("dynamic_events:\n%s\nwant:\n%s", got, left)
+	}
+	f.mustWrite(t, "tracing/events/synthetic/sa/enable", "0\n")
+	f.mustWrite(t, "tracing/events/kprobes/kpb/enable", "1\n")
+	if err := f.write("tracing/dynamic_events", "", true); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("> dynamic_events with kpb enabled: %v, want EBUSY", err)
+	}
+	if got := f.read(t, "tracing/dynamic_events"); got != left {
+		t.Errorf("dynamic_events:\n%s\nwant:\n%s", got, left)
+	}
+	f.mustWrite(t, "tracing/events/kprobes/kpb/enable", "0\n")
+	f.mustWrite(t, "tracing/synthetic_events", "")
+	if got := f.read(t, "tracing/dynamic_events"); got != "p:kprobes/kpb vfs_write\n" {
+		t.Errorf("dynamic_events after > synthetic_events: %q", got)
+	}
+}
