@@ -537,6 +537,22 @@ expect "and it stays disabled" "0" "$(cat "$T/events/uprobes/myup/enable")"
 echo > "$T/uprobe_events"
 expect "echo > uprobe_events clears the uprobes only" "p:kprobes/kp vfs_read" "$(grep -e uprobes/ -e kprobes/kp "$T/dynamic_events")"
 
+# synthetic_events: definitions read back as Linux 6.1's, in
+# dynamic_events too, with events/synthetic/NAME/format as Linux lays it
+# out (u64 slots, a char[N] in 256 bytes); nothing fires them yet.
+echo 'wake u64 lat; pid_t pid; char comm[16]' >> "$T/synthetic_events"
+expect "synthetic_events reads back as Linux's" "$(printf 'wake\tu64 lat; pid_t pid; char[16] comm')" "$(cat "$T/synthetic_events")"
+expect "dynamic_events lists it as an s: line" "$(printf 's:synthetic/wake\tu64 lat; pid_t pid; char[16] comm')" "$(grep '^s:' "$T/dynamic_events")"
+expect "its format is Linux's" "$(printf '\tfield:u64 lat;\toffset:8;\tsize:8;\tsigned:0;\n\tfield:pid_t pid;\toffset:16;\tsize:4;\tsigned:1;\n\tfield:char comm[];\toffset:24;\tsize:16;\tsigned:1;\n\nprint fmt: "lat=%%llu, pid=%%d, comm=%%s", REC->lat, REC->pid, REC->comm')" "$(tail -5 "$T/events/synthetic/wake/format")"
+echo > "$T/error_log"
+expect_err "an unknown field type is EINVAL" "Invalid argument" "echo 'bad u64 a; foo b' >> '$T/synthetic_events'"
+expect "error_log places the caret as Linux" "$(printf '%s\n' 'synthetic_events: error: Invalid type' '  Command: bad u64 a; foo b' '                      ^')" "$(tail -3 "$T/error_log" | sed 's/^\[ *[0-9.]*\] //')"
+echo 1 > "$T/events/synthetic/wake/enable"
+expect_err "removing an enabled one is EBUSY" "Device or resource busy" "echo '!wake' >> '$T/synthetic_events'"
+echo 0 > "$T/events/synthetic/wake/enable"
+echo '!wake' >> "$T/synthetic_events"
+expect "!NAME removes it and its directory" ":" "$(cat "$T/synthetic_events"):$(ls "$T/events" | grep synthetic)"
+
 # The ring buffer, as Linux 6.1's: a buffer per CPU sized in pages of
 # 4080 bytes (at least two), Linux's stats and counts, trace_pipe's lost
 # events, the stacktrace option, trace_clock and trace_options.

@@ -110,8 +110,11 @@
 //   - uprobe.go: uprobe_events and uprobe_profile; PATH resolves in the
 //     guest's file system, but kpemu places no uprobes, so enabling one
 //     fails with EOPNOTSUPP (trace_uprobe.c).
-//   - dynevent.go: dynamic_events, the kprobe and uprobe events' one list
-//     (trace_dynevent.c).
+//   - synth.go: synthetic_events, the synthetic events' definitions and
+//     their events/synthetic/ directories; nothing fires them yet
+//     (trace_events_synth.c).
+//   - dynevent.go: dynamic_events, the kprobe, uprobe and synthetic
+//     events' one list (trace_dynevent.c).
 //   - args.go, fetch.go: the FETCHARGS language and fetching the values
 //     at a hit (trace_probe.c, trace_probe_tmpl.h).
 //   - errlog.go: error_log (trace.c's tracing_log_err, trace_probe.c's

@@ -9,10 +9,11 @@ import (
 	"syscall"
 )
 
-// The dynamic events layer, after Linux 6.1's trace_dynevent.c: kprobe
-// and uprobe events share one list (Tracing.probes, dyn_event_list), which
-// kprobe_events and uprobe_events each show and edit their own kind of,
-// and dynamic_events all of.
+// The dynamic events layer, after Linux 6.1's trace_dynevent.c: kprobe,
+// uprobe and synthetic events share one list (Tracing.probes,
+// dyn_event_list), which kprobe_events, uprobe_events and
+// synthetic_events each show and edit their own kind of, and
+// dynamic_events all of.
 
 // dynKind selects the dynamic events a command acts on, as the
 // dyn_event_operations pointer does in Linux (NULL for every kind).
@@ -22,15 +23,18 @@ const (
 	dynAny    dynKind = iota // dynamic_events
 	dynKprobe                // kprobe_events (kprobe and kpemu's j events)
 	dynUprobe                // uprobe_events
+	dynSynth                 // synthetic_events (synth.go)
 )
 
 // has reports whether tp is of kind k.
 func (k dynKind) has(tp *traceProbe) bool {
 	switch k {
 	case dynKprobe:
-		return tp.up == nil
+		return tp.up == nil && tp.ev.synth == nil
 	case dynUprobe:
 		return tp.up != nil
+	case dynSynth:
+		return tp.ev.synth != nil
 	}
 	return true
 }
@@ -89,7 +93,8 @@ func (t *Tracing) writeDynamicEvents(_ context.Context, p []byte, _ int64) (int,
 
 // createDynEvent is create_dyn_event: "-" or "!" removes events of any
 // kind; otherwise each kind's parser is tried in Linux's registration
-// order (kprobes, then uprobes) until one does not answer "not mine".
+// order (kprobes, synthetic events, then uprobes) until one does not
+// answer "not mine".
 func (t *Tracing) createDynEvent(line string) error {
 	if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "!") {
 		return t.release(line, dynAny)
@@ -99,6 +104,9 @@ func (t *Tracing) createDynEvent(line string) error {
 		return nil
 	}
 	err := t.create(argv)
+	if errors.Is(err, errCanceled) {
+		err = t.createSynthDyn(line)
+	}
 	if errors.Is(err, errCanceled) {
 		err = t.createUprobe(argv)
 	}
@@ -119,6 +127,9 @@ func (t *Tracing) showDynEvents(kind dynKind) func(context.Context, *bytes.Buffe
 		for _, tp := range t.probes {
 			switch {
 			case !kind.has(tp):
+			case tp.ev.synth != nil:
+				w.WriteString("s:" + synthSystem + "/")
+				showSynth(w, tp.ev)
 			case tp.up != nil:
 				tp.showUprobe(w)
 			default:

@@ -21,6 +21,7 @@ type event struct {
 	isUprobe    bool           // uprobe_events' events (uprobe.go)
 	params      []kernel.Param // j: events: the function's parameters, from DWARF
 	static      *staticEvent   // a TRACE_EVENT on a guest tracepoint (tracepoint.go); nil for the dynamic events
+	synth       *synthEvent    // a synthetic event's fields (synth.go); nil for the others
 	args        []*probeArg
 	probes      []*traceProbe
 	id          int

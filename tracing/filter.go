@@ -95,5 +95,10 @@ func filterFields(ev *event) map[string]filter.Field {
 			m[f.name] = filter.Field{Str: f.str, Signed: f.signed}
 		}
 	}
+	if ev.synth != nil {
+		for _, f := range ev.synth.fields {
+			m[f.name] = filter.Field{Str: f.str, Signed: f.signed}
+		}
+	}
 	return m
 }

@@ -333,7 +333,7 @@ func sanitizeEventName(s string) string {
 func (t *Tracing) register(tp *traceProbe, pl *probeLog) error {
 	ev := tp.ev
 	if old := t.events[ev.key()]; old != nil {
-		if old.isUprobe || old.static != nil { // register_kprobe_event's EEXIST
+		if old.isUprobe || old.static != nil || old.synth != nil { // register_kprobe_event's EEXIST
 			pl.index = 0
 			pl.logErr(0, errEventExist)
 			return fmt.Errorf("%w: %s is another event", syscall.EEXIST, ev.key())
@@ -707,7 +707,7 @@ func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
 	if tp.up != nil {
 		return tp.matchUprobeHead(argv)
 	}
-	if len(argv) == 0 {
+	if len(argv) == 0 || tp.ev.synth != nil { // synth_event_match takes any arguments
 		return true
 	}
 	return argv[0] == tp.location(t) && matchArgs(tp.args, argv[1:])
@@ -760,12 +760,15 @@ func (t *Tracing) dropProbes(gone map[*traceProbe]bool) {
 }
 
 // releaseAll is dyn_events_release_all: EBUSY if any event of kind is
-// enabled, otherwise every event of kind goes.
+// busy, otherwise every event of kind goes, in order, up to the first
+// that cannot. A synthetic event is busy only while a hist trigger uses
+// it (never, in kpemu): an enabled one stops the removal there, after
+// the ones before it went.
 func (t *Tracing) releaseAll(kind dynKind) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, tp := range t.probes {
-		if kind.has(tp) && tp.ev.armed.Load() {
+		if kind.has(tp) && tp.ev.synth == nil && tp.ev.armed.Load() {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, tp.ev.key())
 		}
 	}

@@ -86,6 +86,7 @@ const readme = `tracing mini-HOWTO (kpemu):
 	  accepts: event-definitions (one definition per line)
 	   Format: p[:[<group>/][<event>]] <place> [<args>]
 	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
+	           s:[synthetic/]<event> <field> [<field>]
 	           j[:[<group>/][<event>]] <symbol> (kpemu: a jprobe-backed event)
 	           -:[<group>/][<event>]
 	    place: [<module>:]<symbol>[+<offset>]|<memaddr>
@@ -98,6 +99,9 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
 	           b<bit-width>@<bit-offset>/<container-size>, ustring,
 	           symstr, <type>\[<array-size>\]
+	    field: <stype> <name>;
+	    stype: u8/u16/u32/u64, s8/s16/s32/s64, pid_t,
+	           [unsigned] char/int/long
   events/		- Directory containing all trace event subsystems:
       enable		- Write 0/1 to enable/disable tracing of all events
   events/<system>/	- Directory containing all trace events for <system>:
@@ -131,6 +135,9 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	   Filters can be ignored when removing a trigger.
       format		- The layout of the event's record and its print fmt
       id		- The event's id
+  events/synthetic_events	- Create/append/remove/show synthetic events
+	  Write into this file to define/undefine new synthetic events.
+	     example: echo 'myevent u64 lat; char name[]' >> synthetic_events
 `
 
 func (t *Tracing) createTracefsFiles() error {
@@ -146,6 +153,7 @@ func (t *Tracing) createTracefsFiles() error {
 		{"dynamic_events", debugfs.FileOps{Show: t.showDynEvents(dynAny), Write: t.writeDynamicEvents, Truncate: func(context.Context) error { return t.releaseAll(dynAny) }}, 0o640},
 		{"uprobe_events", debugfs.FileOps{Show: t.showDynEvents(dynUprobe), Write: t.writeUprobeEvents, Truncate: func(context.Context) error { return t.releaseAll(dynUprobe) }}, 0o640},
 		{"uprobe_profile", debugfs.FileOps{Show: t.showUprobeProfile}, 0o440},
+		{"synthetic_events", debugfs.FileOps{Show: t.showSynthEvents, Write: t.writeSynthEvents, Truncate: func(context.Context) error { return t.releaseAll(dynSynth) }}, 0o640},
 		{"available_events", debugfs.FileOps{Show: t.showAvailableEvents}, 0o440},
 	}
 	for _, f := range files {
@@ -384,6 +392,10 @@ func (ft fetchType) printFmt() string {
 func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 	if ev.static != nil {
 		showStaticFormat(w, ev)
+		return
+	}
+	if ev.synth != nil {
+		showSynthFormat(w, ev)
 		return
 	}
 	common, probe := recordFields(ev)
