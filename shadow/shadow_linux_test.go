@@ -429,24 +429,7 @@ func TestSealMount(t *testing.T) {
 // A sealed tree's /proc/mounts and /proc/PID/mountinfo show a kpemu
 // mount (FUSE, "fuse.kpemu") as Linux's tracefs; unsealed, as it is.
 func TestSealMountTable(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a FUSE mount needs root here")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	mnt, tables := filepath.Join(dir, "t"), filepath.Join(dir, "tables")
-	if err := os.Mkdir(tables, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := fuse.Mount(ctx, mnt, debugfs.NewTree(), fuse.Options{FsName: "tracefs"})
-	if err != nil {
-		t.Skipf("no FUSE mount: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Unmount() })
+	mnt, tables := mountTree(t, debugfs.NewTree())
 	t.Setenv("T", mnt)
 	// stat -f: statfs(2)'s f_type, TRACEFS_MAGIC sealed.
 	// Each table read three ways: by path, relative to /proc, and through
@@ -483,6 +466,31 @@ func TestSealMountTable(t *testing.T) {
 	if ents, err := os.ReadDir(tables); err != nil || len(ents) < 2 || len(ents) > 8 {
 		t.Errorf("rewritten tables: %v, %v; want 2 (a few more if the host's mounts changed)", ents, err)
 	}
+}
+
+// mountTree mounts tree with FUSE as a tracefs (root only) and returns
+// the mount point and a directory for the seal's tables.
+func mountTree(t *testing.T, tree *debugfs.Tree) (mnt, tables string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a FUSE mount needs root here")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt, tables = filepath.Join(dir, "t"), filepath.Join(dir, "tables")
+	if err := os.Mkdir(tables, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := fuse.Mount(ctx, mnt, tree, fuse.Options{FsName: "tracefs"})
+	if err != nil {
+		t.Skipf("no FUSE mount: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Unmount() })
+	return mnt, tables
 }
 
 // BenchmarkMirroredOpen measures opens of /dev/null by a supervised child

@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kpemu/kpemu/debugfs"
-	"github.com/kpemu/kpemu/fuse"
 )
 
 // fakeStream is a stream file whose splice the test feeds: chunks taken
@@ -130,17 +129,6 @@ func spliceHelper(args []string) error {
 // splice takes (package internal/splicectl), waits in the stream's wait
 // when there is nothing, and fails as Linux's does for bad arguments.
 func TestSealSplice(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("a FUSE mount needs root here")
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	mnt, tables := filepath.Join(dir, "t"), filepath.Join(dir, "tables")
-	if err := os.Mkdir(tables, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	stream := newFakeStream()
 	tree := debugfs.NewTree()
 	if _, err := tree.CreateFile("raw", 0o440, debugfs.FileOps{
@@ -148,13 +136,7 @@ func TestSealSplice(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := fuse.Mount(ctx, mnt, tree, fuse.Options{FsName: "tracefs"})
-	if err != nil {
-		t.Skipf("no FUSE mount: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Unmount() })
+	mnt, tables := mountTree(t, tree)
 
 	page := bytes.Repeat([]byte("p"), 8)
 	stream.add(append([]byte("one"), page...), false)

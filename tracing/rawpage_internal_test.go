@@ -38,16 +38,24 @@ func TestTracePipeRawSplice(t *testing.T) {
 		t.Errorf("only the writer's page: %v, want EAGAIN", err)
 	}
 
-	// Waiting: the wake ioctl ends it with 0 (again false).
+	// wait starts a SpliceWait, whose again comes on waited, and
+	// returns once it waits (what an earlier wait registered is cleared
+	// first, so that Waiting sees this one's).
 	waited := make(chan bool)
-	go func() {
-		again, err := sp.SpliceWait(ctx)
-		if err != nil {
-			t.Errorf("SpliceWait: %v", err)
-		}
-		waited <- again
-	}()
-	waitfor.Until(t, "the splice to wait", func() bool { return tr.top.buf.Waiting() })
+	wait := func() {
+		tr.top.buf.WakeAll()
+		go func() {
+			again, err := sp.SpliceWait(ctx)
+			if err != nil {
+				t.Errorf("SpliceWait: %v", err)
+			}
+			waited <- again
+		}()
+		waitfor.Until(t, "the splice to wait", func() bool { return tr.top.buf.Waiting() })
+	}
+
+	// Waiting: the wake ioctl ends it with 0 (again false).
+	wait()
 	if r, err := rd.(debugfs.Ioctler).Ioctl(ctx, 0, 0); r != 0 || err != nil {
 		t.Errorf("ioctl 0 = %d, %v", r, err)
 	}
@@ -60,14 +68,7 @@ func TestTracePipeRawSplice(t *testing.T) {
 
 	// buffer_percent 50 of 4 pages: one page left and the writer's
 	// make it; then the page is taken whole.
-	go func() {
-		again, err := sp.SpliceWait(ctx)
-		if err != nil {
-			t.Errorf("SpliceWait: %v", err)
-		}
-		waited <- again
-	}()
-	waitfor.Until(t, "the splice to wait", func() bool { return tr.top.buf.Waiting() })
+	wait()
 	for i := 0; !tr.top.buf.CPU(0).WatermarkHit(50); i++ {
 		printk(tr, 0, uint64(i+2), "filler")
 	}
@@ -82,14 +83,8 @@ func TestTracePipeRawSplice(t *testing.T) {
 		t.Errorf("after the left page: %v, want EAGAIN (it was taken whole)", err)
 	}
 
-	// Tracing off ends a wait with 0; a cancelled one is EINTR. (The
-	// wait above left its registration: clear it, to see this one's.)
-	tr.top.buf.WakeAll()
-	go func() {
-		again, _ := sp.SpliceWait(ctx)
-		waited <- again
-	}()
-	waitfor.Until(t, "the splice to wait", func() bool { return tr.top.buf.Waiting() })
+	// Tracing off ends a wait with 0; a cancelled one is EINTR.
+	wait()
 	if _, err := tr.top.writeTracingOn(ctx, []byte("0\n"), 0); err != nil {
 		t.Fatal(err)
 	}

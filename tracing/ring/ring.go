@@ -350,14 +350,41 @@ type Buffer[E any] struct {
 	stamp     func(*E) uint64 // an entry's time stamp, read once as it is written
 	overwrite atomic.Bool     // RB_FL_OVERWRITE, the overwrite option
 
-	waitMu  sync.Mutex
-	wait    chan struct{} // closed when an event arrives; nil when no reader waits
-	waiting atomic.Bool   // a reader waits: writers look at this alone
-
+	events waiters // woken at every event
 	// The readers waiting for a watermark (full_waiters): woken when a
 	// writer leaves a page, the only time a watermark can be hit.
-	fullWait    chan struct{}
-	fullWaiting atomic.Bool
+	full waiters
+}
+
+// waiters are readers waiting on a channel that a writer closes.
+type waiters struct {
+	mu      sync.Mutex
+	ch      chan struct{} // nil when no reader waits
+	waiting atomic.Bool   // a reader waits: writers look at this alone
+}
+
+// get returns the channel the next wake closes. The caller checks the
+// buffer again after taking it, so that a write between its check and
+// this call is not missed: the write sees waiting set, or the check sees
+// the write.
+func (w *waiters) get() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch == nil {
+		w.ch = make(chan struct{})
+	}
+	w.waiting.Store(true)
+	return w.ch
+}
+
+func (w *waiters) wake() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch != nil {
+		close(w.ch)
+		w.ch = nil
+	}
+	w.waiting.Store(false)
 }
 
 // New makes a buffer of ncpu CPUs of size bytes each (PagesFor), in
@@ -392,37 +419,19 @@ func (rb *Buffer[E]) Write(cpu int, e *E, payload int) bool {
 	if !ok {
 		return false
 	}
-	if rb.waiting.Load() {
-		rb.Wake()
+	if rb.events.waiting.Load() {
+		rb.events.wake()
 	}
-	if left && rb.fullWaiting.Load() {
-		rb.wakeFull()
+	if left && rb.full.waiting.Load() {
+		rb.full.wake()
 	}
 	return true
 }
 
 // FullWaiter returns a channel closed when a writer next leaves a page
-// (or at Wake), for a reader waiting for a watermark (WatermarkHit). As
-// with Waiter, the caller checks again after taking it.
-func (rb *Buffer[E]) FullWaiter() <-chan struct{} {
-	rb.waitMu.Lock()
-	defer rb.waitMu.Unlock()
-	if rb.fullWait == nil {
-		rb.fullWait = make(chan struct{})
-	}
-	rb.fullWaiting.Store(true)
-	return rb.fullWait
-}
-
-func (rb *Buffer[E]) wakeFull() {
-	rb.waitMu.Lock()
-	defer rb.waitMu.Unlock()
-	if rb.fullWait != nil {
-		close(rb.fullWait)
-		rb.fullWait = nil
-	}
-	rb.fullWaiting.Store(false)
-}
+// (or at WakeAll), for a reader waiting for a watermark (WatermarkHit).
+// As with Waiter, the caller checks again after taking it.
+func (rb *Buffer[E]) FullWaiter() <-chan struct{} { return rb.full.get() }
 
 // WatermarkHit is rb_watermark_hit for one CPU: it has unread events
 // and, for a watermark full (buffer_percent) above 0, the oldest of them
@@ -454,36 +463,20 @@ func (b *CPU[E]) WatermarkHit(full int) bool {
 // the buffer again after taking it, so that a write between its check
 // and this call is not missed: the write sees waiting set, or the check
 // sees the write.
-func (rb *Buffer[E]) Waiter() <-chan struct{} {
-	rb.waitMu.Lock()
-	defer rb.waitMu.Unlock()
-	if rb.wait == nil {
-		rb.wait = make(chan struct{})
-	}
-	rb.waiting.Store(true)
-	return rb.wait
-}
+func (rb *Buffer[E]) Waiter() <-chan struct{} { return rb.events.get() }
 
 // Wake is ring_buffer_wake_waiters: the readers waiting for an event
 // look at the buffer again.
-func (rb *Buffer[E]) Wake() {
-	rb.waitMu.Lock()
-	defer rb.waitMu.Unlock()
-	if rb.wait != nil {
-		close(rb.wait)
-		rb.wait = nil
-	}
-	rb.waiting.Store(false)
-}
+func (rb *Buffer[E]) Wake() { rb.events.wake() }
 
 // Waiting reports whether a reader waits, for an event or a watermark.
-func (rb *Buffer[E]) Waiting() bool { return rb.waiting.Load() || rb.fullWaiting.Load() }
+func (rb *Buffer[E]) Waiting() bool { return rb.events.waiting.Load() || rb.full.waiting.Load() }
 
 // WakeAll is ring_buffer_wake_waiters: every reader waiting, for an
 // event or for a watermark, looks at the buffer again.
 func (rb *Buffer[E]) WakeAll() {
-	rb.Wake()
-	rb.wakeFull()
+	rb.events.wake()
+	rb.full.wake()
 }
 
 // Reset is tracing_reset_online_cpus: every CPU's buffer emptied, its
