@@ -1118,7 +1118,8 @@ fi
 # perf probe (Debian's linux-perf), unmodified, inside kpemu-ns.sh: a
 # probe with an argument found by name in the image's DWARF (-k; perf
 # checks the image's build-id against /sys/kernel/notes), a return probe
-# and an offset (both written as _text+OFF, as perf does), -l, -L (the
+# and an offset (both written as _text+OFF, as perf does), -l (with -k,
+# the source lines, through the image's .debug_aranges), -L (the
 # source from the top of the checkout), -V, a hit, and -d.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v perf >/dev/null; then
 	top=$(cd "$(dirname "$0")/.." && pwd)
@@ -1131,6 +1132,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v perf >/dev/
 		perf probe -q -a "vfs_write+8" 2>&1
 		sed "s/_text+[0-9]*/_text+N/" kprobe_events
 		perf probe -l 2>&1 | sort
+		perf probe -k "$top/$img" -l 2>&1 | sort
 		(cd "$top" && perf probe -k $img -L vfs_read 2>&1 | head -2)
 		perf probe -k "$top/$img" -V vfs_read 2>&1 | grep -c "size_t	count"
 		echo 1 > events/probe/vfs_read/enable
@@ -1142,6 +1144,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v perf >/dev/
 		"$(printf '%s\n' "p:probe/vfs_read _text+N count=%x2:x64" "r10:probe/vfs_read__return _text+N" \
 			"p:probe/vfs_write _text+N" "  probe:vfs_read       (on vfs_read with count)" \
 			"  probe:vfs_read__return (on vfs_read%return)" "  probe:vfs_write      (on vfs_write+8)" \
+			"  probe:vfs_read       (on vfs_read@fs/read_write.c with count)" \
+			"  probe:vfs_read__return (on vfs_read%return@fs/read_write.c)" \
+			"  probe:vfs_write      (on vfs_write:1@fs/read_write.c)" \
 			"<vfs_read@kernel/image/fs/read_write.c:0>" \
 			"      0  noinline ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)" \
 			1 "vfs_read: (vfs_read+0x0/SIZE) count=0x" 0)" "$out"
