@@ -271,12 +271,9 @@ func (h *Handle) Read(ctx context.Context, p []byte, off int64) (int, error) {
 // SpliceRead is [Splicer.SpliceRead] of the open's reader: ENOTTY if it
 // has none (the file's splice is its read, or the page cache's).
 func (h *Handle) SpliceRead(ctx context.Context, p []byte, want int) (int, error) {
-	if err := h.check("splice", readable); err != nil {
+	s, err := h.splicer()
+	if err != nil {
 		return 0, err
-	}
-	s, ok := h.read.(Splicer)
-	if !ok {
-		return 0, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: syscall.ENOTTY}
 	}
 	n, err := s.SpliceRead(ctx, p, want)
 	if err != nil {
@@ -292,18 +289,26 @@ func (h *Handle) SpliceRead(ctx context.Context, p []byte, want int) (int, error
 // SpliceWait is [Splicer.SpliceWait] of the open's reader (ENOTTY if
 // none).
 func (h *Handle) SpliceWait(ctx context.Context) (again bool, err error) {
-	if err := h.check("splice", readable); err != nil {
+	s, err := h.splicer()
+	if err != nil {
 		return false, err
 	}
-	s, ok := h.read.(Splicer)
-	if !ok {
-		return false, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: syscall.ENOTTY}
-	}
-	again, err = s.SpliceWait(ctx)
-	if err != nil {
+	if again, err = s.SpliceWait(ctx); err != nil {
 		return false, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: err}
 	}
 	return again, nil
+}
+
+// splicer is the open's reader as a Splicer, once the handle may read.
+func (h *Handle) splicer() (Splicer, error) {
+	if err := h.check("splice", readable); err != nil {
+		return nil, err
+	}
+	s, ok := h.read.(Splicer)
+	if !ok {
+		return nil, &fs.PathError{Op: "splice", Path: h.file.Path(), Err: syscall.ENOTTY}
+	}
+	return s, nil
 }
 
 // Ioctl is ioctl(2) on the open: [Ioctler.Ioctl] of its reader, ENOTTY

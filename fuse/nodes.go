@@ -387,10 +387,9 @@ func (fh *fileHandle) Read(ctx context.Context, dest []byte, off int64) (gofuse.
 		if stop.Err() != nil {
 			return gofuse.ReadResultData(nil), 0
 		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(stop, cancel)()
+		var done func()
+		ctx, done = untilStop(ctx, stop)
+		defer done()
 	}
 	n, err := fh.h.Read(ctx, dest, off)
 	if err != nil {
@@ -424,9 +423,8 @@ func (fh *fileHandle) Ioctl(ctx context.Context, cmd uint32, arg uint64, input [
 		if stop.Err() != nil {
 			return 0, 0
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(stop, cancel)()
+		ctx, done := untilStop(ctx, stop)
+		defer done()
 		again, err := fh.h.SpliceWait(ctx)
 		switch {
 		case stop.Err() != nil:
@@ -443,6 +441,18 @@ func (fh *fileHandle) Ioctl(ctx context.Context, cmd uint32, arg uint64, input [
 		return 0, toErrno(fh.log, "ioctl", err)
 	}
 	return r, 0
+}
+
+// untilStop is ctx, cancelled too when stop is (the server starts to
+// unmount), for a wait in a stream: a read of trace_pipe, a splice's
+// wait. Call done when the operation ends.
+func untilStop(ctx, stop context.Context) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(stop, cancel)
+	return ctx, func() {
+		unhook()
+		cancel()
+	}
 }
 
 // Write implements gofs.FileWriter. With FOPEN_DIRECT_IO the kernel sends
