@@ -92,14 +92,21 @@ func (s *Supervisor) sealSplice(tid int, st *spliceState, d *seccompData) (x spl
 	}
 	out, err := unix.PidfdGetfd(pidfd, fdOut, 0)
 	if err != nil {
-		return x, s.finishSplice(tid, -int64(unix.EBADF))
+		s.finishSplice(tid, -int64(unix.EBADF))
+		return x, false
 	}
 	defer unix.Close(out)
 	ret, wait := spliceToPipe(in, out, offIn, offOut, length, flags)
-	if wait == 0 {
-		return x, s.finishSplice(tid, ret)
+	if wait != noWait {
+		return s.spliceWait(tid, fdOut, wait)
 	}
-	return s.spliceWait(tid, fdOut, wait)
+	if ret == -int64(unix.EPIPE) {
+		// wait_for_space's send_sig(SIGPIPE, current): it comes when
+		// the tracee goes on.
+		_ = unix.Tgkill(tgid(tid), tid, unix.SIGPIPE)
+	}
+	s.finishSplice(tid, ret)
+	return x, false
 }
 
 // Ways a splice waits.
@@ -210,7 +217,7 @@ func ioctlRead(fd int, arg *splicectl.ReadArg) (int, error) {
 }
 
 // finishSplice makes the stopped splice return ret without running.
-func (s *Supervisor) finishSplice(tid int, ret int64) bool {
+func (s *Supervisor) finishSplice(tid int, ret int64) {
 	rg, err := getRegs(tid)
 	if err == nil {
 		rg.skipSyscall(ret)
@@ -219,10 +226,9 @@ func (s *Supervisor) finishSplice(tid int, ret int64) bool {
 	if err != nil {
 		// The host's splice then runs, and fails as before (EINVAL).
 		s.log().Warn("shadow: seal: cannot serve a splice", "tid", tid, "err", err)
-		return false
+		return
 	}
 	s.sealed.Add(1)
-	return false
 }
 
 // spliceWait turns the stopped splice into its wait: WaitCmd on the
@@ -284,7 +290,11 @@ func (x spliceExit) atExit(s *Supervisor, tid int, closing bool) {
 	case again, ret == 0:
 		rg.setRet(0)
 	case ret == -errRestartSys || ret == -errRestartNoIntr || ret == -errRestartNoHand || ret == -errRestartRestartB:
-		// A signal: Linux's splice returns EINTR from its wait.
+		// A signal: Linux's splice returns EINTR from its wait for
+		// data (wait_on_pipe). Its wait for room in the pipe returns
+		// ERESTARTSYS, which a handler with SA_RESTART restarts; the
+		// seal cannot tell the handler's flags, and says EINTR there
+		// too.
 		rg.setRet(-int64(unix.EINTR))
 	default:
 		// The wait's error is the splice's.

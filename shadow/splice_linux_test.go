@@ -82,7 +82,8 @@ func (f *fakeStream) SpliceWait(ctx context.Context) (bool, error) {
 
 // spliceHelper splices the file args[0] into a pipe as each of args[1:]
 // says ("block": blocking; "nonblock": SPLICE_F_NONBLOCK; "offset": with
-// an off_in; "tofile": into a regular file), printing what each returned
+// an off_in; "noreader": into a pipe whose read end is closed;
+// "tofile": into a regular file), printing what each returned
 // and what the pipe got.
 func spliceHelper(args []string) error {
 	in, err := unix.Open(args[0], unix.O_RDONLY, 0)
@@ -101,6 +102,14 @@ func spliceHelper(args []string) error {
 			flags = unix.SPLICE_F_NONBLOCK
 		case "offset":
 			off = new(int64)
+		case "noreader":
+			var q [2]int
+			if err := unix.Pipe(q[:]); err != nil {
+				return err
+			}
+			unix.Close(q[0])
+			defer unix.Close(q[1])
+			out = q[1]
 		case "tofile":
 			f, err := os.CreateTemp("", "splice")
 			if err != nil {
@@ -151,13 +160,14 @@ func TestSealSplice(t *testing.T) {
 	}()
 	sup := &Supervisor{Replay: (&recorder{}).replay, Log: testLogger(t), Seal: &Seal{Tracefs: mnt, Dir: tables}}
 	out := string(supervise(t, sup, []string{"SHADOW_MODE=seal", "SHADOW_THEN=splice"}, "exec", os.Args[0],
-		filepath.Join(mnt, "raw"), "block", "nonblock", "block", "block", "offset", "tofile"))
+		filepath.Join(mnt, "raw"), "block", "nonblock", "block", "block", "offset", "noreader", "tofile"))
 	want := strings.Join([]string{
 		`block: 14 "onepppppppptwo"`,
 		`nonblock: resource temporarily unavailable`,
 		`block: 4 "late"`,
 		`block: 0 ""`,
 		`offset: invalid argument`,
+		`noreader: broken pipe`, // and SIGPIPE, which Go ignores there
 		`tofile: invalid argument`,
 	}, "\n") + "\n"
 	if out != want {
