@@ -1201,7 +1201,8 @@ fi
 # per_cpu/cpuN/trace_pipe_raw (the seal serves the splice), and report's
 # events are those kprobe_profile counts; -B, -T and -p function -l
 # record theirs; extract's report shows the events, times, pids and CPUs
-# that trace shows; stream prints events as they come and ends at SIGINT.
+# that trace shows; stream prints events as they come and ends at SIGINT
+# (given the one more record it waits for; see below).
 # do_mkdirat is reached only by the replayed mkdirs (the guest's own
 # workload makes none), so that the counts are exact.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v trace-cmd >/dev/null; then
@@ -1227,18 +1228,21 @@ grep ' mk: ' $T/trace | awk '{ print $1, $2, $4, $NF }' > trace.txt
 trace-cmd extract -o ex.dat >/dev/null 2>&1; echo "extract: $?"
 trace-cmd report -i ex.dat 2>/dev/null | grep ' mk: ' | awk '{ print $1, $2, $3, $NF }' > ex.txt
 echo "extract $(wc -l < ex.txt) lines, as trace: $(cmp -s trace.txt ex.txt && echo yes)"
-# sched_switch keeps events coming (stdout to a file is block-buffered;
-# trace-cmd's last read after SIGINT waits for one), and a small buffer
-# keeps what is left at SIGINT within a pipe: trace-cmd 3.1's parent
-# stops reading its recorders' pipes when one is momentarily empty and
-# then waits for them, which a recorder with more than a pipeful left
-# to write would never end.
-trace-cmd stream -b 32 -e kprobes:mk -e sched:sched_switch > st.out 2>/dev/null &
+# stream: its parent has its recorders flush what they hold whenever it
+# has read nothing for 500 ms, so the mk events come while it runs
+# (stdbuf: its stdout is a file). Stopped with SIGINT while no events
+# come, trace-cmd 3.1's stream waits for one more record (its last read
+# polls without a timeout; so it reads on Linux 6.1 too): until it ends,
+# give it one and have its recorders flush it, as its own idle loop does.
+stdbuf -oL trace-cmd stream -e kprobes:mk > st.out 2>/dev/null &
 sp=$!
-for i in $(seq 3000); do grep -q sched_switch st.out && break; sleep 0.1; done
+for i in $(seq 3000); do [ "$(cat $T/events/kprobes/mk/enable $T/tracing_on)" = "$(printf '1\n1')" ] && [ "$(pgrep -P $sp | wc -l)" -ge 2 ] && break; sleep 0.1; done
 bash -c "$w"
 for i in $(seq 3000); do [ "$(grep -c ' mk: ' st.out)" -ge 20 ] && break; sleep 0.1; done
-kill -INT $sp; wait $sp; echo "stream: $? $(grep -c ' mk: ' st.out)"
+n=$(grep -c ' mk: ' st.out)
+kill -INT $sp
+for i in $(seq 300); do kill -0 $sp 2>/dev/null || break; mkdir dS; rmdir dS; pkill -USR2 -P $sp; sleep 0.1; done
+wait $sp; echo "stream: $? $n"
 trace-cmd reset >/dev/null 2>&1
 echo > /sys/kernel/tracing/kprobe_events
 cd / && rm -rf "$OLDPWD"
