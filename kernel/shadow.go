@@ -14,8 +14,9 @@ import (
 // /dev/null, makes a symlink; the host (package shadow) holds it in that
 // call, and Shadow has the guest make the same call first: it queues the
 // request in the guest's shadow_requests ring, rings the board's doorbell,
-// and waits until /bin/shadowd, woken by the doorbell's interrupt, made
-// the call and reported with HC_SHADOW_DONE
+// and waits until the host process's twin in the guest (a task of
+// /bin/shadowd's with the host process's pid), woken by the doorbell's
+// interrupt, made the call and reported with HC_SHADOW_DONE
 // (drivers/char/kpemu_shadow.c in the image).
 
 // ShadowOp is a system call that the guest replays.
@@ -23,20 +24,28 @@ type ShadowOp uint32
 
 // The ops of struct shadow_req (include/linux/kpemu_shadow.h).
 const (
-	ShadowFork    ShadowOp = 1 // fork(); the guest's child exits at once
+	ShadowFork    ShadowOp = 1 // clone3() with set_tid Child: the child's twin; without Child, a child that exits at once
 	ShadowOpen    ShadowOp = 2 // openat(AT_FDCWD, Path, Flags, Mode), then close
 	ShadowSymlink ShadowOp = 3 // symlink(Target, Path)
 	ShadowMkdir   ShadowOp = 4 // mkdir(Path, Mode)
 	ShadowUnlink  ShadowOp = 5 // unlinkat(AT_FDCWD, Path, Flags)
+	ShadowAdopt   ShadowOp = 6 // a twin for Child, a process that shadowing begins with
+	ShadowExit    ShadowOp = 7 // PID's twin exits with wait status Flags
 )
 
 // ShadowRequest is one system call to replay.
 type ShadowRequest struct {
-	Op     ShadowOp
+	Op ShadowOp
+	// PID is the host process whose twin replays the call; 0, or a
+	// process without a twin, has /bin/shadowd replay it.
+	PID int32
+	// Child is the pid of the twin that ShadowFork or ShadowAttach makes
+	// (the host's new process); 0 makes none.
+	Child  int32
 	Comm   string // the host process's name; the guest's replayer takes it
 	Path   string // absolute
 	Target string // ShadowSymlink: the link's contents
-	Flags  uint32 // ShadowOpen: O_* as arm64 Linux's; ShadowUnlink: AT_REMOVEDIR or 0
+	Flags  uint32 // ShadowOpen: O_* as arm64 Linux's; ShadowUnlink: AT_REMOVEDIR or 0; ShadowExit: the wait status
 	Mode   uint32 // ShadowOpen, ShadowMkdir
 }
 
@@ -45,7 +54,8 @@ const (
 	shadowRingSize  = 16
 	shadowCommLen   = 16
 	shadowPathMax   = 256
-	shadowReqSize   = 8 + 4*4 + shadowCommLen + 2*shadowPathMax
+	shadowReqComm   = 8 + 6*4 // seq, op, flags, mode, pid, child, reserved
+	shadowReqSize   = shadowReqComm + shadowCommLen + 2*shadowPathMax
 	shadowRingHead  = 0
 	shadowRingTail  = 8
 	shadowRingReqs  = 16
@@ -106,9 +116,11 @@ func (k *Kernel) Shadow(ctx context.Context, r ShadowRequest) error {
 	binary.LittleEndian.PutUint32(req[8:], uint32(r.Op))
 	binary.LittleEndian.PutUint32(req[12:], r.Flags)
 	binary.LittleEndian.PutUint32(req[16:], r.Mode)
-	copy(req[24:24+shadowCommLen-1], r.Comm)
-	copy(req[24+shadowCommLen:], r.Path)
-	copy(req[24+shadowCommLen+shadowPathMax:], r.Target)
+	binary.LittleEndian.PutUint32(req[20:], uint32(r.PID))
+	binary.LittleEndian.PutUint32(req[24:], uint32(r.Child))
+	copy(req[shadowReqComm:shadowReqComm+shadowCommLen-1], r.Comm)
+	copy(req[shadowReqComm+shadowCommLen:], r.Path)
+	copy(req[shadowReqComm+shadowCommLen+shadowPathMax:], r.Target)
 	var err error
 	k.StopMachine(func() {
 		var tail uint64

@@ -52,6 +52,63 @@ func TestShadowReplaysFileCalls(t *testing.T) {
 	}
 }
 
+// Each host process has a twin in the guest with its pid: Adopt makes the
+// first, a Fork from a twin makes the child's, requests from a pid are
+// replayed under that pid, and Exit ends the twin before it returns. A
+// pid that the guest already uses (init's) gets no twin: shadowd replays
+// that process's requests itself.
+func TestShadowTwins(t *testing.T) {
+	k := running(t)
+	shadowReady(t, k)
+	const parent, child = 20000, 20001
+	const dir = "/tmp/twintest"
+	do := func(r kernel.ShadowRequest) {
+		t.Helper()
+		if err := k.Shadow(context.Background(), r); err != nil {
+			t.Fatalf("Shadow(%+v): %v", r, err)
+		}
+	}
+	comm := func(pid int) string {
+		c, ok := k.TaskComm(pid)
+		if !ok {
+			return "(none)"
+		}
+		return c
+	}
+	do(kernel.ShadowRequest{Op: kernel.ShadowAdopt, Child: parent, Comm: "bash"})
+	if got := comm(parent); got != "shadowd" && got != "bash" {
+		t.Fatalf("after Adopt, pid %d is %q, want shadowd's twin", parent, got)
+	}
+	do(kernel.ShadowRequest{Op: kernel.ShadowMkdir, PID: parent, Comm: "bash", Path: dir, Mode: 0o755})
+	do(kernel.ShadowRequest{Op: kernel.ShadowFork, PID: parent, Child: child, Comm: "bash"})
+	do(kernel.ShadowRequest{Op: kernel.ShadowOpen, PID: child, Comm: "touch", Path: dir + "/f", Flags: syscall.O_WRONLY | syscall.O_CREAT, Mode: 0o644})
+	if got := comm(child); got != "touch" {
+		t.Errorf("pid %d is %q, want touch", child, got)
+	}
+	if _, err := k.LookupPath(dir + "/f"); err != nil {
+		t.Errorf("the child's twin did not create %s/f: %v", dir, err)
+	}
+	do(kernel.ShadowRequest{Op: kernel.ShadowExit, PID: child, Comm: "touch"})
+	waitfor.Until(t, "the child's twin to be reaped", func() bool { return comm(child) == "(none)" })
+	do(kernel.ShadowRequest{Op: kernel.ShadowUnlink, PID: parent, Comm: "bash", Path: dir + "/f"})
+	if got := comm(parent); got != "bash" {
+		t.Errorf("pid %d is %q, want bash", parent, got)
+	}
+	do(kernel.ShadowRequest{Op: kernel.ShadowExit, PID: parent, Comm: "bash", Flags: 3 << 8})
+	waitfor.Until(t, "the parent's twin to be reaped", func() bool { return comm(parent) == "(none)" })
+
+	// init has pid 1: no twin; shadowd replays pid 1's calls.
+	do(kernel.ShadowRequest{Op: kernel.ShadowAdopt, Child: 1, Comm: "sh"})
+	do(kernel.ShadowRequest{Op: kernel.ShadowUnlink, PID: 1, Comm: "rmdir", Path: dir, Flags: 0x200 /* AT_REMOVEDIR */})
+	if _, err := k.LookupPath(dir); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("after pid 1's rmdir: %v, want ENOENT", err)
+	}
+	do(kernel.ShadowRequest{Op: kernel.ShadowExit, PID: 1, Comm: "sh"})
+	if got := comm(1); got != "init" {
+		t.Errorf("pid 1 is %q, want init", got)
+	}
+}
+
 // A path the guest cannot hold is refused before it is queued.
 func TestShadowRefusesLongPath(t *testing.T) {
 	k := running(t)

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -19,6 +20,9 @@ type taskLayout struct {
 	commOff int64
 	commLen int64
 	tgidOff int64 // -1 when the image's DWARF lacks it (tasktgid.go)
+	// tasks, the task list's link (from init_task.tasks); -1 when the
+	// image's DWARF lacks it.
+	tasksOff int64
 
 	// thread_info.flags and the kernel stack (Linux's task->stack),
 	// for the tracers; -1 when the image's DWARF lacks them.
@@ -32,7 +36,7 @@ type taskLayout struct {
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF.
 // An image without them still boots; Current then reports the idle task.
 func readTaskLayout(f *elf.File) taskLayout {
-	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1}
+	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1, tasksOff: -1}
 	d, err := f.DWARF()
 	if err != nil {
 		return tl
@@ -66,6 +70,8 @@ func readTaskLayout(f *elf.File) taskLayout {
 				tl.commLen = fld.Type.Size()
 			case "stack":
 				tl.stackOff = fld.ByteOffset
+			case "tasks":
+				tl.tasksOff = fld.ByteOffset
 			case "thread_info":
 				if ti, ok := fld.Type.(*dwarf.StructType); ok {
 					for _, f := range ti.Field {
@@ -251,4 +257,44 @@ func (k *Kernel) CurrentTgid(cpu int) int {
 		return 0
 	}
 	return int(int32(v))
+}
+
+// maxTasks bounds a walk of the task list, which a guest bug could make
+// circular elsewhere than at its head.
+const maxTasks = 1 << 16
+
+// TaskComm returns the comm of the task with pid pid, found on the task
+// list (init_task.tasks, as for_each_process walks it), and false when
+// there is none or the image does not say where the list is. It stops
+// the machine for the walk. Tests use it to see the guest's tasks.
+func (k *Kernel) TaskComm(pid int) (comm string, ok bool) {
+	tl := k.task
+	head, found := k.syms.LookupName("init_task")
+	if !tl.ok || tl.tasksOff < 0 || !found {
+		return "", false
+	}
+	k.StopMachine(func() {
+		at := head.Addr + uint64(tl.tasksOff)
+		for next, n := at, 0; n < maxTasks; n++ {
+			v, err := k.Read64(next)
+			if err != nil || v == at {
+				return
+			}
+			next = v
+			task := v - uint64(tl.tasksOff)
+			if p, err := k.Read32(task + uint64(tl.pidOff)); err != nil || int(int32(p)) != pid {
+				continue
+			}
+			buf := make([]byte, tl.commLen)
+			if k.ReadMem(task+uint64(tl.commOff), buf) != nil {
+				return
+			}
+			if i := bytes.IndexByte(buf, 0); i >= 0 {
+				buf = buf[:i]
+			}
+			comm, ok = string(buf), true
+			return
+		}
+	})
+	return comm, ok
 }

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
+#include <linux/kpemu_shadow.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <trace/events/sched.h>
@@ -101,6 +102,7 @@ __noreturn void do_exit(long code)
 	exit_files(tsk);
 	forget_original_parent(tsk);
 	exit_notify(tsk, code);
+	kpemu_shadow_exit(tsk);
 	do_task_dead();
 }
 

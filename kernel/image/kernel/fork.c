@@ -28,7 +28,7 @@
 
 int sched_fork(unsigned long clone_flags, struct task_struct *p);
 
-#define NR_TASKS	32
+#define NR_TASKS	64	/* the bits of task_pool_used */
 
 static struct task_struct task_struct_pool[NR_TASKS];
 static struct thread_stack thread_stack_pool[NR_TASKS] __stack;
@@ -151,6 +151,9 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 		return ERR_PTR(-EINVAL);
 	if ((clone_flags & (CLONE_SIGHAND | CLONE_VM)) == CLONE_SIGHAND)
 		return ERR_PTR(-EINVAL);
+	/* one pid namespace: set_tid names at most the pid in it */
+	if (args->set_tid_size > 1)
+		return ERR_PTR(-EINVAL);
 
 	p = dup_task_struct(current, node);
 	if (!p)
@@ -182,7 +185,7 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 	copy_thread(p, args);
 
 	raw_spin_lock_irqsave(&tasklist_lock, flags);
-	pid = alloc_pid();
+	pid = alloc_pid(args->set_tid_size ? args->set_tid[0] : 0);
 	if (pid < 0) {
 		raw_spin_unlock_irqrestore(&tasklist_lock, flags);
 		if (p->files)
@@ -322,6 +325,96 @@ long __arm64_sys_clone(const struct pt_regs *regs)
 	if (args.flags & (CLONE_PARENT_SETTID | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID))
 		return -EINVAL;	/* no user tid pointers yet */
 	return kernel_clone(&args);
+}
+
+/* include/uapi/linux/sched.h */
+struct clone_args {
+	u64 flags;
+	u64 pidfd;
+	u64 child_tid;
+	u64 parent_tid;
+	u64 exit_signal;
+	u64 stack;
+	u64 stack_size;
+	u64 tls;
+	u64 set_tid;
+	u64 set_tid_size;
+	u64 cgroup;
+};
+
+#define CLONE_ARGS_SIZE_VER0	64	/* sizeof first published struct */
+#define MAX_PID_NS_LEVEL	32
+#define CLONE_NEWTIME		0x00000080
+#define CLONE_DETACHED		0x00400000
+#define CLONE_LEGACY_FLAGS	0xffffffffULL
+#define CLONE_CLEAR_SIGHAND	0x100000000ULL
+#define CLONE_INTO_CGROUP	0x200000000ULL
+
+/*
+ * clone3(2), after Linux's copy_clone_args_from_user() and
+ * clone3_args_valid(): the checks Linux makes, then what this kernel has
+ * (as clone(2): no user tid pointers, no pidfd, no cgroups). set_tid is
+ * how /bin/shadowd gives a host process's twin the host's pid.
+ */
+long __arm64_sys_clone3(const struct pt_regs *regs)
+{
+	const char *uargs = (const char *)regs->regs[0];
+	size_t usize = regs->regs[1], i;
+	struct clone_args args = {0};
+	pid_t set_tid[1];
+	char c;
+	struct kernel_clone_args kargs = {0};
+
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if (usize < CLONE_ARGS_SIZE_VER0)
+		return -EINVAL;
+	/* copy_struct_from_user(): what this kernel does not know must be 0 */
+	for (i = sizeof(args); i < usize; i++) {
+		if (copy_from_user(&c, uargs + i, 1))
+			return -EFAULT;
+		if (c)
+			return -E2BIG;
+	}
+	if (copy_from_user(&args, uargs, usize < sizeof(args) ? usize : sizeof(args)))
+		return -EFAULT;
+	if (args.set_tid_size > MAX_PID_NS_LEVEL)
+		return -EINVAL;
+	if (!args.set_tid != !args.set_tid_size)
+		return -EINVAL;
+	if (args.exit_signal & ~((u64)CSIGNAL))
+		return -EINVAL;
+	if ((args.flags & CLONE_INTO_CGROUP) && (args.cgroup > 0x7fffffff || usize < 88))
+		return -EINVAL;
+	/* clone3_args_valid() */
+	if (args.flags & ~(CLONE_LEGACY_FLAGS | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+		return -EINVAL;
+	if (args.flags & (CLONE_DETACHED | (CSIGNAL & ~CLONE_NEWTIME)))
+		return -EINVAL;
+	if ((args.flags & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) == (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
+	if ((args.flags & (CLONE_THREAD | CLONE_PARENT)) && args.exit_signal)
+		return -EINVAL;
+	if (args.stack ? !args.stack_size : args.stack_size)
+		return -EINVAL;
+	if (args.flags & (CLONE_PIDFD | CLONE_PARENT_SETTID | CLONE_CHILD_SETTID |
+			  CLONE_CHILD_CLEARTID | CLONE_INTO_CGROUP))
+		return -EINVAL;	/* not in this kernel */
+	if (args.set_tid_size > 1)
+		return -EINVAL;	/* one pid namespace */
+	if (args.set_tid_size &&
+	    copy_from_user(set_tid, (const void *)args.set_tid, sizeof(set_tid)))
+		return -EFAULT;
+
+	kargs.flags = args.flags;
+	kargs.exit_signal = args.exit_signal;
+	/* clone3_stack_valid(): arm64's stack grows down from stack + size */
+	kargs.stack = args.stack ? args.stack + args.stack_size : 0;
+	kargs.stack_size = args.stack_size;
+	kargs.tls = args.tls;
+	kargs.set_tid = set_tid;
+	kargs.set_tid_size = args.set_tid_size;
+	return kernel_clone(&kargs);
 }
 
 /* kthread_create()'s half of kernel_clone(): the task, not yet woken. */

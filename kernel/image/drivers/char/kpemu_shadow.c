@@ -5,11 +5,21 @@
  * do_sys_openat2 sees the fork or open a host shell just made, as it would
  * if the shell ran on this kernel. kpemu's host stops the host process in
  * its system call (seccomp), queues the call in shadow_requests and rings
- * the kpemu,doorbell device; the doorbell's interrupt wakes the reader of
- * /dev/kpemu-shadow (/bin/shadowd, a SCHED_FIFO task), which reads one
- * request, makes the same system call from user space and writes the
- * request's seq back. That write tells the host (HC_SHADOW_DONE), which
- * then lets the host's call go on. kpemu's own device, not Linux's.
+ * the kpemu,doorbell device; the doorbell's interrupt wakes the readers of
+ * /dev/kpemu-shadow, /bin/shadowd and its twins (SCHED_FIFO tasks).
+ *
+ * Each host process has a twin: a task forked by its parent's twin with
+ * clone3(set_tid) when the host process forked, so that it has the host
+ * process's pid, and the pid that set_event_pid or a probe's $pid sees is
+ * the one the host's shell printed. A request names its process (pid);
+ * only that process's twin takes it, under the process's comm, makes the
+ * same system call from user space and writes the request's seq back,
+ * which tells the host (HC_SHADOW_DONE), which then lets the host's call
+ * go on. An exit request makes the twin exit here, with the host
+ * process's status; its seq is reported once the twin is gone
+ * (kpemu_shadow_exit). A request whose process has no twin (its pid was
+ * taken here) is taken by the first reader, shadowd itself.
+ * kpemu's own device, not Linux's.
  */
 #include <linux/kernel.h>
 #include <linux/fs.h>
@@ -34,11 +44,7 @@ struct shadow_ring shadow_requests;
 static DECLARE_WAIT_QUEUE_HEAD(shadow_wait);
 static DEFINE_SPINLOCK(shadow_lock);	/* readers taking requests */
 static void *doorbell;
-
-static bool shadow_pending(void)
-{
-	return READ_ONCE(shadow_requests.head) != READ_ONCE(shadow_requests.tail);
-}
+static pid_t shadow_replayer;		/* the first reader's tgid: /bin/shadowd */
 
 static irqreturn_t doorbell_interrupt(int irq, void *dev_id)
 {
@@ -51,7 +57,61 @@ static irqreturn_t doorbell_interrupt(int irq, void *dev_id)
 	return IRQ_HANDLED;
 }
 
-/* One request per read, in order; sleeps until there is one. */
+/* Whether process pid has a live twin here. */
+static bool shadow_has_twin(pid_t pid)
+{
+	struct task_struct *p;
+	unsigned long flags;
+	bool twin;
+
+	if (pid <= 0)
+		return false;
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	p = find_task_by_pid_ns(pid);
+	twin = p && p->shadow && p->tgid == pid && !READ_ONCE(p->exit_state) &&
+	       !(p->flags & PF_EXITING);
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+	return twin;
+}
+
+/* Whether the request at tail, if any, is current's to take. */
+static bool shadow_mine(void)
+{
+	u64 tail = READ_ONCE(shadow_requests.tail);
+	pid_t pid;
+
+	if (tail == READ_ONCE(shadow_requests.head))
+		return false;
+	asm volatile("dmb ishld" : : : "memory");	/* the request before head */
+	pid = READ_ONCE(shadow_requests.req[tail % SHADOW_RING_SIZE].pid);
+	if (pid > 0 && pid == current->tgid)
+		return true;
+	return current->tgid == shadow_replayer && !shadow_has_twin(pid);
+}
+
+/* Whether one of current's children (a twin) exited: its parent reaps it. */
+static bool shadow_child_exited(void)
+{
+	struct task_struct *p;
+	unsigned long flags;
+	bool exited = false;
+
+	raw_spin_lock_irqsave(&tasklist_lock, flags);
+	list_for_each_entry(p, &current->children, sibling)
+		if (READ_ONCE(p->exit_state) == EXIT_ZOMBIE) {
+			exited = true;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&tasklist_lock, flags);
+	return exited;
+}
+
+/*
+ * One request per read, in order; sleeps until there is one for current.
+ * An exit request does not return: its twin exits. A read that returns 0
+ * says that a child exited, for the reader to reap (twins make no other
+ * children).
+ */
 static ssize_t shadow_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 {
 	struct shadow_req req;
@@ -59,21 +119,50 @@ static ssize_t shadow_read(struct file *file, char *buf, size_t count, loff_t *p
 
 	if (count < sizeof(req))
 		return -EINVAL;
-	for (;;) {
-		wait_event(shadow_wait, shadow_pending());
-		spin_lock(&shadow_lock);
-		tail = shadow_requests.tail;
-		if (tail != READ_ONCE(shadow_requests.head))
-			break;
-		spin_unlock(&shadow_lock);	/* another reader took it */
+	if (!current->shadow) {
+		current->shadow = 1;
+		if (!shadow_replayer)
+			shadow_replayer = current->tgid;
 	}
-	asm volatile("dmb ishld" : : : "memory");	/* the request before head */
-	req = shadow_requests.req[tail % SHADOW_RING_SIZE];
-	WRITE_ONCE(shadow_requests.tail, tail + 1);
-	spin_unlock(&shadow_lock);
+	for (;;) {
+		/* S, not D, in sched_switch: as the host process waits */
+		wait_event_interruptible(shadow_wait, shadow_mine() || shadow_child_exited());
+		spin_lock(&shadow_lock);
+		if (!shadow_mine()) {
+			spin_unlock(&shadow_lock);	/* none, or another reader took it */
+			if (shadow_child_exited())
+				return 0;
+			continue;
+		}
+		tail = shadow_requests.tail;
+		req = shadow_requests.req[tail % SHADOW_RING_SIZE];
+		WRITE_ONCE(shadow_requests.tail, tail + 1);
+		spin_unlock(&shadow_lock);
+		wake_up_all(&shadow_wait);	/* the next request may be another's */
+		req.comm[sizeof(req.comm) - 1] = 0;
+		__set_task_comm(current, req.comm, false);
+		if (req.op != SHADOW_OP_EXIT)
+			break;
+		if (req.pid == current->tgid) {
+			current->shadow_exit_seq = req.seq;
+			do_exit(req.flags);
+		}
+		HOSTCALL2(HC_SHADOW_DONE, req.seq, 0);	/* no twin to end */
+	}
 	if (copy_to_user(buf, &req, sizeof(req)))
 		return -EFAULT;
 	return sizeof(req);
+}
+
+/* do_exit() of a shadowd task: a twin that an exit request ended reports it. */
+void kpemu_shadow_exit(struct task_struct *tsk)
+{
+	if (!tsk->shadow)
+		return;
+	if (tsk->shadow_exit_seq)
+		HOSTCALL2(HC_SHADOW_DONE, tsk->shadow_exit_seq, 0);
+	/* requests for its process, if any more come, are shadowd's now */
+	wake_up_all(&shadow_wait);
 }
 
 /* A request's seq, written back when it was replayed. */

@@ -35,6 +35,7 @@
 #define __NR_mmap		222
 #define __NR_accept4		242
 #define __NR_wait4		260
+#define __NR_clone3		435
 
 #define __NR_syscalls		451	/* as Linux 6.1 */
 

@@ -12,11 +12,20 @@
 
 #include <linux/types.h>
 
-#define SHADOW_OP_FORK		1	/* fork(), the child exits at once */
+/*
+ * Each host process has a twin here, a task with the host process's pid
+ * (clone3's set_tid) that replays the process's calls: pid names the twin
+ * that takes a request. Where there is no such twin (the pid was taken
+ * here, or is past pid_max), the first reader, /bin/shadowd itself, takes
+ * it and replays it under the host process's comm.
+ */
+#define SHADOW_OP_FORK		1	/* clone3() with set_tid = child: child's twin */
 #define SHADOW_OP_OPEN		2	/* openat(AT_FDCWD, path, flags, mode), then close */
 #define SHADOW_OP_SYMLINK	3	/* symlink(target, path) */
 #define SHADOW_OP_MKDIR		4	/* mkdir(path, mode) */
 #define SHADOW_OP_UNLINK	5	/* unlinkat(AT_FDCWD, path, flags) */
+#define SHADOW_OP_ADOPT	6	/* a twin for child, a process kpemu began to shadow */
+#define SHADOW_OP_EXIT		7	/* the twin exits, flags its wait status */
 
 #define SHADOW_RING_SIZE	16
 #define SHADOW_PATH_MAX		256
@@ -27,6 +36,8 @@ struct shadow_req {
 	u32	op;
 	u32	flags;
 	u32	mode;
+	s32	pid;			/* the host process: its twin replays */
+	s32	child;			/* FORK, ADOPT: the new twin's pid, or 0 */
 	u32	reserved;
 	char	comm[SHADOW_COMM_LEN];	/* the host process's comm */
 	char	path[SHADOW_PATH_MAX];
@@ -39,7 +50,10 @@ struct shadow_ring {
 	struct shadow_req	req[SHADOW_RING_SIZE];
 };
 
+struct task_struct;
+
 extern struct shadow_ring shadow_requests;
 void kpemu_shadow_init(void);
+void kpemu_shadow_exit(struct task_struct *tsk);
 
 #endif /* _LINUX_KPEMU_SHADOW_H */

@@ -141,6 +141,11 @@ struct task_struct {
 	struct mm_struct		*mm;		/* user address space; NULL for kernel threads */
 	struct files_struct		*files;		/* open files; NULL for kernel threads */
 	char				comm[TASK_COMM_LEN];
+	/* drivers/char/kpemu_shadow.c: a /bin/shadowd task, the replayer or a
+	 * host process's twin (inherited by fork), and the seq of the exit
+	 * request that this twin answers once it is gone */
+	int				shadow;
+	u64				shadow_exit_seq;
 };
 
 struct mm_struct;
@@ -278,7 +283,7 @@ extern u64 nr_forks;
 void fork_init(void);
 void sched_init(void);
 void pid_init(void);
-pid_t alloc_pid(void);
+pid_t alloc_pid(pid_t set_tid);
 void free_pid(pid_t nr);
 struct task_struct *find_task_by_pid_ns(pid_t nr);
 pid_t kernel_clone(struct kernel_clone_args *args);

@@ -61,4 +61,24 @@ do {									\
 	finish_wait(&(wq_head), &__wq_entry);				\
 } while (0)
 
+/*
+ * wait_event_interruptible - sleep (TASK_INTERRUPTIBLE) until @condition
+ * is true. This kernel delivers no signals to a sleeping task, so it never
+ * ends early: it is 0, where Linux's may be -ERESTARTSYS. Sleepers in it
+ * show as S in sched_switch's prev_state, where wait_event's show D.
+ */
+#define wait_event_interruptible(wq_head, condition)			\
+({									\
+	DEFINE_WAIT(__wq_entry);					\
+	for (;;) {							\
+		prepare_to_wait(&(wq_head), &__wq_entry,		\
+				TASK_INTERRUPTIBLE);			\
+		if (condition)						\
+			break;						\
+		schedule();						\
+	}								\
+	finish_wait(&(wq_head), &__wq_entry);				\
+	0;								\
+})
+
 #endif /* _LINUX_WAIT_H */
