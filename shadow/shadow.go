@@ -21,6 +21,10 @@ const (
 	Symlink               // symlink, symlinkat
 	Mkdir                 // mkdir, mkdirat
 	Unlink                // unlink, unlinkat, rmdir
+	// Adopt: shadowing begins with process Child, which needs a twin.
+	Adopt
+	// Exit: process PID exited, or was killed, with wait status Flags.
+	Exit
 )
 
 func (o Op) String() string {
@@ -35,15 +39,25 @@ func (o Op) String() string {
 		return "mkdir"
 	case Unlink:
 		return "unlink"
+	case Adopt:
+		return "adopt"
+	case Exit:
+		return "exit"
 	}
 	return fmt.Sprintf("Op(%d)", int(o))
 }
 
-// Request is one host syscall for the guest to replay.
+// Request is one host syscall for the guest to replay, or a traced
+// process's start or end, which the guest's twin of the process follows.
 type Request struct {
-	Op   Op
-	PID  int    // the calling thread's ID, in the supervisor's PID namespace
-	Comm string // the caller's comm at the time of the call
+	Op Op
+	// PID is the calling process (its thread group's ID), in the
+	// supervisor's PID namespace; 0 for Adopt.
+	PID int
+	// Child is the process that a Fork made (known once the host's fork
+	// has made it: the request is replayed then) or that Adopt names.
+	Child int
+	Comm  string // the caller's comm at the time of the call
 	// Path is absolute: a relative path is joined to the directory of its
 	// dirfd, or to the caller's working directory. Empty for Fork.
 	Path string
@@ -52,7 +66,8 @@ type Request struct {
 	// Flags: for Open, the O_* flags in the arm64 (asm-generic) encoding,
 	// whatever the host's; for Unlink, AT_REMOVEDIR (0x200) for rmdir and
 	// unlinkat(AT_REMOVEDIR), else 0; for Fork, the low 32 bits of the
-	// clone flags (fork: SIGCHLD; vfork: CLONE_VM|CLONE_VFORK|SIGCHLD).
+	// clone flags (fork: SIGCHLD; vfork: CLONE_VM|CLONE_VFORK|SIGCHLD);
+	// for Exit, the wait status (exit code << 8, or the killing signal).
 	Flags uint32
 	// Mode is the creation mode of Open (with O_CREAT or O_TMPFILE) and
 	// Mkdir, before the umask.
@@ -67,6 +82,7 @@ type ReplayFunc func(ctx context.Context, r Request) error
 // Stats counts what a Supervisor did.
 type Stats struct {
 	Forks, Opens, Symlinks, Mkdirs, Unlinks uint64 // requests replayed (including failed replays)
+	Adopts, Exits                           uint64 // processes whose twins were made by Adopt, and twins ended by Exit
 	ReplayErrors                            uint64 // replays that returned an error
 	Threads                                 uint64 // clone3 thread creations let through without replay
 	Skipped                                 uint64 // stops not replayed: no syscall info, or arguments that could not be read
@@ -82,6 +98,7 @@ type Supervisor struct {
 	Seal *Seal
 
 	forks, opens, symlinks, mkdirs, unlinks atomic.Uint64
+	adopts, exits                           atomic.Uint64
 	replayErrors, threads, skipped, sealed  atomic.Uint64
 }
 
@@ -90,6 +107,7 @@ func (s *Supervisor) Stats() Stats {
 	return Stats{
 		Forks: s.forks.Load(), Opens: s.opens.Load(), Symlinks: s.symlinks.Load(),
 		Mkdirs: s.mkdirs.Load(), Unlinks: s.unlinks.Load(),
+		Adopts: s.adopts.Load(), Exits: s.exits.Load(),
 		ReplayErrors: s.replayErrors.Load(), Threads: s.threads.Load(), Skipped: s.skipped.Load(),
 		Sealed: s.sealed.Load(),
 	}
@@ -107,6 +125,10 @@ func (s *Supervisor) count(op Op) {
 		s.mkdirs.Add(1)
 	case Unlink:
 		s.unlinks.Add(1)
+	case Adopt:
+		s.adopts.Add(1)
+	case Exit:
+		s.exits.Add(1)
 	}
 }
 

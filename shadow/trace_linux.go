@@ -25,9 +25,11 @@ import (
 // traceOptions: stop at the filter's syscalls, and trace every process and
 // thread the tracees make, as they inherit the filter.
 // TRACESYSGOOD marks a syscall-exit stop (the seal's statfs) apart from a
-// SIGTRAP.
+// SIGTRAP. TRACEEXIT stops a process before it exits, for its twin's exit
+// (procs_linux.go), which its parent's wait4 then follows, as on Linux.
 const traceOptions = unix.PTRACE_O_TRACESECCOMP | unix.PTRACE_O_TRACEFORK |
-	unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACESYSGOOD
+	unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACESYSGOOD |
+	unix.PTRACE_O_TRACEEXIT
 
 // wNoThread is __WNOTHREAD: wait for this thread's tracees only, so that
 // several tracers (one per Attach) keep apart.
@@ -76,6 +78,12 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 		return err
 	}
 	defer rp.close()
+	// The twins of the tree's processes, when their calls are replayed.
+	var pt *procTable
+	if m == ModeShadow {
+		pt = newProcTable()
+		s.replay(rp, pt.adopt(pid))
+	}
 	kinds := make(map[int32]sysKind)
 	for _, c := range hostSyscalls() {
 		kinds[int32(c.nr)] = c.kind
@@ -96,8 +104,15 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 			return fmt.Errorf("shadow: wait4: %w", err)
 		}
 		if !ws.Stopped() {
+			// exited or killed
 			delete(exits, tid)
-			continue // exited or killed
+			if pt != nil {
+				if r, ok := pt.exit(tid, uint32(ws), false); ok && ctx.Err() == nil {
+					s.replay(rp, r) // after no PTRACE_EVENT_EXIT stop (SIGKILL), or threads
+				}
+				pt.gone(tid)
+			}
+			continue
 		}
 		// The event is in bits 16..23 of the status (WaitStatus.TrapCause
 		// reports it only for SIGTRAP stops, and a group stop's
@@ -111,9 +126,32 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 			_ = unix.PtraceDetach(tid)
 			continue
 		}
+		if pt != nil && !pt.known(tid) {
+			if r, ok := pt.first(tid); ok {
+				s.replay(rp, r)
+			}
+		}
 		switch {
+		case event == unix.PTRACE_EVENT_FORK || event == unix.PTRACE_EVENT_VFORK || event == unix.PTRACE_EVENT_CLONE:
+			if pt != nil {
+				if child, err := unix.PtraceGetEventMsg(tid); err == nil {
+					if r, ok := pt.forked(tid, int(child), event); ok {
+						s.replay(rp, r)
+					}
+				}
+			}
+			err = unix.PtraceCont(tid, 0) // the child is traced
+		case event == unix.PTRACE_EVENT_EXIT:
+			if pt != nil {
+				if status, err := unix.PtraceGetEventMsg(tid); err == nil {
+					if r, ok := pt.exit(tid, uint32(status), true); ok {
+						s.replay(rp, r)
+					}
+				}
+			}
+			err = unix.PtraceCont(tid, 0)
 		case event == unix.PTRACE_EVENT_SECCOMP:
-			if x, ok := s.stopped(tid, m, kinds, caller, &splices, rp); ok {
+			if x, ok := s.stopped(tid, m, kinds, caller, &splices, rp, pt); ok {
 				// Run the syscall and stop at its exit.
 				exits[tid] = x
 				err = unix.PtraceSyscall(tid, 0)
@@ -139,7 +177,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 				err = unix.PtraceCont(tid, 0) // a new tracee's first stop
 			}
 		case event != 0:
-			err = unix.PtraceCont(tid, 0) // fork, vfork, clone: the child is traced
+			err = unix.PtraceCont(tid, 0) // exec
 		default:
 			err = unix.PtraceCont(tid, int(sig)) // a signal: deliver it
 		}
@@ -185,7 +223,7 @@ func seizeAll(pid int) error {
 // stopped replays the syscall at which tid is stopped, if it is one to
 // and m is ModeShadow, and seals it if s has a Seal. ok asks for the
 // syscall's exit stop, for x.
-func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCaller, splices *spliceState, rp *replayer) (x exitStop, ok bool) {
+func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCaller, splices *spliceState, rp *replayer, pt *procTable) (x exitStop, ok bool) {
 	log := s.log()
 	var info ptraceSyscallInfo
 	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GET_SYSCALL_INFO, uintptr(tid),
@@ -236,15 +274,25 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 	if s.Seal != nil && r.Op == Open {
 		s.sealOpen(tid, kind, &r)
 	}
-	if m == ModeSeal {
+	if m == ModeSeal || pt == nil {
 		return x, false
 	}
-	r.PID = tid
 	r.Comm = readComm(tid)
-	s.count(r.Op)
-	log.Debug("shadow: replaying", "op", r.Op, "pid", r.PID, "comm", r.Comm, "path", r.Path, "target", r.Target, "flags", r.Flags, "mode", r.Mode)
-	rp.replay(r)
+	if r.Op == Fork {
+		pt.forking(tid, r) // replayed once the child is known
+		return x, false
+	}
+	r.PID = pt.process(tid)
+	s.replay(rp, r)
 	return x, false
+}
+
+// replay has rp replay r, and counts it.
+func (s *Supervisor) replay(rp *replayer, r Request) {
+	s.count(r.Op)
+	s.log().Debug("shadow: replaying", "op", r.Op, "pid", r.PID, "child", r.Child, "comm", r.Comm,
+		"path", r.Path, "target", r.Target, "flags", r.Flags, "mode", r.Mode)
+	rp.replay(r)
 }
 
 // replayer runs Replay on another thread for the tracer's locked one.

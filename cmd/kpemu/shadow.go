@@ -92,10 +92,14 @@ func startShadow(ctx context.Context, k *kernel.Kernel, socket string, seal *sha
 
 // shadowRequest is r as the guest's replayer takes it.
 func shadowRequest(r shadow.Request) kernel.ShadowRequest {
-	kr := kernel.ShadowRequest{Comm: r.Comm, Path: r.Path, Target: r.Target, Mode: r.Mode}
+	kr := kernel.ShadowRequest{PID: int32(r.PID), Child: int32(r.Child), Comm: r.Comm, Path: r.Path, Target: r.Target, Mode: r.Mode}
 	switch r.Op {
 	case shadow.Fork:
 		kr.Op = kernel.ShadowFork
+	case shadow.Adopt:
+		kr.Op = kernel.ShadowAdopt
+	case shadow.Exit:
+		kr.Op, kr.Flags = kernel.ShadowExit, r.Flags
 	case shadow.Open:
 		kr.Op, kr.Flags = kernel.ShadowOpen, r.Flags
 	case shadow.Symlink:
