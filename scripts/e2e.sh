@@ -1186,6 +1186,39 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		echo > kprobe_events' 2>&1)
 	expect "kpemu-ns.sh: the guest replays the shell's forks, opens, symlinks and unlinks, under its name" \
 		"$(printf 'forks seen: 20 of 20\n1\n1\n2')" "$out"
+	# ... each in the twin of its process, a guest task with the host
+	# process's pid: the shell's $$ forks the child whose pid it printed,
+	# which makes the mkdir and exits; set_event_pid $$ with event-fork
+	# follows the shell's children and nothing else.
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
+		cd /sys/kernel/tracing
+		d=$(mktemp -d /tmp/kpemu-e2e-pid.XXXXXX)
+		echo "p:mk do_mkdirat c=\$comm" > kprobe_events
+		echo 1 > events/kprobes/mk/enable
+		echo 1 > events/sched/sched_process_fork/enable
+		echo 1 > events/sched/sched_process_exit/enable
+		sh -c "echo \$\$ > $d/pid; exec mkdir $d/x"
+		echo 0 > events/enable
+		c=$(cat "$d/pid")
+		grep -c "^ *bash-$$ .*: sched_process_fork: comm=bash pid=$$ child_comm=bash child_pid=$c$" trace
+		grep -c "^ *mkdir-$c .*: mk: (do_mkdirat+0x0/0x[0-9a-f]*) c=\"mkdir\"$" trace
+		grep -c "^ *mkdir-$c .*: sched_process_exit: comm=mkdir pid=$c prio=" trace
+		echo > trace
+		touch "$d/noise"
+		(while [ -e "$d/noise" ]; do mkdir "$d/n"; rmdir "$d/n"; done) &
+		echo $$ > set_event_pid
+		echo 1 > options/event-fork
+		echo 1 > events/kprobes/mk/enable
+		for i in 1 2 3; do mkdir "$d/y$i"; done
+		echo 0 > events/kprobes/mk/enable
+		rm "$d/noise"; wait
+		echo 0 > options/event-fork
+		echo > set_event_pid
+		echo "set_event_pid: $(grep -c " mk: " trace)"
+		echo > kprobe_events
+		rm -rf "$d"' 2>&1)
+	expect "kpemu-ns.sh: each process replays in a guest twin with its pid: sched_process_fork from \$\$, the child's events, set_event_pid \$\$" \
+		"$(printf '1\n1\n1\nset_event_pid: 3')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo "p:sfork kernel_clone" > kprobe_events
@@ -1199,9 +1232,10 @@ fi
 
 # trace-cmd (Debian's 3.1, unmodified) inside kpemu-ns.sh: record splices
 # per_cpu/cpuN/trace_pipe_raw (the seal serves the splice), and report's
-# events are those kprobe_profile counts; -B, -T and -p function -l
-# record theirs; extract's report shows the events, times, pids and CPUs
-# that trace shows; stream prints events as they come and ends at SIGINT
+# events are those kprobe_profile counts; -B, -F -c (the command's processes,
+# not the noise beside them), -T and -p function -l record theirs;
+# extract's report shows the events, times, pids and CPUs that trace
+# shows; stream prints events as they come and ends at SIGINT
 # (given the one more record it waits for; see below).
 # do_mkdirat is reached only by the replayed mkdirs (the guest's own
 # workload makes none), so that the counts are exact.
@@ -1219,6 +1253,12 @@ echo "mk $(grep -cE ' mk: +\(ffff[0-9a-f]+\) c="mkdir"$' report.txt) hits $(awk 
 grep -m1 -cE ' sched_process_fork: +comm=[^ ]+ pid=[0-9]+ child_comm=[^ ]+ child_pid=[0-9]+$' report.txt
 trace-cmd record -B kp1 -e kprobes bash -c "$w" >/dev/null 2>&1
 echo "-B $(trace-cmd report 2>/dev/null | grep -c ' mk: '), instances left: $(ls $T/instances | wc -l)"
+# -F -c: the command's processes only, not the noise beside them
+touch noise; (while [ -e noise ]; do mkdir dn; rmdir dn; done) &
+trace-cmd record -F -c -e kprobes:mk bash -c "$w" >/dev/null 2>rec.err; echo "-F: $?"
+rm noise; wait
+grep -v -e '^CPU[0-9]* data recorded at' -e ' bytes in size ' rec.err
+echo "-F $(trace-cmd report 2>/dev/null | grep -c ' mk: ')"
 trace-cmd record -T -e kprobes:mk mkdir dT >/dev/null 2>&1; rmdir dT
 echo "-T $(trace-cmd report 2>/dev/null | grep -c '^=> do_mkdirat (ffff')"
 trace-cmd record -p function -l do_mkdirat bash -c "$w" >/dev/null 2>&1
@@ -1248,8 +1288,8 @@ echo > /sys/kernel/tracing/kprobe_events
 cd / && rm -rf "$OLDPWD"
 EOF
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash "$inner" 2>&1)
-	expect "kpemu-ns.sh: trace-cmd record/report (-B, -T, -p function), extract and stream get kpemu's events through trace_pipe_raw" \
-		"$(printf '%s\n' "record: 0" "report: 0" "mk 20 hits 20" 1 "-B 20, instances left: 0" "-T 1" "-p 20" "extract: 0" "extract 20 lines, as trace: yes" "stream: 0 20")" "$out"
+	expect "kpemu-ns.sh: trace-cmd record/report (-B, -F -c, -T, -p function), extract and stream get kpemu's events through trace_pipe_raw" \
+		"$(printf '%s\n' "record: 0" "report: 0" "mk 20 hits 20" 1 "-B 20, instances left: 0" "-F: 0" "-F 20" "-T 1" "-p 20" "extract: 0" "extract 20 lines, as trace: yes" "stream: 0 20")" "$out"
 	rm -f "$inner"
 fi
 

@@ -25,9 +25,9 @@
 #
 # CMD and every process it starts are shadowed (kpemu shadow-exec): each
 # fork, open, symlink, mkdir, unlink and rmdir they make is first made by
-# the guest kernel too (by its /bin/shadowd, under the caller's name), so
-# that a probe on kernel_clone or do_sys_openat2 sees what the script did,
-# as on the box. The guest's file system is not the host's: the guest's
+# the guest kernel too (by the process's twin there, a task with its pid
+# and name), so that a probe on kernel_clone or do_sys_openat2 sees what
+# the script did, as on the box, and set_event_pid $$ follows the script. The guest's file system is not the host's: the guest's
 # call may fail (a host path it lacks) where the host's succeeds.
 #
 #   scripts/kpemu-ns.sh [-k KPEMU] [-o "RUN FLAGS"] [-S] [CMD [ARG...]]
