@@ -39,9 +39,11 @@ type predNode struct {
 	field string
 	op    string
 	num   uint64
-	neg   bool // the field is signed and the constant negative
-	str   string
-	isStr bool
+	// signed: the field is, and so is the comparison, whatever the
+	// constant (select_comparison_fn's by the field's is_signed)
+	signed bool
+	str    string
+	isStr  bool
 }
 
 func (n andNode) Eval(f map[string]Value) bool { return n.l.Eval(f) && n.r.Eval(f) }
@@ -73,7 +75,7 @@ func (p predNode) Eval(f map[string]Value) bool {
 	case "&":
 		return a&b != 0
 	}
-	if p.neg {
+	if p.signed {
 		x, y := int64(a), int64(b)
 		switch p.op {
 		case "<":
@@ -260,11 +262,11 @@ func (p *parser) pred() (Node, error) {
 		return nil, fmt.Errorf("%w: operator %q on a number", syscall.EINVAL, op)
 	}
 	if v, err := strconv.ParseUint(val, 0, 64); err == nil {
-		return predNode{field: name, op: op, num: v}, nil
+		return predNode{field: name, op: op, num: v, signed: field.Signed}, nil
 	}
 	v, err := strconv.ParseInt(val, 0, 64)
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad number %q", syscall.EINVAL, val)
 	}
-	return predNode{field: name, op: op, num: uint64(v), neg: true}, nil
+	return predNode{field: name, op: op, num: uint64(v), signed: true}, nil
 }

@@ -22,6 +22,10 @@ func TestParseEval(t *testing.T) {
 		{`next_comm == "swapper/1"`, true},
 		{`next_comm != "swapper/1"`, false},
 		{`prev_pid < -1`, true},
+		// a signed field compares signed whatever the constant (-5 < 0)
+		{`prev_pid < 0`, true},
+		{`prev_pid > 100`, false},
+		{`common_flags < 5`, true},
 		{`prev_pid > -10 && common_flags & 4`, true},
 		{`!(prev_pid > -10) || common_flags & 1`, false},
 	} {
