@@ -181,7 +181,7 @@ func (t *Tracing) armProbes(f *eventFile, on bool) error {
 	ev.armed.Store(on)
 	if ev.static != nil {
 		// trace_event_reg: the tracepoint's static key.
-		return t.kp.Kernel().SetTracepointEnabled(ev.static.tp, on)
+		return t.setTracepoint(ev.static.tp, on)
 	}
 	for _, tp := range ev.probes {
 		// __enable_trace_kprobe: a probe whose module went is skipped.

@@ -477,6 +477,12 @@ func (f *fetcher) fields(ev *event, comm string, pid, cpu int, flags uint64) map
 	}
 	if ev.static != nil && f.hit != nil {
 		for _, sf := range ev.static.fields {
+			if sf.ptrStr {
+				// filter_pred_pchar_user: the string, user or kernel
+				s, _ := f.readString(f.hit.rec.u64(sf.offset), true)
+				fields[sf.name] = filter.Value{Str: s, IsStr: true}
+				continue
+			}
 			fields[sf.name] = f.hit.rec.value(sf)
 		}
 	}

@@ -92,7 +92,7 @@ func filterFields(ev *event) map[string]filter.Field {
 	}
 	if ev.static != nil {
 		for _, f := range ev.static.fields {
-			m[f.name] = filter.Field{Str: f.str, Signed: f.signed}
+			m[f.name] = filter.Field{Str: f.str || f.ptrStr, Signed: f.signed}
 		}
 	}
 	if ev.synth != nil {

@@ -33,6 +33,7 @@ type tpField struct {
 	offset, size int
 	signed       bool
 	str          bool // a char array: filters compare it as a string
+	ptrStr       bool // a char *: filters compare the string it points to
 }
 
 // staticEvent is one TRACE_EVENT: its record and how it prints.
@@ -48,6 +49,13 @@ type staticEvent struct {
 	// (sched_switch's next, the woken task); -1 for none.
 	other func(r record) int
 	tp    *kernel.Tracepoint
+	// from, if not nil, makes the event's record from its tracepoint's
+	// (the syscalls events from raw_syscalls'), which is then at least
+	// the tracepoint's event's size.
+	from func(raw record) record
+	// bare: the line is print's alone, without "name: " (the syscalls
+	// events' own output functions).
+	bare bool
 }
 
 // record is a static event's record, struct trace_entry first.
@@ -87,10 +95,12 @@ func (r record) value(f tpField) filter.Value {
 func commField(name string, off int) tpField {
 	return tpField{ctype: "char", name: name, offset: off, size: 16, str: true}
 }
-func pidField(name string, off int) tpField { return tpField{"pid_t", name, off, 4, true, false} }
-func intField(name string, off int) tpField { return tpField{"int", name, off, 4, true, false} }
+func pidField(name string, off int) tpField {
+	return tpField{"pid_t", name, off, 4, true, false, false}
+}
+func intField(name string, off int) tpField { return tpField{"int", name, off, 4, true, false, false} }
 func ulongField(name string, off int) tpField {
-	return tpField{"unsigned long", name, off, 8, false, false}
+	return tpField{"unsigned long", name, off, 8, false, false, false}
 }
 
 // The sched_switch prev_state's TASK_REPORT_MAX and its flag names,
@@ -135,7 +145,7 @@ func staticEventDefs() []*staticEvent {
 		{group: "sched", name: "sched_process_exit", id: 261, size: 32, fields: processFields, printFmt: processFmt, print: printProcess, other: noOther},
 		{group: "sched", name: "sched_process_free", id: 262, size: 32, fields: processFields, printFmt: processFmt, print: printProcess, other: noOther},
 		{group: "sched", name: "sched_switch", id: 264, size: 64,
-			fields: []tpField{commField("prev_comm", 8), pidField("prev_pid", 24), intField("prev_prio", 28), {"long", "prev_state", 32, 8, true, false},
+			fields: []tpField{commField("prev_comm", 8), pidField("prev_pid", 24), intField("prev_prio", 28), {"long", "prev_state", 32, 8, true, false, false},
 				commField("next_comm", 40), pidField("next_pid", 56), intField("next_prio", 60)},
 			printFmt: schedSwitchFmt, print: printSchedSwitch,
 			other: func(r record) int { return int(r.i32(56)) }},
@@ -206,30 +216,96 @@ func (t *Tracing) initStaticEvents() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.static = make(map[*kernel.Tracepoint]*event)
-	for _, def := range staticEventDefs() {
+	t.tpUsers = make(map[*kernel.Tracepoint]int)
+	add := func(def *staticEvent, tp *kernel.Tracepoint) (*event, error) {
+		def.tp = tp
+		ev := &event{group: def.group, name: def.name, static: def, id: def.id}
+		if err := t.createEventFiles(ev); err != nil {
+			return nil, err
+		}
+		t.addEvent(ev)
+		return ev, nil
+	}
+	for _, def := range append(staticEventDefs(), rawSyscallDefs()...) {
 		tp, ok := k.Tracepoint(def.name)
 		if !ok {
 			continue
 		}
-		def.tp = tp
-		ev := &event{group: def.group, name: def.name, static: def, id: def.id}
-		if err := t.createEventFiles(ev); err != nil {
+		ev, err := add(def, tp)
+		if err != nil {
 			return err
 		}
-		t.addEvent(ev)
 		t.static[tp] = ev
+	}
+	// The syscalls events hang off the raw tracepoints.
+	enter, exit := syscallEventDefs(k)
+	t.syscalls = make(map[*kernel.Tracepoint]map[int64]*event)
+	for _, side := range []struct {
+		tp   string
+		defs map[int64]*staticEvent
+	}{{"sys_enter", enter}, {"sys_exit", exit}} {
+		tp, ok := k.Tracepoint(side.tp)
+		if !ok {
+			continue
+		}
+		byNR := make(map[int64]*event, len(side.defs))
+		for nr, def := range side.defs {
+			ev, err := add(def, tp)
+			if err != nil {
+				return err
+			}
+			byNR[nr] = ev
+		}
+		t.syscalls[tp] = byNR
 	}
 	k.SetTracepointHandler(t.tracepointHit)
 	return nil
+}
+
+// setTracepoint turns tp's static key on with the first armed event on
+// it and off with the last (the raw_syscalls and syscalls events share
+// theirs, as Linux's sys_refcount_enter and the tracepoint's probes
+// count). t.mu is held.
+func (t *Tracing) setTracepoint(tp *kernel.Tracepoint, on bool) error {
+	n := t.tpUsers[tp]
+	if on {
+		t.tpUsers[tp] = n + 1
+		if n > 0 {
+			return nil
+		}
+	} else {
+		if n <= 0 {
+			return nil
+		}
+		t.tpUsers[tp] = n - 1
+		if n > 1 {
+			return nil
+		}
+	}
+	return t.kp.Kernel().SetTracepointEnabled(tp, on)
 }
 
 // tracepointHit is the probe Linux's trace_event_raw_event_<call>
 // is: on the vCPU, inside HC_TRACEPOINT.
 func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 	ev := t.static[h.TP]
-	if ev == nil || !ev.armed.Load() || len(h.Record) < ev.static.size {
+	if ev == nil || len(h.Record) < ev.static.size {
 		return
 	}
+	if ev.armed.Load() {
+		t.staticHit(ev, h)
+	}
+	// ftrace_syscall_enter/exit: the event of the call's number.
+	if byNR := t.syscalls[h.TP]; byNR != nil {
+		if sev := byNR[record(h.Record).i64(8)]; sev != nil && sev.armed.Load() {
+			h.Record = sev.static.from(record(h.Record))
+			t.staticHit(sev, h)
+		}
+	}
+}
+
+// staticHit is one static event's hit.
+func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 	k := t.kp.Kernel()
 	cpu := h.CPU.Index()
 	regs := &kprobes.Regs{PC: h.PC, CPU: cpu}
@@ -294,8 +370,10 @@ func (t *Tracing) recordStatic(ef *eventFile, regs *kprobes.Regs, flags uint64, 
 		return
 	}
 	var w bytes.Buffer
-	w.WriteString(ev.name)
-	w.WriteString(": ")
+	if !ev.static.bare {
+		w.WriteString(ev.name)
+		w.WriteString(": ")
+	}
 	ev.static.print(&w, hit.rec)
 	raw := append([]byte(nil), hit.rec[traceEntryHeadSize:ev.static.size]...)
 	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}

@@ -58,6 +58,11 @@ type Tracing struct {
 	// static is the static events by their tracepoints; made by New
 	// and never changed after (tracepoint.go).
 	static map[*kernel.Tracepoint]*event
+	// syscalls: the syscalls events on the raw_syscalls tracepoints, by
+	// system call number; tpUsers counts the armed events on each
+	// tracepoint (guarded by mu).
+	syscalls map[*kernel.Tracepoint]map[int64]*event
+	tpUsers  map[*kernel.Tracepoint]int
 }
 
 // New creates the tracing files under dir in tree ("tracing" for

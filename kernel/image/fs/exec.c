@@ -182,6 +182,7 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 	struct linux_binprm *bprm = kzalloc(sizeof(*bprm), GFP_KERNEL);
 	struct mm_struct *mm = NULL, *old;
 	struct pt_regs *regs = current_pt_regs();
+	s32 syscallno;
 	struct dentry *d = NULL;
 	const char *base, *p;
 	long ret;
@@ -235,12 +236,16 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 	__set_task_comm(current, base, true);
 	current->flags &= ~PF_KTHREAD;
 
-	/* start_thread(): EL0t, everything unmasked, zeroed registers */
+	/*
+	 * start_thread(): EL0t, everything unmasked, zeroed registers but
+	 * syscallno, which execve's sys_exit event still reports
+	 */
+	syscallno = regs->syscallno;
 	memset(regs, 0, sizeof(*regs));
+	regs->syscallno = syscallno;
 	regs->pc = bprm->entry;
 	regs->sp = bprm->p;
 	regs->pstate = PSR_MODE_EL0t;
-	regs->syscallno = NO_SYSCALL;
 	__atomic_add_fetch(&nr_execs, 1, __ATOMIC_RELAXED);
 	ret = 0;
 out:

@@ -21,6 +21,8 @@
 #include <asm/hostcall.h>
 #include <trace/events/sched.h>
 #include <trace/events/signal.h>
+#include <trace/events/syscalls.h>
+#include <asm/ptrace.h>
 
 DEFINE_TRACE(sched_process_fork);
 DEFINE_TRACE(sched_process_exit);
@@ -31,11 +33,15 @@ DEFINE_TRACE(sched_wakeup);
 DEFINE_TRACE(sched_wakeup_new);
 DEFINE_TRACE(signal_generate);
 DEFINE_TRACE(signal_deliver);
+DEFINE_TRACE(sys_enter);
+DEFINE_TRACE(sys_exit);
 
 /* Their events' systems, for the directories event_trace_init makes. */
 const struct trace_event_name {
 	const char *system, *name;
 } trace_event_names[] = {
+	{ "raw_syscalls", "sys_exit" },
+	{ "raw_syscalls", "sys_enter" },
 	{ "signal", "signal_generate" },
 	{ "signal", "signal_deliver" },
 	{ "sched", "sched_process_fork" },
@@ -60,6 +66,10 @@ _Static_assert(OFF(sched_switch, prev_state) == 32 && OFF(sched_switch, next_pri
 	       sizeof(struct trace_event_raw_sched_switch) == 64, "sched_switch");
 _Static_assert(OFF(signal_generate, result) == 44 &&
 	       sizeof(struct trace_event_raw_signal_generate) == 48, "signal_generate");
+_Static_assert(OFF(sys_enter, args) == 16 &&
+	       sizeof(struct trace_event_raw_sys_enter) == 64, "sys_enter");
+_Static_assert(OFF(sys_exit, ret) == 16 &&
+	       sizeof(struct trace_event_raw_sys_exit) == 24, "sys_exit");
 _Static_assert(OFF(signal_deliver, sa_handler) == 24 &&
 	       sizeof(struct trace_event_raw_signal_deliver) == 40, "signal_deliver");
 
@@ -199,4 +209,26 @@ void __traceiter_signal_deliver(int sig, struct kernel_siginfo *info,
 	e.sa_handler = ka->sa_handler;
 	e.sa_flags = ka->sa_flags;
 	EMIT(signal_deliver, e);
+}
+
+/* syscall_get_arguments() on arm64: the first argument is orig_x0. */
+void __traceiter_sys_enter(struct pt_regs *regs, long id)
+{
+	struct trace_event_raw_sys_enter e = {};
+	int i;
+
+	e.id = id;
+	e.args[0] = regs->orig_x0;
+	for (i = 1; i < 6; i++)
+		e.args[i] = regs->regs[i];
+	EMIT(sys_enter, e);
+}
+
+void __traceiter_sys_exit(struct pt_regs *regs, long ret)
+{
+	struct trace_event_raw_sys_exit e = {};
+
+	e.id = regs->syscallno;	/* syscall_get_nr() */
+	e.ret = ret;
+	EMIT(sys_exit, e);
 }

@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include <asm/ptrace.h>
 #include <asm/unistd.h>
+#include <trace/events/syscalls.h>
 
 typedef long (*syscall_fn_t)(const struct pt_regs *regs);
 
@@ -56,12 +57,30 @@ static void invoke_syscall(struct pt_regs *regs, unsigned int scno,
 	regs->regs[0] = ret;
 }
 
+/*
+ * arch/arm64/kernel/ptrace.c's syscall_trace_enter() and
+ * syscall_trace_exit(), for their tracepoints alone (Linux calls them
+ * when the task has TIF_SYSCALL_TRACEPOINT; here the tracepoints' static
+ * keys decide). exit and exit_group never get to the exit.
+ */
+static void syscall_trace_enter(struct pt_regs *regs)
+{
+	trace_sys_enter(regs, regs->syscallno);
+}
+
+static void syscall_trace_exit(struct pt_regs *regs)
+{
+	trace_sys_exit(regs, regs->regs[0]);
+}
+
 static void el0_svc_common(struct pt_regs *regs, int scno, int sc_nr,
 			   const syscall_fn_t syscall_table[])
 {
 	regs->orig_x0 = regs->regs[0];
 	regs->syscallno = scno;
+	syscall_trace_enter(regs);
 	invoke_syscall(regs, scno, sc_nr, syscall_table);
+	syscall_trace_exit(regs);
 }
 
 void do_el0_svc(struct pt_regs *regs)
