@@ -91,8 +91,11 @@
 //     set_event, available_events, and each event's format, filter and
 //     trigger (trace.c, trace_events.c).
 //   - tracepoint.go: the static events on the guest's tracepoints
-//     (kernel.Tracepoint), sched:* and signal:* with Linux 6.1's formats
-//     and ids; enabling one turns its static key on.
+//     (kernel.Tracepoint), sched:*, signal:* and raw_syscalls:* with
+//     Linux 6.1's formats and ids; enabling one turns its static key on.
+//   - syscalls.go: syscalls:sys_enter_<name> and sys_exit_<name> for each
+//     system call in the guest's table, fed by the raw_syscalls
+//     tracepoints (trace_syscalls.c).
 //   - filter.go, subsysfilter.go: an event's and a group's filter file
 //     (trace_events_filter.c; the language is package filter's).
 //   - trigger.go: the trigger files, traceon, traceoff, snapshot,
