@@ -44,22 +44,23 @@ void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr);
 #define wake_up(x)		__wake_up(x, TASK_NORMAL, 1)
 #define wake_up_all(x)		__wake_up(x, TASK_NORMAL, 0)
 
-/*
- * wait_event - sleep (TASK_UNINTERRUPTIBLE) until @condition is true,
- * checked after each wake_up() on @wq_head.
- */
-#define wait_event(wq_head, condition)					\
+/* ___wait_event: sleep in @state until @condition is true, checked after
+ * each wake_up() on @wq_head. */
+#define ___wait_event(wq_head, condition, state)			\
 do {									\
 	DEFINE_WAIT(__wq_entry);					\
 	for (;;) {							\
-		prepare_to_wait(&(wq_head), &__wq_entry,		\
-				TASK_UNINTERRUPTIBLE);			\
+		prepare_to_wait(&(wq_head), &__wq_entry, state);	\
 		if (condition)						\
 			break;						\
 		schedule();						\
 	}								\
 	finish_wait(&(wq_head), &__wq_entry);				\
 } while (0)
+
+/* wait_event - sleep (TASK_UNINTERRUPTIBLE) until @condition is true. */
+#define wait_event(wq_head, condition)					\
+	___wait_event(wq_head, condition, TASK_UNINTERRUPTIBLE)
 
 /*
  * wait_event_interruptible - sleep (TASK_INTERRUPTIBLE) until @condition
@@ -69,15 +70,7 @@ do {									\
  */
 #define wait_event_interruptible(wq_head, condition)			\
 ({									\
-	DEFINE_WAIT(__wq_entry);					\
-	for (;;) {							\
-		prepare_to_wait(&(wq_head), &__wq_entry,		\
-				TASK_INTERRUPTIBLE);			\
-		if (condition)						\
-			break;						\
-		schedule();						\
-	}								\
-	finish_wait(&(wq_head), &__wq_entry);				\
+	___wait_event(wq_head, condition, TASK_INTERRUPTIBLE);		\
 	0;								\
 })
 
