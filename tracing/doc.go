@@ -93,6 +93,7 @@
 //   - tracepoint.go: the static events on the guest's tracepoints
 //     (kernel.Tracepoint), sched:*, signal:* and raw_syscalls:* with
 //     Linux 6.1's formats and ids; enabling one turns its static key on.
+//   - kmem.go: kmem:kmalloc and kmem:kfree, the guest slab's (kmem.h).
 //   - syscalls.go: syscalls:sys_enter_<name> and sys_exit_<name> for each
 //     system call in the guest's table, fed by the raw_syscalls
 //     tracepoints (trace_syscalls.c).

@@ -303,7 +303,8 @@ func TestTracingOnSetEventAndFriends(t *testing.T) {
 	if got := withoutSyscalls(f.read(t, "tracing/available_events")); got != "g:b\nkprobes:a\n"+
 		"signal:signal_deliver\nsignal:signal_generate\n"+
 		"sched:sched_process_fork\nsched:sched_process_exit\nsched:sched_process_free\n"+
-		"sched:sched_switch\nsched:sched_wakeup_new\nsched:sched_wakeup\nsched:sched_waking\n" {
+		"sched:sched_switch\nsched:sched_wakeup_new\nsched:sched_wakeup\nsched:sched_waking\n"+
+		"kmem:kfree\nkmem:kmalloc\n" {
 		t.Errorf("available_events = %q", got)
 	}
 	write("tracing/set_event", "g:b", false)

@@ -226,7 +226,8 @@ func (t *Tracing) initStaticEvents() error {
 		t.addEvent(ev)
 		return ev, nil
 	}
-	for _, def := range append(staticEventDefs(), rawSyscallDefs()...) {
+	sym := func(a uint64) string { return k.Kallsyms().Format(a) }
+	for _, def := range append(append(staticEventDefs(), rawSyscallDefs()...), kmemEventDefs(sym)...) {
 		tp, ok := k.Tracepoint(def.name)
 		if !ok {
 			continue

@@ -47,7 +47,7 @@ func TestStaticEventFiles(t *testing.T) {
 		// the reference kernel's order: signal's, then sched's by id
 		{"tracing/available_events", "signal:signal_deliver\nsignal:signal_generate\nsched:sched_process_fork\n" +
 			"sched:sched_process_exit\nsched:sched_process_free\nsched:sched_switch\nsched:sched_wakeup_new\n" +
-			"sched:sched_wakeup\nsched:sched_waking\n"},
+			"sched:sched_wakeup\nsched:sched_waking\nkmem:kfree\nkmem:kmalloc\n"},
 	} {
 		got := f.read(t, tc.file)
 		if tc.file == "tracing/available_events" {

@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <trace/events/kmem.h>
 
 static LIST_HEAD(slab_caches);
 /* one lock for every cache: system calls allocate on every CPU */
@@ -111,7 +112,7 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 }
 
 /* kmalloc_large: a block of whole pages, its order kept in its first page. */
-static void *kmalloc_large(size_t size, gfp_t flags)
+static void *kmalloc_large(size_t size, gfp_t flags, unsigned long caller)
 {
 	unsigned int order = 0;
 	void *p;
@@ -121,28 +122,43 @@ static void *kmalloc_large(size_t size, gfp_t flags)
 	p = __get_free_pages(flags, order);
 	if (p)
 		*virt_to_page(p) = (struct page){ .flags = PG_large, .order = order };
+	trace_kmalloc(caller, p, size, PAGE_SIZE << order, flags, NUMA_NO_NODE);
 	return p;
+}
+
+/*
+ * kmalloc's work, with the caller its kmalloc event names (Linux's
+ * _RET_IP_ of the kmalloc that its kzalloc inlines).
+ */
+static void *__kmalloc(size_t size, gfp_t flags, unsigned long caller)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++)
+		if (size <= (1UL << i)) {
+			p = kmem_cache_alloc(kmalloc_caches[i], flags);
+			trace_kmalloc(caller, p, size, kmalloc_caches[i]->size, flags, NUMA_NO_NODE);
+			return p;
+		}
+	return kmalloc_large(size, flags, caller);
 }
 
 void *kmalloc(size_t size, gfp_t flags)
 {
-	unsigned int i;
-
-	for (i = KMALLOC_SHIFT_LOW; i <= KMALLOC_SHIFT_HIGH; i++)
-		if (size <= (1UL << i))
-			return kmem_cache_alloc(kmalloc_caches[i], flags);
-	return kmalloc_large(size, flags);
+	return __kmalloc(size, flags, (unsigned long)__builtin_return_address(0));
 }
 
 void *kzalloc(size_t size, gfp_t flags)
 {
-	return kmalloc(size, flags | __GFP_ZERO);
+	return __kmalloc(size, flags | __GFP_ZERO, (unsigned long)__builtin_return_address(0));
 }
 
 void kfree(const void *objp)
 {
 	struct page *page;
 
+	trace_kfree((unsigned long)__builtin_return_address(0), objp);
 	if (!objp)
 		return;
 	page = virt_to_page(objp);

@@ -22,6 +22,7 @@
 #include <trace/events/sched.h>
 #include <trace/events/signal.h>
 #include <trace/events/syscalls.h>
+#include <trace/events/kmem.h>
 #include <asm/ptrace.h>
 
 DEFINE_TRACE(sched_process_fork);
@@ -35,6 +36,8 @@ DEFINE_TRACE(signal_generate);
 DEFINE_TRACE(signal_deliver);
 DEFINE_TRACE(sys_enter);
 DEFINE_TRACE(sys_exit);
+DEFINE_TRACE(kmalloc);
+DEFINE_TRACE(kfree);
 
 /* Their events' systems, for the directories event_trace_init makes. */
 const struct trace_event_name {
@@ -42,6 +45,8 @@ const struct trace_event_name {
 } trace_event_names[] = {
 	{ "raw_syscalls", "sys_exit" },
 	{ "raw_syscalls", "sys_enter" },
+	{ "kmem", "kfree" },
+	{ "kmem", "kmalloc" },
 	{ "signal", "signal_generate" },
 	{ "signal", "signal_deliver" },
 	{ "sched", "sched_process_fork" },
@@ -70,6 +75,10 @@ _Static_assert(OFF(sys_enter, args) == 16 &&
 	       sizeof(struct trace_event_raw_sys_enter) == 64, "sys_enter");
 _Static_assert(OFF(sys_exit, ret) == 16 &&
 	       sizeof(struct trace_event_raw_sys_exit) == 24, "sys_exit");
+_Static_assert(OFF(kmalloc, node) == 48 &&
+	       sizeof(struct trace_event_raw_kmalloc) == 56, "kmalloc");
+_Static_assert(OFF(kfree, ptr) == 16 &&
+	       sizeof(struct trace_event_raw_kfree) == 24, "kfree");
 _Static_assert(OFF(signal_deliver, sa_handler) == 24 &&
 	       sizeof(struct trace_event_raw_signal_deliver) == 40, "signal_deliver");
 
@@ -231,4 +240,27 @@ void __traceiter_sys_exit(struct pt_regs *regs, long ret)
 	e.id = regs->syscallno;	/* syscall_get_nr() */
 	e.ret = ret;
 	EMIT(sys_exit, e);
+}
+
+void __traceiter_kmalloc(unsigned long call_site, const void *ptr, size_t bytes_req,
+			 size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	struct trace_event_raw_kmalloc e = {};
+
+	e.call_site = call_site;
+	e.ptr = ptr;
+	e.bytes_req = bytes_req;
+	e.bytes_alloc = bytes_alloc;
+	e.gfp_flags = gfp_flags;
+	e.node = node;
+	EMIT(kmalloc, e);
+}
+
+void __traceiter_kfree(unsigned long call_site, const void *ptr)
+{
+	struct trace_event_raw_kfree e = {};
+
+	e.call_site = call_site;
+	e.ptr = ptr;
+	EMIT(kfree, e);
 }
