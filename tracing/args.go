@@ -106,7 +106,7 @@ type fetchInsn struct {
 	imm    uint64
 	offset int64
 	data   string
-	field  *tpField // opTPArg: the attached event's field, once resolved
+	field  *epField // opTPArg: the attached event's field, once resolved
 }
 
 // probeArg is a probe_arg: one named, typed fetch argument.

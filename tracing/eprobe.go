@@ -25,7 +25,10 @@ const eprobeGroup = "eprobes" // EPROBE_EVENT_SYSTEM
 
 // eprobe is what a trace_eprobe adds to its event.
 type eprobe struct {
-	attached *event // a static event: find_and_get_event skips the probes
+	// attached is a static or a synthetic event: find_and_get_event
+	// skips the kprobe, uprobe and event probe events (and kpemu's j:).
+	attached *event
+	fields   []epField // the attached event's fields, as $FIELD finds them
 	// filterStr is the filter as Linux rebuilds it from the words after
 	// "if", one space between them; filter its parse over the attached
 	// event's fields. Both empty without one.
@@ -86,11 +89,11 @@ func (t *Tracing) createEprobeLogged(argv []string, pl *probeLog) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	attached := t.findEvent(sys, sysEvent)
-	if attached == nil || attached.static == nil {
+	if attached == nil || attached.static == nil && attached.synth == nil {
 		pl.logErr(0, errBadAttachEvent)
 		return fmt.Errorf("%w: no event %s.%s to attach to", syscall.ENODEV, sys, sysEvent)
 	}
-	ep := &eprobe{attached: attached}
+	ep := &eprobe{attached: attached, fields: attachedFields(attached)}
 	if hasFilter {
 		pl.index = len(argv) - len(filterWords)
 		if err := t.parseEprobeFilter(ep, filterWords, pl); err != nil {
@@ -110,7 +113,7 @@ func (t *Tracing) createEprobeLogged(argv []string, pl *probeLog) error {
 		if err != nil {
 			return err
 		}
-		if err := resolveTPArg(pa, attached); err != nil {
+		if err := resolveTPArg(pa, ep); err != nil {
 			pl.logErr(0, errBadAttachArg)
 			return err
 		}
@@ -166,19 +169,58 @@ func (t *Tracing) parseEprobeFilter(ep *eprobe, words []string, pl *probeLog) er
 	return nil
 }
 
+// epField is a field of an event probe's attached event, as
+// get_event_field reads it.
+type epField struct {
+	tpField
+	dyn bool // a __data_loc string (FILTER_DYN_STRING)
+}
+
+// attachedFields are ev's fields (trace_get_fields: not the common
+// ones): a static event's, or a synthetic event's as
+// synth_event_define_fields lays them out, each in a u64 slot but a
+// char[N], which has STR_VAR_LEN_MAX bytes.
+func attachedFields(ev *event) []epField {
+	var out []epField
+	if ev.static != nil {
+		for _, f := range ev.static.fields {
+			f.name, _, _ = strings.Cut(f.name, "[") // args[6] is the field args
+			out = append(out, epField{tpField: f})
+		}
+		return out
+	}
+	off := traceEntryHeadSize
+	for _, f := range ev.synth.fields {
+		fd := epField{tpField: tpField{ctype: f.typ, name: f.name, offset: off, size: 8, signed: f.signed}}
+		switch {
+		case f.str && f.dynamic:
+			fd.dyn, fd.size = true, 4
+		case f.str:
+			fd.str, fd.size = true, strVarLenMax
+		case !f.stack:
+			fd.size = f.size
+		}
+		out = append(out, fd)
+		if f.str && !f.dynamic {
+			off += strVarLenMax
+		} else {
+			off += 8
+		}
+	}
+	return out
+}
+
 // resolveTPArg is trace_eprobe_tp_arg_update for an argument whose
 // fetch starts with $NAME: the attached event's field NAME, else, for
 // comm and COMM, current's comm; ENOENT for anything else.
-func resolveTPArg(pa *probeArg, attached *event) error {
+func resolveTPArg(pa *probeArg, ep *eprobe) error {
 	in := &pa.code[0]
 	if in.op != opTPArg {
 		return nil
 	}
-	for i := range attached.static.fields {
-		f := &attached.static.fields[i]
-		name, _, _ := strings.Cut(f.name, "[") // args[6] is the field args
-		if name == in.data {
-			in.field, in.data = f, ""
+	for i := range ep.fields {
+		if ep.fields[i].name == in.data {
+			in.field, in.data = &ep.fields[i], ""
 			return nil
 		}
 	}
@@ -186,7 +228,18 @@ func resolveTPArg(pa *probeArg, attached *event) error {
 		in.op, in.data = opTPComm, ""
 		return nil
 	}
-	return fmt.Errorf("%w: %s has no field %s", syscall.ENOENT, attached.key(), in.data)
+	return fmt.Errorf("%w: %s has no field %s", syscall.ENOENT, ep.attached.key(), in.data)
+}
+
+// eprobeAttached reports whether an event probe is attached to ev, which
+// holds a reference on it (trace_event_try_get_ref); t.mu is held.
+func (t *Tracing) eprobeAttached(ev *event) bool {
+	for _, tp := range t.probes {
+		if tp.ev.eprobe != nil && tp.ev.eprobe.attached == ev {
+			return true
+		}
+	}
+	return false
 }
 
 // showEprobe is eprobe_dyn_event_show.

@@ -316,3 +316,36 @@ func TestEprobeInstances(t *testing.T) {
 		t.Errorf("foo's sys_enter_openat/enable = %q after the event probe went", got)
 	}
 }
+
+// Linux's find_and_get_event takes a synthetic event (the selftest
+// trigger-synthetic-eprobe attaches to one), which then cannot go while
+// the event probe holds it (trace_event_dyn_busy).
+func TestEprobeOnSynthetic(t *testing.T) {
+	f := setup(t)
+	for _, tc := range []struct {
+		line  string
+		errno syscall.Errno
+	}{
+		{"s:mysyn u64 filename; s64 ret; char name[]; char tag[8]", 0},
+		{`e:ep synthetic/mysyn file=+0($filename):ustring ret=$ret:s64 n=$name:string g=$tag:string`, 0},
+		{`e:bad synthetic.mysyn x=$nofield`, syscall.ENOENT},
+		{"-:synthetic/mysyn", syscall.EBUSY},
+		{"-:ep", 0},
+		{"-:synthetic/mysyn", 0},
+	} {
+		err := f.write("tracing/dynamic_events", tc.line+"\n", false)
+		if tc.errno == 0 && err != nil || tc.errno != 0 && !errors.Is(err, tc.errno) {
+			t.Errorf("%s: %v, want %v", tc.line, err, tc.errno)
+		}
+		if strings.HasPrefix(tc.line, "e:ep ") {
+			want := "s:synthetic/mysyn\tu64 filename; s64 ret; char[] name; char[8] tag\n" +
+				"e:eprobes/ep synthetic.mysyn file=+0($filename):ustring ret=$ret:s64 n=$name:string g=$tag:string\n"
+			if got := f.read(t, "tracing/dynamic_events"); got != want {
+				t.Errorf("dynamic_events:\n got %q\nwant %q", got, want)
+			}
+		}
+	}
+	if got := f.read(t, "tracing/dynamic_events"); got != "" {
+		t.Errorf("dynamic_events = %q at the end", got)
+	}
+}

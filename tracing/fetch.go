@@ -178,6 +178,13 @@ func (f *fetcher) reg(i uint64) uint64 {
 // Addresses in neither half fault.
 func (f *fetcher) readMem(addr uint64, p []byte, user bool) bool {
 	end := addr + uint64(len(p))
+	// An event probe's read of its attached event's record (a char
+	// array field's address) is served from the record the hit has,
+	// which a record the host built (a syscalls event's) is only.
+	if h := f.hit; h != nil && h.addr != 0 && !user && addr >= h.addr && end <= h.addr+uint64(len(h.rec)) && end >= addr {
+		copy(p, h.rec[addr-h.addr:])
+		return true
+	}
 	k := f.t.kp.Kernel()
 	if user {
 		if addr >= kernel.TaskSize || end > kernel.TaskSize || end < addr {
@@ -252,12 +259,14 @@ func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok boo
 // the pointer (the oracle's 6.1.192 printed fn=0xffffd1ebcf75 for
 // fn=$filename, where 6.1.158's source reads *(char *)addr), and a
 // number its value at its size, sign-extended when signed.
-func (f *fetcher) eventField(fd *tpField) uint64 {
-	if f.hit == nil || fd == nil || fd.offset+fd.size > len(f.hit.rec) {
+func (f *fetcher) eventField(fd *epField) uint64 {
+	if f.hit == nil || fd == nil || fd.offset+max(fd.size, 4) > len(f.hit.rec) {
 		return 0
 	}
 	r := f.hit.rec
 	switch {
+	case fd.dyn: // FILTER_DYN_STRING: where its __data_loc points
+		return f.hit.addr + uint64(binary.LittleEndian.Uint32(r[fd.offset:])&0xffff)
 	case fd.str:
 		return f.hit.addr + uint64(fd.offset)
 	case fd.ptrStr:

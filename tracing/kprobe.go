@@ -741,6 +741,9 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 		if ev.armed.Load() {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, ev.key())
 		}
+		if ev.synth != nil && t.eprobeAttached(ev) { // trace_event_dyn_busy
+			return fmt.Errorf("%w: an event probe is attached to %s", syscall.EBUSY, ev.key())
+		}
 		if ev.eprobe != nil {
 			t.removeEprobeTriggers(ev)
 		}
