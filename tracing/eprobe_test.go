@@ -77,15 +77,11 @@ func TestEprobeErrors(t *testing.T) {
 		{"e:syscalls/sys_enter_openat syscalls/sys_enter_openat", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:syscalls/sys_enter_openat syscalls/sys_enter_openat|0"}},
 		{"e:kprobes/myk syscalls/sys_enter_openat", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:kprobes/myk syscalls/sys_enter_openat|0"}},
 		{"p:eprobes/taken vfs_open", syscall.EEXIST, []string{"trace_kprobe: error: Given group/event name is already used by another event|p:eprobes/taken vfs_open|0"}},
-		// The oracle parsed this one, then found the name taken.
+		// The oracle parsed these (kprobes refuse them), then found the name taken.
 		{"e:taken syscalls/sys_enter_openat a=$comm:u32", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:taken syscalls/sys_enter_openat a=$comm:u32|0"}},
-		// The oracle parsed this one, then found the name taken.
 		{"e:taken syscalls/sys_enter_openat a=$dfd:string", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:taken syscalls/sys_enter_openat a=$dfd:string|0"}},
-		// The oracle parsed this one, then found the name taken.
 		{"e:taken syscalls/sys_enter_openat a=$filename:symstr", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:taken syscalls/sys_enter_openat a=$filename:symstr|0"}},
-		// The oracle parsed this one, then found the name taken.
 		{"e:taken syscalls/sys_enter_openat a=+0($comm)", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:taken syscalls/sys_enter_openat a=+0($comm)|0"}},
-		// The oracle parsed this one, then found the name taken.
 		{"e:taken syscalls/sys_enter_openat a=$dfd:string[2]", syscall.EEXIST, []string{ep + "Given group/event name is already used by another event|e:taken syscalls/sys_enter_openat a=$dfd:string[2]|0"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
