@@ -54,6 +54,9 @@ type TracepointHit struct {
 	// struct trace_entry, which the tracer fills, first); it is the
 	// handler's to keep.
 	Record []byte
+	// RecordAddr is where the record is in the guest's memory (an
+	// event probe's $FIELD of a char array is its address there).
+	RecordAddr uint64
 	// PC and FP are where the guest made the hostcall (in
 	// __traceiter_<name>) and its frame pointer, for stack traces.
 	PC, FP uint64
@@ -213,6 +216,6 @@ func (k *Kernel) hcTracepoint(cpu *machine.CPU) error {
 	if err := k.ReadMem(cpu.X(1), rec); err != nil {
 		return nil
 	}
-	(*fn)(TracepointHit{CPU: cpu, TP: tp, Record: rec, PC: cpu.PC() - 4, FP: cpu.X(29)})
+	(*fn)(TracepointHit{CPU: cpu, TP: tp, Record: rec, RecordAddr: cpu.X(1), PC: cpu.PC() - 4, FP: cpu.X(29)})
 	return nil
 }

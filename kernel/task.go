@@ -117,6 +117,17 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	return string(buf), int(int32(binary.LittleEndian.Uint32(p[:])))
 }
 
+// CurrentCommAddr returns the address of current->comm on cpu, a
+// kernel VA (what Linux's (unsigned long)current->comm is), 0 when the
+// guest has no task there yet.
+func (k *Kernel) CurrentCommAddr(cpu int) uint64 {
+	task := k.CurrentTask(cpu)
+	if task == 0 {
+		return 0
+	}
+	return task + uint64(k.task.commOff)
+}
+
 // CurrentTask returns the address of the task running on cpu (current), a
 // kernel VA in the linear map, 0 before the guest set it up. As on Linux
 // arm64, the guest keeps current in SP_EL0 while it runs at EL1 on SP_EL1

@@ -1225,9 +1225,18 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		echo 0 > events/syscalls/sys_enter_openat/filter
 		c=$(cat "$d/pid")
 		grep -cE "^ *cat-$c .*: sys_openat\(dfd: ffffffffffffff9c, filename: [0-9a-f]+, flags: [0-9a-f]+, mode: [0-9a-f]+\)$" trace
+		# an event probe on it fetches the string the user pointer points to
+		echo > trace
+		echo "e:epo syscalls/sys_enter_openat file=+0(\$filename):ustring if filename ~ \"*/hostname\"" >> dynamic_events
+		echo 1 > events/eprobes/epo/enable
+		sh -c "echo \$\$ > $d/pid; exec cat /etc/hostname" > /dev/null
+		echo 0 > events/eprobes/epo/enable
+		echo "-:epo" >> dynamic_events
+		c=$(cat "$d/pid")
+		grep -cE "^ *cat-$c .*: epo: \(syscalls\.sys_enter_openat\) file=\"/etc/hostname\"$" trace
 		rm -rf "$d"' 2>&1)
-	expect "kpemu-ns.sh: each process replays in a guest twin with its pid: sched_process_fork from \$\$, the child's events, set_event_pid \$\$, sys_enter_openat" \
-		"$(printf '1\n1\n1\nset_event_pid: 3\n1')" "$out"
+	expect "kpemu-ns.sh: each process replays in a guest twin with its pid: sched_process_fork from \$\$, the child's events, set_event_pid \$\$, sys_enter_openat, an eprobe on it" \
+		"$(printf '1\n1\n1\nset_event_pid: 3\n1\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo "p:sfork kernel_clone" > kprobe_events

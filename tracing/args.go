@@ -96,6 +96,8 @@ const (
 	opDeref
 	opUDeref
 	opFileOffs // uprobes' @+OFFSET: the probed file's load address plus imm
+	opTPArg    // an event probe's $FIELD: the attached event's field (FETCH_OP_TP_ARG)
+	opTPComm   // an event probe's $comm: the address of current->comm
 )
 
 type fetchInsn struct {
@@ -104,6 +106,7 @@ type fetchInsn struct {
 	imm    uint64
 	offset int64
 	data   string
+	field  *epField // opTPArg: the attached event's field, once resolved
 }
 
 // probeArg is a probe_arg: one named, typed fetch argument.
@@ -121,6 +124,7 @@ type argContext struct {
 	isReturn    bool
 	atFuncEntry bool
 	user        bool // a uprobe's argument: Linux parses without TPARG_FL_KERNEL
+	tpoint      bool // an event probe's argument (TPARG_FL_TPOINT): $NAME is a field
 }
 
 // reservedFieldNames cannot be argument names (traceprobe_conflict_field_name).
@@ -194,7 +198,9 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 			t = t[:b]
 		}
 	}
-	isComm := expr == "$comm" || expr == "$COMM" || strings.HasPrefix(expr, `\"`)
+	// An event probe's $comm is a field name like any other, so it
+	// takes any type (Linux skips this test with TPARG_FL_TPOINT).
+	isComm := !ctx.tpoint && (expr == "$comm" || expr == "$COMM" || strings.HasPrefix(expr, `\"`))
 	var ok bool
 	switch {
 	case isComm:
@@ -224,11 +230,11 @@ func parseArgBody(pa *probeArg, arg string, offset int, ctx argContext, syms *ke
 	case pa.typ.symstr:
 		// A symbol string is of a value the kernel holds: a register,
 		// $stackN, $retval, $argN or a word of kernel memory.
-		if top != opReg && top != opStack && top != opRetval && top != opArg && top != opDeref {
+		if top != opReg && top != opStack && top != opRetval && top != opArg && top != opDeref && top != opTPArg {
 			return parseError(pl, offset+tpos, errBadSymstring)
 		}
 	case pa.typ.str:
-		if top != opDeref && top != opUDeref && top != opImm && top != opComm && top != opData {
+		if top != opDeref && top != opUDeref && top != opImm && top != opComm && top != opData && top != opTPArg {
 			return parseError(pl, offset+tpos, errBadString)
 		}
 	}
@@ -297,6 +303,12 @@ func parseFetch(arg string, ctx argContext, syms *kernel.Kallsyms, pl *probeLog,
 	case '$':
 		return parseVar(arg[1:], ctx, pl, offs)
 	case '%':
+		if ctx.tpoint {
+			// Event probes have no registers: Linux logs BAD_VAR but
+			// goes on with no fetch, which is then BAD_FETCH_ARG.
+			pl.logErr(offs, errBadVar)
+			return nil, parseError(pl, offs, errBadFetchArg)
+		}
 		r, ok := regIndex(arg[1:])
 		if !ok {
 			return nil, parseError(pl, offs, errBadRegName)
@@ -408,6 +420,10 @@ func strToImmediate(s string) (uint64, error) {
 // parseVar is parse_probe_vars for $retval, $stack, $stackN, $comm, $argN.
 func parseVar(v string, ctx argContext, pl *probeLog, offs int) ([]fetchInsn, error) {
 	switch {
+	case ctx.tpoint:
+		// Any name: the event probe resolves it against the attached
+		// event's fields after the parse (eprobe.go).
+		return []fetchInsn{{op: opTPArg, data: v}}, nil
 	case v == "retval":
 		if !ctx.isReturn {
 			return nil, parseError(pl, offs, errRetvalOnProbe)

@@ -100,8 +100,8 @@
 //   - filter.go, subsysfilter.go: an event's and a group's filter file
 //     (trace_events_filter.c; the language is package filter's).
 //   - trigger.go: the trigger files, traceon, traceoff, snapshot,
-//     stacktrace, enable_event and disable_event, and soft mode
-//     (trace_events_trigger.c).
+//     stacktrace, enable_event and disable_event, soft mode, and the
+//     event probes' hidden triggers (trace_events_trigger.c).
 //
 // The dynamic events, parsed as Linux 6.1 parses them, with its errnos
 // and error_log entries:
@@ -117,8 +117,12 @@
 //   - synth.go: synthetic_events, the synthetic events' definitions and
 //     their events/synthetic/ directories; nothing fires them yet
 //     (trace_events_synth.c).
-//   - dynevent.go: dynamic_events, the kprobe, uprobe and synthetic
-//     events' one list (trace_dynevent.c).
+//   - eprobe.go: the event probes, e: in dynamic_events: an event on a
+//     static event, its arguments fetched from that event's record
+//     ($FIELD) and recorded by a hidden trigger on it (trigger.go) while
+//     enabled (trace_eprobe.c).
+//   - dynevent.go: dynamic_events, the kprobe, uprobe, synthetic and
+//     event probe events' one list (trace_dynevent.c).
 //   - args.go, fetch.go: the FETCHARGS language and fetching the values
 //     at a hit (trace_probe.c, trace_probe_tmpl.h).
 //   - errlog.go: error_log (trace.c's tracing_log_err, trace_probe.c's

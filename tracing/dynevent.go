@@ -30,7 +30,7 @@ const (
 func (k dynKind) has(tp *traceProbe) bool {
 	switch k {
 	case dynKprobe:
-		return tp.up == nil && tp.ev.synth == nil
+		return tp.up == nil && tp.ev.synth == nil && tp.ev.eprobe == nil
 	case dynUprobe:
 		return tp.up != nil
 	case dynSynth:
@@ -93,8 +93,8 @@ func (t *Tracing) writeDynamicEvents(_ context.Context, p []byte, _ int64) (int,
 
 // createDynEvent is create_dyn_event: "-" or "!" removes events of any
 // kind; otherwise each kind's parser is tried in Linux's registration
-// order (kprobes, synthetic events, then uprobes) until one does not
-// answer "not mine".
+// order (kprobes, synthetic events, event probes, then uprobes) until
+// one does not answer "not mine".
 func (t *Tracing) createDynEvent(line string) error {
 	if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "!") {
 		return t.release(line, dynAny)
@@ -106,6 +106,9 @@ func (t *Tracing) createDynEvent(line string) error {
 	err := t.create(argv)
 	if errors.Is(err, errCanceled) {
 		err = t.createSynthDyn(line)
+	}
+	if errors.Is(err, errCanceled) {
+		err = t.createEprobe(argv)
 	}
 	if errors.Is(err, errCanceled) {
 		err = t.createUprobe(argv)
@@ -130,6 +133,8 @@ func (t *Tracing) showDynEvents(kind dynKind) func(context.Context, *bytes.Buffe
 			case tp.ev.synth != nil:
 				w.WriteString("s:" + synthSystem + "/")
 				showSynth(w, tp.ev)
+			case tp.ev.eprobe != nil:
+				showEprobe(w, tp.ev)
 			case tp.up != nil:
 				tp.showUprobe(w)
 			default:

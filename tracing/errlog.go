@@ -70,6 +70,12 @@ const (
 	errBadUprobeOffs
 	errBadFileOffs
 	errSymOnUprobe
+
+	// The event probes' (eprobe.go).
+	errNoEventInfo
+	errBadAttachEvent
+	errBadAttachArg
+	errNoEPFilter
 )
 
 // String is the message of each code, verbatim as Linux 6.1 prints it.
@@ -189,6 +195,14 @@ func (c errCode) String() string {
 		return "Invalid file offset value"
 	case errSymOnUprobe:
 		return "Symbol is not available with uprobe"
+	case errNoEventInfo:
+		return "This requires both group and event name to attach"
+	case errBadAttachEvent:
+		return "Attached event does not exist"
+	case errBadAttachArg:
+		return "Attached event does not have this field"
+	case errNoEPFilter:
+		return "No filter rule after 'if'"
 	}
 	return fmt.Sprintf("error %d", int(c))
 }
@@ -246,6 +260,21 @@ type probeLog struct {
 	argv  []string
 	index int
 	err   *errLogEntry // the error logged, if any
+	// earlier are the errors logged before err, oldest first: Linux
+	// logs each, and a few parses (an event probe's) log two.
+	earlier []errLogEntry
+}
+
+// flush puts the errors logged into el, stamped now.
+func (p *probeLog) flush(el *errorLog, now time.Duration) {
+	for _, e := range p.earlier {
+		e.ts = now
+		el.add(e)
+	}
+	if p.err != nil {
+		p.err.ts = now
+		el.add(*p.err)
+	}
 }
 
 // logErr is __trace_probe_log_err: the caret goes offset bytes into
@@ -264,6 +293,9 @@ func (p *probeLog) logErr(offset int, code errCode) {
 	sys := p.sys
 	if sys == "" {
 		sys = "trace_kprobe"
+	}
+	if p.err != nil {
+		p.earlier = append(p.earlier, *p.err)
 	}
 	p.err = &errLogEntry{loc: sys, msg: code.String(), cmd: strings.Join(p.argv, " "), pos: pos + offset}
 }

@@ -22,6 +22,7 @@ type event struct {
 	params      []kernel.Param // j: events: the function's parameters, from DWARF
 	static      *staticEvent   // a TRACE_EVENT on a guest tracepoint (tracepoint.go); nil for the dynamic events
 	synth       *synthEvent    // a synthetic event's fields (synth.go); nil for the others
+	eprobe      *eprobe        // an event probe's attachment (eprobe.go); nil for the others
 	args        []*probeArg
 	probes      []*traceProbe
 	id          int
@@ -179,6 +180,21 @@ func (t *Tracing) armProbes(f *eventFile, on bool) error {
 		return nil
 	}
 	ev.armed.Store(on)
+	if ev.eprobe != nil {
+		// enable_trace_eprobe with the first file, disable_trace_eprobe
+		// with the last: the trigger on the attached event.
+		if err := t.armEprobe(f, on); err != nil {
+			ev.armed.Store(!on)
+			if on {
+				ev.nOn--
+			} else {
+				ev.nOn++
+			}
+			f.enabled.Store(!on)
+			return err
+		}
+		return nil
+	}
 	if ev.static != nil {
 		// trace_event_reg: the tracepoint's static key.
 		return t.setTracepoint(ev.static.tp, on)

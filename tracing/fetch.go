@@ -178,6 +178,13 @@ func (f *fetcher) reg(i uint64) uint64 {
 // Addresses in neither half fault.
 func (f *fetcher) readMem(addr uint64, p []byte, user bool) bool {
 	end := addr + uint64(len(p))
+	// An event probe's read of its attached event's record (a char
+	// array field's address) is served from the record the hit has,
+	// which a record the host built (a syscalls event's) is only.
+	if h := f.hit; h != nil && h.addr != 0 && !user && addr >= h.addr && end <= h.addr+uint64(len(h.rec)) && end >= addr {
+		copy(p, h.rec[addr-h.addr:])
+		return true
+	}
 	k := f.t.kp.Kernel()
 	if user {
 		if addr >= kernel.TaskSize || end > kernel.TaskSize || end < addr {
@@ -221,6 +228,10 @@ func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok boo
 			}
 		case opImm:
 			v = in.imm
+		case opTPArg:
+			v = f.eventField(in.field)
+		case opTPComm:
+			v = f.t.kp.Kernel().CurrentCommAddr(f.regs.CPU)
 		case opComm:
 			comm, _ := f.t.kp.Kernel().Current(f.regs.CPU)
 			return 0, comm, true, true
@@ -240,6 +251,47 @@ func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok boo
 		}
 	}
 	return v, "", false, true
+}
+
+// eventField is get_event_field: an event probe's $FIELD, read from the
+// attached event's record. A char array gives its address in the guest
+// (the record's, as the guest passed it), a char * (FILTER_PTR_STRING)
+// the pointer (the oracle's 6.1.192 printed fn=0xffffd1ebcf75 for
+// fn=$filename, where 6.1.158's source reads *(char *)addr), and a
+// number its value at its size, sign-extended when signed.
+func (f *fetcher) eventField(fd *epField) uint64 {
+	if f.hit == nil || fd == nil || fd.offset+max(fd.size, 4) > len(f.hit.rec) {
+		return 0
+	}
+	r := f.hit.rec
+	switch {
+	case fd.dyn: // FILTER_DYN_STRING: where its __data_loc points
+		return f.hit.addr + uint64(binary.LittleEndian.Uint32(r[fd.offset:])&0xffff)
+	case fd.str:
+		return f.hit.addr + uint64(fd.offset)
+	case fd.ptrStr:
+		return r.u64(fd.offset)
+	}
+	switch fd.size {
+	case 1:
+		if fd.signed {
+			return uint64(int64(int8(r[fd.offset])))
+		}
+		return uint64(r[fd.offset])
+	case 2:
+		v := binary.LittleEndian.Uint16(r[fd.offset:])
+		if fd.signed {
+			return uint64(int64(int16(v)))
+		}
+		return uint64(v)
+	case 4:
+		v := binary.LittleEndian.Uint32(r[fd.offset:])
+		if fd.signed {
+			return uint64(int64(int32(v)))
+		}
+		return uint64(v)
+	}
+	return r.u64(fd.offset)
 }
 
 // format appends " name=value" for one argument, as trace_probe_print_args.

@@ -333,7 +333,7 @@ func sanitizeEventName(s string) string {
 func (t *Tracing) register(tp *traceProbe, pl *probeLog) error {
 	ev := tp.ev
 	if old := t.events[ev.key()]; old != nil {
-		if old.isUprobe || old.static != nil || old.synth != nil { // register_kprobe_event's EEXIST
+		if old.isUprobe || old.static != nil || old.synth != nil || old.eprobe != nil { // register_kprobe_event's EEXIST
 			pl.index = 0
 			pl.logErr(0, errEventExist)
 			return fmt.Errorf("%w: %s is another event", syscall.EEXIST, ev.key())
@@ -707,6 +707,9 @@ func (tp *traceProbe) matchHead(t *Tracing, argv []string) bool {
 	if tp.up != nil {
 		return tp.matchUprobeHead(argv)
 	}
+	if tp.ev.eprobe != nil {
+		return matchEprobe(tp.ev, argv)
+	}
 	if len(argv) == 0 || tp.ev.synth != nil { // synth_event_match takes any arguments
 		return true
 	}
@@ -737,6 +740,12 @@ func (t *Tracing) unregisterProbe(tp *traceProbe) error {
 	if len(ev.probes) == 1 {
 		if ev.armed.Load() {
 			return fmt.Errorf("%w: event %s is enabled", syscall.EBUSY, ev.key())
+		}
+		if ev.synth != nil && t.eprobeAttached(ev) { // trace_event_dyn_busy
+			return fmt.Errorf("%w: an event probe is attached to %s", syscall.EBUSY, ev.key())
+		}
+		if ev.eprobe != nil {
+			t.removeEprobeTriggers(ev)
 		}
 		t.removeEventFiles(ev)
 		t.dropEvent(ev)

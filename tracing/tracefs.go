@@ -87,13 +87,14 @@ const readme = `tracing mini-HOWTO (kpemu):
 	   Format: p[:[<group>/][<event>]] <place> [<args>]
 	           r[maxactive][:[<group>/][<event>]] <place> [<args>]
 	           s:[synthetic/]<event> <field> [<field>]
+	           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>] [if <filter>]
 	           j[:[<group>/][<event>]] <symbol> (kpemu: a jprobe-backed event)
 	           -:[<group>/][<event>]
 	    place: [<module>:]<symbol>[+<offset>]|<memaddr>
 place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
    place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]
 	     args: <name>=fetcharg[:type]
-	 fetcharg: %<register>, @<address>, @<symbol>[+|-<offset>],
+	 fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],
 	           $stack<index>, $stack, $retval, $comm, $arg<N>,
 	           +|-[u]<offset>(<fetcharg>), \imm-value, \"imm-string"
 	     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,
@@ -102,6 +103,8 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	    field: <stype> <name>;
 	    stype: u8/u16/u32/u64, s8/s16/s32/s64, pid_t,
 	           [unsigned] char/int/long
+	    efield: For event probes ('e' types), the field is on of the fields
+	            of the <attached-group>/<attached-event>.
   events/		- Directory containing all trace event subsystems:
       enable		- Write 0/1 to enable/disable tracing of all events
   events/<system>/	- Directory containing all trace events for <system>:
@@ -398,28 +401,18 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 		showSynthFormat(w, ev)
 		return
 	}
+	if ev.eprobe != nil {
+		showEprobeFormat(w, ev)
+		return
+	}
 	common, probe := recordFields(ev)
 	fmt.Fprintf(w, "name: %s\nID: %d\nformat:\n", ev.name, ev.id)
-	line := func(f field) {
-		s := 0
-		if f.signed {
-			s = 1
-		}
-		// f_show: an array type ("u8[4]") puts its brackets after the
-		// name, empty, as a probe's fields have no len; a __data_loc
-		// type ("__data_loc char[][2]") stays whole.
-		if i := strings.IndexByte(f.ctype, '['); i >= 0 && !strings.HasPrefix(f.ctype, "__data_loc") {
-			fmt.Fprintf(w, "\tfield:%s %s[];\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype[:i], f.name, f.offset, f.size, s)
-			return
-		}
-		fmt.Fprintf(w, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype, f.name, f.offset, f.size, s)
-	}
 	for _, f := range common {
-		line(f)
+		writeProbeFormatField(w, f)
 	}
 	w.WriteByte('\n')
 	for _, f := range probe {
-		line(f)
+		writeProbeFormatField(w, f)
 	}
 	w.WriteString("\nprint fmt: \"")
 	var args []string
@@ -442,28 +435,50 @@ func (t *Tracing) showFormat(w *bytes.Buffer, ev *event) {
 		args = append(args, "REC->"+p.Name)
 	}
 	for _, a := range ev.args {
-		if a.count > 0 {
-			fmt.Fprintf(w, " %s={", a.name)
-			for i := 0; i < a.count; i++ {
-				if i > 0 {
-					w.WriteByte(',')
-				}
-				w.WriteString(a.typ.printFmt())
-				if a.typ.str {
-					args = append(args, fmt.Sprintf("__get_str(%s[%d])", a.name, i))
-				} else {
-					args = append(args, fmt.Sprintf("REC->%s[%d]", a.name, i))
-				}
-			}
-			w.WriteByte('}')
-			continue
-		}
-		fmt.Fprintf(w, " %s=%s", a.name, a.typ.printFmt())
-		if a.typ.str {
-			args = append(args, fmt.Sprintf("__get_str(%s)", a.name))
-		} else {
-			args = append(args, "REC->"+a.name)
-		}
+		fmtArg(w, a, &args)
 	}
 	fmt.Fprintf(w, "\", %s\n", strings.Join(args, ", "))
+}
+
+// writeProbeFormatField is one "field:" line of a probe event's format.
+// f_show: an array type ("u8[4]") puts its brackets after the name,
+// empty, as a probe's fields have no len; a __data_loc type
+// ("__data_loc char[][2]") stays whole.
+func writeProbeFormatField(w *bytes.Buffer, f field) {
+	s := 0
+	if f.signed {
+		s = 1
+	}
+	if i := strings.IndexByte(f.ctype, '['); i >= 0 && !strings.HasPrefix(f.ctype, "__data_loc") {
+		fmt.Fprintf(w, "\tfield:%s %s[];\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype[:i], f.name, f.offset, f.size, s)
+		return
+	}
+	fmt.Fprintf(w, "\tfield:%s %s;\toffset:%d;\tsize:%d;\tsigned:%d;\n", f.ctype, f.name, f.offset, f.size, s)
+}
+
+// fmtArg writes argument a's part of a probe event's print fmt
+// (__set_print_fmt) and adds its values to args.
+func fmtArg(w *bytes.Buffer, a *probeArg, args *[]string) {
+	if a.count > 0 {
+		fmt.Fprintf(w, " %s={", a.name)
+		for i := 0; i < a.count; i++ {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(a.typ.printFmt())
+			if a.typ.str {
+				*args = append(*args, fmt.Sprintf("__get_str(%s[%d])", a.name, i))
+			} else {
+				*args = append(*args, fmt.Sprintf("REC->%s[%d]", a.name, i))
+			}
+		}
+		w.WriteByte('}')
+		return
+	}
+	fmt.Fprintf(w, " %s=%s", a.name, a.typ.printFmt())
+	if a.typ.str {
+		*args = append(*args, fmt.Sprintf("__get_str(%s)", a.name))
+	} else {
+		*args = append(*args, "REC->"+a.name)
+	}
 }

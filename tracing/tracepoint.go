@@ -206,7 +206,8 @@ func printFlags(w *bytes.Buffer, flags uint64, delim string, names []flagName) {
 // tpHit is a static event's hit as the triggers and filters see it.
 type tpHit struct {
 	rec     record
-	ignored bool // the pid filters drop it
+	addr    uint64 // where rec is in the guest (kernel.TracepointHit.RecordAddr)
+	ignored bool   // the pid filters drop it
 }
 
 // initStaticEvents makes the directories of the static events whose
@@ -334,7 +335,7 @@ func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 // traceEventRawEvent is trace_event_raw_event_<call> for one array's
 // file of the event.
 func (t *Tracing) traceEventRawEvent(f *eventFile, h kernel.TracepointHit, regs *kprobes.Regs, flags uint64) {
-	hit := &tpHit{rec: record(h.Record), ignored: t.staticPidIgnored(f, regs.CPU, record(h.Record))}
+	hit := &tpHit{rec: record(h.Record), addr: h.RecordAddr, ignored: t.staticPidIgnored(f, regs.CPU, record(h.Record))}
 	post, rec := t.callTriggersHit(f, regs, flags, hit, nil)
 	if rec {
 		t.recordStatic(f, regs, flags, hit)

@@ -45,6 +45,7 @@ const (
 	ettSnapshot    triggerType = 1 << 1 // ETT_SNAPSHOT
 	ettStacktrace  triggerType = 1 << 2 // ETT_STACKTRACE
 	ettEventEnable triggerType = 1 << 3 // ETT_EVENT_ENABLE
+	ettEventEprobe triggerType = 1 << 6 // ETT_EVENT_EPROBE: an event probe's hidden trigger (eprobe.go)
 )
 
 // triggerWriteMax is PAGE_SIZE: a write to a trigger file must be shorter.
@@ -97,6 +98,21 @@ type trigger struct {
 	filter     filter.Node // nil: every hit
 	filterText string      // as shown after " if "
 	target     *eventFile  // enable_event, disable_event: in the array of the trigger's event
+	// probe is the event probe's file an eprobe trigger records in
+	// (struct eprobe_data's file); nil for the user's triggers.
+	probe *eventFile
+}
+
+// hasUserTriggers reports whether list holds a trigger the user set: an
+// event probe's hidden ones neither show in the trigger file nor count
+// in the soft-mode reference the user's triggers hold together.
+func hasUserTriggers(list []*trigger) bool {
+	for _, tr := range list {
+		if tr.probe == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // triggerSet is an event's triggers, replaced whole under Tracing.mu and
@@ -114,7 +130,8 @@ func newTriggerSet(list []*trigger) *triggerSet {
 	}
 	s := &triggerSet{list: list}
 	for _, tr := range list {
-		if tr.filter != nil || tr.cmd.post {
+		// An event probe needs the record (EVENT_CMD_FL_NEEDS_REC).
+		if tr.filter != nil || tr.cmd.post || tr.probe != nil {
 			s.cond = true
 		}
 	}
@@ -161,12 +178,14 @@ func (t *Tracing) showTrigger(ev *eventFile) func(context.Context, *bytes.Buffer
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		set := ev.triggers.Load()
-		if set == nil {
+		if set == nil || !hasUserTriggers(set.list) { // the oracle's, with an event probe's
 			w.WriteString(availableTriggers)
 			return nil
 		}
 		for _, tr := range set.list {
-			tr.print(w)
+			if tr.probe == nil { // eprobe_trigger_print prints nothing
+				tr.print(w)
+			}
 		}
 		return nil
 	}
@@ -408,9 +427,9 @@ func (t *Tracing) registerTrigger(ev *eventFile, tr *trigger) error {
 		}
 	}
 	ev.triggers.Store(newTriggerSet(append([]*trigger{tr}, list...)))
-	if old == nil {
+	if !hasUserTriggers(list) {
 		if err := t.enableDisable(ev, true, true); err != nil {
-			ev.triggers.Store(nil)
+			ev.triggers.Store(old)
 			return err
 		}
 	}
@@ -422,17 +441,26 @@ func (t *Tracing) registerTrigger(ev *eventFile, tr *trigger) error {
 // error. The last trigger takes its event out of soft mode, and an
 // enable_event or disable_event trigger its target. t.mu is held.
 func (t *Tracing) unregisterTrigger(ev *eventFile, typ triggerType, target *eventFile) {
+	t.dropTrigger(ev, func(tr *trigger) bool { return tr.cmd.typ == typ && tr.target == target })
+}
+
+// dropTrigger takes the first of ev's triggers that match says is the
+// one out, as unregisterTrigger does; false if there is none. t.mu is
+// held.
+func (t *Tracing) dropTrigger(ev *eventFile, match func(*trigger) bool) bool {
 	old := ev.triggers.Load()
 	if old == nil {
-		return
+		return false
 	}
 	for i, tr := range old.list {
-		if tr.cmd.typ != typ || tr.target != target {
+		if !match(tr) {
 			continue
 		}
 		list := append(append([]*trigger(nil), old.list[:i]...), old.list[i+1:]...)
 		ev.triggers.Store(newTriggerSet(list))
-		if len(list) == 0 {
+		// An event probe's trigger holds its own reference; the
+		// user's hold one together.
+		if tr.probe != nil || !hasUserTriggers(list) {
 			if err := t.enableDisable(ev, false, true); err != nil {
 				t.log.Warn("trigger: leaving soft mode", "event", ev.ev.key(), "err", err)
 			}
@@ -442,8 +470,9 @@ func (t *Tracing) unregisterTrigger(ev *eventFile, typ triggerType, target *even
 				t.log.Warn("trigger: leaving soft mode", "event", tr.target.ev.key(), "err", err)
 			}
 		}
-		return
+		return true
 	}
+	return false
 }
 
 // callTriggers runs on the vCPU that hit an armed event, before the event
@@ -514,6 +543,10 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 			if !tr.filter.Eval(fields) {
 				continue
 			}
+		}
+		if tr.probe != nil {
+			t.eprobeTraceFunc(tr.probe, hit, regs, flags)
+			continue
 		}
 		// A snapshot swaps the buffers between the record's reserve
 		// and its commit on Linux, so the event goes to the snapshot:
