@@ -100,5 +100,8 @@ func filterFields(ev *event) map[string]filter.Field {
 			m[f.name] = filter.Field{Str: f.str, Signed: f.signed}
 		}
 	}
+	if ev.marker {
+		m["ip"] = filter.Field{}
+	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/kpemu/kpemu/kprobes"
 	"os"
 	"path"
 	"strconv"
@@ -158,8 +159,18 @@ func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload i
 		pid = c.Pid
 	}
 	e.pid = int32(pid)
+	var post triggerType
+	if e.kind == entryMarker && ta.marker.triggers.Load() != nil {
+		comm := ""
+		if pid != 0 {
+			comm, _ = hostTask(pid)
+		}
+		post = ta.t.markerTriggers(ta, pid, comm)
+	}
 	e.ts = ta.clock()
-	if !ta.buf.Write(markerCPU, e, payload) {
+	ok := ta.buf.Write(markerCPU, e, payload)
+	ta.t.postTriggers(ta.marker, post, &kprobes.Regs{CPU: markerCPU}, 0)
+	if !ok {
 		return syscall.EBADF
 	}
 	if pid != 0 && ta.flag(optRecordCmd) && ta.t.recordingTaskinfo() {

@@ -35,6 +35,13 @@ type Tracing struct {
 	mu     sync.Mutex        // event_mutex: guards everything below
 	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
 	events map[string]*event // by group/name
+	// namedHists are the named hist triggers (hist:name=...) by
+	// "name=NAME", Linux's named_triggers; guarded by mu.
+	namedHists map[string]*trigger
+	// markerEvent is ftrace/print as the triggers know it: not in
+	// events, as Linux's ftrace events are in no event list users
+	// enable (markerev.go).
+	markerEvent *event
 	groups map[string]int    // how many of events are in each group
 	nextID int
 
@@ -71,7 +78,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, instances: map[string]*TraceArray{}}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, instances: map[string]*TraceArray{}, namedHists: map[string]*trigger{}, markerEvent: newMarkerEvent()}
 	t.top = newTraceArray(t, dir)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {

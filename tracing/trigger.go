@@ -45,6 +45,8 @@ const (
 	ettSnapshot    triggerType = 1 << 1 // ETT_SNAPSHOT
 	ettStacktrace  triggerType = 1 << 2 // ETT_STACKTRACE
 	ettEventEnable triggerType = 1 << 3 // ETT_EVENT_ENABLE
+	ettHist        triggerType = 1 << 4 // ETT_EVENT_HIST (hist.go)
+	ettHistEnable  triggerType = 1 << 5 // ETT_HIST_ENABLE: enable_hist, disable_hist
 )
 
 // triggerWriteMax is PAGE_SIZE: a write to a trigger file must be shorter.
@@ -53,8 +55,7 @@ const triggerWriteMax = 4096
 // availableTriggers is what an event's trigger file shows when it holds no
 // trigger: Linux lists its registered commands in registration order,
 // Debian's 6.1 (CONFIG_HIST_TRIGGERS) ending with enable_hist,
-// disable_hist and hist. kpemu lists them as Linux does but has no hist
-// triggers yet, so it refuses those three as unknown commands (EINVAL).
+// disable_hist and hist.
 const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 // triggerCmd is a struct event_command.
@@ -83,6 +84,12 @@ func lookupTriggerCmd(name string) (triggerCmd, bool) {
 		return triggerCmd{name: name, typ: ettEventEnable, on: true}, true
 	case "disable_event":
 		return triggerCmd{name: name, typ: ettEventEnable}, true
+	case "enable_hist":
+		return triggerCmd{name: name, typ: ettHistEnable, on: true}, true
+	case "disable_hist":
+		return triggerCmd{name: name, typ: ettHistEnable}, true
+	case "hist":
+		return triggerCmd{name: name, typ: ettHist}, true
 	}
 	return triggerCmd{}, false
 }
@@ -97,6 +104,15 @@ type trigger struct {
 	filter     filter.Node // nil: every hit
 	filterText string      // as shown after " if "
 	target     *eventFile  // enable_event, disable_event: in the array of the trigger's event
+
+	// The hist trigger's (hist.go): its data, its pause (data->paused,
+	// which event_triggers_call skips), the named trigger whose data it
+	// shares, and, on a named trigger, how many triggers share it
+	// (guarded by Tracing.mu).
+	hist      *histTrigger
+	paused    atomic.Bool
+	named     *trigger
+	namedRefs int
 }
 
 // triggerSet is an event's triggers, replaced whole under Tracing.mu and
@@ -114,7 +130,7 @@ func newTriggerSet(list []*trigger) *triggerSet {
 	}
 	s := &triggerSet{list: list}
 	for _, tr := range list {
-		if tr.filter != nil || tr.cmd.post {
+		if tr.filter != nil || tr.cmd.post || tr.cmd.typ == ettHist { // EVENT_CMD_FL_NEEDS_REC
 			s.cond = true
 		}
 	}
@@ -166,6 +182,10 @@ func (t *Tracing) showTrigger(ev *eventFile) func(context.Context, *bytes.Buffer
 			return nil
 		}
 		for _, tr := range set.list {
+			if tr.hist != nil {
+				tr.printHist(w)
+				continue
+			}
 			tr.print(w)
 		}
 		return nil
@@ -173,9 +193,9 @@ func (t *Tracing) showTrigger(ev *eventFile) func(context.Context, *bytes.Buffer
 }
 
 // writeTrigger is event_trigger_regex_write: one command per write, the
-// buffer stripped of surrounding blanks. Opening with O_TRUNC removes
-// nothing (only hist triggers have an unreg_all), so `echo > trigger`
-// writes an empty command, EINVAL.
+// buffer stripped of surrounding blanks. `echo > trigger` writes an
+// empty command, EINVAL, after its O_TRUNC removed the hist triggers
+// (truncTrigger).
 func (t *Tracing) writeTrigger(ev *eventFile) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		if len(p) == 0 {
@@ -193,13 +213,28 @@ func (t *Tracing) writeTrigger(ev *eventFile) func(context.Context, []byte, int6
 		defer t.mu.Unlock()
 		// A write that raced with the event's removal must not arm the
 		// dead event or put a target in soft mode for good.
-		if t.events[ev.ev.key()] != ev.ev || ev.ta.removed.Load() {
+		if t.eventGone(ev) {
 			return 0, fmt.Errorf("%w: event %s was removed", syscall.ENODEV, ev.ev.key())
 		}
 		if err := t.processTrigger(ev, s); err != nil {
 			return 0, err
 		}
 		return len(p), nil
+	}
+}
+
+// truncTrigger is event_trigger_regex_open with O_TRUNC: the commands
+// with an unreg_all (hist, enable_hist and disable_hist) drop all their
+// triggers of the event.
+func (t *Tracing) truncTrigger(ev *eventFile) func(context.Context) error {
+	return func(context.Context) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.eventGone(ev) {
+			return syscall.ENODEV
+		}
+		t.unregAllHist(ev)
+		return nil
 	}
 }
 
@@ -233,7 +268,10 @@ func (t *Tracing) processTrigger(ev *eventFile, buff string) error {
 		return fmt.Errorf("%w: unknown trigger command %q", syscall.EINVAL, name)
 	}
 	remove := strings.HasPrefix(glob, "!")
-	if cmd.typ == ettEventEnable {
+	if cmd.typ == ettHist {
+		return t.parseHistTrigger(ev, remove, next, hasNext)
+	}
+	if cmd.typ == ettEventEnable || cmd.typ == ettHistEnable {
 		return t.parseEnableTrigger(ev, cmd, remove, next, hasNext)
 	}
 	return t.parseTrigger(ev, cmd, remove, next, hasNext)
@@ -504,16 +542,23 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 	}
 	reserved := ev.ta.on.Load()
 	var fields map[string]filter.Value
+	var comm string
 	for _, tr := range set.list {
-		if tr.filter != nil {
-			if fields == nil {
-				comm, pid := t.kp.Kernel().Current(regs.CPU)
-				f := fetcher{t: t, regs: regs, hit: hit, args: args}
-				fields = f.fields(ev.ev, comm, pid, regs.CPU, flags)
-			}
-			if !tr.filter.Eval(fields) {
-				continue
-			}
+		if tr.paused.Load() {
+			continue
+		}
+		if fields == nil && (tr.filter != nil || tr.hist != nil) {
+			var pid int
+			comm, pid = t.kp.Kernel().Current(regs.CPU)
+			f := fetcher{t: t, regs: regs, hit: hit, args: args}
+			fields = f.fields(ev.ev, comm, pid, regs.CPU, flags)
+		}
+		if tr.filter != nil && !tr.filter.Eval(fields) {
+			continue
+		}
+		if tr.hist != nil {
+			t.histHit(ev.ta, tr.hist.hd, fields, comm, regs)
+			continue
 		}
 		// A snapshot swaps the buffers between the record's reserve
 		// and its commit on Linux, so the event goes to the snapshot:
@@ -573,6 +618,18 @@ func (t *Tracing) fire(ta *TraceArray, tr *trigger, regs *kprobes.Regs, flags ui
 			return
 		}
 		ta.on.Store(tr.cmd.on)
+	case ettHistEnable:
+		// hist_enable_count_trigger: every firing spends one.
+		if !tr.take() {
+			return
+		}
+		if set := tr.target.triggers.Load(); set != nil {
+			for _, h := range set.list {
+				if h.cmd.typ == ettHist {
+					h.paused.Store(!tr.cmd.on)
+				}
+			}
+		}
 	case ettEventEnable:
 		// Only a flag: the target was armed when the trigger was set.
 		if tr.target.softDisabled.Load() != tr.cmd.on || !tr.take() {
@@ -580,4 +637,13 @@ func (t *Tracing) fire(ta *TraceArray, tr *trigger, regs *kprobes.Regs, flags ui
 		}
 		tr.target.softDisabled.Store(!tr.cmd.on)
 	}
+}
+
+// histHit runs a hist trigger on one hit of an event of ta.
+func (t *Tracing) histHit(ta *TraceArray, hd *histData, fields map[string]filter.Value, comm string, regs *kprobes.Regs) {
+	h := histHit{fields: fields, cpu: regs.CPU, stack: func() []uint64 { return t.unwind(regs.PC, regs.X[29]) }}
+	if hd.timestmp {
+		h.ts, h.inNS = ta.clock(), clockInNS(int(ta.opts.clockID.Load()))
+	}
+	hd.hit(&h, comm)
 }
