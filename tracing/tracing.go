@@ -42,8 +42,8 @@ type Tracing struct {
 	// events, as Linux's ftrace events are in no event list users
 	// enable (markerev.go).
 	markerEvent *event
-	groups map[string]int    // how many of events are in each group
-	nextID int
+	groups      map[string]int // how many of events are in each group
+	nextID      int
 
 	cmdlines savedCmdlines // savedcmd: the comms of the pids in the buffers
 	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go
