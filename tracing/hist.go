@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/kpemu/kpemu/kprobes"
 	"github.com/kpemu/kpemu/tracing/filter"
 	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
@@ -227,7 +228,10 @@ type histHit struct {
 	ts     uint64 // the trace clock, ns
 	inNS   bool   // the clock counts nanoseconds (trace_clock_in_ns)
 	cpu    int
-	stack  func() []uint64
+	// t and regs unwind the stack for a stacktrace key; regs is nil
+	// for a hit with no guest stack (a trace_marker write).
+	t    *Tracing
+	regs *kprobes.Regs
 }
 
 // value is hist_fn_call for a number.
@@ -1134,7 +1138,10 @@ func (hd *histData) hit(h *histHit, comm string) {
 	for _, k := range hd.keys {
 		switch {
 		case k.flags&hfStacktrace != 0:
-			st := h.stack()
+			var st []uint64
+			if h.regs != nil {
+				st = h.t.unwind(h.regs.PC, h.regs.X[29])
+			}
 			for i := 0; i < len(st) && i < histStackDepth; i++ {
 				binary.LittleEndian.PutUint64(key[k.offset+8*i:], st[i])
 			}

@@ -52,7 +52,7 @@ func (t *Tracing) markerTriggers(ta *TraceArray, pid int, comm string) triggerTy
 			continue
 		}
 		if tr.hist != nil {
-			h := histHit{fields: fields, cpu: markerCPU, stack: func() []uint64 { return nil }}
+			h := histHit{fields: fields, cpu: markerCPU}
 			if tr.hist.hd.timestmp {
 				h.ts, h.inNS = ta.clock(), clockInNS(int(ta.opts.clockID.Load()))
 			}

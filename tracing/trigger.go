@@ -641,7 +641,7 @@ func (t *Tracing) fire(ta *TraceArray, tr *trigger, regs *kprobes.Regs, flags ui
 
 // histHit runs a hist trigger on one hit of an event of ta.
 func (t *Tracing) histHit(ta *TraceArray, hd *histData, fields map[string]filter.Value, comm string, regs *kprobes.Regs) {
-	h := histHit{fields: fields, cpu: regs.CPU, stack: func() []uint64 { return t.unwind(regs.PC, regs.X[29]) }}
+	h := histHit{fields: fields, cpu: regs.CPU, t: t, regs: regs}
 	if hd.timestmp {
 		h.ts, h.inNS = ta.clock(), clockInNS(int(ta.opts.clockID.Load()))
 	}
