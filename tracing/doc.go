@@ -96,8 +96,16 @@
 //   - filter.go, subsysfilter.go: an event's and a group's filter file
 //     (trace_events_filter.c; the language is package filter's).
 //   - trigger.go: the trigger files, traceon, traceoff, snapshot,
-//     stacktrace, enable_event and disable_event, and soft mode
-//     (trace_events_trigger.c).
+//     stacktrace, enable_event, disable_event, enable_hist and
+//     disable_hist, and soft mode (trace_events_trigger.c).
+//   - hist.go: hist triggers and each event's hist file: keys, values,
+//     sort, size, name (shared histograms), pause/cont/clear, the field
+//     modifiers, variables and constant-folded expressions, with Linux's
+//     error_log entries; a map keyed by the key fields' bytes, per
+//     trigger (trace_events_hist.c, tracing_map.c). No variable
+//     references between histograms, no onmatch/onmax/onchange actions.
+//   - markerev.go: events/ftrace/print's trigger and hist files, whose
+//     triggers a trace_marker write runs (trace.c's trace_marker_file).
 //
 // The dynamic events, parsed as Linux 6.1 parses them, with its errnos
 // and error_log entries:
