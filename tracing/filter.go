@@ -102,6 +102,7 @@ func filterFields(ev *event) map[string]filter.Field {
 	}
 	if ev.marker {
 		m["ip"] = filter.Field{}
+		m["buf"] = filter.Field{Str: true}
 	}
 	return m
 }

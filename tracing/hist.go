@@ -113,6 +113,12 @@ type histField struct {
 	exprName string // expr_str of an expression
 	size     int    // a key's bytes in the compound key
 	offset   int    // a key's offset in the compound key
+
+	// A variable reference's (histvar.go): the variable, its
+	// histogram, and its index in the referencing hist's values.
+	ref    *histField
+	refHD  *histData
+	refIdx int
 }
 
 // name is hist_field_name.
@@ -228,6 +234,8 @@ type histHit struct {
 	ts     uint64 // the trace clock, ns
 	inNS   bool   // the clock counts nanoseconds (trace_clock_in_ns)
 	cpu    int
+	// refVals are the hit's variable references' values (histvar.go).
+	refVals []uint64
 	// t and regs unwind the stack for a stacktrace key; regs is nil
 	// for a hit with no guest stack (a trace_marker write).
 	t    *Tracing
@@ -239,6 +247,8 @@ func (f *histField) value(h *histHit) uint64 {
 	switch {
 	case f.flags&hfConst != 0:
 		return f.constant
+	case f.flags&hfVarRef != 0:
+		return h.refVals[f.refIdx]
 	case f.flags&hfHitcount != 0:
 		return 1
 	case f.flags&hfLog2 != 0:
@@ -303,15 +313,20 @@ type histData struct {
 	clear    bool
 	timestmp bool // enable_timestamps
 	m        *histMap
+
+	varRefs []*histField  // hist_data->var_refs
+	actions []*histAction // the onmatch actions (histvar.go)
+	refBy   int           // how many other hists reference its variables; guarded by Tracing.mu
 }
 
 // histElt is a tracing_map_elt: one key's sums and variables, and the
 // comm of the task that inserted it (for .execname).
 type histElt struct {
-	key  string
-	sums []uint64
-	vars []uint64
-	comm string
+	key    string
+	sums   []uint64
+	vars   []uint64
+	varSet []bool // tracing_map_var_set: set since last read once
+	comm   string
 }
 
 // histMap is a struct tracing_map: at most 1<<bits entries; a hit
@@ -384,12 +399,16 @@ func histFieldSizes(ev *event) map[string]int {
 	}
 	if ev.marker {
 		m["ip"] = 8
+		m["buf"] = -1 // char buf[]: a field of size 0, which hist cannot use
 	}
 	if ev.synth != nil {
 		for _, f := range ev.synth.fields {
 			m[f.name] = 8
 			if f.str {
-				m[f.name] = 0
+				m[f.name] = f.size
+				if f.dynamic {
+					m[f.name] = 0
+				}
 			}
 		}
 	}
@@ -397,7 +416,7 @@ func histFieldSizes(ev *event) map[string]int {
 }
 
 // parseAttrs is parse_hist_trigger_attrs and parse_assignment.
-func (p *histParser) parseAttrs(s string) (keys, vals, sortStr string, hasVals, hasSort bool, assigns []string, err error) {
+func (p *histParser) parseAttrs(s string) (keys, vals, sortStr string, hasVals, hasSort bool, assigns, actions []string, err error) {
 	hd := p.hd
 	hasKeys := false
 	for rest, more := s, true; more; {
@@ -405,7 +424,7 @@ func (p *histParser) parseAttrs(s string) (keys, vals, sortStr string, hasVals, 
 		str, rest, more = strsep(rest, ":")
 		if i := strings.IndexByte(str, '='); i >= 0 {
 			if i == len(str)-1 {
-				return "", "", "", false, false, nil, p.err(histErrEmptyAssignment, str, syscall.EINVAL)
+				return "", "", "", false, false, nil, nil, p.err(histErrEmptyAssignment, str, syscall.EINVAL)
 			}
 			switch {
 			case strings.HasPrefix(str, "key="), strings.HasPrefix(str, "keys="):
@@ -422,19 +441,19 @@ func (p *histParser) parseAttrs(s string) (keys, vals, sortStr string, hasVals, 
 			case strings.HasPrefix(str, "size="):
 				v, perr := kstr.Strtoull(str[i+1:], 0)
 				if perr != nil {
-					return "", "", "", false, false, nil, fmt.Errorf("hist size %q: %w", str, perr)
+					return "", "", "", false, false, nil, nil, fmt.Errorf("hist size %q: %w", str, perr)
 				}
 				b := uint(0)
 				if v > 1 {
 					b = uint(bits.Len64(v - 1)) // ilog2(roundup_pow_of_two(size))
 				}
 				if b < histBitsMin || b > histBitsMax {
-					return "", "", "", false, false, nil, fmt.Errorf("%w: hist size %d", syscall.EINVAL, v)
+					return "", "", "", false, false, nil, nil, fmt.Errorf("%w: hist size %d", syscall.EINVAL, v)
 				}
 				hd.mapBits = b
 			default:
 				if len(assigns) == histVarsMax {
-					return "", "", "", false, false, nil, p.err(histErrTooManyVars, str, syscall.EINVAL)
+					return "", "", "", false, false, nil, nil, p.err(histErrTooManyVars, str, syscall.EINVAL)
 				}
 				assigns = append(assigns, str)
 			}
@@ -449,15 +468,19 @@ func (p *histParser) parseAttrs(s string) (keys, vals, sortStr string, hasVals, 
 			hd.clear = true
 		default:
 			if strings.HasPrefix(str, "onmatch(") || strings.HasPrefix(str, "onmax(") || strings.HasPrefix(str, "onchange(") {
-				return "", "", "", false, false, nil, fmt.Errorf("%w: hist actions are not supported", syscall.EINVAL)
+				if len(actions) == histActionsMax {
+					return "", "", "", false, false, nil, nil, fmt.Errorf("%w: hist: too many actions", syscall.EINVAL)
+				}
+				actions = append(actions, str)
+				continue
 			}
-			return "", "", "", false, false, nil, fmt.Errorf("%w: hist: unknown attribute %q", syscall.EINVAL, str)
+			return "", "", "", false, false, nil, nil, fmt.Errorf("%w: hist: unknown attribute %q", syscall.EINVAL, str)
 		}
 	}
 	if !hasKeys {
-		return "", "", "", false, false, nil, fmt.Errorf("%w: hist trigger without keys", syscall.EINVAL)
+		return "", "", "", false, false, nil, nil, fmt.Errorf("%w: hist trigger without keys", syscall.EINVAL)
 	}
-	return keys, vals, sortStr, hasVals, hasSort, assigns, nil
+	return keys, vals, sortStr, hasVals, hasSort, assigns, actions, nil
 }
 
 // containsOperator is contains_operator: the root operator of the
@@ -583,11 +606,12 @@ func (p *histParser) parseAtom(s string, flags histFlag, varName string) (*histF
 		}
 		return &histField{flags: flags | hfConst, constant: v, varName: varName, fsize: 8}, nil
 	}
-	if strings.HasPrefix(s, "$") {
-		// parse_var_ref: kpemu keeps no histogram's variables for a
-		// reference to find, so it fails, and "$x" is then looked up
-		// as a field, as Linux does when the variable is not found.
-		_ = p.err(histErrVarNotFound, s[1:], syscall.EINVAL)
+	// parse_var_ref; a reference not found is logged, and then looked
+	// up as a field, as Linux does.
+	if r, ok, err := p.parseVarRef(s, varName); err != nil {
+		return nil, err
+	} else if ok {
+		return r, nil
 	}
 	name, modifier, hasMod := strsep(s, ".")
 	var buckets uint64
@@ -644,7 +668,7 @@ func (p *histParser) parseAtom(s string, flags histFlag, varName string) (*histF
 	default:
 		ff, ok := p.fields[name]
 		size := p.sizes[name]
-		if !ok || name == "comm" || name == "COMM" {
+		if !ok || name == "comm" || name == "COMM" || size < 0 {
 			return nil, p.err(histErrFieldNotFound, name, syscall.EINVAL)
 		}
 		f.field, f.signed, f.fsize = name, ff.Signed, size
@@ -880,6 +904,9 @@ func (hd *histData) printSpec(w *bytes.Buffer) {
 	if hd.timestmp {
 		w.WriteString(":clock=global")
 	}
+	for _, a := range hd.actions {
+		a.spec(w)
+	}
 }
 
 // matchKey is what hist_trigger_match compares of two triggers' fields
@@ -906,7 +933,11 @@ func (hd *histData) matchKey() string {
 		}
 		fmt.Fprintf(&w, "%d.%t,", idx, s.descending)
 	}
-	return w.String()
+	var b bytes.Buffer
+	for _, a := range hd.actions {
+		a.spec(&b)
+	}
+	return w.String() + b.String()
 }
 
 // histTrigger is a hist trigger's own: its data, perhaps a named
@@ -951,11 +982,17 @@ func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasN
 	}
 	// .sym-offset becomes .symXoffset, so that its '-' is no operator.
 	param = strings.ReplaceAll(param, ".sym-offset", ".symXoffset")
-	keys, vals, sortStr, hasVals, hasSort, assigns, err := p.parseAttrs(param)
+	keys, vals, sortStr, hasVals, hasSort, assigns, actions, err := p.parseAttrs(param)
 	if err != nil {
 		return err
 	}
+	if err := p.parseActions(actions); err != nil {
+		return err
+	}
 	if err := p.createFields(keys, vals, sortStr, hasVals, hasSort, assigns); err != nil {
+		return err
+	}
+	if err := p.createActions(); err != nil {
 		return err
 	}
 	hd := p.hd
@@ -968,6 +1005,9 @@ func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasN
 	}
 	named := t.namedHists[hd.name]
 	if remove {
+		if o := t.findHist(ev, tr, named); o != nil && o.hist.hd.refBy > 0 {
+			return fmt.Errorf("%w: hist: its variables are referenced", syscall.EBUSY) // hist_trigger_check_refs
+		}
 		t.unregisterHist(ev, tr, named)
 		return nil
 	}
@@ -1016,6 +1056,9 @@ func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasN
 	if err := t.registerHistTrigger(ev, tr); err != nil {
 		t.dropNamed(tr)
 		return err
+	}
+	if named == nil {
+		hd.refOthers(1)
 	}
 	return nil
 }
@@ -1072,7 +1115,11 @@ func (t *Tracing) dropNamed(tr *trigger) {
 		owner = tr.named
 	}
 	owner.namedRefs--
-	if owner.namedRefs <= 0 && owner.hist.hd.name != "" && t.namedHists[owner.hist.hd.name] == owner {
+	if owner.namedRefs > 0 {
+		return
+	}
+	owner.hist.hd.refOthers(-1)
+	if owner.hist.hd.name != "" && t.namedHists[owner.hist.hd.name] == owner {
 		delete(t.namedHists, owner.hist.hd.name)
 	}
 }
@@ -1105,6 +1152,11 @@ func (t *Tracing) unregAllHist(ev *eventFile) {
 	old := ev.triggers.Load()
 	if old == nil {
 		return
+	}
+	for _, o := range old.list {
+		if o.hist != nil && o.hist.hd.refBy > 0 {
+			return // hist_file_check_refs: nothing goes
+		}
 	}
 	var keep []*trigger
 	for _, o := range old.list {
@@ -1155,17 +1207,28 @@ func (hd *histData) hit(h *histHit, comm string) {
 			binary.LittleEndian.PutUint64(key[k.offset:], k.value(h))
 		}
 	}
+	var rv [histVarsMax * 2]uint64
+	if n := len(hd.varRefs); n > 0 {
+		h.refVals = rv[:n:n]
+		if n > len(rv) {
+			h.refVals = make([]uint64, n)
+		}
+		// The other histograms' variables for this key, or no hit.
+		if !hd.resolveRefs(string(key), h.refVals, false, nil) {
+			return
+		}
+	}
 	m := hd.m
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.hits++
 	e := m.elts[string(key)]
 	if e == nil {
 		if len(m.elts) >= m.max {
 			m.drops++
+			m.mu.Unlock()
 			return
 		}
-		e = &histElt{key: string(key), sums: make([]uint64, len(hd.vals)), vars: make([]uint64, len(hd.vars)), comm: comm}
+		e = &histElt{key: string(key), sums: make([]uint64, len(hd.vals)), vars: make([]uint64, len(hd.vars)), varSet: make([]bool, len(hd.vars)), comm: comm}
 		m.elts[e.key] = e
 		m.order = append(m.order, e)
 	}
@@ -1175,6 +1238,24 @@ func (hd *histData) hit(h *histHit, comm string) {
 	for i, v := range hd.vars {
 		if v.flags&hfString == 0 {
 			e.vars[i] = v.value(h)
+			e.varSet[i] = true
+		}
+	}
+	fire := len(hd.actions) > 0 && hd.resolveRefs(e.key, h.refVals, true, e)
+	m.mu.Unlock()
+	if fire {
+		hd.runActions(h, comm)
+	}
+}
+
+// refOthers counts hd's references to other histograms' variables in
+// theirs (d 1 when hd is registered, -1 when it goes); t.mu is held.
+func (hd *histData) refOthers(d int) {
+	seen := map[*histData]bool{}
+	for _, r := range hd.varRefs {
+		if r.refHD != hd && !seen[r.refHD] {
+			seen[r.refHD] = true
+			r.refHD.refBy += d
 		}
 	}
 }

@@ -355,3 +355,38 @@ func TestHistExpr(t *testing.T) {
 		}
 	}
 }
+
+// TestHistMarkerSynthetic is trigger-trace-marker-synthetic.tc's
+// sequence: a variable set by one trace_marker write, read by the next
+// in another hist of ftrace/print, whose onmatch fires a synthetic event
+// that a hist on it counts.
+func TestHistMarkerSynthetic(t *testing.T) {
+	tr, clock := newTestTracing(t, 1)
+	must := func(p, d string, trunc bool) {
+		t.Helper()
+		if err := tr.tree.WriteFile(p, []byte(d), trunc); err != nil {
+			t.Fatalf("%s <- %q: %v", p, d, err)
+		}
+	}
+	must("tracing/synthetic_events", "latency u64 lat", true)
+	must("tracing/events/ftrace/print/trigger", `hist:keys=common_pid:ts0=common_timestamp.usecs if buf == "start"`, true)
+	must("tracing/events/ftrace/print/trigger", `hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(ftrace.print).latency($lat) if buf == "end"`, false)
+	must("tracing/events/synthetic/latency/trigger", "hist:keys=common_pid,lat:sort=lat", true)
+	*clock = 1000000
+	must("tracing/trace_marker", "start", false)
+	*clock = 1250000
+	must("tracing/trace_marker", "end", false)
+	got, _ := tr.tree.ReadFile("tracing/events/ftrace/print/trigger")
+	want := "hist:keys=common_pid:vals=hitcount:ts0=common_timestamp.usecs:sort=hitcount:size=2048:clock=global if buf == \"start\" [active]\n" +
+		"hist:keys=common_pid:vals=hitcount:lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:clock=global:onmatch(ftrace.print).latency($lat) if buf == \"end\" [active]\n"
+	if string(got) != want {
+		t.Errorf("print's trigger reads\n%s\nwant\n%s", got, want)
+	}
+	got, _ = tr.tree.ReadFile("tracing/events/synthetic/latency/hist")
+	if !strings.Contains(string(got), "{ common_pid:          0, lat:        250 } hitcount:          1\n") {
+		t.Errorf("latency's hist reads\n%s", got)
+	}
+	if err := tr.tree.WriteFile("tracing/events/ftrace/print/trigger", []byte(`!hist:keys=common_pid:ts0=common_timestamp.usecs if buf == "start"`), false); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("removing the hist whose variable is referenced: %v, want EBUSY", err)
+	}
+}

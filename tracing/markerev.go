@@ -33,28 +33,36 @@ func (t *Tracing) eventGone(ev *eventFile) bool {
 
 // markerTriggers runs the triggers of ta's ftrace/print for a write of
 // pid (comm) to trace_marker that is being recorded: all but the post
-// triggers now, and it returns the types to run after the commit.
-func (t *Tracing) markerTriggers(ta *TraceArray, pid int, comm string) triggerType {
+// triggers now, and it returns the types to run after the commit. buf
+// is the text written.
+func (t *Tracing) markerTriggers(ta *TraceArray, pid int, comm, buf string) triggerType {
 	ev := ta.marker
+	fields := map[string]filter.Value{
+		"common_pid": {Num: uint64(int64(pid))}, "comm": {Str: comm, IsStr: true},
+		"common_type": {Num: uint64(ev.ev.id)}, "common_flags": {}, "common_preempt_count": {},
+		"cpu": {Num: markerCPU}, "ip": {}, "buf": {Str: buf, IsStr: true},
+	}
+	return t.runTriggersFields(ev, fields, comm, markerCPU)
+}
+
+// runTriggersFields runs the triggers of ev over a record whose fields
+// are fields (event_triggers_call with a record): all but the post
+// triggers now; it returns the types to run after the commit.
+func (t *Tracing) runTriggersFields(ev *eventFile, fields map[string]filter.Value, comm string, cpu int) triggerType {
 	set := ev.triggers.Load()
 	if set == nil {
 		return 0
 	}
-	regs := &kprobes.Regs{CPU: markerCPU}
-	fields := map[string]filter.Value{
-		"common_pid": {Num: uint64(int64(pid))}, "comm": {Str: comm, IsStr: true},
-		"common_type": {Num: uint64(ev.ev.id)}, "common_flags": {}, "common_preempt_count": {},
-		"cpu": {Num: markerCPU}, "ip": {},
-	}
+	regs := &kprobes.Regs{CPU: cpu}
 	var post triggerType
 	for _, tr := range set.list {
 		if tr.paused.Load() || (tr.filter != nil && !tr.filter.Eval(fields)) {
 			continue
 		}
 		if tr.hist != nil {
-			h := histHit{fields: fields, cpu: markerCPU}
+			h := histHit{fields: fields, cpu: cpu, t: t}
 			if tr.hist.hd.timestmp {
-				h.ts, h.inNS = ta.clock(), clockInNS(int(ta.opts.clockID.Load()))
+				h.ts, h.inNS = ev.ta.clock(), clockInNS(int(ev.ta.opts.clockID.Load()))
 			}
 			tr.hist.hd.hit(&h, comm)
 			continue
@@ -63,7 +71,7 @@ func (t *Tracing) markerTriggers(ta *TraceArray, pid int, comm string) triggerTy
 			post |= tr.cmd.typ
 			continue
 		}
-		t.fire(ta, tr, regs, 0)
+		t.fire(ev.ta, tr, regs, 0)
 	}
 	return post
 }
