@@ -102,8 +102,10 @@
 //     sort, size, name (shared histograms), pause/cont/clear, the field
 //     modifiers, variables and constant-folded expressions, with Linux's
 //     error_log entries; a map keyed by the key fields' bytes, per
-//     trigger (trace_events_hist.c, tracing_map.c). No variable
-//     references between histograms, no onmatch/onmax/onchange actions.
+//     trigger (trace_events_hist.c, tracing_map.c).
+//   - histvar.go: inter-event hists: variable references between
+//     histograms, onmatch, onmax and onchange with trace() (firing a
+//     synthetic event into its triggers) and save(); no snapshot().
 //   - markerev.go: events/ftrace/print's trigger and hist files, whose
 //     triggers a trace_marker write runs (trace.c's trace_marker_file).
 //

@@ -19,10 +19,10 @@ import (
 // kernel/trace/trace_events_hist.c and tracing_map.c: a "hist:keys=..."
 // trigger aggregates each hit's fields into a map keyed by the key
 // fields' bytes, summing its values; the event's hist file prints the
-// map sorted. Variables (x=expr) and expressions over fields and
-// numeric literals are parsed as Linux parses them, constant
-// expressions folded; references to other histograms' variables and
-// the onmatch/onmax/onchange actions are not built.
+// map sorted. Variables (x=expr) and expressions over fields, numeric
+// literals and variable references are parsed as Linux parses them,
+// constant expressions folded; the references and actions are in
+// histvar.go.
 
 // histFlag is a HIST_FIELD_FL_* bit.
 type histFlag uint32
@@ -327,6 +327,10 @@ type histElt struct {
 	vars   []uint64
 	varSet []bool // tracing_map_var_set: set since last read once
 	comm   string
+	// tracked and saved are each onmax/onchange action's value and
+	// save() fields, by action (histvar.go); nil until one runs.
+	tracked []uint64
+	saved   [][]filter.Value
 }
 
 // histMap is a struct tracing_map: at most 1<<bits entries; a hit
@@ -359,6 +363,7 @@ type histParser struct {
 	t       *Tracing
 	ta      *TraceArray
 	ev      *event
+	file    *eventFile
 	fields  map[string]filter.Field
 	sizes   map[string]int
 	lastCmd string
@@ -753,10 +758,16 @@ func (p *histParser) createFields(keys, vals, sortStr string, hasVals, hasSort b
 	}
 	// create_var_fields
 	for _, d := range defs {
+		// find_var: the hist's own variables, and those of the other
+		// hists on the event.
+		dup, _ := varIn(p.file, d.name)
 		for _, v := range hd.vars {
-			if v.varName == d.name && !p.remove {
-				return p.err(histErrDuplicateVar, d.name, syscall.EINVAL)
+			if v.varName == d.name {
+				dup = v
 			}
+		}
+		if dup != nil && !p.remove {
+			return p.err(histErrDuplicateVar, d.name, syscall.EINVAL)
 		}
 		f, err := p.createValField(d.expr, hfVar, d.name)
 		if err != nil {
@@ -948,7 +959,7 @@ type histTrigger struct {
 
 // parseHistTrigger is event_hist_trigger_parse; t.mu is held.
 func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasNext bool) error {
-	p := &histParser{t: t, ta: ev.ta, ev: ev.ev, fields: filterFields(ev.ev), sizes: histFieldSizes(ev.ev),
+	p := &histParser{t: t, ta: ev.ta, ev: ev.ev, file: ev, fields: filterFields(ev.ev), sizes: histFieldSizes(ev.ev),
 		lastCmd: histPrefix + next, loc: fmt.Sprintf(histErrLocFmt, ev.ev.group, ev.ev.name), remove: remove,
 		hd: &histData{mapBits: histBitsDefault}}
 	if !hasNext {
@@ -1241,10 +1252,13 @@ func (hd *histData) hit(h *histHit, comm string) {
 			e.varSet[i] = true
 		}
 	}
-	fire := len(hd.actions) > 0 && hd.resolveRefs(e.key, h.refVals, true, e)
+	var fire []*histAction
+	if len(hd.actions) > 0 && hd.resolveRefs(e.key, h.refVals, true, e) {
+		fire = hd.track(h, e)
+	}
 	m.mu.Unlock()
-	if fire {
-		hd.runActions(h, comm)
+	if len(fire) > 0 {
+		hd.runActions(h, comm, fire)
 	}
 }
 
@@ -1374,7 +1388,10 @@ func (hd *histData) sortedEntries() ([]*histElt, uint64, uint64) {
 	m.mu.Lock()
 	es := make([]*histElt, len(m.order))
 	for i, e := range m.order {
-		es[i] = &histElt{key: e.key, sums: append([]uint64(nil), e.sums...), comm: e.comm}
+		es[i] = &histElt{key: e.key, sums: append([]uint64(nil), e.sums...), comm: e.comm, tracked: append([]uint64(nil), e.tracked...)}
+		for _, sv := range e.saved {
+			es[i].saved = append(es[i].saved, append([]filter.Value(nil), sv...))
+		}
 	}
 	hits, drops := m.hits, m.drops
 	m.mu.Unlock()
@@ -1497,6 +1514,7 @@ func (t *Tracing) showHist(ev *eventFile, w *bytes.Buffer) error {
 				w.WriteByte(' ')
 				printHistVal(w, v.name(0), v, e.sums[j+1], totals[j+1], maxes[j+1])
 			}
+			hd.printTracked(w, e)
 			w.WriteByte('\n')
 		}
 		fmt.Fprintf(w, "\nTotals:\n    Hits: %d\n    Entries: %d\n    Dropped: %d\n", hits, len(es), drops)

@@ -390,3 +390,70 @@ func TestHistMarkerSynthetic(t *testing.T) {
 		t.Errorf("removing the hist whose variable is referenced: %v, want EBUSY", err)
 	}
 }
+
+// TestHistActions checks the inter-event handlers' parsing, errors and
+// printing against the oracle's.
+func TestHistActions(t *testing.T) {
+	tr, _ := newTestTracing(t, 1)
+	if err := tr.tree.WriteFile("tracing/synthetic_events", []byte("wl u64 lat; pid_t pid"), true); err != nil {
+		t.Fatal(err)
+	}
+	onmax := "hist:keys=common_pid:c=child_pid:onmax($c).save(child_comm,child_pid)"
+	if err := tr.tree.WriteFile(forkTrigger, []byte(onmax), false); err != nil {
+		t.Fatal(err)
+	}
+	type logged struct {
+		msg string
+		pos int
+	}
+	for _, c := range []struct {
+		cmd  string
+		logs []logged
+	}{
+		{"hist:keys=parent_comm:c=child_pid:onchange($c).save(child_pid,parent_pid)", []logged{{"Variable already defined", 17}}},
+		{"hist:keys=parent_pid:onmatch(sched.sched_process_fork).trace(wl,$c,child_pid)", []logged{{"Param type doesn't match synthetic event field type", 64}}},
+		{"hist:keys=common_pid:d=child_pid:onmax($d).save(nosuch)", []logged{{"Couldn't find field", 48}, {"Couldn't parse field variable", 48}, {"Couldn't create field variable", 48}}},
+		{"hist:keys=common_pid:d=child_pid:onmax($d).trace(wl,$d,child_pid)", []logged{{"Param type doesn't match synthetic event field type", 39}}},
+		{"hist:keys=common_pid:d=child_pid:onmatch(sched.nosuch).wl($d,child_pid)", []logged{{"Invalid subsystem or event name", 47}}},
+		{"hist:keys=common_pid:d=child_pid:onmatch(sched.sched_process_fork).nosuch($d,child_pid)", []logged{{"Couldn't find synthetic event", 67}}},
+		{"hist:keys=common_pid:d=child_pid:onmatch(sched.sched_process_fork).wl($d)", []logged{{"Param type doesn't match synthetic event field type", 70}}},
+		{"hist:keys=common_pid:onmatch(sched.sched_process_fork).wl($zz,child_pid)", []logged{{"Couldn't find param", 59}}},
+		{"hist:keys=common_pid:onmatch(sched.sched_process_fork).save(child_pid)", []logged{{"Handler doesn't support action", 55}}},
+	} {
+		if err := tr.tree.WriteFile(forkTrigger, []byte(c.cmd), false); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("%q: %v, want EINVAL", c.cmd, err)
+		}
+		var want string
+		for _, l := range c.logs {
+			want += histLogEntry("sched_process_fork", l.msg, c.cmd, l.pos)
+		}
+		if got, _ := tr.tree.ReadFile("tracing/error_log"); string(got) != want {
+			t.Errorf("%q: error_log reads\n%s\nwant\n%s", c.cmd, got, want)
+		}
+		if err := tr.tree.WriteFile("tracing/error_log", nil, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hd := histTriggerOf(t, tr, "sched", "sched_process_fork", 0)
+	for _, h := range []*histHit{forkHit(106, 107, "init"), forkHit(1, 110, "init"), forkHit(1, 111, "init"), forkHit(1, 105, "init")} {
+		hd.hit(h, "init")
+	}
+	want := `# event histogram
+#
+# trigger info: hist:keys=common_pid:vals=hitcount:c=child_pid:sort=hitcount:size=2048:onmax($c).save(child_comm,child_pid) [active]
+#
+
+{ common_pid:        106 } hitcount:          1
+	max:        107  child_comm: init                              child_pid:        107
+{ common_pid:          1 } hitcount:          3
+	max:        111  child_comm: init                              child_pid:        111
+
+Totals:
+    Hits: 4
+    Entries: 2
+    Dropped: 0
+`
+	if got, _ := tr.tree.ReadFile("tracing/events/sched/sched_process_fork/hist"); string(got) != want {
+		t.Errorf("hist reads\n%s\nwant\n%s", got, want)
+	}
+}

@@ -13,12 +13,15 @@ import (
 // Inter-event hist triggers (trace_events_hist.c): references to other
 // histograms' variables ($x, or sys.event.$x), resolved at each hit by
 // looking the hit's key up in the variable's histogram (and consuming
-// the value, read_once), and the onmatch(sys.event) handler, whose
-// trace(synth,params) or synth(params) action fires a synthetic event
-// with the params' values. The synthetic event then runs the triggers
-// of its files (hist triggers on synthetic events); kpemu does not yet
-// write its record to the ring buffer. onmax, onchange, save() and
-// snapshot() are refused.
+// the value, read_once), and the handlers: onmatch(sys.event), and
+// onmax($var) and onchange($var) over a variable of the hist, which keep
+// each entry's max or last value. Their trace(synth,params) or
+// synth(params) action fires a synthetic event with the params' values;
+// save(fields) keeps the event's fields in the entry, printed under it.
+// The synthetic event runs the triggers of its files (hist triggers on
+// synthetic events); kpemu does not yet write its record to the ring
+// buffer, as Linux does when the synthetic event is enabled.
+// snapshot() is refused.
 
 const (
 	histErrInvalidSubsysEvent histErr = "Invalid subsystem or event name"
@@ -27,12 +30,26 @@ const (
 	histErrParamNotFound      histErr = "Couldn't find param"
 	histErrVarNotUnique       histErr = "Variable name not unique, need to use fully qualified name (subsys.event.var) for variable"
 	histErrNoClosingParen     histErr = "No closing paren found"
+	histErrOnxNotVar          histErr = "For onmax(x) or onchange(x), x must be a variable"
+	histErrOnxVarNotFound     histErr = "Couldn't find onmax or onchange variable"
+	histErrFieldVarCreateFail histErr = "Couldn't create field variable"
+	histErrFieldVarParseFail  histErr = "Couldn't parse field variable"
+	histErrActionMismatch     histErr = "Handler doesn't support action"
+	histErrSubsysNotFound     histErr = "Missing subsystem"
+	histErrSynthTypeMismatch  histErr = "Param type doesn't match synthetic event field type"
 	histErrActionNotFound     histErr = "No action found"
 	histActionsMax                    = 8 // HIST_ACTIONS_MAX
 )
 
-// histAction is an action_data of the onmatch handler.
+// histAction is an action_data: a handler (onmatch, or onmax and
+// onchange over a variable of the hist) and its action (trace a
+// synthetic event, or save() fields of the event).
 type histAction struct {
+	handler              string // "onmatch", "onmax", "onchange"
+	trackVar             string // onmax/onchange: "$var" as written
+	track                *histField
+	save                 bool // the action is save(); params are fields
+	saves                []*histField
 	matchSys, matchEvent string
 	name                 string // the action as written: "trace" or the synthetic event's name
 	useTrace             bool
@@ -41,9 +58,17 @@ type histAction struct {
 	args                 []*histField // each param: a variable reference or a field of the event
 }
 
-// spec is print_onmatch_spec.
+// spec is print_onmatch_spec and print_track_data_spec.
 func (a *histAction) spec(w *bytes.Buffer) {
-	fmt.Fprintf(w, ":onmatch(%s.%s).%s(", a.matchSys, a.matchEvent, a.name)
+	if a.handler != "onmatch" {
+		fmt.Fprintf(w, ":%s(%s).%s(", a.handler, a.trackVar, a.name)
+	} else {
+		fmt.Fprintf(w, ":onmatch(%s.%s).%s(", a.matchSys, a.matchEvent, a.name)
+	}
+	if a.save {
+		w.WriteString(strings.Join(a.params, ",") + ")")
+		return
+	}
 	if a.useTrace {
 		w.WriteString(a.synth.name)
 	}
@@ -169,25 +194,34 @@ func (p *histParser) parseVarRef(s, varName string) (*histField, bool, error) {
 	return p.varRef(v, hd, written, varName), true, nil
 }
 
-// parseActions is parse_actions for the onmatch handler (onmatch_parse
-// and action_parse).
+// parseActions is parse_actions: onmatch_parse, track_data_parse and
+// action_parse.
 func (p *histParser) parseActions(strs []string) error {
 	for _, s := range strs {
-		if !strings.HasPrefix(s, "onmatch(") {
-			// onmax() and onchange() are not built.
-			return fmt.Errorf("%w: hist: handler %q is not supported", syscall.EINVAL, s)
-		}
-		rest := strings.TrimPrefix(s, "onmatch(")
-		match, rest, ok := strsep(rest, ")")
-		if !ok {
-			return p.err(histErrNoClosingParen, s, syscall.EINVAL)
-		}
-		system, event, ok := strsep(match, ".")
-		if !ok || system == "" || event == "" {
-			return p.err(histErrInvalidSubsysEvent, match, syscall.EINVAL)
-		}
-		if p.t.fileOf(p.ta, system, event) == nil {
-			return p.err(histErrInvalidSubsysEvent, match, syscall.EINVAL)
+		a := &histAction{}
+		var rest string
+		switch {
+		case strings.HasPrefix(s, "onmatch("):
+			a.handler = "onmatch"
+			match, r, ok := strsep(strings.TrimPrefix(s, "onmatch("), ")")
+			if !ok {
+				return p.err(histErrNoClosingParen, s, syscall.EINVAL)
+			}
+			system, event, ok := strsep(match, ".")
+			if !ok || system == "" || event == "" {
+				return p.err(histErrSubsysNotFound, match, syscall.EINVAL)
+			}
+			if p.t.fileOf(p.ta, system, event) == nil {
+				return p.err(histErrInvalidSubsysEvent, event, syscall.EINVAL)
+			}
+			a.matchSys, a.matchEvent, rest = system, event, r
+		case strings.HasPrefix(s, "onmax("), strings.HasPrefix(s, "onchange("):
+			h, r, _ := strsep(s, "(")
+			v, r, ok := strsep(r, ")")
+			if !ok {
+				return p.err(histErrNoClosingParen, s, syscall.EINVAL)
+			}
+			a.handler, a.trackVar, rest = h, v, r
 		}
 		if !strings.HasPrefix(rest, ".") {
 			return p.err(histErrActionNotFound, "", syscall.EINVAL)
@@ -201,7 +235,7 @@ func (p *histParser) parseActions(strs []string) error {
 			return p.err(histErrNoClosingParen, params, syscall.EINVAL)
 		}
 		params = params[:i]
-		a := &histAction{matchSys: system, matchEvent: event, name: name}
+		a.name = name
 		var ps []string
 		if params != "" {
 			ps = strings.Split(params, ",")
@@ -210,8 +244,18 @@ func (p *histParser) parseActions(strs []string) error {
 			}
 		}
 		switch name {
-		case "save", "snapshot":
-			return fmt.Errorf("%w: hist: onmatch does not take %s()", syscall.EINVAL, name)
+		case "snapshot":
+			if a.handler == "onmatch" {
+				return p.err(histErrActionMismatch, name, syscall.EINVAL)
+			}
+			return fmt.Errorf("%w: hist: snapshot() is not supported", syscall.EINVAL)
+		case "save":
+			if a.handler == "onmatch" {
+				return p.err(histErrActionMismatch, name, syscall.EINVAL)
+			}
+			a.save, a.params = true, ps
+			p.hd.actions = append(p.hd.actions, a)
+			continue
 		case "trace":
 			if len(ps) == 0 {
 				return p.err(histErrSynthEventNotFound, "", syscall.EINVAL)
@@ -223,10 +267,41 @@ func (p *histParser) parseActions(strs []string) error {
 		if a.synth == nil {
 			return p.err(histErrSynthEventNotFound, name, syscall.EINVAL)
 		}
-		if len(p.hd.actions) == histActionsMax {
-			return fmt.Errorf("%w: hist: too many actions", syscall.EINVAL)
-		}
 		p.hd.actions = append(p.hd.actions, a)
+	}
+	return nil
+}
+
+// createTrack is track_data_create's variable: $var, a variable of the
+// hist itself.
+func (p *histParser) createTrack(a *histAction) error {
+	if !strings.HasPrefix(a.trackVar, "$") {
+		return p.err(histErrOnxNotVar, a.trackVar, syscall.EINVAL)
+	}
+	name := a.trackVar[1:]
+	for _, v := range p.hd.vars {
+		if v.varName == name {
+			a.track = p.varRef(v, p.hd, name, "")
+			return nil
+		}
+	}
+	return p.err(histErrOnxVarNotFound, a.trackVar, syscall.EINVAL)
+}
+
+// createSaves is the save() action's fields of the event.
+func (p *histParser) createSaves(a *histAction) error {
+	for _, prm := range a.params {
+		ff, ok := p.fields[prm]
+		if !ok || p.sizes[prm] < 0 || prm == "comm" || prm == "COMM" {
+			_ = p.err(histErrFieldNotFound, prm, syscall.EINVAL)
+			_ = p.err(histErrFieldVarParseFail, prm, syscall.EINVAL)
+			return p.err(histErrFieldVarCreateFail, prm, syscall.EINVAL)
+		}
+		f := &histField{field: prm, signed: ff.Signed, fsize: p.sizes[prm], varName: prm}
+		if ff.Str {
+			f.flags |= hfString
+		}
+		a.saves = append(a.saves, f)
 	}
 	return nil
 }
@@ -236,6 +311,17 @@ func (p *histParser) parseActions(strs []string) error {
 // count the synthetic event's.
 func (p *histParser) createActions() error {
 	for _, a := range p.hd.actions {
+		if a.handler != "onmatch" {
+			if err := p.createTrack(a); err != nil {
+				return err
+			}
+		}
+		if a.save {
+			if err := p.createSaves(a); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, prm := range a.params {
 			var f *histField
 			if strings.Contains(prm, "$") {
@@ -261,8 +347,8 @@ func (p *histParser) createActions() error {
 					if err != nil {
 						return err
 					}
-					if v == nil {
-						return p.err(histErrParamNotFound, prm, syscall.EINVAL)
+					if v == nil { // the caret at the name, past its '$'
+						return p.err(histErrParamNotFound, name, syscall.EINVAL)
 					}
 					if hd == p.hd {
 						f = p.varRef(v, hd, name, "")
@@ -280,10 +366,17 @@ func (p *histParser) createActions() error {
 					f.flags |= hfString
 				}
 			}
+			// check_synth_field: a type other than the field's must
+			// have its size and, for a number, its signedness.
+			sf := a.synth.synth.fields
+			if n := len(a.args); n < len(sf) && (f.fsize != sf[n].size || (!sf[n].str && f.signed != sf[n].signed)) &&
+				!(sf[n].str && f.flags&hfString != 0 && sf[n].dynamic) {
+				return p.err(histErrSynthTypeMismatch, prm, syscall.EINVAL)
+			}
 			a.args = append(a.args, f)
 		}
 		if len(a.args) != len(a.synth.synth.fields) {
-			return p.err(histErrSynthCountMismatch, "", syscall.EINVAL)
+			return p.err(histErrSynthCountMismatch, a.synth.name, syscall.EINVAL)
 		}
 	}
 	return nil
@@ -329,8 +422,8 @@ func (hd *histData) resolveRefs(key string, vals []uint64, self bool, own *histE
 
 // runActions runs the onmatch actions (action_trace): each fires its
 // synthetic event with the params' values.
-func (hd *histData) runActions(h *histHit, comm string) {
-	for _, a := range hd.actions {
+func (hd *histData) runActions(h *histHit, comm string, fire []*histAction) {
+	for _, a := range fire {
 		vals := make([]filter.Value, len(a.args))
 		for i, f := range a.args {
 			if f.flags&hfString != 0 {
@@ -367,6 +460,72 @@ func (t *Tracing) fireSynth(ev *event, vals []filter.Value, h *histHit, comm str
 		if f.enabled.Load() && f.triggers.Load() != nil {
 			post := t.runTriggersFields(f, fields, comm, h.cpu)
 			t.postTriggers(f, post, &kprobes.Regs{CPU: h.cpu}, 0)
+		}
+	}
+}
+
+// track runs the actions on the entry e just updated (hist_trigger_actions),
+// under its map's lock: onmax and onchange keep the entry's tracked value
+// and its save() fields; the synthetic events to fire are returned, to
+// be fired once the lock is let go.
+func (hd *histData) track(h *histHit, e *histElt) []*histAction {
+	var fire []*histAction
+	for i, a := range hd.actions {
+		if a.handler == "onmatch" {
+			fire = append(fire, a)
+			continue
+		}
+		v := h.refVals[a.track.refIdx]
+		if e.tracked == nil {
+			e.tracked = make([]uint64, len(hd.actions))
+			e.saved = make([][]filter.Value, len(hd.actions))
+		}
+		if (a.handler == "onmax" && v <= e.tracked[i]) || (a.handler == "onchange" && v == e.tracked[i]) {
+			continue
+		}
+		e.tracked[i] = v
+		if !a.save {
+			fire = append(fire, a)
+			continue
+		}
+		sv := make([]filter.Value, len(a.saves))
+		for j, f := range a.saves {
+			sv[j] = h.fields[f.field]
+		}
+		e.saved[i] = sv
+	}
+	return fire
+}
+
+// printTracked is print_actions (track_data_print): each onmax and
+// onchange action's value and saved fields of the entry.
+func (hd *histData) printTracked(w *bytes.Buffer, e *histElt) {
+	for i, a := range hd.actions {
+		if a.handler == "onmatch" {
+			continue
+		}
+		var v uint64
+		if e.tracked != nil {
+			v = e.tracked[i]
+		}
+		if a.handler == "onmax" {
+			fmt.Fprintf(w, "\n\tmax: %10d", v)
+		} else {
+			fmt.Fprintf(w, "\n\tchanged: %10d", v)
+		}
+		if !a.save {
+			continue
+		}
+		for j, f := range a.saves {
+			var sv filter.Value
+			if e.saved != nil && e.saved[i] != nil {
+				sv = e.saved[i][j]
+			}
+			if f.flags&hfString != 0 {
+				fmt.Fprintf(w, "  %s: %-32s", f.varName, sv.Str)
+			} else {
+				fmt.Fprintf(w, "  %s: %10d", f.varName, sv.Num)
+			}
 		}
 	}
 }

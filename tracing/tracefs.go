@@ -144,6 +144,7 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	            [:size=#entries]
 	            [:pause][:continue][:clear]
 	            [:name=histname1]
+	            [:<handler>.<action>]
 	            [if <filter>]
 
 	    Note, special fields can be used as well:
@@ -152,12 +153,13 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 
 	    A hist trigger variable can be:
 	        - a reference to a field e.g. x=current_timestamp,
+	        - a reference to another variable e.g. y=$x,
 	        - a numeric literal: e.g. ms_per_sec=1000,
 	        - an arithmetic expression: e.g. time_secs=current_timestamp/1000
 
 	    hist trigger arithmetic expressions support addition(+), subtraction(-),
 	    multiplication(*) and division(/) operators. An operand can be either a
-	    field or numeric literal.
+	    variable reference, field or numeric literal.
 
 	    When a matching event is hit, an entry is added to a hash
 	    table using the key(s) and value(s) named, and the value of a
@@ -208,6 +210,22 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	    have one event conditionally start and stop another event's
 	    already-attached hist trigger.  The syntax is analogous to
 	    the enable_event and disable_event triggers.
+
+	    Hist trigger handlers and actions are executed whenever a
+	    a histogram entry is added or updated.  They take the form:
+
+	        <handler>.<action>
+
+	    The available handlers are:
+
+	        onmatch(matching.event)  - invoke on addition or update
+	        onmax(var)               - invoke if var exceeds current max
+	        onchange(var)            - invoke action if var changes
+
+	    The available actions are:
+
+	        trace(<synthetic_event>,param list)  - generate synthetic event
+	        save(field,...)                      - save current event fields
 
       format		- The layout of the event's record and its print fmt
       id		- The event's id
