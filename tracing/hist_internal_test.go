@@ -372,6 +372,7 @@ func TestHistMarkerSynthetic(t *testing.T) {
 	must("tracing/events/ftrace/print/trigger", `hist:keys=common_pid:ts0=common_timestamp.usecs if buf == "start"`, true)
 	must("tracing/events/ftrace/print/trigger", `hist:keys=common_pid:lat=common_timestamp.usecs-$ts0:onmatch(ftrace.print).latency($lat) if buf == "end"`, false)
 	must("tracing/events/synthetic/latency/trigger", "hist:keys=common_pid,lat:sort=lat", true)
+	must("tracing/events/synthetic/latency/enable", "1", true)
 	*clock = 1000000
 	must("tracing/trace_marker", "start", false)
 	*clock = 1250000
@@ -385,6 +386,9 @@ func TestHistMarkerSynthetic(t *testing.T) {
 	got, _ = tr.tree.ReadFile("tracing/events/synthetic/latency/hist")
 	if !strings.Contains(string(got), "{ common_pid:          0, lat:        250 } hitcount:          1\n") {
 		t.Errorf("latency's hist reads\n%s", got)
+	}
+	if got, _ = tr.tree.ReadFile("tracing/trace"); !strings.Contains(string(got), ": tracing_mark_write: end\n") || !strings.HasSuffix(string(got), ": latency: lat=250\n") {
+		t.Errorf("trace reads\n%s", got)
 	}
 	if err := tr.tree.WriteFile("tracing/events/ftrace/print/trigger", []byte(`!hist:keys=common_pid:ts0=common_timestamp.usecs if buf == "start"`), false); !errors.Is(err, syscall.EBUSY) {
 		t.Errorf("removing the hist whose variable is referenced: %v, want EBUSY", err)

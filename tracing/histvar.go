@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"syscall"
@@ -457,11 +458,108 @@ func (t *Tracing) fireSynth(ev *event, vals []filter.Value, h *histHit, comm str
 		files = append(files, *inst...)
 	}
 	for _, f := range files {
-		if f.enabled.Load() && f.triggers.Load() != nil {
-			post := t.runTriggersFields(f, fields, comm, h.cpu)
-			t.postTriggers(f, post, &kprobes.Regs{CPU: h.cpu}, 0)
+		if !f.enabled.Load() {
+			continue
+		}
+		post := t.runTriggersFields(f, fields, comm, h.cpu)
+		if !f.softDisabled.Load() {
+			recordSynth(f, fields, vals, int(int64(pid.Num)), comm, h.cpu)
+		}
+		t.postTriggers(f, post, &kprobes.Regs{CPU: h.cpu}, 0)
+	}
+}
+
+// recordSynth writes the synthetic event's record (trace_event_raw_event_synth)
+// as its format lays it out: a u64 per number, STR_VAR_LEN_MAX bytes per
+// fixed string, a __data_loc per dynamic string with the text after the
+// fields; the line is print_synth_event's. A stack field is not
+// recorded.
+func recordSynth(ef *eventFile, fields map[string]filter.Value, vals []filter.Value, pid int, comm string, cpu int) {
+	ta, ev := ef.ta, ef.ev
+	if !ta.on.Load() {
+		return
+	}
+	if fl := ef.filter.Load(); fl != nil && !(*fl).Eval(fields) {
+		return
+	}
+	fixed := 0
+	for _, f := range ev.synth.fields {
+		if f.stack {
+			return
+		}
+		if f.str && !f.dynamic {
+			fixed += strVarLenMax
+		} else {
+			fixed += 8
 		}
 	}
+	raw := make([]byte, fixed)
+	var dyn []byte
+	var w bytes.Buffer
+	w.WriteString(ev.name + ": ")
+	off := 0
+	for i, f := range ev.synth.fields {
+		var v filter.Value
+		if i < len(vals) {
+			v = vals[i]
+		}
+		sep := " "
+		if i == len(ev.synth.fields)-1 {
+			sep = ""
+		}
+		switch {
+		case f.str && f.dynamic:
+			loc := traceEntryHeadSize + fixed + len(dyn)
+			binary.LittleEndian.PutUint32(raw[off:], uint32(len(v.Str)+1)<<16|uint32(loc))
+			dyn = append(append(dyn, v.Str...), 0)
+			fmt.Fprintf(&w, "%s=%s%s", f.name, v.Str, sep)
+			off += 8
+		case f.str:
+			s := v.Str
+			if len(s) > strVarLenMax-1 {
+				s = s[:strVarLenMax-1]
+			}
+			copy(raw[off:], s)
+			fmt.Fprintf(&w, "%s=%s%s", f.name, s, sep)
+			off += strVarLenMax
+		default:
+			binary.LittleEndian.PutUint64(raw[off:], v.Num)
+			fmt.Fprintf(&w, "%s=%s%s", f.name, synthNum(f, v.Num), sep)
+			off += 8
+		}
+	}
+	raw = append(raw, dyn...)
+	e := traceEntry{kind: entryTracepoint, pid: int32(pid), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
+	ta.commit(cpu, comm, &e, traceEntryHeadSize+len(raw), nil)
+}
+
+// synthNum is print_synth_event_num_val: the value at the field's size,
+// in its type's format.
+func synthNum(f synthField, v uint64) string {
+	switch f.size {
+	case 1:
+		v &= 0xff
+		if f.signed {
+			v = uint64(int64(int8(v)))
+		}
+	case 2:
+		v &= 0xffff
+		if f.signed {
+			v = uint64(int64(int16(v)))
+		}
+	case 4:
+		v &= 0xffffffff
+		if f.signed {
+			v = uint64(int64(int32(v)))
+		}
+	}
+	switch {
+	case f.typ == "gfp_t":
+		return fmt.Sprintf("%x", v)
+	case f.signed:
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%d", v)
 }
 
 // track runs the actions on the entry e just updated (hist_trigger_actions),

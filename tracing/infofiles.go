@@ -160,19 +160,19 @@ func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload i
 		pid = c.Pid
 	}
 	e.pid = int32(pid)
-	var post triggerType
+	e.ts = ta.clock()
+	if !ta.buf.Write(markerCPU, e, payload) {
+		return syscall.EBADF
+	}
+	// tracing_mark_write runs ftrace/print's triggers on the reserved
+	// entry: what they record (a synthetic event) lands after it.
 	if e.kind == entryMarker && ta.marker.triggers.Load() != nil {
 		comm := ""
 		if pid != 0 {
 			comm, _ = hostTask(pid)
 		}
-		post = ta.t.markerTriggers(ta, pid, comm, buf)
-	}
-	e.ts = ta.clock()
-	ok := ta.buf.Write(markerCPU, e, payload)
-	ta.t.postTriggers(ta.marker, post, &kprobes.Regs{CPU: markerCPU}, 0)
-	if !ok {
-		return syscall.EBADF
+		post := ta.t.markerTriggers(ta, pid, comm, buf)
+		ta.t.postTriggers(ta.marker, post, &kprobes.Regs{CPU: markerCPU}, 0)
 	}
 	if pid != 0 && ta.flag(optRecordCmd) && ta.t.recordingTaskinfo() {
 		comm, tgid := hostTask(pid)
