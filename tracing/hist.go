@@ -1523,3 +1523,24 @@ func (t *Tracing) showHist(ev *eventFile, w *bytes.Buffer) error {
 }
 
 func isSpaceRune(r rune) bool { return r < 0x80 && isSpace(byte(r)) }
+
+// dropHists takes every hist trigger off f whatever references them, as
+// an instance's removal does (clear_event_triggers); t.mu is held.
+func (t *Tracing) dropHists(f *eventFile) {
+	old := f.triggers.Load()
+	if old == nil {
+		return
+	}
+	var keep []*trigger
+	for _, o := range old.list {
+		if o.hist == nil {
+			keep = append(keep, o)
+			continue
+		}
+		t.dropNamed(o)
+		if err := t.enableDisable(f, false, true); err != nil {
+			t.log.Warn("hist: leaving soft mode", "event", f.ev.key(), "err", err)
+		}
+	}
+	f.triggers.Store(newTriggerSet(keep))
+}

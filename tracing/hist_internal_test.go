@@ -461,3 +461,38 @@ Totals:
 		t.Errorf("hist reads\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestHistInstance: an instance has its own hists, in its events' and
+// ftrace/print's hist files; its removal takes them, named ones too.
+func TestHistInstance(t *testing.T) {
+	tr, _ := newTestTracing(t, 1)
+	inst, err := tr.tree.LookupDir("tracing/instances")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.UserMkdir("i1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"tracing/instances/i1/events/sched/sched_process_fork/trigger", "tracing/instances/i1/events/ftrace/print/trigger"} {
+		if err := tr.tree.WriteFile(p, []byte("hist:name=foo:keys=common_pid"), false); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if err := tr.tree.WriteFile("tracing/instances/i1/trace_marker", []byte("x"), false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := tr.tree.ReadFile("tracing/instances/i1/events/ftrace/print/hist")
+	if !strings.Contains(string(got), "{ common_pid:          0 } hitcount:          1\n") {
+		t.Errorf("the instance's print hist reads\n%s", got)
+	}
+	if got, _ := tr.tree.ReadFile("tracing/events/ftrace/print/hist"); len(got) != 0 {
+		t.Errorf("the top's print hist reads\n%s", got)
+	}
+	if err := inst.UserRmdir("i1"); err != nil {
+		t.Fatal(err)
+	}
+	// foo went with the instance: a different foo is no mismatch.
+	if err := tr.tree.WriteFile(forkTrigger, []byte("hist:name=foo:keys=child_pid"), false); err != nil {
+		t.Errorf("a new named hist after the instance went: %v", err)
+	}
+}
