@@ -672,8 +672,10 @@ func (p *histParser) parseAtom(s string, flags histFlag, varName string) (*histF
 		f.field, f.fsize = name, 4
 	default:
 		ff, ok := p.fields[name]
-		size := p.sizes[name]
-		if !ok || name == "comm" || name == "COMM" || size < 0 {
+		size, own := p.sizes[name]
+		// The generic comm and COMM fields have no size (an event's
+		// own comm field has).
+		if !ok || size < 0 || ((name == "comm" || name == "COMM") && !own) {
 			return nil, p.err(histErrFieldNotFound, name, syscall.EINVAL)
 		}
 		f.field, f.signed, f.fsize = name, ff.Signed, size

@@ -496,3 +496,23 @@ func TestHistInstance(t *testing.T) {
 		t.Errorf("a new named hist after the instance went: %v", err)
 	}
 }
+
+// TestHistCommField: an event's own comm field is a key (sched_waking's,
+// a synthetic event's char comm[16]); the generic comm is no field.
+func TestHistCommField(t *testing.T) {
+	tr, _ := newTestTracing(t, 1)
+	for _, c := range []struct {
+		file, cmd string
+		err       syscall.Errno
+	}{
+		{"tracing/synthetic_events", "wakeup_latency u64 lat; pid_t pid; char comm[16]", 0},
+		{"tracing/events/sched/sched_waking/trigger", `hist:keys=comm:ts0=common_timestamp.usecs if comm=="ping"`, 0},
+		{"tracing/events/synthetic/wakeup_latency/trigger", "hist:keys=comm,pid,lat:wakeup_lat=lat:sort=lat", 0},
+		{forkTrigger, "hist:keys=comm", syscall.EINVAL},
+	} {
+		err := tr.tree.WriteFile(c.file, []byte(c.cmd), false)
+		if (c.err == 0 && err != nil) || (c.err != 0 && !errors.Is(err, c.err)) {
+			t.Errorf("%s <- %q: %v, want %v", c.file, c.cmd, err, c.err)
+		}
+	}
+}

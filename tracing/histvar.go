@@ -293,7 +293,8 @@ func (p *histParser) createTrack(a *histAction) error {
 func (p *histParser) createSaves(a *histAction) error {
 	for _, prm := range a.params {
 		ff, ok := p.fields[prm]
-		if !ok || p.sizes[prm] < 0 || prm == "comm" || prm == "COMM" {
+		size, own := p.sizes[prm]
+		if !ok || size < 0 || ((prm == "comm" || prm == "COMM") && !own) {
 			_ = p.err(histErrFieldNotFound, prm, syscall.EINVAL)
 			_ = p.err(histErrFieldVarParseFail, prm, syscall.EINVAL)
 			return p.err(histErrFieldVarCreateFail, prm, syscall.EINVAL)

@@ -42,8 +42,11 @@ type Tracing struct {
 	// events, as Linux's ftrace events are in no event list users
 	// enable (markerev.go).
 	markerEvent *event
-	groups      map[string]int // how many of events are in each group
-	nextID      int
+	// fieldMaps are the maps of a hit's fields the triggers reuse
+	// (trigger.go's callTriggersHit).
+	fieldMaps sync.Pool
+	groups    map[string]int // how many of events are in each group
+	nextID    int
 
 	cmdlines savedCmdlines // savedcmd: the comms of the pids in the buffers
 	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go

@@ -551,7 +551,13 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 			var pid int
 			comm, pid = t.kp.Kernel().Current(regs.CPU)
 			f := fetcher{t: t, regs: regs, hit: hit, args: args}
-			fields = f.fields(ev.ev, comm, pid, regs.CPU, flags)
+			// Nothing keeps the map past the triggers (a hist's
+			// save() copies values), so it goes back to the pool.
+			m, _ := t.fieldMaps.Get().(map[string]filter.Value)
+			if m == nil {
+				m = make(map[string]filter.Value, 16)
+			}
+			fields = f.fieldsInto(m, ev.ev, comm, pid, regs.CPU, flags)
 		}
 		if tr.filter != nil && !tr.filter.Eval(fields) {
 			continue
@@ -568,6 +574,10 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 			continue
 		}
 		t.fire(ev.ta, tr, regs, flags)
+	}
+	if fields != nil {
+		clear(fields)
+		t.fieldMaps.Put(fields)
 	}
 	return post, reserved && !ev.softDisabled.Load()
 }
