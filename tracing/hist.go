@@ -1220,12 +1220,8 @@ func (hd *histData) hit(h *histHit, comm string) {
 			binary.LittleEndian.PutUint64(key[k.offset:], k.value(h))
 		}
 	}
-	var rv [histVarsMax * 2]uint64
 	if n := len(hd.varRefs); n > 0 {
-		h.refVals = rv[:n:n]
-		if n > len(rv) {
-			h.refVals = make([]uint64, n)
-		}
+		h.refVals = make([]uint64, n)
 		// The other histograms' variables for this key, or no hit.
 		if !hd.resolveRefs(string(key), h.refVals, false, nil) {
 			return
