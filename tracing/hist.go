@@ -408,7 +408,7 @@ func histFieldSizes(ev *event) map[string]int {
 	}
 	if ev.synth != nil {
 		for _, f := range ev.synth.fields {
-			m[f.name] = 8
+			m[f.name] = f.size
 			if f.str {
 				m[f.name] = f.size
 				if f.dynamic {
