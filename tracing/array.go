@@ -34,12 +34,17 @@ type TraceArray struct {
 	errlog errorLog       // error_log
 	ft     functionTracer // current_tracer, the function tracer; see ftrace.go
 	pids   pidFilters     // set_event_pid, set_ftrace_pid and the -fork options; see pidfilter.go
+
+	// marker is tr->trace_marker_file, the array's file of ftrace/print,
+	// whose triggers a trace_marker write runs (markerev.go).
+	marker *eventFile
 }
 
 // newTraceArray makes an array with its buffer at its boot size
 // (tracer_alloc_buffers), tracing on.
 func newTraceArray(t *Tracing, dir string) *TraceArray {
 	ta := &TraceArray{t: t, dir: dir, buf: newTraceBuffer(t.kp.Kernel().Machine().NumCPUs(), traceBufSizeBoot), files: map[*event]*eventFile{}}
+	ta.marker = &eventFile{ev: t.markerEvent, ta: ta}
 	ta.on.Store(true)
 	return ta
 }

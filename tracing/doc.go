@@ -100,8 +100,19 @@
 //   - filter.go, subsysfilter.go: an event's and a group's filter file
 //     (trace_events_filter.c; the language is package filter's).
 //   - trigger.go: the trigger files, traceon, traceoff, snapshot,
-//     stacktrace, enable_event and disable_event, soft mode, and the
-//     event probes' hidden triggers (trace_events_trigger.c).
+//     stacktrace, enable_event, disable_event, enable_hist and
+//     disable_hist, soft mode, and the event probes' hidden triggers
+//     (trace_events_trigger.c).
+//   - hist.go: hist triggers and each event's hist file: keys, values,
+//     sort, size, name (shared histograms), pause/cont/clear, the field
+//     modifiers, variables and constant-folded expressions, with Linux's
+//     error_log entries; a map keyed by the key fields' bytes, per
+//     trigger (trace_events_hist.c, tracing_map.c).
+//   - histvar.go: inter-event hists: variable references between
+//     histograms, onmatch, onmax and onchange with trace() (firing a
+//     synthetic event into its triggers) and save(); no snapshot().
+//   - markerev.go: events/ftrace/print's trigger and hist files, whose
+//     triggers a trace_marker write runs (trace.c's trace_marker_file).
 //
 // The dynamic events, parsed as Linux 6.1 parses them, with its errnos
 // and error_log entries:

@@ -19,6 +19,7 @@ type event struct {
 	isReturn    bool
 	isJprobe    bool           // kpemu's j: events
 	isUprobe    bool           // uprobe_events' events (uprobe.go)
+	marker      bool           // ftrace/print, trace_marker's (markerev.go)
 	params      []kernel.Param // j: events: the function's parameters, from DWARF
 	static      *staticEvent   // a TRACE_EVENT on a guest tracepoint (tracepoint.go); nil for the dynamic events
 	synth       *synthEvent    // a synthetic event's fields (synth.go); nil for the others

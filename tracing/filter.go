@@ -100,5 +100,9 @@ func filterFields(ev *event) map[string]filter.Field {
 			m[f.name] = filter.Field{Str: f.str, Signed: f.signed}
 		}
 	}
+	if ev.marker {
+		m["ip"] = filter.Field{}
+		m["buf"] = filter.Field{Str: true}
+	}
 	return m
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/kpemu/kpemu/kprobes"
 	"os"
 	"path"
 	"strconv"
@@ -108,7 +109,8 @@ func (ta *TraceArray) writeMarker(ctx context.Context, p []byte, _ int64) (int, 
 		end = "\x00"
 	}
 	e := traceEntry{kind: entryMarker, text: text, raw: printRecord(0, string(p[:cnt]), end, size)}
-	if err := ta.commitMarker(ctx, &e, size); err != nil {
+	// The triggers see buf before its newline is added, NUL-ended.
+	if err := ta.commitMarker(ctx, &e, size, cstring(p[:cnt])); err != nil {
 		return 0, err
 	}
 	return cnt, nil
@@ -135,7 +137,7 @@ func (ta *TraceArray) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (in
 	raw := make([]byte, size-traceEntryHeadSize) // id, then the data; the rest is zero
 	copy(raw, p[:cnt])
 	e := traceEntry{kind: entryRawData, ip: id, text: string(p[4:cnt]), raw: raw}
-	if err := ta.commitMarker(ctx, &e, size); err != nil {
+	if err := ta.commitMarker(ctx, &e, size, ""); err != nil {
 		return 0, err
 	}
 	return cnt, nil
@@ -149,7 +151,7 @@ func (ta *TraceArray) writeMarkerRaw(ctx context.Context, p []byte, _ int64) (in
 // switch: while something records comms (record-cmd with an enabled
 // event or the function tracer), and tgids (record-tgid as well), so that
 // "<...>" shows where Linux shows it. The flags are a system call's: none.
-func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload int) error {
+func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload int, buf string) error {
 	if !ta.on.Load() {
 		return syscall.EBADF
 	}
@@ -161,6 +163,16 @@ func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload i
 	e.ts = ta.clock()
 	if !ta.buf.Write(markerCPU, e, payload) {
 		return syscall.EBADF
+	}
+	// tracing_mark_write runs ftrace/print's triggers on the reserved
+	// entry: what they record (a synthetic event) lands after it.
+	if e.kind == entryMarker && ta.marker.triggers.Load() != nil {
+		comm := ""
+		if pid != 0 {
+			comm, _ = hostTask(pid)
+		}
+		post := ta.t.markerTriggers(ta, pid, comm, buf)
+		ta.t.postTriggers(ta.marker, post, &kprobes.Regs{CPU: markerCPU}, 0)
 	}
 	if pid != 0 && ta.flag(optRecordCmd) && ta.t.recordingTaskinfo() {
 		comm, tgid := hostTask(pid)

@@ -66,8 +66,8 @@ func (ta *TraceArray) createFiles() error {
 		{"set_ftrace_notrace_pid", 0o640, ta.pidFileOps(&ta.pids.fn, true, false)},
 		{"trace_marker", 0o220, debugfs.FileOps{Write: ta.writeMarker}},
 		{"trace_marker_raw", 0o220, debugfs.FileOps{Write: ta.writeMarkerRaw}},
-		// kpemu stamps events by deltas only: absolute time stamps
-		// come with hist triggers, which it does not implement.
+		// kpemu stamps events by deltas only; its hist triggers'
+		// common_timestamp reads the trace clock.
 		{"timestamp_mode", 0o440, ro("[delta] absolute\n")},
 		{"buffer_percent", 0o640, debugfs.FileOps{Show: ta.showBufferPercent, Write: ta.writeBufferPercent}},
 		{"free_buffer", 0o200, debugfs.FileOps{Open: ta.openFreeBuffer, OpenRead: ta.openReadFreeBuffer}},
@@ -174,6 +174,14 @@ func (t *Tracing) RmdirInstance(name string) error {
 	// event_trace_del_tracer: the triggers first, then every file off.
 	err = t.batchArming(func() error {
 		var first error
+		// clear_event_triggers: the hist triggers' data goes too, with
+		// the named hists' and the references' counts.
+		t.dropHists(ta.marker)
+		for _, ev := range t.sortedEvents() {
+			if f := ta.files[ev]; f != nil {
+				t.dropHists(f)
+			}
+		}
 		for _, ev := range t.sortedEvents() {
 			f := ta.files[ev]
 			if f == nil {

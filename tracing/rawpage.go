@@ -305,6 +305,18 @@ func (ta *TraceArray) createFtraceEvents() error {
 				return fmt.Errorf("creating %s/id: %w", dir, err)
 			}
 		}
+		if def.name == markerEventName {
+			// trace_marker's event takes triggers (trace.c's
+			// trace_marker_file), hist ones too; it has no filter.
+			f := ta.marker
+			for _, c := range t.eventControlFiles(f) {
+				if c.name == "trigger" || c.name == "hist" {
+					if _, err := t.tree.CreateFile(path.Join(dir, c.name), fsMode(c.mode), c.ops); err != nil {
+						return fmt.Errorf("creating %s/%s: %w", dir, c.name, err)
+					}
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -273,7 +273,8 @@ func TestSnapshotReadme(t *testing.T) {
 			"\t\t\t  snapshot buffer. Read the contents for more\n" +
 			"\t\t\t  information\n" +
 			"  stack_trace\t\t- Shows the max stack trace when active\n",
-		"\t            disable_event:<system>:<event>\n\t\t    stacktrace\n\t\t    snapshot\n\t   example: echo traceoff > events/block/block_unplug/trigger\n",
+		"\t            disable_event:<system>:<event>\n\t            enable_hist:<system>:<event>\n\t            disable_hist:<system>:<event>\n" +
+			"\t\t    stacktrace\n\t\t    snapshot\n\t\t    hist (see below)\n\t   example: echo traceoff > events/block/block_unplug/trigger\n",
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("README lacks %q", want)

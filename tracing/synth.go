@@ -18,9 +18,9 @@ import (
 // kprobe and uprobe events, as Linux's dyn_event_list, each one a
 // traceProbe that probes nothing.
 //
-// Nothing fires them: in Linux only hist triggers' onmatch().trace()
-// (and kernel code through synth_event_trace()) do, and kpemu has no
-// hist triggers yet. Enabling one works and records nothing.
+// Hist triggers' actions fire them (histvar.go's fireSynth), as in
+// Linux only hist actions (and kernel code through synth_event_trace())
+// do: an armed file runs its triggers and, enabled, records the event.
 
 const (
 	synthSystem    = "synthetic" // SYNTH_SYSTEM

@@ -119,8 +119,11 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	   trigger: traceon, traceoff
 	            enable_event:<system>:<event>
 	            disable_event:<system>:<event>
+	            enable_hist:<system>:<event>
+	            disable_hist:<system>:<event>
 		    stacktrace
 		    snapshot
+		    hist (see below)
 	   example: echo traceoff > events/block/block_unplug/trigger
 	            echo traceoff:3 > events/block/block_unplug/trigger
 	            echo 'enable_event:kmem:kmalloc:3 if nr_rq > 1' > \
@@ -136,6 +139,97 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 	   To remove a trigger with a count:
 	     echo '!<trigger>:0 > <system>/<event>/trigger
 	   Filters can be ignored when removing a trigger.
+      hist trigger	- If set, event hits are aggregated into a hash table
+	    Format: hist:keys=<field1[,field2,...]>
+	            [:<var1>=<field|var_ref|numeric_literal>[,<var2>=...]]
+	            [:values=<field1[,field2,...]>]
+	            [:sort=<field1[,field2,...]>]
+	            [:size=#entries]
+	            [:pause][:continue][:clear]
+	            [:name=histname1]
+	            [:<handler>.<action>]
+	            [if <filter>]
+
+	    Note, special fields can be used as well:
+	            common_timestamp - to record current timestamp
+	            common_cpu - to record the CPU the event happened on
+
+	    A hist trigger variable can be:
+	        - a reference to a field e.g. x=current_timestamp,
+	        - a reference to another variable e.g. y=$x,
+	        - a numeric literal: e.g. ms_per_sec=1000,
+	        - an arithmetic expression: e.g. time_secs=current_timestamp/1000
+
+	    hist trigger arithmetic expressions support addition(+), subtraction(-),
+	    multiplication(*) and division(/) operators. An operand can be either a
+	    variable reference, field or numeric literal.
+
+	    When a matching event is hit, an entry is added to a hash
+	    table using the key(s) and value(s) named, and the value of a
+	    sum called 'hitcount' is incremented.  Keys and values
+	    correspond to fields in the event's format description.  Keys
+	    can be any field, or the special string 'stacktrace'.
+	    Compound keys consisting of up to two fields can be specified
+	    by the 'keys' keyword.  Values must correspond to numeric
+	    fields.  Sort keys consisting of up to two fields can be
+	    specified using the 'sort' keyword.  The sort direction can
+	    be modified by appending '.descending' or '.ascending' to a
+	    sort field.  The 'size' parameter can be used to specify more
+	    or fewer than the default 2048 entries for the hashtable size.
+	    If a hist trigger is given a name using the 'name' parameter,
+	    its histogram data will be shared with other triggers of the
+	    same name, and trigger hits will update this common data.
+
+	    Reading the 'hist' file for the event will dump the hash
+	    table in its entirety to stdout.  If there are multiple hist
+	    triggers attached to an event, there will be a table for each
+	    trigger in the output.  The table displayed for a named
+	    trigger will be the same as any other instance having the
+	    same name.  The default format used to display a given field
+	    can be modified by appending any of the following modifiers
+	    to the field name, as applicable:
+
+	            .hex        display a number as a hex value
+	            .sym        display an address as a symbol
+	            .sym-offset display an address as a symbol and offset
+	            .execname   display a common_pid as a program name
+	            .syscall    display a syscall id as a syscall name
+	            .log2       display log2 value rather than raw number
+	            .buckets=size  display values in groups of size rather than raw number
+	            .usecs      display a common_timestamp in microseconds
+	            .percent    display a number of percentage value
+	            .graph      display a bar-graph of a value
+
+	    The 'pause' parameter can be used to pause an existing hist
+	    trigger or to start a hist trigger but not log any events
+	    until told to do so.  'continue' can be used to start or
+	    restart a paused hist trigger.
+
+	    The 'clear' parameter will clear the contents of a running
+	    hist trigger and leave its current paused/active state
+	    unchanged.
+
+	    The enable_hist and disable_hist triggers can be used to
+	    have one event conditionally start and stop another event's
+	    already-attached hist trigger.  The syntax is analogous to
+	    the enable_event and disable_event triggers.
+
+	    Hist trigger handlers and actions are executed whenever a
+	    a histogram entry is added or updated.  They take the form:
+
+	        <handler>.<action>
+
+	    The available handlers are:
+
+	        onmatch(matching.event)  - invoke on addition or update
+	        onmax(var)               - invoke if var exceeds current max
+	        onchange(var)            - invoke action if var changes
+
+	    The available actions are:
+
+	        trace(<synthetic_event>,param list)  - generate synthetic event
+	        save(field,...)                      - save current event fields
+
       format		- The layout of the event's record and its print fmt
       id		- The event's id
   events/synthetic_events	- Create/append/remove/show synthetic events
@@ -309,7 +403,8 @@ func (t *Tracing) eventControlFiles(f *eventFile) []struct {
 	}{
 		{"format", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { t.showFormat(w, f.ev); return nil }}},
 		{"filter", 0o640, debugfs.FileOps{Show: t.showFilter(f), Write: t.writeFilter(f)}},
-		{"trigger", 0o640, debugfs.FileOps{Show: t.showTrigger(f), Write: t.writeTrigger(f)}},
+		{"trigger", 0o640, debugfs.FileOps{Show: t.showTrigger(f), Write: t.writeTrigger(f), Truncate: t.truncTrigger(f)}},
+		{"hist", 0o440, debugfs.FileOps{Show: func(_ context.Context, w *bytes.Buffer) error { return t.showHist(f, w) }}},
 	}
 }
 

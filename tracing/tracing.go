@@ -35,8 +35,18 @@ type Tracing struct {
 	mu     sync.Mutex        // event_mutex: guards everything below
 	probes []*traceProbe     // dyn_event order: kprobe_events, kprobe_profile
 	events map[string]*event // by group/name
-	groups map[string]int    // how many of events are in each group
-	nextID int
+	// namedHists are the named hist triggers (hist:name=...) by
+	// "name=NAME", Linux's named_triggers; guarded by mu.
+	namedHists map[string]*trigger
+	// markerEvent is ftrace/print as the triggers know it: not in
+	// events, as Linux's ftrace events are in no event list users
+	// enable (markerev.go).
+	markerEvent *event
+	// fieldMaps are the maps of a hit's fields the triggers reuse
+	// (trigger.go's callTriggersHit).
+	fieldMaps sync.Pool
+	groups    map[string]int // how many of events are in each group
+	nextID    int
 
 	cmdlines savedCmdlines // savedcmd: the comms of the pids in the buffers
 	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go
@@ -76,7 +86,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		start := time.Now()
 		now = func() time.Duration { return time.Since(start) }
 	}
-	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, instances: map[string]*TraceArray{}}
+	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, instances: map[string]*TraceArray{}, namedHists: map[string]*trigger{}, markerEvent: newMarkerEvent()}
 	t.top = newTraceArray(t, dir)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {

@@ -45,6 +45,8 @@ const (
 	ettSnapshot    triggerType = 1 << 1 // ETT_SNAPSHOT
 	ettStacktrace  triggerType = 1 << 2 // ETT_STACKTRACE
 	ettEventEnable triggerType = 1 << 3 // ETT_EVENT_ENABLE
+	ettHist        triggerType = 1 << 4 // ETT_EVENT_HIST (hist.go)
+	ettHistEnable  triggerType = 1 << 5 // ETT_HIST_ENABLE: enable_hist, disable_hist
 	ettEventEprobe triggerType = 1 << 6 // ETT_EVENT_EPROBE: an event probe's hidden trigger (eprobe.go)
 )
 
@@ -54,8 +56,7 @@ const triggerWriteMax = 4096
 // availableTriggers is what an event's trigger file shows when it holds no
 // trigger: Linux lists its registered commands in registration order,
 // Debian's 6.1 (CONFIG_HIST_TRIGGERS) ending with enable_hist,
-// disable_hist and hist. kpemu lists them as Linux does but has no hist
-// triggers yet, so it refuses those three as unknown commands (EINVAL).
+// disable_hist and hist.
 const availableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 // triggerCmd is a struct event_command.
@@ -84,6 +85,12 @@ func lookupTriggerCmd(name string) (triggerCmd, bool) {
 		return triggerCmd{name: name, typ: ettEventEnable, on: true}, true
 	case "disable_event":
 		return triggerCmd{name: name, typ: ettEventEnable}, true
+	case "enable_hist":
+		return triggerCmd{name: name, typ: ettHistEnable, on: true}, true
+	case "disable_hist":
+		return triggerCmd{name: name, typ: ettHistEnable}, true
+	case "hist":
+		return triggerCmd{name: name, typ: ettHist}, true
 	}
 	return triggerCmd{}, false
 }
@@ -98,6 +105,15 @@ type trigger struct {
 	filter     filter.Node // nil: every hit
 	filterText string      // as shown after " if "
 	target     *eventFile  // enable_event, disable_event: in the array of the trigger's event
+
+	// The hist trigger's (hist.go): its data, its pause (data->paused,
+	// which event_triggers_call skips), the named trigger whose data it
+	// shares, and, on a named trigger, how many triggers share it
+	// (guarded by Tracing.mu).
+	hist      *histTrigger
+	paused    atomic.Bool
+	named     *trigger
+	namedRefs int
 	// probe is the event probe's file an eprobe trigger records in
 	// (struct eprobe_data's file); nil for the user's triggers.
 	probe *eventFile
@@ -130,8 +146,9 @@ func newTriggerSet(list []*trigger) *triggerSet {
 	}
 	s := &triggerSet{list: list}
 	for _, tr := range list {
-		// An event probe needs the record (EVENT_CMD_FL_NEEDS_REC).
-		if tr.filter != nil || tr.cmd.post || tr.probe != nil {
+		// EVENT_CMD_FL_NEEDS_REC: a filter, a post trigger, a hist, an
+		// event probe
+		if tr.filter != nil || tr.cmd.post || tr.cmd.typ == ettHist || tr.probe != nil {
 			s.cond = true
 		}
 	}
@@ -183,18 +200,23 @@ func (t *Tracing) showTrigger(ev *eventFile) func(context.Context, *bytes.Buffer
 			return nil
 		}
 		for _, tr := range set.list {
-			if tr.probe == nil { // eprobe_trigger_print prints nothing
-				tr.print(w)
+			if tr.probe != nil { // eprobe_trigger_print prints nothing
+				continue
 			}
+			if tr.hist != nil {
+				tr.printHist(w)
+				continue
+			}
+			tr.print(w)
 		}
 		return nil
 	}
 }
 
 // writeTrigger is event_trigger_regex_write: one command per write, the
-// buffer stripped of surrounding blanks. Opening with O_TRUNC removes
-// nothing (only hist triggers have an unreg_all), so `echo > trigger`
-// writes an empty command, EINVAL.
+// buffer stripped of surrounding blanks. `echo > trigger` writes an
+// empty command, EINVAL, after its O_TRUNC removed the hist triggers
+// (truncTrigger).
 func (t *Tracing) writeTrigger(ev *eventFile) func(context.Context, []byte, int64) (int, error) {
 	return func(_ context.Context, p []byte, _ int64) (int, error) {
 		if len(p) == 0 {
@@ -212,13 +234,28 @@ func (t *Tracing) writeTrigger(ev *eventFile) func(context.Context, []byte, int6
 		defer t.mu.Unlock()
 		// A write that raced with the event's removal must not arm the
 		// dead event or put a target in soft mode for good.
-		if t.events[ev.ev.key()] != ev.ev || ev.ta.removed.Load() {
+		if t.eventGone(ev) {
 			return 0, fmt.Errorf("%w: event %s was removed", syscall.ENODEV, ev.ev.key())
 		}
 		if err := t.processTrigger(ev, s); err != nil {
 			return 0, err
 		}
 		return len(p), nil
+	}
+}
+
+// truncTrigger is event_trigger_regex_open with O_TRUNC: the commands
+// with an unreg_all (hist, enable_hist and disable_hist) drop all their
+// triggers of the event.
+func (t *Tracing) truncTrigger(ev *eventFile) func(context.Context) error {
+	return func(context.Context) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.eventGone(ev) {
+			return syscall.ENODEV
+		}
+		t.unregAllHist(ev)
+		return nil
 	}
 }
 
@@ -252,7 +289,10 @@ func (t *Tracing) processTrigger(ev *eventFile, buff string) error {
 		return fmt.Errorf("%w: unknown trigger command %q", syscall.EINVAL, name)
 	}
 	remove := strings.HasPrefix(glob, "!")
-	if cmd.typ == ettEventEnable {
+	if cmd.typ == ettHist {
+		return t.parseHistTrigger(ev, remove, next, hasNext)
+	}
+	if cmd.typ == ettEventEnable || cmd.typ == ettHistEnable {
 		return t.parseEnableTrigger(ev, cmd, remove, next, hasNext)
 	}
 	return t.parseTrigger(ev, cmd, remove, next, hasNext)
@@ -533,16 +573,29 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 	}
 	reserved := ev.ta.on.Load()
 	var fields map[string]filter.Value
+	var comm string
 	for _, tr := range set.list {
-		if tr.filter != nil {
-			if fields == nil {
-				comm, pid := t.kp.Kernel().Current(regs.CPU)
-				f := fetcher{t: t, regs: regs, hit: hit, args: args}
-				fields = f.fields(ev.ev, comm, pid, regs.CPU, flags)
+		if tr.paused.Load() {
+			continue
+		}
+		if fields == nil && (tr.filter != nil || tr.hist != nil) {
+			var pid int
+			comm, pid = t.kp.Kernel().Current(regs.CPU)
+			f := fetcher{t: t, regs: regs, hit: hit, args: args}
+			// Nothing keeps the map past the triggers (a hist's
+			// save() copies values), so it goes back to the pool.
+			m, _ := t.fieldMaps.Get().(map[string]filter.Value)
+			if m == nil {
+				m = make(map[string]filter.Value, 16)
 			}
-			if !tr.filter.Eval(fields) {
-				continue
-			}
+			fields = f.fieldsInto(m, ev.ev, comm, pid, regs.CPU, flags)
+		}
+		if tr.filter != nil && !tr.filter.Eval(fields) {
+			continue
+		}
+		if tr.hist != nil {
+			t.histHit(ev.ta, tr.hist.hd, fields, comm, regs)
+			continue
 		}
 		if tr.probe != nil {
 			t.eprobeTraceFunc(tr.probe, hit, regs, flags)
@@ -556,6 +609,10 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 			continue
 		}
 		t.fire(ev.ta, tr, regs, flags)
+	}
+	if fields != nil {
+		clear(fields)
+		t.fieldMaps.Put(fields)
 	}
 	return post, reserved && !ev.softDisabled.Load()
 }
@@ -606,6 +663,18 @@ func (t *Tracing) fire(ta *TraceArray, tr *trigger, regs *kprobes.Regs, flags ui
 			return
 		}
 		ta.on.Store(tr.cmd.on)
+	case ettHistEnable:
+		// hist_enable_count_trigger: every firing spends one.
+		if !tr.take() {
+			return
+		}
+		if set := tr.target.triggers.Load(); set != nil {
+			for _, h := range set.list {
+				if h.cmd.typ == ettHist {
+					h.paused.Store(!tr.cmd.on)
+				}
+			}
+		}
 	case ettEventEnable:
 		// Only a flag: the target was armed when the trigger was set.
 		if tr.target.softDisabled.Load() != tr.cmd.on || !tr.take() {
@@ -613,4 +682,13 @@ func (t *Tracing) fire(ta *TraceArray, tr *trigger, regs *kprobes.Regs, flags ui
 		}
 		tr.target.softDisabled.Store(!tr.cmd.on)
 	}
+}
+
+// histHit runs a hist trigger on one hit of an event of ta.
+func (t *Tracing) histHit(ta *TraceArray, hd *histData, fields map[string]filter.Value, comm string, regs *kprobes.Regs) {
+	h := histHit{fields: fields, cpu: regs.CPU, t: t, regs: regs}
+	if hd.timestmp {
+		h.ts, h.inNS = ta.clock(), clockInNS(int(ta.opts.clockID.Load()))
+	}
+	hd.hit(&h, comm)
 }

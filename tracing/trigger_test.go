@@ -21,9 +21,7 @@ import (
 const triggerEvents = "p:ev1 kernel_clone a=%x0\np:ev2 wake_up_new_task\np:ev3 sched_fork\nr:ev4 kernel_clone ret=$retval\n"
 
 // kpemuAvailableTriggers is Linux's "# Available triggers:" list, as the
-// oracle printed it for a kprobe event and for sched_switch; kpemu lists
-// the hist commands too, though it refuses them (EINVAL, as an unknown
-// command).
+// oracle printed it for a kprobe event and for sched_switch.
 const kpemuAvailableTriggers = "# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 // triggerStep writes data to file (one write(2), as the oracle's kpw, with
@@ -168,14 +166,18 @@ func TestTriggerParsing(t *testing.T) {
 		w("ev1/trigger", "traceoffx\n", einval),
 		w("ev1/trigger", "TRACEOFF\n", einval),
 		w("ev1/trigger", ":traceoff\n", einval),
-		// Linux takes the hist commands; kpemu, which lists them but
-		// has no hist triggers yet (issue 17), refuses them as Linux
-		// refuses an unknown command ("foo:bar" on the oracle: EINVAL,
-		// nothing in error_log).
-		w("ev1/trigger", "hist:keys=common_pid\n", einval),
-		w("ev1/trigger", "enable_hist:kprobes:ev2\n", einval),
-		w("ev1/trigger", "disable_hist:kprobes:ev2\n", einval),
-		w("ev1/trigger", "!hist:keys=common_pid\n", einval),
+		// The hist commands (hist_test.go has the rest): enable_hist
+		// and disable_hist share ETT_HIST_ENABLE, one per target, as
+		// enable_event and disable_event do; an unknown command
+		// ("foo:bar" on the oracle) is EINVAL with nothing in error_log.
+		w("ev1/trigger", "hist:keys=common_pid\n", ok),
+		w("ev1/trigger", "enable_hist:kprobes:ev2\n", ok),
+		w("ev1/trigger", "disable_hist:kprobes:ev2\n", eexist),
+		r("ev1/trigger", "enable_hist:kprobes:ev2:unlimited\nhist:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n"),
+		w("ev1/trigger", "!hist:keys=common_pid\n", ok),
+		w("ev1/trigger", "!enable_hist:kprobes:ev2\n", ok),
+		r("ev1/trigger", kpemuAvailableTriggers),
+		r("ev2/enable", "0\n"),
 		w("ev1/trigger", "foo:bar\n", einval),
 		r("tracing/error_log", ""),
 		w("ev1/trigger", "enable_event\n", einval),
