@@ -61,6 +61,19 @@ type FgraphTask struct {
 	CPU  *machine.CPU
 	Task uint64 // current's task_struct
 	Rec  *FgraphRecursion
+
+	t *fgraphTask
+}
+
+// SubTime is &ftrace_graph_get_ret_stack(current, idx)->subtime: the
+// time the profiler takes off the idx-th frame from the top (0: the
+// function entering or returning, 1: its caller); nil past the bottom.
+// Valid only inside the callback.
+func (ft FgraphTask) SubTime(idx int) *uint64 {
+	if ft.t == nil || idx < 0 || idx >= len(ft.t.stack) {
+		return nil
+	}
+	return &ft.t.stack[len(ft.t.stack)-1-idx].subtime
 }
 
 // FgraphRecursion is the graph bits of current->trace_recursion.
@@ -88,6 +101,7 @@ type FgraphOps struct {
 // fgraphFrame is struct ftrace_ret_stack.
 type fgraphFrame struct {
 	ret, fn, calltime, fp uint64
+	subtime               uint64 // the function profiler's, without graph-time
 }
 
 // fgraphTask is a task's return stack and graph state.
@@ -196,12 +210,14 @@ func (k *Kernel) ftraceGraphFunc(c FtraceCall) {
 	}
 	g.taskMu.Lock()
 	t := g.fgraphTaskOf(task)
-	// A frame of a stack that was left without returning (a task that
-	// died in do_exit, whose task_struct came back) lies above the
-	// caller's, or on another stack: it can never return, so it goes.
+	// A frame that was left without returning (a task that died in
+	// do_exit, whose task_struct came back with the same stack) lies
+	// above the caller's on the same stack: it can never return, so it
+	// goes. Frames on another stack are kept: the boot stacks are not
+	// THREAD_ALIGN-aligned, so a region test cannot tell them apart.
 	for len(t.stack) > 0 && fp != 0 {
 		top := t.stack[len(t.stack)-1]
-		if sameStack(top.fp, fp) && top.fp >= fp {
+		if !sameStack(top.fp, fp) || top.fp >= fp {
 			break
 		}
 		t.stack = t.stack[:len(t.stack)-1]
@@ -221,7 +237,7 @@ func (k *Kernel) ftraceGraphFunc(c FtraceCall) {
 		return
 	}
 	t.stack = append(t.stack, fgraphFrame{ret: old, fn: c.IP, calltime: gops.Clock(), fp: fp})
-	ft := FgraphTask{CPU: c.CPU, Task: task, Rec: &t.rec}
+	ft := FgraphTask{CPU: c.CPU, Task: task, Rec: &t.rec, t: t}
 	if !gops.Entry(ft, &ent) {
 		t.stack = t.stack[:len(t.stack)-1]
 		t.depth--
@@ -260,7 +276,7 @@ func (k *Kernel) hcFgraphReturn(cpu *machine.CPU) error {
 	t.depth--
 	if gops := g.gops.Load(); gops != nil {
 		ret.RetTime = gops.Clock()
-		gops.Return(FgraphTask{CPU: cpu, Task: task, Rec: &t.rec}, &ret)
+		gops.Return(FgraphTask{CPU: cpu, Task: task, Rec: &t.rec, t: t}, &ret)
 	}
 	t.stack = t.stack[:len(t.stack)-1]
 	g.taskMu.Unlock()

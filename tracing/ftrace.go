@@ -97,6 +97,9 @@ func (t *Tracing) initFtrace() error {
 	if err := t.initGraph(); err != nil {
 		return err
 	}
+	if err := t.initProfiler(); err != nil {
+		return err
+	}
 	return t.initStackTracer()
 }
 
