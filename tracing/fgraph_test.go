@@ -1,0 +1,297 @@
+package tracing_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strconv"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// pipeAll drains trace_pipe without blocking.
+func (f *fixture) pipeAll(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	h, err := f.tree.Open(ctx, "tracing/trace_pipe", os.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	var out strings.Builder
+	buf := make([]byte, 1000) // smaller than a page: reads end mid-line
+	for {
+		n, err := h.Read(ctx, buf, 0)
+		out.Write(buf[:n])
+		if errors.Is(err, syscall.EAGAIN) || n == 0 && err == nil {
+			return out.String()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The graph tracer's files, their defaults as Linux 6.1's, and the
+// errnos of bad writes.
+func TestFunctionGraphFiles(t *testing.T) {
+	f := setup(t)
+	if err := f.mkdir(t, "instances", "foo"); err != nil {
+		t.Fatal(err)
+	}
+	const allFuncs, noFuncs = "#### all functions enabled ####\n", "#### no functions disabled ####\n"
+	steps := []struct {
+		name, file, data string
+		errno            syscall.Errno
+		readFile, want   string
+	}{
+		{"available tracers", "", "", 0, "available_tracers", "function_graph function nop\n"},
+		{"an instance's", "", "", 0, "instances/foo/available_tracers", "function nop\n"},
+		{"not in an instance", "instances/foo/current_tracer", "function_graph", syscall.EINVAL, "instances/foo/current_tracer", "nop\n"},
+		{"max_graph_depth", "", "", 0, "max_graph_depth", "0\n"},
+		{"max_graph_depth set", "max_graph_depth", "3\n", 0, "max_graph_depth", "3\n"},
+		{"max_graph_depth bad", "max_graph_depth", "x\n", syscall.EINVAL, "max_graph_depth", "3\n"},
+		{"max_graph_depth wraps at 32 bits", "max_graph_depth", "4294967295\n", 0, "max_graph_depth", "-1\n"},
+		{"max_graph_depth cleared", "max_graph_depth", "0", 0, "max_graph_depth", "0\n"},
+		{"set_graph_function", "", "", 0, "set_graph_function", allFuncs},
+		{"set_graph_notrace", "", "", 0, "set_graph_notrace", noFuncs},
+		{"graph function set", "set_graph_function", "kernel_clone\n", 0, "set_graph_function", "kernel_clone\n"},
+		{"graph function unknown", "set_graph_function", "nosuch_fn\n", syscall.EINVAL, "set_graph_function", allFuncs},
+		{"graph function removal of one not there", "set_graph_function", "!vfs_read\n", syscall.EINVAL, "set_graph_function", allFuncs},
+		{"graph notrace set", "set_graph_notrace", "copy_process\n", 0, "set_graph_notrace", "copy_process\n"},
+		{"graph notrace cleared", "set_graph_notrace", "\n", 0, "set_graph_notrace", noFuncs},
+		{"option defaults", "", "", 0, "options/funcgraph-cpu", "1\n"},
+		{"overhead", "", "", 0, "options/funcgraph-overhead", "1\n"},
+		{"duration", "", "", 0, "options/funcgraph-duration", "1\n"},
+		{"irqs", "", "", 0, "options/funcgraph-irqs", "1\n"},
+		{"sleep-time", "", "", 0, "options/sleep-time", "1\n"},
+		{"graph-time", "", "", 0, "options/graph-time", "1\n"},
+		{"proc", "", "", 0, "options/funcgraph-proc", "0\n"},
+		{"abstime", "", "", 0, "options/funcgraph-abstime", "0\n"},
+		{"tail", "", "", 0, "options/funcgraph-tail", "0\n"},
+		{"overrun", "", "", 0, "options/funcgraph-overrun", "0\n"},
+		{"an option's bad value", "options/funcgraph-tail", "2", syscall.EINVAL, "options/funcgraph-tail", "0\n"},
+		{"not the current tracer's", "trace_options", "funcgraph-tail", syscall.EINVAL, "options/funcgraph-tail", "0\n"},
+		{"profiler off", "", "", 0, "function_profile_enabled", "0\n"},
+		{"stat header", "", "", 0, "trace_stat/function0",
+			"  Function                               Hit    Time            Avg             s^2\n" +
+				"  --------                               ---    ----            ---             ---\n"},
+	}
+	for _, s := range steps {
+		if s.file != "" {
+			err := f.write("tracing/"+s.file, s.data, true)
+			if s.errno == 0 && err != nil || s.errno != 0 && !errors.Is(err, s.errno) {
+				t.Errorf("%s: %s < %q: %v, want errno %d", s.name, s.file, s.data, err, s.errno)
+			}
+		}
+		if got := f.read(t, "tracing/"+s.readFile); got != s.want {
+			t.Errorf("%s: %s = %q, want %q", s.name, s.readFile, got, s.want)
+		}
+	}
+	if _, err := f.tree.ReadFile("tracing/instances/foo/set_graph_function"); err == nil {
+		t.Error("an instance has set_graph_function")
+	}
+	// The graph's options follow the core's in trace_options while it
+	// is the tracer, and trace_options sets them.
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.mustWrite(t, "tracing/trace_options", "funcgraph-tail")
+	opts := f.read(t, "tracing/trace_options")
+	const graphOpts = "nofuncgraph-overrun\nfuncgraph-cpu\nfuncgraph-overhead\nnofuncgraph-proc\nfuncgraph-duration\n" +
+		"nofuncgraph-abstime\nfuncgraph-irqs\nfuncgraph-tail\nsleep-time\ngraph-time\n"
+	if !strings.HasSuffix(opts, "stacktrace\n"+graphOpts) {
+		t.Errorf("trace_options:\n%s", opts)
+	}
+	// One graph at a time: the profiler and the tracer exclude each other.
+	if err := f.write("tracing/function_profile_enabled", "1", true); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("profiler beside function_graph: %v, want EBUSY", err)
+	}
+	f.mustWrite(t, "tracing/current_tracer", "nop")
+	f.mustWrite(t, "tracing/function_profile_enabled", "1")
+	if err := f.write("tracing/current_tracer", "function_graph", true); !errors.Is(err, syscall.EBUSY) {
+		t.Errorf("function_graph beside the profiler: %v, want EBUSY", err)
+	}
+	if got := f.read(t, "tracing/current_tracer"); got != "nop\n" {
+		t.Errorf("current_tracer after EBUSY: %q", got)
+	}
+}
+
+// A graph line: the CPU, the duration column (with its overhead mark)
+// or its fill, then the call at its depth.
+var graphLine = regexp.MustCompile(`^ (\d)\) ([ +!#*@$]) *(\d+(\.\d+)? us +\|  |  +\|  )( *)(.+)$`)
+
+// graphCalls checks a default-format graph trace and returns its calls
+// with their depths (the indentation), one per line.
+func graphCalls(t *testing.T, tr string, maxDepth int) []string {
+	t.Helper()
+	var calls []string
+	depth := 0
+	for _, l := range strings.Split(strings.TrimSuffix(tr, "\n"), "\n") {
+		if strings.HasPrefix(l, "#") || l == "" || strings.HasPrefix(l, " ---") || strings.Contains(l, " => ") {
+			continue
+		}
+		m := graphLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("not a graph line: %q", l)
+			continue
+		}
+		ind, call := len(m[5]), m[6]
+		if ind%2 != 0 || ind/2 >= maxDepth {
+			t.Errorf("depth %d past %d: %q", ind/2, maxDepth, l)
+		}
+		switch {
+		case strings.HasSuffix(call, "() {"):
+			if strings.Contains(m[3], "us") {
+				t.Errorf("an entry with a duration: %q", l)
+			}
+			depth = ind/2 + 1
+		case call == "}":
+			if !strings.Contains(m[3], "us") {
+				t.Errorf("a return without its duration: %q", l)
+			}
+			depth = ind / 2
+		case strings.HasSuffix(call, "();"):
+		default:
+			t.Errorf("not a call: %q", l)
+		}
+		_ = depth
+		calls = append(calls, strings.Repeat(" ", ind)+call)
+	}
+	return calls
+}
+
+// set_graph_function, set_graph_notrace and max_graph_depth choose the
+// graph below kernel_clone; trace and trace_pipe print it alike.
+func TestFunctionGraphTrace(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/set_graph_function", "kernel_clone")
+	f.mustWrite(t, "tracing/max_graph_depth", "2")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.stepForks(t, 3)
+	f.mustWrite(t, "tracing/tracing_on", "0")
+	tr := f.read(t, "tracing/trace")
+	if !strings.HasPrefix(tr, "# tracer: function_graph\n#\n# CPU  DURATION                  FUNCTION CALLS\n# |     |   |                     |   |   |   |\n") {
+		t.Errorf("header:\n%s", tr)
+	}
+	calls := graphCalls(t, tr, 2)
+	joined := strings.Join(calls, "\n")
+	for _, want := range []string{"kernel_clone() {", "  copy_process();", "  wake_up_new_task();", "}"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %q in\n%s", want, tr)
+		}
+	}
+	if strings.Contains(joined, "dup_task_struct") {
+		t.Errorf("depth 2 traced:\n%s", tr)
+	}
+	if got := f.pipeAll(t); got != strings.SplitN(tr, "|   |   |   |\n", 2)[1] {
+		t.Errorf("trace_pipe:\n%s\ntrace:\n%s", got, tr)
+	}
+
+	// set_graph_notrace: copy_process and all below it go.
+	f.mustWrite(t, "tracing/max_graph_depth", "0")
+	f.mustWrite(t, "tracing/set_graph_notrace", "copy_process")
+	f.mustWrite(t, "tracing/trace", "")
+	f.mustWrite(t, "tracing/tracing_on", "1")
+	f.stepForks(t, 2)
+	tr = f.read(t, "tracing/trace")
+	joined = strings.Join(graphCalls(t, tr, 50), "\n")
+	if strings.Contains(joined, "copy_process") || strings.Contains(joined, "dup_task_struct") {
+		t.Errorf("set_graph_notrace copy_process:\n%s", tr)
+	}
+	if !strings.Contains(joined, "  wake_up_new_task") {
+		t.Errorf("no wake_up_new_task:\n%s", tr)
+	}
+
+	// funcgraph-tail names every closing brace.
+	f.mustWrite(t, "tracing/options/funcgraph-tail", "1")
+	if tr := f.read(t, "tracing/trace"); !strings.Contains(tr, "} /* kernel_clone */\n") || strings.Contains(tr, "}\n") {
+		t.Errorf("funcgraph-tail:\n%s", tr)
+	}
+}
+
+// With set_ftrace_filter alone only the filtered functions enter the
+// graph, as leaves (fgraph-filter.tc's test, on kernel_clone).
+func TestFunctionGraphFilter(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/set_ftrace_filter", "kernel_clone")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.stepForks(t, 3)
+	calls := graphCalls(t, f.read(t, "tracing/trace"), 1)
+	if len(calls) == 0 {
+		t.Fatal("no calls")
+	}
+	for _, c := range calls {
+		if c != "kernel_clone();" {
+			t.Errorf("call %q", c)
+		}
+	}
+}
+
+// A kretprobe and the graph on one function: each hijacks the return
+// (the kretprobe at the entry, the graph after it), the returns unwind
+// through both, and the kretprobe's event shows the real caller, as a
+// comment in the graph.
+func TestFunctionGraphWithKretprobe(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/kprobe_events", "r:rp kernel_clone ret=$retval")
+	f.mustWrite(t, "tracing/events/kprobes/rp/enable", "1")
+	f.mustWrite(t, "tracing/set_ftrace_filter", "kernel_clone")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.stepForks(t, 3)
+	tr := f.read(t, "tracing/trace")
+	comment := regexp.MustCompile(`(?m)^ \d\)               \|  /\* rp: \((\S+)\+0x[0-9a-f]+/0x[0-9a-f]+ <- kernel_clone\) ret=0x[0-9a-f]+ \*/$`)
+	ms := comment.FindAllStringSubmatch(tr, -1)
+	if len(ms) == 0 {
+		t.Fatalf("no kretprobe comments:\n%s", tr)
+	}
+	for _, m := range ms {
+		if m[1] == "return_to_handler" || m[1] == "__kretprobe_trampoline" {
+			t.Errorf("the kretprobe saw %s as the caller", m[1])
+		}
+	}
+	if !strings.Contains(tr, "kernel_clone();") {
+		t.Errorf("no kernel_clone leaf:\n%s", tr)
+	}
+}
+
+var statLine = regexp.MustCompile(`^  (\S+) +(\d+)    (\d+(\.\d+)? us +)    (\d+(\.\d+)? us +)    (\d+(\.\d+)? us +)$`)
+
+// The profiler counts the filtered functions' hits, stops counting when
+// disabled, and starts afresh when enabled again.
+func TestFunctionProfiler(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/set_ftrace_filter", "kernel_clone copy_process")
+	f.mustWrite(t, "tracing/function_profile_enabled", "1")
+	f.stepForks(t, 3)
+	f.mustWrite(t, "tracing/function_profile_enabled", "0")
+	stat := f.read(t, "tracing/trace_stat/function0")
+	lines := strings.Split(strings.TrimSuffix(stat, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("trace_stat/function0:\n%s", stat)
+	}
+	hits := map[string]int{}
+	last := math.Inf(1)
+	for _, l := range lines[2:] {
+		m := statLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("not a stat line: %q", l)
+		}
+		hits[m[1]], _ = strconv.Atoi(m[2])
+		// By total time, highest first.
+		us, err := strconv.ParseFloat(strings.Fields(m[3])[0], 64)
+		if err != nil || us > last {
+			t.Errorf("order:\n%s", stat)
+		}
+		last = us
+	}
+	// copy_process also makes kernel threads, without kernel_clone.
+	if hits["kernel_clone"] == 0 || hits["copy_process"] < hits["kernel_clone"] {
+		t.Errorf("hits %v", hits)
+	}
+	f.stepForks(t, 2)
+	if got := f.read(t, "tracing/trace_stat/function0"); got != stat {
+		t.Errorf("counted while disabled:\n%s", got)
+	}
+}
