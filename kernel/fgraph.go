@@ -284,25 +284,24 @@ func (k *Kernel) hcFgraphReturn(cpu *machine.CPU) error {
 	return nil
 }
 
-// FgraphRetAddr is ftrace_graph_ret_addr: for an unwinder that meets
-// return_to_handler as a return address in task's stack, the address
-// it stands for. idx counts the return_to_handler frames met so far on
-// this walk (from the innermost), as Linux's graph_idx.
-func (k *Kernel) FgraphRetAddr(task uint64, idx *int, addr uint64) uint64 {
+// FgraphRetAddr is ftrace_graph_ret_addr as arm64's unwinder calls it:
+// when a frame record's return address is return_to_handler, the
+// address it stands for is that of the task's return stack entry
+// pushed with fp, the frame record's saved x29 (the frame pointer at the
+// function's entry, which prepare_ftrace_return records as retp).
+func (k *Kernel) FgraphRetAddr(task, addr, fp uint64) uint64 {
 	g := &k.fgraph
 	if addr != g.handler || addr == 0 {
 		return addr
 	}
 	g.taskMu.Lock()
 	defer g.taskMu.Unlock()
-	t := g.tasks[task]
-	if t == nil {
-		return addr
+	if t := g.tasks[task]; t != nil {
+		for _, f := range t.stack {
+			if f.fp == fp {
+				return f.ret
+			}
+		}
 	}
-	i := len(t.stack) - 1 - *idx
-	if i < 0 {
-		return addr
-	}
-	*idx++
-	return t.stack[i].ret
+	return addr
 }

@@ -295,3 +295,24 @@ func TestFunctionProfiler(t *testing.T) {
 		t.Errorf("counted while disabled:\n%s", got)
 	}
 }
+
+// A stack unwound through functions whose returns the graph took shows
+// their real callers, not return_to_handler (ftrace_graph_ret_addr).
+func TestFunctionGraphUnwind(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/kprobe_events", "p:kp dup_task_struct")
+	f.mustWrite(t, "tracing/events/kprobes/kp/enable", "1")
+	f.mustWrite(t, "tracing/options/stacktrace", "1")
+	f.mustWrite(t, "tracing/set_graph_function", "kernel_clone")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.stepForks(t, 2)
+	tr := f.read(t, "tracing/trace")
+	// From dup_task_struct's first instruction the unwinder starts with
+	// copy_process's frame record, whose return the graph took.
+	if !strings.Contains(tr, " => dup_task_struct\n => kernel_clone\n") {
+		t.Errorf("no stack from dup_task_struct into kernel_clone:\n%s", tr)
+	}
+	if strings.Contains(tr, "return_to_handler") {
+		t.Errorf("return_to_handler in a stack:\n%s", tr)
+	}
+}

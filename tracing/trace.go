@@ -182,7 +182,7 @@ func (ta *TraceArray) commit(cpu int, comm string, e *traceEntry, payload int, f
 // commitStack writes a TRACE_STACK entry of the guest stack from (the
 // stacktrace option after an event, the stacktrace trigger).
 func (ta *TraceArray) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
-	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: ta.t.unwind(from.pc, from.fp)}
+	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: ta.t.unwind(cpu, from.pc, from.fp)}
 	s.ts = ta.clock()
 	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
@@ -193,8 +193,9 @@ func (ta *TraceArray) commitStack(cpu int, pid int32, flags uint8, from stackFro
 // top of every task's stack), a record that does not lie above the one
 // before it, or FTRACE_KSTACK_ENTRIES. The addresses are kept raw, as
 // Linux stores them.
-func (t *Tracing) unwind(pc, fp uint64) []uint64 {
+func (t *Tracing) unwind(cpu int, pc, fp uint64) []uint64 {
 	k := t.kp.Kernel()
+	task := k.CurrentTask(cpu)
 	out := []uint64{pc}
 	for len(out) < ftraceKstackEntries && fp != 0 && fp&7 == 0 {
 		next, err1 := k.Read64(fp)
@@ -202,7 +203,9 @@ func (t *Tracing) unwind(pc, fp uint64) []uint64 {
 		if err1 != nil || err2 != nil || lr == 0 {
 			break
 		}
-		out = append(out, lr)
+		// A return the graph tracer hijacked: the real one
+		// (unwind_next's ftrace_graph_ret_addr).
+		out = append(out, k.FgraphRetAddr(task, lr, next))
 		if next <= fp {
 			break
 		}
