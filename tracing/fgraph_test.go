@@ -316,3 +316,55 @@ func TestFunctionGraphUnwind(t *testing.T) {
 		t.Errorf("return_to_handler in a stack:\n%s", tr)
 	}
 }
+
+// The options' columns, with the headers Debian's 6.1 prints for them
+// (shared/oracle) and lines shaped as its.
+func TestFunctionGraphOptions(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/set_graph_function", "kernel_clone")
+	f.mustWrite(t, "tracing/max_graph_depth", "2")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.stepForks(t, 2)
+	f.mustWrite(t, "tracing/tracing_on", "0")
+	for _, c := range []struct {
+		name   string
+		set    map[string]string
+		header string
+		line   *regexp.Regexp // every line after the header
+	}{
+		{"proc, abstime, tail, overrun",
+			map[string]string{"funcgraph-proc": "1", "funcgraph-abstime": "1", "funcgraph-tail": "1", "funcgraph-overrun": "1"},
+			"#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n" +
+				"#      |          |     |    |           |   |                     |   |   |   |\n",
+			regexp.MustCompile(`^( +\d+\.\d{6} \|   0\)  *[^ ]+-\d+ +\| ([ +!#*@$] \d+\.?\d* us +|              )\|  ( {2})*[a-z_]+(\(\);|\(\) \{)| +\d+\.\d{6} \|   0\)  *[^ ]+-\d+ +\| [ +!#*@$] \d+\.?\d* us +\|  ( {2})*\} /\* [a-z_]+ \*/| \(Overruns: \d+\)| -+| 0\) .* => .*|)$`)},
+		{"no cpu, no duration",
+			map[string]string{"funcgraph-cpu": "0", "funcgraph-duration": "0"},
+			"#     TIME         TASK/PID                      FUNCTION CALLS\n" +
+				"#      |            |    |                       |   |   |   |\n",
+			regexp.MustCompile(`^( +\d+\.\d{6} \|  *[^ ]+-\d+ +\| ( {2})*([a-z_]+(\(\);|\(\) \{)|\} /\* [a-z_]+ \*/)| \(Overruns: \d+\)| -+| 0\) .* => .*|)$`)},
+		{"no context-info",
+			map[string]string{"context-info": "0"},
+			"",
+			regexp.MustCompile(`^(( {2})*([a-z_]+(\(\);|\(\) \{)|\} /\* [a-z_]+ \*/)| \(Overruns: \d+\)| -+| 0\) .* => .*|)$`)},
+	} {
+		for o, v := range c.set {
+			f.mustWrite(t, "tracing/options/"+o, v)
+		}
+		tr := f.read(t, "tracing/trace")
+		head := "# tracer: function_graph\n#\n" + c.header
+		if !strings.HasPrefix(tr, head) {
+			t.Errorf("%s: header\n%q\nwant\n%q", c.name, tr[:min(len(tr), len(head))], head)
+			continue
+		}
+		n := 0
+		for _, l := range strings.Split(strings.TrimSuffix(tr[len(head):], "\n"), "\n") {
+			if !c.line.MatchString(l) {
+				t.Errorf("%s: line %q", c.name, l)
+			}
+			n++
+		}
+		if n < 4 {
+			t.Errorf("%s: %d lines", c.name, n)
+		}
+	}
+}
