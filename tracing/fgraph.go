@@ -81,12 +81,19 @@ const (
 type graphState struct {
 	flags    atomic.Uint32
 	maxDepth atomic.Uint32
-	hash     atomic.Pointer[kernel.FtraceHash]
-	notrace  atomic.Pointer[kernel.FtraceHash]
+	hash     atomic.Pointer[graphHash]
+	notrace  atomic.Pointer[graphHash]
 	hashMu   sync.Mutex // graph_lock: one writer of the hashes at a time
 
 	irqStart, irqEnd uint64 // __irqentry_text_start, __irqentry_text_end
 	ops              kernel.FgraphOps
+}
+
+// graphHash is a live set_graph_function or set_graph_notrace hash:
+// the set, and the order g_show lists it in. Never changed once stored.
+type graphHash struct {
+	set   kernel.FtraceHash
+	order []uint64
 }
 
 // initGraph sets the graph tracer up and creates the top directory's
@@ -94,8 +101,8 @@ type graphState struct {
 func (t *Tracing) initGraph() error {
 	g := &t.graph
 	g.flags.Store(graphDefault)
-	g.hash.Store(&kernel.FtraceHash{})
-	g.notrace.Store(&kernel.FtraceHash{})
+	g.hash.Store(&graphHash{})
+	g.notrace.Store(&graphHash{})
 	syms := t.kp.Kernel().Kallsyms()
 	if s, ok := syms.LookupName("__irqentry_text_start"); ok {
 		g.irqStart = s.Addr
@@ -149,11 +156,11 @@ func (t *Tracing) writeMaxGraphDepth(_ context.Context, p []byte, _ int64) (int,
 // functions disabled ####" when it is empty; an open for writing starts
 // from the hash (empty with O_TRUNC), its writes' words are matched in,
 // and its close installs it.
-func (t *Tracing) graphFileOps(h *atomic.Pointer[kernel.FtraceHash], filter bool) debugfs.FileOps {
+func (t *Tracing) graphFileOps(h *atomic.Pointer[graphHash], filter bool) debugfs.FileOps {
 	return debugfs.FileOps{
 		Show: func(_ context.Context, w *bytes.Buffer) error {
 			cur := h.Load()
-			if cur.Len() == 0 {
+			if cur.set.Len() == 0 {
 				if filter {
 					w.WriteString("#### all functions enabled ####\n")
 				} else {
@@ -162,20 +169,22 @@ func (t *Tracing) graphFileOps(h *atomic.Pointer[kernel.FtraceHash], filter bool
 				return nil
 			}
 			// g_show prints %ps: no module.
-			syms := t.kp.Kernel().Kallsyms()
-			for _, r := range t.kp.Kernel().FtraceRecords() {
-				if cur.Has(r.IP) {
-					if s, _, ok := syms.LookupAddr(r.IP); ok {
-						w.WriteString(s.Name + "\n")
-					}
-				}
+			for _, ip := range cur.order {
+				t.printIPSym(w, ip, 0)
+				w.WriteByte('\n')
 			}
 			return nil
 		},
 		Open: func(_ context.Context, flags int) (debugfs.OpenFile, error) {
+			// __ftrace_graph_open: a new hash of the default size,
+			// empty with O_TRUNC, else a copy of the live one.
 			it := &graphIter{t: t, dst: h, parser: traceParser{size: ftraceBuffMax}}
 			if flags&os.O_TRUNC == 0 {
-				it.hash = h.Load().Clone()
+				cur := h.Load()
+				it.hash = cur.set.Clone()
+				it.order = copyOrdered(ftraceHashDefaultBits, cur.order)
+			} else {
+				it.order = newOrderedHash(ftraceHashDefaultBits)
 			}
 			return it, nil
 		},
@@ -186,10 +195,11 @@ func (t *Tracing) graphFileOps(h *atomic.Pointer[kernel.FtraceHash], filter bool
 // set_graph_notrace (struct ftrace_graph_data).
 type graphIter struct {
 	t   *Tracing
-	dst *atomic.Pointer[kernel.FtraceHash]
+	dst *atomic.Pointer[graphHash]
 
 	mu     sync.Mutex
 	hash   kernel.FtraceHash
+	order  *orderedHash // hash, in Linux's order
 	parser traceParser
 	pos    int64
 }
@@ -209,7 +219,7 @@ func (it *graphIter) Write(_ context.Context, p []byte, _ int64) (int, error) {
 	if it.parser.loaded() && !it.parser.cont {
 		word := it.parser.word()
 		it.parser.clear()
-		if err := it.t.graphSetHash(&it.hash, word); err != nil {
+		if err := it.t.graphSetHash(&it.hash, it.order, word); err != nil {
 			return 0, err
 		}
 	}
@@ -224,20 +234,20 @@ func (it *graphIter) Close(context.Context) {
 	if it.parser.loaded() {
 		word := it.parser.word()
 		it.parser.clear()
-		if err := it.t.graphSetHash(&it.hash, word); err != nil {
+		if err := it.t.graphSetHash(&it.hash, it.order, word); err != nil {
 			it.t.log.Debug("ftrace: a graph filter word at close did not match", "word", word, "err", err)
 		}
 	}
+	// ftrace_graph_release: __ftrace_hash_move sizes it anew.
 	it.t.graph.hashMu.Lock()
-	h := it.hash.Clone()
-	it.dst.Store(&h)
+	it.dst.Store(&graphHash{set: it.hash.Clone(), order: it.order.moved().order()})
 	it.t.graph.hashMu.Unlock()
 }
 
 // graphSetHash is ftrace_graph_set_hash: each record whose function
 // matches enters the hash, or leaves it with "!"; EINVAL when nothing
 // matched (for "!", when nothing left). No index and no :mod: here.
-func (t *Tracing) graphSetHash(hash *kernel.FtraceHash, word string) error {
+func (t *Tracing) graphSetHash(hash *kernel.FtraceHash, order *orderedHash, word string) error {
 	g, not := filterParseRegex(word)
 	k := t.kp.Kernel()
 	syms := k.Kallsyms()
@@ -247,11 +257,16 @@ func (t *Tracing) graphSetHash(hash *kernel.FtraceHash, word string) error {
 		if !ok || g.typ == matchIndex || !g.match(s.Name) {
 			continue
 		}
-		if !not {
+		switch {
+		case !not:
 			fail = false
-			hash.Add(r.IP)
-		} else if hash.Has(r.IP) {
+			if !hash.Has(r.IP) {
+				hash.Add(r.IP)
+				order.add(r.IP)
+			}
+		case hash.Has(r.IP):
 			hash.Remove(r.IP)
+			order.remove(r.IP)
 			fail = false
 		}
 	}
@@ -290,7 +305,7 @@ func (ta *TraceArray) graphEntry(gt kernel.FgraphTask, ent *kernel.FgraphEnt) bo
 	if rec.Notrace {
 		return false
 	}
-	if t.graph.notrace.Load().Has(ent.Func) {
+	if t.graph.notrace.Load().set.Has(ent.Func) {
 		// ftrace_graph_notrace_addr: nothing below it is traced
 		// until it returns, which must come back to clear the bit.
 		rec.Notrace = true
@@ -323,7 +338,7 @@ func (ta *TraceArray) graphEntry(gt kernel.FgraphTask, ent *kernel.FgraphEnt) bo
 func (t *Tracing) graphIgnoreFunc(rec *kernel.FgraphRecursion, ent *kernel.FgraphEnt) bool {
 	in := rec.Graph
 	if !in {
-		h := t.graph.hash.Load()
+		h := &t.graph.hash.Load().set
 		switch {
 		case h.Len() == 0:
 			in = true
@@ -792,4 +807,79 @@ func printGraphDuration(w *bytes.Buffer, d uint64) {
 	for i := n; i < 8; i++ {
 		w.WriteByte(' ')
 	}
+}
+
+// orderedHash is a struct ftrace_hash as far as its order goes: entries
+// in 1<<bits buckets by hash_long(ip, bits), each bucket newest first.
+// set_graph_function and set_graph_notrace list their hash in that
+// order (g_show), so kpemu keeps it as Linux builds it.
+type orderedHash struct {
+	bits    int
+	buckets [][]uint64
+}
+
+const (
+	ftraceHashDefaultBits = 10 // FTRACE_HASH_DEFAULT_BITS
+	ftraceHashMaxBits     = 12 // FTRACE_HASH_MAX_BITS
+)
+
+func newOrderedHash(bits int) *orderedHash {
+	return &orderedHash{bits: bits, buckets: make([][]uint64, 1<<bits)}
+}
+
+// key is ftrace_hash_key: hash_long(ip, bits), 0 without bits.
+func (h *orderedHash) key(ip uint64) int {
+	if h.bits == 0 {
+		return 0
+	}
+	const goldenRatio64 = 0x61C8864680B583EB
+	return int(ip * goldenRatio64 >> (64 - h.bits))
+}
+
+// add is __add_hash_entry: at the head of its bucket.
+func (h *orderedHash) add(ip uint64) {
+	k := h.key(ip)
+	h.buckets[k] = append([]uint64{ip}, h.buckets[k]...)
+}
+
+// remove is free_hash_entry.
+func (h *orderedHash) remove(ip uint64) {
+	k := h.key(ip)
+	b := h.buckets[k]
+	for i, v := range b {
+		if v == ip {
+			h.buckets[k] = append(b[:i:i], b[i+1:]...)
+			return
+		}
+	}
+}
+
+// order is the hash's entries as g_show lists them.
+func (h *orderedHash) order() []uint64 {
+	var out []uint64
+	for _, b := range h.buckets {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// copyOrdered is alloc_and_copy_ftrace_hash(bits, src) of a hash whose
+// order is src.
+func copyOrdered(bits int, src []uint64) *orderedHash {
+	h := newOrderedHash(bits)
+	for _, ip := range src {
+		h.add(ip)
+	}
+	return h
+}
+
+// moved is __ftrace_hash_move's dup_hash: a hash of fls(count/2) bits
+// (at most FTRACE_HASH_MAX_BITS) that takes the entries in h's order.
+func (h *orderedHash) moved() *orderedHash {
+	src := h.order()
+	bits := 0
+	for n := len(src) / 2; n > 0; n >>= 1 {
+		bits++
+	}
+	return copyOrdered(min(bits, ftraceHashMaxBits), src)
 }

@@ -112,3 +112,53 @@ func TestGraphHeader(t *testing.T) {
 		}
 	}
 }
+
+// set_graph_function's order is its hash's: buckets by hash_long, each
+// newest first, after the writes' default-sized hash is moved into one
+// of fls(count/2) bits. The buckets here are worked out by hand from
+// GOLDEN_RATIO_64 (ips 1 and 3 share bucket 0 of a 1-bit hash, 2 is in
+// bucket 1; in a 10-bit hash they are 391, 782 and 149).
+func TestGraphHashOrder(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ops  func() *orderedHash
+		want []uint64
+	}{
+		{"one entry", func() *orderedHash {
+			h := newOrderedHash(ftraceHashDefaultBits)
+			h.add(7)
+			return h.moved()
+		}, []uint64{7}},
+		{"three, moved into one bit", func() *orderedHash {
+			h := newOrderedHash(ftraceHashDefaultBits)
+			h.add(1)
+			h.add(2)
+			h.add(3)
+			return h.moved()
+		}, []uint64{1, 3, 2}},
+		{"the 10-bit hash", func() *orderedHash {
+			h := newOrderedHash(ftraceHashDefaultBits)
+			h.add(1)
+			h.add(2)
+			h.add(3)
+			return h
+		}, []uint64{3, 1, 2}},
+		{"reopened and one removed", func() *orderedHash {
+			h := copyOrdered(ftraceHashDefaultBits, []uint64{1, 3, 2})
+			h.remove(3)
+			return h.moved()
+		}, []uint64{1, 2}},
+	} {
+		got := c.ops().order()
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s: %v, want %v", c.name, got, c.want)
+				break
+			}
+		}
+	}
+}
