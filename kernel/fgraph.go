@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -110,6 +111,7 @@ type fgraphTask struct {
 	depth   int           // curr_ret_depth
 	overrun uint64        // trace_overrun
 	rec     FgraphRecursion
+	sleptAt uint64 // ftrace_timestamp: when it was last switched out, without sleep-time
 }
 
 // fgraph is the kernel's graph core.
@@ -123,6 +125,12 @@ type fgraph struct {
 	tasks  map[uint64]*fgraphTask
 
 	handler uint64 // return_to_handler; 0: the image has none
+
+	// The sched_switch probe (ftrace_graph_probe_sched_switch) while a
+	// graph is registered; with sleep-time off it takes the time a task
+	// was switched out off its functions' durations.
+	schedSwitch *Tracepoint
+	noSleepTime atomic.Bool // !fgraph_sleep_time
 }
 
 // initFgraph finds return_to_handler and routes HC_FGRAPH_RETURN.
@@ -158,8 +166,55 @@ func (k *Kernel) RegisterFtraceGraph(gops *FgraphOps) error {
 		g.gops.Store(nil)
 		return err
 	}
+	if g.schedSwitch != nil {
+		if err := k.setTracepointGraph(g.schedSwitch, true); err != nil {
+			k.log.Error("ftrace: the graph's sched_switch probe", "err", err)
+		}
+	}
 	g.active = true
 	return nil
+}
+
+// SetFgraphSleepTime is ftrace_graph_sleep_time_control: with it off, the
+// time a task spends switched out is not part of its functions' times.
+func (k *Kernel) SetFgraphSleepTime(on bool) { k.fgraph.noSleepTime.Store(!on) }
+
+// fgraphProbeSchedSwitch is ftrace_graph_probe_sched_switch, on the vCPU
+// inside HC_TRACEPOINT, before the switch: current is prev, and rec is
+// sched_switch's record, next_pid at offset 56. Without sleep-time, prev
+// is stamped, and next, if it was stamped, has the time since added to
+// the call times of its return stack. Idle tasks (pid 0, one per CPU)
+// cannot be told apart by pid and are left alone.
+func (k *Kernel) fgraphProbeSchedSwitch(cpu *machine.CPU, rec []byte) {
+	g := &k.fgraph
+	gops := g.gops.Load()
+	if gops == nil || !g.noSleepTime.Load() || len(rec) < 60 {
+		return
+	}
+	now := gops.Clock()
+	prev := k.CurrentTask(cpu.Index())
+
+	nextPid := int(int32(binary.LittleEndian.Uint32(rec[56:])))
+	g.taskMu.Lock()
+	defer g.taskMu.Unlock()
+	g.fgraphTaskOf(prev).sleptAt = now
+	if nextPid == 0 {
+		return
+	}
+	for task, t := range g.tasks {
+
+		if t.sleptAt == 0 || task == prev {
+			continue
+		}
+		if pid, ok := k.TaskPid(task); !ok || pid != nextPid {
+			continue
+		}
+		d := now - t.sleptAt
+		for i := range t.stack {
+			t.stack[i].calltime += d
+		}
+		return
+	}
 }
 
 // UnregisterFtraceGraph is unregister_ftrace_graph: calls stop entering
@@ -174,6 +229,11 @@ func (k *Kernel) UnregisterFtraceGraph(gops *FgraphOps) error {
 	}
 	g.active = false
 	err := k.UnregisterFtraceFunction(&g.ops)
+	if g.schedSwitch != nil {
+		if serr := k.setTracepointGraph(g.schedSwitch, false); err == nil {
+			err = serr
+		}
+	}
 	g.gops.Store(nil)
 	return err
 }

@@ -290,6 +290,9 @@ func (t *Tracing) graphOptionFile(mask uint32) debugfs.FileOps {
 
 // setGraphFlag is func_graph_set_flag and the flag's change.
 func (t *Tracing) setGraphFlag(mask uint32, on bool) {
+	if mask == graphSleepTime {
+		t.kp.Kernel().SetFgraphSleepTime(on) // ftrace_graph_sleep_time_control
+	}
 	if on {
 		t.graph.flags.Or(mask)
 	} else {

@@ -368,3 +368,43 @@ func TestFunctionGraphOptions(t *testing.T) {
 		}
 	}
 }
+
+// Without sleep-time, a function's duration leaves out the time its task
+// was switched out: schedule() around a switch takes far less than with
+// it. The fixture's clock moves 1.234567 s per reading, so a switch's
+// readings dominate a duration that spans one.
+func TestFunctionGraphSleepTime(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/set_ftrace_filter", "schedule")
+	f.mustWrite(t, "tracing/options/funcgraph-tail", "1")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	maxDur := func() float64 {
+		t.Helper()
+		f.stepForks(t, 3) // every task switched out since the option changed
+		f.mustWrite(t, "tracing/trace", "")
+		f.stepForks(t, 3)
+		m := 0.0
+		for _, l := range strings.Split(f.read(t, "tracing/trace"), "\n") {
+			if !strings.HasSuffix(l, "} /* schedule */") {
+				continue
+			}
+			fs := strings.Fields(l[strings.Index(l, ")")+1:])
+			for i, s := range fs {
+				if s == "us" {
+					v, err := strconv.ParseFloat(fs[i-1], 64)
+					if err == nil && v > m {
+						m = v
+					}
+				}
+			}
+		}
+		return m
+	}
+	with := maxDur()
+	f.mustWrite(t, "tracing/options/sleep-time", "0")
+	without := maxDur()
+	t.Logf("longest schedule(): %v us with sleep-time, %v us without", with, without)
+	if with == 0 || without >= with {
+		t.Errorf("longest schedule(): %v us with sleep-time, %v us without", with, without)
+	}
+}
