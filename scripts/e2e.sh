@@ -260,7 +260,7 @@ CLONE4=$(printf '%016x' $((0x$CLONE + 4)))
 bl() { printf '%08x' $((0x94000000 | (((0x$2 - 0x$1) >> 2) & 0x3ffffff))); }
 expect "kernel_clone starts with MOV X9, LR" aa1e03e9 "$(insn "$CLONE")"
 expect "its ftrace call site is a NOP" d503201f "$(insn "$CLONE4")"
-expect "available_tracers lists function" "function nop" "$(cat "$T/available_tracers")"
+expect "available_tracers lists function_graph, function and nop" "function_graph function nop" "$(cat "$T/available_tracers")"
 expect "available_filter_functions lists kernel_clone once" 1 "$(grep -cx kernel_clone "$T/available_filter_functions")"
 expect "no notrace function in it" 0 "$(grep -cxE '__schedule|memcpy|el1h_64_sync_handler|ftrace_caller' "$T/available_filter_functions")"
 expect "set_ftrace_filter starts out empty" "#### all functions enabled ####" "$(cat "$T/set_ftrace_filter")"
@@ -286,7 +286,6 @@ echo 0 > "$T/events/kprobes/testprobe/enable"
 echo nop > "$T/current_tracer"
 expect "nop puts the NOP back" d503201f "$(insn "$CLONE4")"
 expect "the tracer switch cleared the buffer" 0 "$(grep -c '<-' "$T/trace")"
-expect "available_tracers lists function_graph" "function_graph function nop" "$(cat "$T/available_tracers")"
 echo function_graph > "$T/current_tracer"
 expect "function_graph also calls ftrace_caller at kernel_clone+4" "$(bl "$CLONE4" "$(addr ftrace_caller)")" "$(insn "$CLONE4")"
 if poll grep -qE '^ [0-9]+\) .{13}\|  kernel_clone\(\);$' "$T/trace"; then ok "function_graph shows kernel_clone as a leaf"; else bad "function_graph shows kernel_clone as a leaf" "$(head -20 "$T/trace")"; fi
