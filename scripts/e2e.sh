@@ -288,7 +288,7 @@ expect "nop puts the NOP back" d503201f "$(insn "$CLONE4")"
 expect "the tracer switch cleared the buffer" 0 "$(grep -c '<-' "$T/trace")"
 echo function_graph > "$T/current_tracer"
 expect "function_graph also calls ftrace_caller at kernel_clone+4" "$(bl "$CLONE4" "$(addr ftrace_caller)")" "$(insn "$CLONE4")"
-if poll grep -qE '^ [0-9]+\) .{13}\|  kernel_clone\(\);$' "$T/trace"; then ok "function_graph shows kernel_clone as a leaf"; else bad "function_graph shows kernel_clone as a leaf" "$(head -20 "$T/trace")"; fi
+if poll grep -qE '^ [0-9]+\) .{14}\|  kernel_clone\(\);$' "$T/trace"; then ok "function_graph shows kernel_clone as a leaf"; else bad "function_graph shows kernel_clone as a leaf" "$(head -20 "$T/trace")"; fi
 expect "function_graph's header" "# CPU  DURATION                  FUNCTION CALLS" "$(sed -n 3p "$T/trace")"
 expect_err "the profiler is EBUSY beside function_graph" "Device or resource busy" "echo 1 > '$T/function_profile_enabled'"
 echo nop > "$T/current_tracer"
