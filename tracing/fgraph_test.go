@@ -408,3 +408,26 @@ func TestFunctionGraphSleepTime(t *testing.T) {
 		t.Errorf("longest schedule(): %v us with sleep-time, %v us without", with, without)
 	}
 }
+
+// A trace_pipe opened before function_graph became the tracer prints
+// the graph's lines (tracing_read_pipe opens the new tracer).
+func TestFunctionGraphPipeOpenedBefore(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	h, err := f.tree.Open(ctx, "tracing/trace_pipe", os.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	f.mustWrite(t, "tracing/set_ftrace_filter", "kernel_clone")
+	f.mustWrite(t, "tracing/current_tracer", "function_graph")
+	f.stepForks(t, 2)
+	buf := make([]byte, 4096)
+	n, err := h.Read(ctx, buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(string(buf[:n]), "\n", 2)[0]; !graphLine.MatchString(first) {
+		t.Errorf("first line %q", first)
+	}
+}

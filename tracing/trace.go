@@ -588,6 +588,14 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 	}
 	cnt := min(len(p), pageSize-1)
 	lf := ta.lineFormat()
+	// A tracer changed since the open is opened anew, as
+	// tracing_read_pipe does: the graph's printer, or none.
+	if graph := ta.currentTracer() == tracerFunctionGraph; graph != (r.graph != nil) {
+		r.graph = nil
+		if graph {
+			r.graph = ta.newGraphPrinter(lf)
+		}
+	}
 	w, line := &r.w, &r.line
 	w.Reset()
 	for w.Len() < cnt {
