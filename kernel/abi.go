@@ -25,8 +25,9 @@ const (
 	HCShadowDone  = 0x4b22 // x0 = a shadow request's seq: replayed (shadow.go)
 	HCTracePrintk = 0x4b31 // x0 = ip, x1 = trace_printk()'s formatted text
 
-	HCFtraceCall = 0x4b30 // x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call (ftrace.go)
-	HCTracepoint = 0x4b32 // x0 = struct tracepoint, x1 = its record (struct trace_entry first), x2 = the record's size (jumplabel.go)
+	HCFtraceCall   = 0x4b30 // x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call (ftrace.go)
+	HCFgraphReturn = 0x4b33 // x0 = the frame pointer at return_to_handler; returns the real return address (fgraph.go)
+	HCTracepoint   = 0x4b32 // x0 = struct tracepoint, x1 = its record (struct trace_entry first), x2 = the record's size (jumplabel.go)
 )
 
 // TracepointKeyOff is offsetof(struct tracepoint, key) (the guest's

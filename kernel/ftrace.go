@@ -121,9 +121,15 @@ type FtraceOps struct {
 
 	hashes  atomic.Pointer[ftraceHashes]
 	enabled bool // FTRACE_OPS_FL_ENABLED; guarded by ftrace.mu
+	// hashFrom is the ops whose hashes this one uses (graph_ops's
+	// func_hash is global_ops'); set only while unregistered.
+	hashFrom *FtraceOps
 }
 
 func (o *FtraceOps) loadHashes() *ftraceHashes {
+	if o.hashFrom != nil {
+		return o.hashFrom.loadHashes()
+	}
 	if h := o.hashes.Load(); h != nil {
 		return h
 	}
@@ -201,6 +207,7 @@ func (k *Kernel) initFtrace() error {
 	ft.ops.Store(&empty)
 	ft.table.Store(newFtraceTable(nil))
 	k.m.SetHostcall(HCFtraceCall, k.hcFtraceCall)
+	defer k.initFgraph()
 	start, ok1 := k.syms.LookupName("__start_mcount_loc")
 	stop, ok2 := k.syms.LookupName("__stop_mcount_loc")
 	if !ok1 || !ok2 || stop.Addr <= start.Addr {
@@ -393,7 +400,11 @@ func (k *Kernel) FtraceSetHash(ops *FtraceOps, filter bool, h FtraceHash) error 
 	}
 	ops.hashes.Store(nh)
 	ft.hashed[ops] = true
-	if !ops.enabled {
+	shared := false // a registered ops uses these hashes (graph_ops)
+	for _, o := range *ft.ops.Load() {
+		shared = shared || o.hashFrom == ops
+	}
+	if !ops.enabled && !shared {
 		return nil
 	}
 	return k.ftraceUpdateCode(ft.table.Load().order)

@@ -39,7 +39,9 @@ type Tracepoint struct {
 	Addr  uint64 // &__tracepoint_<name>
 	key   uint64 // &__tracepoint_<name>.key (the entries' key)
 	sites []jumpSite
-	on    bool // guarded by tracepoints.mu
+	on    bool // the tracing layer wants it; guarded by tracepoints.mu
+	graph bool // the graph's sched_switch probe wants it; guarded by tracepoints.mu
+	keyOn bool // its key is on: on || graph; guarded by tracepoints.mu
 }
 
 // jumpSite is one __jump_table entry: the NOP and where B goes.
@@ -121,6 +123,7 @@ func (k *Kernel) initTracepoints() error {
 		}
 		keyed[i].sites = append(keyed[i].sites, jumpSite{code: code, target: target})
 	}
+	k.fgraph.schedSwitch = tps.byName["sched_switch"] // the graph's probe (fgraph.go)
 	return nil
 }
 
@@ -151,6 +154,33 @@ func (k *Kernel) SetTracepointEnabled(tp *Tracepoint, on bool) error {
 	if tp.on == on {
 		return nil
 	}
+	if err := k.setTracepointKey(tp, on || tp.graph); err != nil {
+		return err
+	}
+	tp.on = on
+	return nil
+}
+
+// setTracepointGraph registers or unregisters the graph's probe on tp
+// (register_trace_sched_switch(ftrace_graph_probe_sched_switch)): the
+// key stays on while the tracing layer or the graph wants it.
+func (k *Kernel) setTracepointGraph(tp *Tracepoint, on bool) error {
+	tps := &k.tps
+	tps.mu.Lock()
+	defer tps.mu.Unlock()
+	if err := k.setTracepointKey(tp, on || tp.on); err != nil {
+		return err
+	}
+	tp.graph = on
+	return nil
+}
+
+// setTracepointKey turns tp's static key on or off; tracepoints.mu is
+// held.
+func (k *Kernel) setTracepointKey(tp *Tracepoint, on bool) error {
+	if tp.keyOn == on {
+		return nil
+	}
 	var err error
 	k.StopMachine(func() {
 		enabled := uint32(0)
@@ -176,7 +206,7 @@ func (k *Kernel) SetTracepointEnabled(tp *Tracepoint, on bool) error {
 	if err != nil {
 		return err
 	}
-	tp.on = on
+	tp.keyOn = on
 	return nil
 }
 
@@ -209,11 +239,17 @@ func (k *Kernel) hcTracepoint(cpu *machine.CPU) error {
 	fn := k.tps.handler.Load()
 	tp := k.tps.byAddr[cpu.X(0)]
 	size := cpu.X(2)
-	if fn == nil || tp == nil || size < 8 || size > MaxTracepointRecord {
+	if tp == nil || size < 8 || size > MaxTracepointRecord {
 		return nil
 	}
 	rec := make([]byte, size)
 	if err := k.ReadMem(cpu.X(1), rec); err != nil {
+		return nil
+	}
+	if tp == k.fgraph.schedSwitch {
+		k.fgraphProbeSchedSwitch(cpu, rec)
+	}
+	if fn == nil {
 		return nil
 	}
 	(*fn)(TracepointHit{CPU: cpu, TP: tp, Record: rec, RecordAddr: cpu.X(1), PC: cpu.PC() - 4, FP: cpu.X(29)})

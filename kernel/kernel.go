@@ -95,6 +95,7 @@ type Kernel struct {
 	shadow  shadowReplayer // see shadow.go
 	running atomic.Bool    // inside Run: the guest makes progress by itself
 	ftrace  ftrace         // see ftrace.go
+	fgraph  fgraph         // see fgraph.go
 	tps     tracepoints    // see jumplabel.go
 	paths   guestPaths     // guest path lookup; see path.go
 }

@@ -65,6 +65,16 @@
 //   - ftrace.go: current_tracer's "function" tracer (trace_functions.c),
 //     a TRACE_FN entry per call of every function set_ftrace_filter and
 //     set_ftrace_notrace let through, and the regex files (ftrace.c).
+//   - fgraph.go: current_tracer's "function_graph" tracer on the
+//     kernel's graph (kernel.FgraphOps: the guest's return_to_handler),
+//     its funcgraph_entry and funcgraph_exit records and their output
+//     (leaves, nesting, durations, context-switch and irq lines,
+//     comments), its options/funcgraph-* (and sleep-time, graph-time),
+//     set_graph_function, set_graph_notrace and max_graph_depth
+//     (trace_functions_graph.c, ftrace.c, trace.h).
+//   - profile.go: the function profiler, function_profile_enabled and
+//     trace_stat/functionN, on the graph too (ftrace.c's
+//     CONFIG_FUNCTION_PROFILER, trace_stat.c).
 //   - funcprobe.go: set_ftrace_filter's function commands, traceon,
 //     traceoff, stacktrace, snapshot, dump, cpudump, enable_event and
 //     disable_event, each an ftrace ops of its own (ftrace.c,

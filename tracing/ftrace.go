@@ -24,11 +24,14 @@ import (
 
 // Tracer names. availableTracers is what available_tracers lists: Linux's
 // register_tracer puts each new tracer first, and nop is registered
-// before function.
+// before function, function before function_graph. An instance lists
+// only the tracers that allow instances (trace_ok_for_array), which
+// function_graph does not.
 const (
-	tracerNop        = "nop"
-	tracerFunction   = "function"
-	availableTracers = tracerFunction + " " + tracerNop + "\n"
+	tracerNop                = "nop"
+	tracerFunction           = "function"
+	availableTracers         = tracerFunctionGraph + " " + tracerFunction + " " + tracerNop + "\n"
+	availableInstanceTracers = tracerFunction + " " + tracerNop + "\n"
 )
 
 // ftraceBuffMax is FTRACE_BUFF_MAX, KSYM_SYMBOL_LEN + 4: the longest
@@ -90,6 +93,12 @@ func (t *Tracing) initFtrace() error {
 		if _, err := t.tree.CreateFile(path.Join(t.dir, f.name), fsMode(0o440), f.ops); err != nil {
 			return fmt.Errorf("creating %s/%s: %w", t.dir, f.name, err)
 		}
+	}
+	if err := t.initGraph(); err != nil {
+		return err
+	}
+	if err := t.initProfiler(); err != nil {
+		return err
 	}
 	return t.initStackTracer()
 }
@@ -166,29 +175,52 @@ func (ta *TraceArray) setTracer(name string) error {
 	ft := &ta.ft
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
-	if name != tracerNop && name != tracerFunction {
-		return syscall.EINVAL
+	switch {
+	case name == tracerNop, name == tracerFunction:
+	case name == tracerFunctionGraph && ta == ta.t.top:
+	default:
+		return syscall.EINVAL // no such tracer, or not for an instance (trace_ok_for_array)
 	}
 	if name == ft.current {
 		return nil
 	}
 	k := ta.t.kp.Kernel()
-	if ft.current == tracerFunction {
+	switch ft.current {
+	case tracerFunction:
 		// function_trace_reset: tracing_stop_function_trace.
 		if err := k.UnregisterFtraceFunction(&ft.ops); err != nil {
+			return err
+		}
+	case tracerFunctionGraph:
+		// graph_trace_reset.
+		if err := k.UnregisterFtraceGraph(&ta.t.graph.ops); err != nil {
 			return err
 		}
 	}
 	ft.current = tracerNop
 	ta.buf.Reset()
-	if name == tracerFunction {
+	switch name {
+	case tracerFunction:
 		// function_trace_init: tracing_start_function_trace.
 		if err := k.RegisterFtraceFunction(&ft.ops); err != nil {
+			return err
+		}
+	case tracerFunctionGraph:
+		// graph_trace_init: register_ftrace_graph.
+		if err := k.RegisterFtraceGraph(&ta.t.graph.ops); err != nil {
 			return err
 		}
 	}
 	ft.current = name
 	return nil
+}
+
+// availableTracers is available_tracers' text for the array.
+func (ta *TraceArray) availableTracers() string {
+	if ta == ta.t.top {
+		return availableTracers
+	}
+	return availableInstanceTracers
 }
 
 // functionTraceCall is function_trace_call: one TRACE_FN entry per call,

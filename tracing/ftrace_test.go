@@ -147,7 +147,7 @@ func TestFunctionTracerKernelClone(t *testing.T) {
 			t.Fatalf("%s < %q: %v", p, d, err)
 		}
 	}
-	if got := f.read(t, "tracing/available_tracers"); got != "function nop\n" {
+	if got := f.read(t, "tracing/available_tracers"); got != "function_graph function nop\n" {
 		t.Errorf("available_tracers = %q", got)
 	}
 	write("tracing/set_ftrace_filter", "kernel_clone\n", true)

@@ -535,7 +535,7 @@ func (ta *TraceArray) funcProbeStack(c kernel.FtraceCall) {
 	k := ta.t.kp.Kernel()
 	cpu := c.CPU.Index()
 	_, pid := k.Current(cpu)
-	frames := ta.t.unwind(0, c.CPU.X(29))[1:]
+	frames := ta.t.unwind(cpu, 0, c.CPU.X(29))[1:]
 	ret := c.IP + kernel.MCountInsnSize
 	if i := slices.Index(frames, ret); i >= 0 {
 		frames = frames[i:]

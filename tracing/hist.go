@@ -1205,7 +1205,7 @@ func (hd *histData) hit(h *histHit, comm string) {
 		case k.flags&hfStacktrace != 0:
 			var st []uint64
 			if h.regs != nil {
-				st = h.t.unwind(h.regs.PC, h.regs.X[29])
+				st = h.t.unwind(h.regs.CPU, h.regs.PC, h.regs.X[29])
 			}
 			for i := 0; i < len(st) && i < histStackDepth; i++ {
 				binary.LittleEndian.PutUint64(key[k.offset+8*i:], st[i])

@@ -56,7 +56,7 @@ func (ta *TraceArray) createFiles() error {
 		{"events/enable", 0o640, debugfs.FileOps{Show: ta.showGroupEnable(""), Write: ta.writeGroupEnable("")}},
 		{"events/header_page", 0o440, hdrPage},
 		{"events/header_event", 0o440, hdrEvent},
-		{"available_tracers", 0o440, ro(availableTracers)},
+		{"available_tracers", 0o440, ro(ta.availableTracers())},
 		{"current_tracer", 0o640, debugfs.FileOps{Show: ta.showCurrentTracer, Write: ta.writeCurrentTracer}},
 		{"tracing_on", 0o640, debugfs.FileOps{Show: ta.showTracingOn, Write: ta.writeTracingOn}},
 		{"set_event", 0o640, debugfs.FileOps{Show: ta.showSetEvent, Write: ta.writeSetEvent, Truncate: ta.clearSetEvent}},

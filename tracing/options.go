@@ -165,7 +165,7 @@ func (ta *TraceArray) clock() uint64 {
 func (ta *TraceArray) recordsCmdline(kind entryKind) bool {
 	f := ta.opts.flags.Load()
 	switch kind {
-	case entryFn:
+	case entryFn, entryGraphEnt, entryGraphRet:
 		return true
 	case entryPrint:
 		return f&(optTracePrintk|optRecordCmd) != 0
@@ -203,6 +203,16 @@ func (ta *TraceArray) initTraceArray() error {
 			mode uint32
 			ops  debugfs.FileOps
 		}{"options/" + o.name, 0o640, ta.nopOptionFile(o.name, o.mask)})
+	}
+	if ta == ta.t.top {
+		// The graph tracer's options: only where it can run.
+		for _, o := range graphOptions() {
+			files = append(files, struct {
+				name string
+				mode uint32
+				ops  debugfs.FileOps
+			}{"options/" + o.name, 0o640, ta.t.graphOptionFile(o.mask)})
+		}
 	}
 	for cpu := 0; cpu < ncpu; cpu++ {
 		dir := fmt.Sprintf("per_cpu/cpu%d/", cpu)
@@ -293,6 +303,15 @@ func (ta *TraceArray) showTraceOptions(_ context.Context, w *bytes.Buffer) error
 		}
 		w.WriteString(o.name + "\n")
 	}
+	if ta.currentTracer() == tracerFunctionGraph {
+		g := ta.t.graph.flags.Load()
+		for _, o := range graphOptions() {
+			if g&o.mask == 0 {
+				w.WriteString("no")
+			}
+			w.WriteString(o.name + "\n")
+		}
+	}
 	if ta.currentTracer() == tracerNop {
 		nop := ta.opts.nopFlags.Load()
 		for _, o := range []struct {
@@ -324,6 +343,14 @@ func (ta *TraceArray) writeTraceOptions(_ context.Context, p []byte, _ int64) (i
 		if o.name == name {
 			ta.setTraceFlag(o.mask, on)
 			return len(p), nil
+		}
+	}
+	if ta.currentTracer() == tracerFunctionGraph {
+		for _, o := range graphOptions() {
+			if o.name == name {
+				ta.t.setGraphFlag(o.mask, on)
+				return len(p), nil
+			}
 		}
 	}
 	if ta.currentTracer() == tracerNop {

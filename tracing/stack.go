@@ -201,13 +201,14 @@ func (st *stackTracer) stackTraceCall(c kernel.FtraceCall) {
 	word := func(addr uint64) uint64 { return binary.LittleEndian.Uint64(stack[addr-sp:]) }
 
 	// stack_trace_save: the frame records, from the gate's.
+	task := k.CurrentTask(c.CPU.Index())
 	nr := 0
 	for fp := c.CPU.X(29); nr < stackTraceEntries-1 && fp >= sp && fp+16 <= top && fp&7 == 0; {
 		next, lr := word(fp), word(fp+8)
 		if lr == 0 {
 			break
 		}
-		st.dump[nr] = lr
+		st.dump[nr] = k.FgraphRetAddr(task, lr, next) // the real return, past return_to_handler
 		nr++
 		if next <= fp {
 			break

@@ -34,6 +34,8 @@ const (
 	entryRawData                     // TRACE_RAW_DATA from trace_marker_raw: ip is the id, text the data (infofiles.go)
 	entrySnapPuts                    // TRACE_PRINT from tracing_snapshot_instance_cond's trace_array_puts: text (snapshot.go)
 	entryTracepoint                  // a static event: text is "name: " and what its TP_printk printed (tracepoint.go)
+	entryGraphEnt                    // TRACE_GRAPH_ENT: ip is the function, raw its ftrace_graph_ent (fgraph.go)
+	entryGraphRet                    // TRACE_GRAPH_RET: ip is the function, raw its ftrace_graph_ret (fgraph.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -180,7 +182,7 @@ func (ta *TraceArray) commit(cpu int, comm string, e *traceEntry, payload int, f
 // commitStack writes a TRACE_STACK entry of the guest stack from (the
 // stacktrace option after an event, the stacktrace trigger).
 func (ta *TraceArray) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
-	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: ta.t.unwind(from.pc, from.fp)}
+	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: ta.t.unwind(cpu, from.pc, from.fp)}
 	s.ts = ta.clock()
 	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
@@ -191,8 +193,9 @@ func (ta *TraceArray) commitStack(cpu int, pid int32, flags uint8, from stackFro
 // top of every task's stack), a record that does not lie above the one
 // before it, or FTRACE_KSTACK_ENTRIES. The addresses are kept raw, as
 // Linux stores them.
-func (t *Tracing) unwind(pc, fp uint64) []uint64 {
+func (t *Tracing) unwind(cpu int, pc, fp uint64) []uint64 {
 	k := t.kp.Kernel()
+	task := k.CurrentTask(cpu)
 	out := []uint64{pc}
 	for len(out) < ftraceKstackEntries && fp != 0 && fp&7 == 0 {
 		next, err1 := k.Read64(fp)
@@ -200,7 +203,9 @@ func (t *Tracing) unwind(pc, fp uint64) []uint64 {
 		if err1 != nil || err2 != nil || lr == 0 {
 			break
 		}
-		out = append(out, lr)
+		// A return the graph tracer hijacked: the real one
+		// (unwind_next's ftrace_graph_ret_addr).
+		out = append(out, k.FgraphRetAddr(task, lr, next))
 		if next <= fp {
 			break
 		}
@@ -401,9 +406,14 @@ func (t *Tracing) printIPSym(w *bytes.Buffer, addr uint64, sym uint32) {
 // what s_show prints instead of the column headers when the file shows
 // nothing (print_snapshot_help: the snapshot files' help).
 func (ta *TraceArray) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
-	fmt.Fprintf(w, "# tracer: %s\n#\n", ta.currentTracer())
+	tracer := ta.currentTracer()
+	fmt.Fprintf(w, "# tracer: %s\n#\n", tracer)
 	if help != nil && rb.Empty(cpu) {
 		help(w)
+		return
+	}
+	if tracer == tracerFunctionGraph {
+		ta.t.graphHeader(w, lf) // the tracer's print_header
 		return
 	}
 	if lf.flags&optContextInfo == 0 {
@@ -464,8 +474,43 @@ func (ta *TraceArray) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help
 	ta.writeHeader(w, lf, rb, cpu, help)
 	entries, cpus := rb.Snapshot(cpu)
 	started := make([]bool, rb.NumCPUs())
+	var gp *graphPrinter
+	var nextSame []int // the index of the next entry of the same CPU, -1 for none
+	var skip []bool    // a leaf's return, printed with its entry
+	if ta.currentTracer() == tracerFunctionGraph {
+		gp = ta.newGraphPrinter(lf) // the tracer's open: graph_trace_open
+		nextSame = make([]int, len(entries))
+		skip = make([]bool, len(entries))
+		last := make([]int, rb.NumCPUs())
+		for i := range last {
+			last[i] = -1
+		}
+		for i := len(entries) - 1; i >= 0; i-- {
+			nextSame[i] = last[cpus[i]]
+			last[cpus[i]] = i
+		}
+	}
 	for i := range entries {
 		c := cpus[i]
+		if gp != nil {
+			// The tracer's print_line comes first (print_trace_line).
+			if skip[i] {
+				continue
+			}
+			next := func() (*traceEntry, bool) {
+				if j := nextSame[i]; j >= 0 {
+					return &entries[j], true
+				}
+				return nil, false
+			}
+			handled, leaf := gp.print(w, c, &entries[i], next)
+			if leaf {
+				skip[nextSame[i]] = true
+			}
+			if handled {
+				continue
+			}
+		}
 		if annotate && !started[c] {
 			started[c] = true
 			if i > 1 {
@@ -489,7 +534,8 @@ type pipeReader struct {
 	cpu      int // < 0: every CPU
 	nonblock bool
 	left     []byte
-	pos      int64 // bytes returned: after the first, tracing_on 0 and an empty buffer are end of file
+	pos      int64         // bytes returned: after the first, tracing_on 0 and an empty buffer are end of file
+	graph    *graphPrinter // the graph tracer's pipe_open state, when it was current at the open
 
 	w, line bytes.Buffer // kept from read to read, not to grow them again
 }
@@ -498,6 +544,9 @@ type pipeReader struct {
 func (ta *TraceArray) openTracePipe(cpu int) func(context.Context, int) (debugfs.Reader, error) {
 	return func(_ context.Context, flags int) (debugfs.Reader, error) {
 		r := &pipeReader{ta: ta, cpu: cpu, nonblock: flags&syscall.O_NONBLOCK != 0}
+		if ta.currentTracer() == tracerFunctionGraph {
+			r.graph = ta.newGraphPrinter(ta.lineFormat())
+		}
 		return debugfs.ReadFunc(r.read), nil
 	}
 }
@@ -539,6 +588,14 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 	}
 	cnt := min(len(p), pageSize-1)
 	lf := ta.lineFormat()
+	// A tracer changed since the open is opened anew, as
+	// tracing_read_pipe does: the graph's printer, or none.
+	if graph := ta.currentTracer() == tracerFunctionGraph; graph != (r.graph != nil) {
+		r.graph = nil
+		if graph {
+			r.graph = ta.newGraphPrinter(lf)
+		}
+	}
 	w, line := &r.w, &r.line
 	w.Reset()
 	for w.Len() < cnt {
@@ -550,11 +607,30 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		if lost > 0 {
 			fmt.Fprintf(line, "CPU:%d [LOST %d EVENTS]\n", cpu, lost)
 		}
-		ta.printLine(line, cpu, &e, lf)
+		handled, leaf := false, false
+		var saved graphCPU
+		if g := r.graph; g != nil {
+			g.lf = lf
+			saved = g.cpus[cpu]
+			next := func() (*traceEntry, bool) {
+				n, ok := ta.buf.PeekAfter(cpu, seq)
+				return &n, ok
+			}
+			handled, leaf = g.print(line, cpu, &e, next)
+		}
+		if !handled {
+			ta.printLine(line, cpu, &e, lf)
+		}
 		if w.Len() > 0 && w.Len()+line.Len() >= pageSize {
+			if r.graph != nil {
+				r.graph.cpus[cpu] = saved // printed again by the next read
+			}
 			break // it does not fit the trace_seq (PAGE_SIZE with its NUL): the next read's
 		}
 		if ta.buf.ConsumeIf(cpu, seq) {
+			if leaf {
+				ta.buf.ConsumeIf(cpu, seq+1) // the leaf's return, printed with it
+			}
 			w.Write(line.Bytes())
 		}
 	}

@@ -67,6 +67,9 @@ const readme = `tracing mini-HOWTO (kpemu):
 	    accepts: func_full_name, *func_end, func_begin*, *func_middle*
 	    modules: Can select a group via module command :mod:
 	    Does not accept triggers
+  set_graph_function	- Trace the nested calls of a function (function_graph)
+  set_graph_notrace	- Do not trace the nested calls of a function (function_graph)
+  max_graph_depth	- Trace a limited depth of nested calls (0 is unlimited)
 
   snapshot		- Like 'trace' but shows the content of the static
 			  snapshot buffer. Read the contents for more

@@ -52,6 +52,8 @@ type Tracing struct {
 	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go
 	fmts     printkFormats // the modules' trace_printk formats; see printkfmt.go
 	thresh   atomic.Uint64 // tracing_thresh, in ns
+	graph    graphState    // the function_graph tracer's globals (fgraph.go)
+	prof     profiler      // the function profiler (profile.go)
 
 	// arming, while a write enables or disables many events, collects
 	// the probes to arm (true) and disarm (false), so that they are

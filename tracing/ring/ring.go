@@ -626,3 +626,30 @@ func (rb *Buffer[E]) Overruns() uint64 {
 	}
 	return n
 }
+
+// PeekAfter returns a copy of cpu's unread entry that follows the one at
+// seq, while that one is still the oldest unread (what PeekNext saw):
+// ring_buffer_peek after a consume, without the consume, so that a
+// reader that looks ahead (the graph tracer's leaf test) takes both or
+// neither.
+func (rb *Buffer[E]) PeekAfter(cpu int, seq uint64) (e E, ok bool) {
+	b := rb.cpus[cpu]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if pe, _, s := b.peek(); pe == nil || s != seq {
+		return e, false
+	}
+	first := true
+	for i := b.head; ; i = (i + 1) % len(b.pages) {
+		p := b.pages[i]
+		for j := p.read; j < len(p.entries); j++ {
+			if !first {
+				return p.entries[j], true
+			}
+			first = false
+		}
+		if i == b.tail {
+			return e, false
+		}
+	}
+}

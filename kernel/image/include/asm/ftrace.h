@@ -41,6 +41,10 @@ extern void ftrace_caller(void);
 extern void ftrace_regs_caller(void);
 extern void ftrace_call(void);
 extern void ftrace_stub(void);
+extern void return_to_handler(void);
+
+/* kernel/trace/ftrace.c: return_to_handler's gate to the host's fgraph */
+unsigned long ftrace_return_to_handler(unsigned long frame_pointer);
 
 /* kernel/trace/ftrace.c: what ftrace_call calls while any tracer is on */
 void arch_ftrace_ops_list_func(unsigned long ip, unsigned long parent_ip,

@@ -33,6 +33,7 @@
 #define HC_TRACE_PRINTK		0x4b31	/* x0 = ip, x1 = the formatted text (NUL-terminated) */
 #define HC_FTRACE_CALL		0x4b30	/* x0 = ip, x1 = parent_ip, x2 = ftrace_ops, x3 = pt_regs: a traced function's call */
 #define HC_TRACEPOINT		0x4b32	/* x0 = struct tracepoint, x1 = its record (struct trace_entry first), x2 = the record's size: an enabled tracepoint hit */
+#define HC_FGRAPH_RETURN	0x4b33	/* x0 = the frame pointer at return_to_handler; returns the real return address */
 
 /*
  * A gate's hostcall may answer HC_CALL_REQUEST in x0 instead of its result:

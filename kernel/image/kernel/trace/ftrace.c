@@ -38,3 +38,20 @@ void arch_ftrace_ops_list_func(unsigned long ip, unsigned long parent_ip,
 		     : "+r"(x0) : "r"(x1), "r"(x2), "r"(x3) : "memory");
 }
 NOKPROBE_SYMBOL(arch_ftrace_ops_list_func);
+
+/*
+ * The function graph tracer's return (Linux: kernel/trace/fgraph.c).
+ * return_to_handler calls this with the traced function's caller's frame
+ * pointer; the host pops the task's return stack (checking that frame
+ * pointer, as HAVE_FUNCTION_GRAPH_FP_TEST does), runs the graph tracer's
+ * return callback and answers the address the function really returns to.
+ */
+unsigned long ftrace_return_to_handler(unsigned long frame_pointer)
+{
+	register unsigned long x0 asm("x0") = frame_pointer;
+
+	asm volatile("hvc #" hostcall_str(HC_FGRAPH_RETURN)
+		     : "+r"(x0) : : "memory");
+	return x0;
+}
+NOKPROBE_SYMBOL(ftrace_return_to_handler);

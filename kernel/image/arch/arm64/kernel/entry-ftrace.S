@@ -25,6 +25,12 @@
  * points it at arch_ftrace_ops_list_func (kernel/trace/ftrace.c), the gate
  * to the tracers, which are Go functions in the host, while any is.
  *
+ * The function graph tracer is an ops like any other (Linux 6.1's
+ * ftrace_graph_func with DYNAMIC_FTRACE_WITH_REGS): its callback, in the
+ * host, replaces the callsite's LR saved in the pt_regs (S_LR) with
+ * return_to_handler, which ftrace_common then restores into x30, so the
+ * traced function returns through return_to_handler below.
+ *
  * This is .text, as in Linux, and has no patchable entry of its own.
  */
 #include <linux/linkage.h>
@@ -121,3 +127,33 @@ SYM_CODE_END(ftrace_common)
 SYM_FUNC_START(ftrace_stub)
 	ret
 SYM_FUNC_END(ftrace_stub)
+
+/*
+ * void return_to_handler(void)
+ *
+ * Run ftrace_return_to_handler() before going back to parent.
+ * @fp is checked against the value passed by ftrace_graph_func().
+ * As Linux 6.1's: the traced function's return values are kept around
+ * the call.
+ */
+SYM_CODE_START(return_to_handler)
+	/* save return value regs */
+	sub sp, sp, #64
+	stp x0, x1, [sp]
+	stp x2, x3, [sp, #16]
+	stp x4, x5, [sp, #32]
+	stp x6, x7, [sp, #48]
+
+	mov	x0, x29			//     parent's fp
+	bl	ftrace_return_to_handler// addr = ftrace_return_to_hander(fp);
+	mov	x30, x0			// restore the original return address
+
+	/* restore return value regs */
+	ldp x0, x1, [sp]
+	ldp x2, x3, [sp, #16]
+	ldp x4, x5, [sp, #32]
+	ldp x6, x7, [sp, #48]
+	add sp, sp, #64
+
+	ret
+SYM_CODE_END(return_to_handler)
