@@ -152,6 +152,14 @@ func graphCalls(t *testing.T, tr string, maxDepth int) []string {
 				t.Errorf("a return without its duration: %q", l)
 			}
 			depth = ind / 2
+		case strings.HasPrefix(call, "} /* ") && strings.HasSuffix(call, " */"):
+			// A return whose entry is not in the buffer (entered
+			// before the trace began: a notrace set since, or a trace
+			// cleared while it ran), named as Linux names it.
+			if !strings.Contains(m[3], "us") {
+				t.Errorf("a return without its duration: %q", l)
+			}
+			continue
 		case strings.HasSuffix(call, "();"):
 		default:
 			t.Errorf("not a call: %q", l)
@@ -222,8 +230,9 @@ func TestFunctionGraphFilter(t *testing.T) {
 	if len(calls) == 0 {
 		t.Fatal("no calls")
 	}
-	for _, c := range calls {
-		if c != "kernel_clone();" {
+	for i, c := range calls {
+		// the last may be in flight where the stepping stopped
+		if c != "kernel_clone();" && (c != "kernel_clone() {" || i != len(calls)-1) {
 			t.Errorf("call %q", c)
 		}
 	}
