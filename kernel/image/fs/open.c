@@ -21,16 +21,33 @@
 struct inode *ramfs_get_inode(umode_t mode, size_t capacity);
 static DEFINE_RAW_SPINLOCK(files_lock);	/* f_count and files->count */
 
+/* vfs_open(): @file, made empty, opened on @path (do_dentry_open). */
+noinline int vfs_open(const struct path *path, struct file *file)
+{
+	struct dentry *dentry = path->dentry;
+
+	file->f_dentry = dget(dentry);
+	ramfs_file_init(file, dentry->d_inode, file->f_mode, dentry->d_name);
+	return 0;
+}
+
+/* An open file of @dentry: alloc_empty_file(), then vfs_open() as do_open. */
 struct file *alloc_file(struct dentry *dentry, fmode_t mode, unsigned int flags)
 {
-	struct inode *inode = dentry->d_inode;
-	struct file *f = ramfs_open(inode, mode, dentry->d_name);
+	struct path path = { .dentry = dentry };
+	struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	int err;
 
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 	f->f_flags = flags;
 	f->f_count = 1;
-	f->f_dentry = dget(dentry);
+	f->f_mode = mode;
+	err = vfs_open(&path, f);
+	if (err) {
+		kfree(f);
+		return ERR_PTR(err);
+	}
 	return f;
 }
 

@@ -102,12 +102,9 @@ struct inode *ramfs_get_inode(umode_t mode, size_t capacity)
 	return inode;
 }
 
-struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name)
+/* The file's fields that the inode gives (do_dentry_open's part). */
+void ramfs_file_init(struct file *file, struct inode *inode, fmode_t mode, const char *name)
 {
-	struct file *file = kzalloc(sizeof(*file), GFP_KERNEL);
-
-	if (!file)
-		return NULL;
 	file->f_inode = inode;
 	file->f_op = inode->i_fop;
 	file->f_mode = mode | FMODE_LSEEK;
@@ -116,5 +113,14 @@ struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name)
 	if (mode & FMODE_WRITE)
 		file->f_mode |= FMODE_CAN_WRITE;
 	file->f_name = name;
+}
+
+struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name)
+{
+	struct file *file = kzalloc(sizeof(*file), GFP_KERNEL);
+
+	if (!file)
+		return NULL;
+	ramfs_file_init(file, inode, mode, name);
 	return file;
 }

@@ -157,6 +157,7 @@ typedef void ramfs_read_helper_t(struct file *file, const char *buf, size_t coun
 int ramfs_register_read_helper(ramfs_read_helper_t *fn);
 void ramfs_unregister_read_helper(ramfs_read_helper_t *fn);
 struct file *ramfs_open(struct inode *inode, fmode_t mode, const char *name);
+void ramfs_file_init(struct file *file, struct inode *inode, fmode_t mode, const char *name);
 
 /* the tree (fs/namei.c, fs/ramfs/inode.c, init/initramfs.c) */
 struct user_namespace { int level; };	/* only the initial one */
@@ -190,6 +191,14 @@ void make_special(const char *path, umode_t mode, const struct file_operations *
 
 /* struct file (fs/open.c, fs/file_table.c) */
 struct file *alloc_file(struct dentry *dentry, fmode_t mode, unsigned int flags);
+
+/* include/linux/path.h: this kernel has one mount, so the dentry is all */
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+};
+
+int vfs_open(const struct path *path, struct file *file);
 void fput(struct file *file);
 struct file *fget(unsigned int fd);
 int get_unused_fd(struct file *file);
