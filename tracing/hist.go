@@ -129,7 +129,7 @@ func (f *histField) name(level int) string {
 	switch {
 	case f.field != "":
 		return f.field
-	case f.flags&(hfLog2|hfAlias|hfBucket) != 0:
+	case f.flags&(hfLog2|hfAlias|hfBucket) != 0 && len(f.operands) > 0 && f.operands[0] != nil:
 		return f.operands[0].name(level + 1)
 	case f.flags&hfCPU != 0:
 		return "common_cpu"

@@ -67,3 +67,23 @@ func TestHistOnGuest(t *testing.T) {
 		}
 	}
 }
+
+// A variable of another hist's variable (filename=$__arg__1, the
+// inter-event selftests' pattern) prints as Linux prints it; reading the
+// trigger file once panicked on it, which the mount turned into EIO.
+func TestHistVarOfRemoteVarPrints(t *testing.T) {
+	f := setup(t)
+	for _, w := range [][2]string{
+		{"tracing/synthetic_events", "synth_open u64 filename; s64 ret;\n"},
+		{"tracing/events/syscalls/sys_enter_openat/trigger", "hist:keys=common_pid:__arg__1=filename\n"},
+		{"tracing/events/syscalls/sys_exit_openat/trigger", "hist:keys=common_pid:filename=$__arg__1,ret=ret:onmatch(syscalls.sys_enter_openat).trace(synth_open,$filename,$ret)\n"},
+	} {
+		if err := f.write(w[0], w[1], false); err != nil {
+			t.Fatalf("%s: %v", w[0], err)
+		}
+	}
+	const want = "hist:keys=common_pid:vals=hitcount:filename=$__arg__1,ret=ret:sort=hitcount:size=2048:onmatch(syscalls.sys_enter_openat).trace(synth_open,$filename,$ret) [active]\n"
+	if got := f.read(t, "tracing/events/syscalls/sys_exit_openat/trigger"); got != want {
+		t.Errorf("trigger:\n got %q\nwant %q", got, want)
+	}
+}
