@@ -1205,10 +1205,19 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		d=$(mktemp -d /tmp/kpemu-e2e-pid.XXXXXX)
 		echo "p:mk do_mkdirat c=\$comm" > kprobe_events
 		echo 1 > events/kprobes/mk/enable
+		# The guest workload forks thousands of times a second: its
+		# tasks would push the mkdir out of the 128 saved comms before
+		# the read (the line would say <...>, as Linux does), so keep
+		# more comms and filter its forks and exits out.
+		echo 4096 > saved_cmdlines_size
+		echo "parent_pid == $$" > events/sched/sched_process_fork/filter
+		echo "comm == \"mkdir\"" > events/sched/sched_process_exit/filter
 		echo 1 > events/sched/sched_process_fork/enable
 		echo 1 > events/sched/sched_process_exit/enable
 		sh -c "echo \$\$ > $d/pid; exec mkdir $d/x"
 		echo 0 > events/enable
+		echo 0 > events/sched/sched_process_fork/filter
+		echo 0 > events/sched/sched_process_exit/filter
 		c=$(cat "$d/pid")
 		grep -c "^ *bash-$$ .*: sched_process_fork: comm=bash pid=$$ child_comm=bash child_pid=$c$" trace
 		grep -c "^ *mkdir-$c .*: mk: (do_mkdirat+0x0/0x[0-9a-f]*) c=\"mkdir\"$" trace
@@ -1225,6 +1234,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		echo 0 > options/event-fork
 		echo > set_event_pid
 		echo "set_event_pid: $(grep -c " mk: " trace)"
+		echo 128 > saved_cmdlines_size
 		echo > kprobe_events
 		# syscalls events: the openat of cat, in its twin, under its pid
 		echo > trace
