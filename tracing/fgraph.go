@@ -208,22 +208,9 @@ type graphIter struct {
 func (it *graphIter) Write(_ context.Context, p []byte, _ int64) (int, error) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	if it.pos == 0 {
-		it.parser.clear()
-	}
-	read, err := it.parser.get(p)
-	if err != nil {
-		return 0, err
-	}
-	it.pos += int64(read)
-	if it.parser.loaded() && !it.parser.cont {
-		word := it.parser.word()
-		it.parser.clear()
-		if err := it.t.graphSetHash(&it.hash, it.order, word); err != nil {
-			return 0, err
-		}
-	}
-	return read, nil
+	return it.parser.write(&it.pos, p, func(word string) error {
+		return it.t.graphSetHash(&it.hash, it.order, word)
+	})
 }
 
 // Close is ftrace_graph_release: a word left in the parser is matched,
@@ -231,9 +218,7 @@ func (it *graphIter) Write(_ context.Context, p []byte, _ int64) (int, error) {
 func (it *graphIter) Close(context.Context) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	if it.parser.loaded() {
-		word := it.parser.word()
-		it.parser.clear()
+	if word, ok := it.parser.rest(); ok {
 		if err := it.t.graphSetHash(&it.hash, it.order, word); err != nil {
 			it.t.log.Debug("ftrace: a graph filter word at close did not match", "word", word, "err", err)
 		}

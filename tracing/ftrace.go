@@ -378,22 +378,9 @@ type regexIter struct {
 func (it *regexIter) Write(_ context.Context, p []byte, _ int64) (int, error) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	if it.pos == 0 {
-		it.parser.clear()
-	}
-	read, err := it.parser.get(p)
-	if err != nil {
-		return 0, err
-	}
-	it.pos += int64(read)
-	if it.parser.loaded() && !it.parser.cont {
-		word := it.parser.word()
-		it.parser.clear()
-		if err := it.t.processRegex(&it.hash, word, it.filter, it.ta); err != nil {
-			return 0, err
-		}
-	}
-	return read, nil
+	return it.parser.write(&it.pos, p, func(word string) error {
+		return it.t.processRegex(&it.hash, word, it.filter, it.ta)
+	})
 }
 
 // Close is ftrace_regex_release: a word still in the parser is matched
@@ -403,9 +390,7 @@ func (it *regexIter) Write(_ context.Context, p []byte, _ int64) (int, error) {
 func (it *regexIter) Close(context.Context) {
 	it.mu.Lock()
 	defer it.mu.Unlock()
-	if it.parser.loaded() {
-		word := it.parser.word()
-		it.parser.clear()
+	if word, ok := it.parser.rest(); ok {
 		if err := it.t.processRegex(&it.hash, word, it.filter, it.ta); err != nil {
 			it.t.log.Debug("ftrace: a filter word at close did not match", "word", word, "err", err)
 		}
@@ -435,6 +420,41 @@ func parserSpace(c byte) bool        { return isSpace(c) || c == 0xa0 } // the k
 func (p *traceParser) full() bool    { return len(p.buf) >= p.size-1 }
 func (p *traceParser) put(c byte)    { p.buf = append(p.buf, c) }
 func (p *traceParser) failed() error { p.fail = true; return syscall.EINVAL }
+
+// write is a write(2) of a file that takes one word per call
+// (ftrace_regex_write, ftrace_graph_write): it reads a word of b into the
+// parser (the first write of an open starts afresh, *pos being the bytes
+// written so far) and hands a finished one to use; a word that reaches
+// the end of b waits for the next write or the close (rest). It returns
+// the count consumed, and the writer writes the rest again.
+func (p *traceParser) write(pos *int64, b []byte, use func(word string) error) (int, error) {
+	if *pos == 0 {
+		p.clear()
+	}
+	read, err := p.get(b)
+	if err != nil {
+		return 0, err
+	}
+	*pos += int64(read)
+	if p.loaded() && !p.cont {
+		word := p.word()
+		p.clear()
+		if err := use(word); err != nil {
+			return 0, err
+		}
+	}
+	return read, nil
+}
+
+// rest is the word a release still finds in the parser, if any.
+func (p *traceParser) rest() (string, bool) {
+	if !p.loaded() {
+		return "", false
+	}
+	word := p.word()
+	p.clear()
+	return word, true
+}
 
 // get is trace_get_user: skip white space (unless a word continues from
 // the last write), read one word, and report how many bytes that took,
