@@ -102,7 +102,7 @@ func rawSyscallDefs() []*staticEvent {
 
 // syscallEventDefs are the syscalls events of the guest's table: for each
 // number whose entry is __arm64_sys_<name> with metadata, the enter and
-// exit events, keyed by number. read reads the guest's memory.
+// exit events, keyed by number.
 func syscallEventDefs(k *kernel.Kernel) (enter, exit map[int64]*staticEvent) {
 	table, ok := k.Kallsyms().LookupName("sys_call_table")
 	if !ok {
