@@ -270,21 +270,22 @@ func (t *Tracing) initStaticEvents() error {
 // count). t.mu is held.
 func (t *Tracing) setTracepoint(tp *kernel.Tracepoint, on bool) error {
 	n := t.tpUsers[tp]
-	if on {
-		t.tpUsers[tp] = n + 1
-		if n > 0 {
-			return nil
-		}
-	} else {
+	next := n + 1
+	if !on {
 		if n <= 0 {
 			return nil
 		}
-		t.tpUsers[tp] = n - 1
-		if n > 1 {
-			return nil
+		next = n - 1
+	}
+	if (n > 0) != (next > 0) {
+		// the key flips only with the first and the last user; a
+		// failed flip leaves the count as it was
+		if err := t.kp.Kernel().SetTracepointEnabled(tp, on); err != nil {
+			return err
 		}
 	}
-	return t.kp.Kernel().SetTracepointEnabled(tp, on)
+	t.tpUsers[tp] = next
+	return nil
 }
 
 // tracepointHit is the probe Linux's trace_event_raw_event_<call>
