@@ -31,6 +31,7 @@ const (
 	ShadowUnlink  ShadowOp = 5 // unlinkat(AT_FDCWD, Path, Flags)
 	ShadowAdopt   ShadowOp = 6 // a twin for Child, a process that shadowing begins with
 	ShadowExit    ShadowOp = 7 // PID's twin exits with wait status Flags
+	ShadowKill    ShadowOp = 8 // kill(Child, Flags), answering -Mode (the host's errno) and signalling no one
 )
 
 // ShadowRequest is one system call to replay.
@@ -46,7 +47,7 @@ type ShadowRequest struct {
 	Path   string // absolute
 	Target string // ShadowSymlink: the link's contents
 	Flags  uint32 // ShadowOpen: O_* as arm64 Linux's; ShadowUnlink: AT_REMOVEDIR or 0; ShadowExit: the wait status
-	Mode   uint32 // ShadowOpen, ShadowMkdir
+	Mode   uint32 // ShadowOpen, ShadowMkdir; ShadowKill: the host's errno
 }
 
 // The ring's layout: head, tail, then shadowRingSize requests.

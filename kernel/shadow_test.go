@@ -88,6 +88,15 @@ func TestShadowTwins(t *testing.T) {
 	if _, err := k.LookupPath(dir + "/f"); err != nil {
 		t.Errorf("the child's twin did not create %s/f: %v", dir, err)
 	}
+	// A twin's kill(2) signals no one here, neither a twin nor a guest
+	// task of the pid (init): the host delivers the host's signal.
+	do(kernel.ShadowRequest{Op: kernel.ShadowKill, PID: parent, Child: child, Comm: "bash", Flags: 15})
+	do(kernel.ShadowRequest{Op: kernel.ShadowKill, PID: parent, Child: 1, Comm: "bash", Flags: 9, Mode: uint32(syscall.EPERM)})
+	do(kernel.ShadowRequest{Op: kernel.ShadowMkdir, PID: child, Comm: "touch", Path: dir + "/d", Mode: 0o755})
+	if got, got1 := comm(child), comm(1); got != "touch" || got1 != "init" {
+		t.Errorf("after the kills, pid %d is %q and pid 1 %q, want touch and init", child, got, got1)
+	}
+	do(kernel.ShadowRequest{Op: kernel.ShadowUnlink, PID: child, Comm: "touch", Path: dir + "/d", Flags: 0x200 /* AT_REMOVEDIR */})
 	do(kernel.ShadowRequest{Op: kernel.ShadowExit, PID: child, Comm: "touch"})
 	waitfor.Until(t, "the child's twin to be reaped", func() bool { return comm(child) == "(none)" })
 	do(kernel.ShadowRequest{Op: kernel.ShadowUnlink, PID: parent, Comm: "bash", Path: dir + "/f"})

@@ -1257,6 +1257,31 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		rm -rf "$d"' 2>&1)
 	expect "kpemu-ns.sh: each process replays in a guest twin with its pid: sched_process_fork from \$\$, the child's events, set_event_pid \$\$, sys_enter_openat, an eprobe on it" \
 		"$(printf '1\n1\n1\nset_event_pid: 3\n1\n1')" "$out"
+	# kill(2) is replayed by the caller's twin: its syscall events (what
+	# perf-tools' killsnoop reads) carry the host's answer, and the
+	# target's twin its signal_generate; the host delivers the signal.
+	# A perf counter of a tracepoint would count the host kernel's event
+	# of that id: the seal refuses it.
+	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
+		cd /sys/kernel/tracing
+		echo 1 > events/syscalls/sys_enter_kill/enable
+		echo 1 > events/syscalls/sys_exit_kill/enable
+		echo "sig == 15" > events/signal/signal_generate/filter
+		echo 1 > events/signal/signal_generate/enable
+		sleep 60 & p=$!
+		kill -TERM $p; wait $p; echo "status $?"
+		kill -0 $p 2>/dev/null; echo "kill -0: $?"
+		echo 0 > events/enable
+		echo 0 > events/signal/signal_generate/filter
+		x=$(printf %x $p)
+		grep -c "^ *bash-$$ .*: sys_kill(pid: $x, sig: f)$" trace
+		grep -c "^ *bash-$$ .*: sys_kill(pid: $x, sig: 0)$" trace
+		grep -c "^ *bash-$$ .*: signal_generate: sig=15 errno=0 code=0 comm=[^ ]* pid=$p grp=1 res=0$" trace
+		grep -c "^ *bash-$$ .*: sys_kill -> 0x0$" trace
+		grep -c "^ *bash-$$ .*: sys_kill -> 0xfffffffffffffffd$" trace
+		perf stat -e raw_syscalls:sys_enter true 2>&1 | grep -c "<not supported> *raw_syscalls:sys_enter"' 2>&1)
+	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill with the host's answer, signal_generate); perf counters of tracepoints refused" \
+		"$(printf 'status 143\nkill -0: 1\n1\n1\n1\n1\n1\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo "p:sfork kernel_clone" > kprobe_events

@@ -84,7 +84,7 @@ func filterSyscalls(m Mode) []hostSyscall {
 	var seal []hostSyscall
 	for _, c := range all {
 		switch c.kind {
-		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice:
+		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen:
 			seal = append(seal, c)
 		}
 	}

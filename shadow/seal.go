@@ -24,6 +24,10 @@ import (
 //     another mount namespace, or no such tree); fsopen(2) of either fails
 //     with ENOSYS, so that a mount(8) that tries the new mount API first
 //     falls back to mount(2).
+//   - perf_event_open(2) of a tracepoint (whose id a tool read from
+//     kpemu's tracefs) or of the host's kprobe or uprobe PMU fails with
+//     EOPNOTSUPP: the host kernel would count its own events. kpemu's
+//     events are read through its tracefs, not through perf counters.
 type Seal struct {
 	Tracefs string // kpemu's tracing tree, as Linux's /sys/kernel/tracing ("" if none)
 	Debugfs string // kpemu's debugfs tree ("" if none)

@@ -356,3 +356,47 @@ func (x statfsExit) atExit(s *Supervisor, tid int, _ bool) {
 	}
 	s.sealed.Add(1)
 }
+
+// perfTypeTracepoint is PERF_TYPE_TRACEPOINT (include/uapi/linux/perf_event.h).
+const perfTypeTracepoint = 2
+
+// sealPerf fails perf_event_open(2) of a tracepoint, kprobe or uprobe
+// event with EOPNOTSUPP (see Seal): the tool took the event's id from
+// kpemu's tracefs, and the host kernel would count its own event of that
+// id. Counters of the host's CPU and software events go on.
+func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) {
+	var b [4]byte
+	if d.Args[0] == 0 || c.read(d.Args[0], b[:]) != nil {
+		return // the host's call fails with EFAULT
+	}
+	typ := binary.LittleEndian.Uint32(b[:])
+	if typ != perfTypeTracepoint && !hostProbePMU(typ) {
+		return
+	}
+	rg, err := getRegs(tid)
+	if err == nil {
+		rg.skipSyscall(-int64(unix.EOPNOTSUPP))
+		err = setRegs(tid, rg)
+	}
+	if err != nil {
+		s.log().Error("shadow: seal: cannot refuse a perf event; killing the caller", "tid", tid, "err", err)
+		_ = unix.Tgkill(tgid(tid), tid, unix.SIGKILL)
+		return
+	}
+	s.sealed.Add(1)
+}
+
+// hostProbePMU reports whether typ is the host kernel's kprobe or uprobe
+// PMU, whose type numbers the host assigns at boot.
+func hostProbePMU(typ uint32) bool {
+	for _, pmu := range []string{"kprobe", "uprobe"} {
+		b, err := os.ReadFile("/sys/bus/event_source/devices/" + pmu + "/type")
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32); err == nil && uint32(n) == typ {
+			return true
+		}
+	}
+	return false
+}

@@ -25,6 +25,10 @@ const (
 	Adopt
 	// Exit: process PID exited, or was killed, with wait status Flags.
 	Exit
+	// Kill is kill(2): Child is its pid argument, Flags the signal, and
+	// Mode the errno that the host's call answers (0 for success), which
+	// the guest's call answers too: the host delivers the signal.
+	Kill
 )
 
 func (o Op) String() string {
@@ -43,6 +47,8 @@ func (o Op) String() string {
 		return "adopt"
 	case Exit:
 		return "exit"
+	case Kill:
+		return "kill"
 	}
 	return fmt.Sprintf("Op(%d)", int(o))
 }
@@ -83,6 +89,7 @@ type ReplayFunc func(ctx context.Context, r Request) error
 type Stats struct {
 	Forks, Opens, Symlinks, Mkdirs, Unlinks uint64 // requests replayed (including failed replays)
 	Adopts, Exits                           uint64 // processes whose twins were made by Adopt, and twins ended by Exit
+	Kills                                   uint64 // kill(2) calls replayed
 	ReplayErrors                            uint64 // replays that returned an error
 	Threads                                 uint64 // clone3 thread creations let through without replay
 	Skipped                                 uint64 // stops not replayed: no syscall info, or arguments that could not be read
@@ -98,7 +105,7 @@ type Supervisor struct {
 	Seal *Seal
 
 	forks, opens, symlinks, mkdirs, unlinks atomic.Uint64
-	adopts, exits                           atomic.Uint64
+	adopts, exits, kills                    atomic.Uint64
 	replayErrors, threads, skipped, sealed  atomic.Uint64
 }
 
@@ -107,7 +114,7 @@ func (s *Supervisor) Stats() Stats {
 	return Stats{
 		Forks: s.forks.Load(), Opens: s.opens.Load(), Symlinks: s.symlinks.Load(),
 		Mkdirs: s.mkdirs.Load(), Unlinks: s.unlinks.Load(),
-		Adopts: s.adopts.Load(), Exits: s.exits.Load(),
+		Adopts: s.adopts.Load(), Exits: s.exits.Load(), Kills: s.kills.Load(),
 		ReplayErrors: s.replayErrors.Load(), Threads: s.threads.Load(), Skipped: s.skipped.Load(),
 		Sealed: s.sealed.Load(),
 	}
@@ -129,6 +136,8 @@ func (s *Supervisor) count(op Op) {
 		s.adopts.Add(1)
 	case Exit:
 		s.exits.Add(1)
+	case Kill:
+		s.kills.Add(1)
 	}
 }
 

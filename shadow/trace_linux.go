@@ -259,6 +259,12 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 			return nil, false
 		}
 		return s.sealSplice(tid, splices, &d)
+	case sysPerfEventOpen:
+		if s.Seal != nil {
+			s.sealPerf(tid, &d, c)
+		}
+		c.close()
+		return x, false
 	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()
@@ -283,6 +289,9 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		return x, false
 	}
 	r.PID = pt.process(tid)
+	if r.Op == Kill {
+		r.Mode = uint32(killErrno(tid, r.Child, int32(r.Flags)))
+	}
 	s.replay(rp, r)
 	return x, false
 }

@@ -108,6 +108,8 @@ func shadowRequest(r shadow.Request) kernel.ShadowRequest {
 		kr.Op = kernel.ShadowMkdir
 	case shadow.Unlink:
 		kr.Op, kr.Flags = kernel.ShadowUnlink, r.Flags
+	case shadow.Kill:
+		kr.Op, kr.Flags = kernel.ShadowKill, r.Flags
 	}
 	return kr
 }

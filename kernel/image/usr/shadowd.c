@@ -26,6 +26,7 @@
 #define SHADOW_OP_MKDIR		4
 #define SHADOW_OP_UNLINK	5
 #define SHADOW_OP_ADOPT	6
+#define SHADOW_OP_KILL		8
 
 struct shadow_req {
 	unsigned long	seq;
@@ -95,6 +96,9 @@ static int replay(const struct shadow_req *req)
 		break;
 	case SHADOW_OP_UNLINK:
 		syscall6(__NR_unlinkat, AT_FDCWD, (long)req->path, req->flags, 0, 0, 0);
+		break;
+	case SHADOW_OP_KILL:	/* signals no one here: the host delivers */
+		syscall6(__NR_kill, req->child, req->flags, 0, 0, 0, 0);
 		break;
 	}
 	return 0;

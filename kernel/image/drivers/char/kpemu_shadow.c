@@ -141,6 +141,8 @@ static ssize_t shadow_read(struct file *file, char *buf, size_t count, loff_t *p
 		wake_up_all(&shadow_wait);	/* the next request may be another's */
 		req.comm[sizeof(req.comm) - 1] = 0;
 		__set_task_comm(current, req.comm, false);
+		if (req.op == SHADOW_OP_KILL)
+			current->shadow_kill_errno = req.mode;	/* kill(2) answers it */
 		if (req.op != SHADOW_OP_EXIT)
 			break;
 		if (req.pid == current->tgid) {

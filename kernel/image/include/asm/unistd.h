@@ -18,6 +18,7 @@
 #define __NR_nanosleep		101
 #define __NR_sched_setscheduler	119
 #define __NR_sched_yield	124
+#define __NR_kill		129
 #define __NR_prctl		167
 #define __NR_getpid		172
 #define __NR_getppid		173

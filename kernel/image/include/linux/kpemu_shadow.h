@@ -26,6 +26,7 @@
 #define SHADOW_OP_UNLINK	5	/* unlinkat(AT_FDCWD, path, flags) */
 #define SHADOW_OP_ADOPT	6	/* a twin for child, a process kpemu began to shadow */
 #define SHADOW_OP_EXIT		7	/* the twin exits, flags its wait status */
+#define SHADOW_OP_KILL		8	/* kill(child, flags), answering -mode: the host's errno */
 
 #define SHADOW_RING_SIZE	16
 #define SHADOW_PATH_MAX		256

@@ -146,6 +146,11 @@ struct task_struct {
 	 * request that this twin answers once it is gone */
 	int				shadow;
 	u64				shadow_exit_seq;
+	/* a twin's kill(2): the errno that the host's call answers */
+	int				shadow_kill_errno;
+	/* kernel/signal.c: a fatal signal sent to this task, taken on its
+	 * way back to user space (0: none) */
+	int				pending_sig;
 };
 
 struct mm_struct;
@@ -305,6 +310,7 @@ void resched_curr(struct rq *rq);
 void init_idle(struct task_struct *idle, int cpu);
 __noreturn void cpu_startup_entry(void);
 __noreturn void do_exit(long code);
+void deliver_pending_signal(void);	/* kernel/signal.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name,
 		    unsigned long flags);
 struct task_struct *cpu_switch_to(struct task_struct *prev,

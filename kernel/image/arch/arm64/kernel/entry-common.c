@@ -120,9 +120,9 @@ UNHANDLED(el1h, 64, error)
 
 /*
  * exit_to_user_mode(): the last thing before ret_to_user, with IRQs
- * masked from here to the ERET: reschedule while asked to (Linux's
- * do_notify_resume; kpemu has no signals to deliver on the way out: a
- * fatal one kills the task where it is raised).
+ * masked from here to the ERET: reschedule while asked to, and take a
+ * fatal signal that kill(2) sent (Linux's do_notify_resume and
+ * get_signal; a fault's signal kills the task where it is raised).
  */
 void noinstr exit_to_user_mode(struct pt_regs *regs)
 {
@@ -131,6 +131,10 @@ void noinstr exit_to_user_mode(struct pt_regs *regs)
 		local_irq_enable();
 		schedule();
 		local_irq_disable();
+	}
+	if (READ_ONCE(current->pending_sig)) {
+		local_irq_enable();
+		deliver_pending_signal();
 	}
 }
 
