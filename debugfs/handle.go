@@ -37,7 +37,7 @@ type FileOps struct {
 	// keep state per open: trace_pipe keeps the rest of a line that a
 	// short read did not take, for that open's next read, as Linux's
 	// per-open trace_iterator does. Its error is the error of open(2).
-	// The Reader may also be a [Splicer] and an [Ioctler].
+	// The Reader may also be a [Splicer], an [Ioctler] and a [Releaser].
 	OpenRead func(ctx context.Context, flags int) (Reader, error)
 
 	// Seekable makes a file with Read a random-access file (offsets name
@@ -91,11 +91,20 @@ type Splicer interface {
 	SpliceWait(ctx context.Context) (again bool, err error)
 }
 
+// Releaser is a Reader that holds something until its open's last
+// close(2) (a perf counter).
+type Releaser interface {
+	// Release is called once, when the open is released.
+	Release()
+}
+
 // Ioctler is a Reader with ioctl(2) commands (trace_pipe_raw's wake).
 type Ioctler interface {
 	// Ioctl serves cmd with arg and returns ioctl's result; ENOTTY for
-	// a command the file does not have.
-	Ioctl(ctx context.Context, cmd uint32, arg uint64) (int32, error)
+	// a command the file does not have. out is the caller's buffer of a
+	// command that reads (_IOR: its size in the number), filled in
+	// place; nil for the others.
+	Ioctl(ctx context.Context, cmd uint32, arg uint64, out []byte) (int32, error)
 }
 
 // OpenFile is one open of a file whose FileOps has Open.
@@ -313,7 +322,7 @@ func (h *Handle) splicer() (Splicer, error) {
 
 // Ioctl is ioctl(2) on the open: [Ioctler.Ioctl] of its reader, ENOTTY
 // if it has none, as for a debugfs file without unlocked_ioctl.
-func (h *Handle) Ioctl(ctx context.Context, cmd uint32, arg uint64) (int32, error) {
+func (h *Handle) Ioctl(ctx context.Context, cmd uint32, arg uint64, out []byte) (int32, error) {
 	if err := h.check("ioctl", func(int) bool { return true }); err != nil {
 		return 0, err
 	}
@@ -321,7 +330,7 @@ func (h *Handle) Ioctl(ctx context.Context, cmd uint32, arg uint64) (int32, erro
 	if !ok {
 		return 0, &fs.PathError{Op: "ioctl", Path: h.file.Path(), Err: syscall.ENOTTY}
 	}
-	r, err := io.Ioctl(ctx, cmd, arg)
+	r, err := io.Ioctl(ctx, cmd, arg, out)
 	if err != nil {
 		return 0, &fs.PathError{Op: "ioctl", Path: h.file.Path(), Err: err}
 	}
@@ -421,6 +430,9 @@ func (h *Handle) Release() {
 	h.mu.Unlock()
 	if first {
 		h.Flush(context.Background())
+		if r, ok := h.read.(Releaser); ok {
+			r.Release()
+		}
 		h.file.opens.Add(-1)
 		h.file.tree.notifyReleased()
 	}

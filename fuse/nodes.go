@@ -310,6 +310,9 @@ var (
 // would strip O_TRUNC and send SETATTR(size=0) instead, which Setattr
 // handles: still exactly once.
 func (n *fileNode) Open(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
+	if c, ok := gofuse.FromContext(ctx); ok {
+		ctx = debugfs.WithCaller(ctx, debugfs.Caller{Pid: int(c.Pid)}) // a perf counter's open is its thread's
+	}
 	h, err := n.file.Open(ctx, int(flags))
 	if err != nil {
 		return nil, 0, toErrno(n.log, "open", err)
@@ -436,7 +439,7 @@ func (fh *fileHandle) Ioctl(ctx context.Context, cmd uint32, arg uint64, input [
 		}
 		return 0, 0
 	}
-	r, err := fh.h.Ioctl(ctx, cmd, arg)
+	r, err := fh.h.Ioctl(ctx, cmd, arg, output)
 	if err != nil {
 		return 0, toErrno(fh.log, "ioctl", err)
 	}

@@ -23,6 +23,9 @@ type taskLayout struct {
 	// tasks, the task list's link (from init_task.tasks); -1 when the
 	// image's DWARF lacks it.
 	tasksOff int64
+	// real_parent, for perf's inherited counters; -1 when the image's
+	// DWARF lacks it.
+	parentOff int64
 
 	// thread_info.flags and the kernel stack (Linux's task->stack),
 	// for the tracers; -1 when the image's DWARF lacks them.
@@ -36,7 +39,7 @@ type taskLayout struct {
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF.
 // An image without them still boots; Current then reports the idle task.
 func readTaskLayout(f *elf.File) taskLayout {
-	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1, tasksOff: -1}
+	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1, tasksOff: -1, parentOff: -1}
 	d, err := f.DWARF()
 	if err != nil {
 		return tl
@@ -72,6 +75,8 @@ func readTaskLayout(f *elf.File) taskLayout {
 				tl.stackOff = fld.ByteOffset
 			case "tasks":
 				tl.tasksOff = fld.ByteOffset
+			case "real_parent":
+				tl.parentOff = fld.ByteOffset
 			case "thread_info":
 				if ti, ok := fld.Type.(*dwarf.StructType); ok {
 					for _, f := range ti.Field {
@@ -268,6 +273,34 @@ func (k *Kernel) CurrentTgid(cpu int) int {
 		return 0
 	}
 	return int(int32(v))
+}
+
+// CurrentDescends reports whether the task running on cpu belongs to
+// process tgid or to one of its descendants, following real_parent up
+// to init (perf's inherited counters: a twin's parent is its host
+// process's parent's twin). The same rules as CurrentTask apply.
+func (k *Kernel) CurrentDescends(cpu, tgid int) bool {
+	tl := k.task
+	task := k.CurrentTask(cpu)
+	if !tl.ok || tl.tgidOff < 0 || tl.parentOff < 0 {
+		return false
+	}
+	for n := 0; task != 0 && n < maxTasks; n++ {
+		v, err := k.Read32(task + uint64(tl.tgidOff))
+		if err != nil {
+			return false
+		}
+		switch int(int32(v)) {
+		case tgid:
+			return true
+		case 0, 1:
+			return false
+		}
+		if task, err = k.Read64(task + uint64(tl.parentOff)); err != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // maxTasks bounds a walk of the task list, which a guest bug could make

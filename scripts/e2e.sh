@@ -1260,8 +1260,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	# kill(2) is replayed by the caller's twin: its syscall events (what
 	# perf-tools' killsnoop reads) carry the host's answer, and the
 	# target's twin its signal_generate; the host delivers the signal.
-	# A perf counter of a tracepoint would count the host kernel's event
-	# of that id: the seal refuses it.
+	# perf stat's counters of a tracepoint are kpemu's (the host kernel
+	# would count its own event of that id): exact for a command's
+	# process tree; perf record (sampling) is refused.
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo 1 > events/syscalls/sys_enter_kill/enable
@@ -1279,9 +1280,14 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		grep -c "^ *bash-$$ .*: signal_generate: sig=15 errno=0 code=0 comm=[^ ]* pid=$p grp=1 res=0$" trace
 		grep -c "^ *bash-$$ .*: sys_kill -> 0x0$" trace
 		grep -c "^ *bash-$$ .*: sys_kill -> 0xfffffffffffffffd$" trace
-		perf stat -e raw_syscalls:sys_enter true 2>&1 | grep -c "<not supported> *raw_syscalls:sys_enter"' 2>&1)
-	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill with the host's answer, signal_generate); perf counters of tracepoints refused" \
-		"$(printf 'status 143\nkill -0: 1\n1\n1\n1\n1\n1\n1')" "$out"
+		d=$(mktemp -d /tmp/kpemu-e2e-perf.XXXXXX)
+		perf stat -x, -e syscalls:sys_enter_mkdirat -- sh -c "mkdir $d/a $d/b" 2>&1 | grep -c "^2,,syscalls:sys_enter_mkdirat,"
+		n=$(perf stat -x, -e syscalls:sys_enter_mkdirat -a -- mkdir "$d/c" 2>&1 | awk -F, "/sys_enter_mkdirat/ { print \$1 }")
+		[ "$n" -ge 1 ] && echo "perf stat -a: counted"
+		perf record -q -o "$d/perf.data" -e syscalls:sys_enter_mkdirat -a true 2>&1 | grep -c "support sampling"
+		rm -rf "$d"' 2>&1)
+	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill with the host's answer, signal_generate); perf stat counts kpemu's tracepoints, perf record is refused" \
+		"$(printf 'status 143\nkill -0: 1\n1\n1\n1\n1\n1\n1\nperf stat -a: counted\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo "p:sfork kernel_clone" > kprobe_events

@@ -69,4 +69,13 @@ func (r *regs) rewind(entry *regs) {
 	r.r.Rip -= 2
 }
 
+// keepRet, at the exit stop of a syscall that entry replaced, sets r to
+// entry's registers with the replacement's return value: the tracee sees
+// its own syscall return that value, its argument registers unchanged.
+func (r *regs) keepRet(entry *regs) {
+	ret := r.r.Rax
+	r.r = entry.r
+	r.r.Rax = ret
+}
+
 func setRegs(tid int, r *regs) error { return unix.PtraceSetRegs(tid, &r.r) }

@@ -63,6 +63,15 @@ func (r *regs) rewind(entry *regs) {
 	r.setNr = false
 }
 
+// keepRet, at the exit stop of a syscall that entry replaced, sets r to
+// entry's registers with the replacement's return value in x0.
+func (r *regs) keepRet(entry *regs) {
+	ret := r.r.Regs[0]
+	r.r = entry.r
+	r.r.Regs[0] = ret
+	r.setNr = false
+}
+
 func setRegs(tid int, r *regs) error {
 	if err := unix.PtraceSetRegSetArm64(tid, ntPRStatus, &r.r); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Seal keeps the tools of a traced tree on kpemu's trees, so that they
@@ -25,13 +26,18 @@ import (
 //     with ENOSYS, so that a mount(8) that tries the new mount API first
 //     falls back to mount(2).
 //   - perf_event_open(2) of a tracepoint (whose id a tool read from
-//     kpemu's tracefs) or of the host's kprobe or uprobe PMU fails with
-//     EOPNOTSUPP: the host kernel would count its own events. kpemu's
-//     events are read through its tracefs, not through perf counters.
+//     kpemu's tracefs) is served by Perf: a counting event (perf stat)
+//     becomes an open of the file Perf names, whose reads and ioctls are
+//     a perf counter's. A sampling one (perf record), any without Perf,
+//     and one of the host's kprobe or uprobe PMU fail with EOPNOTSUPP:
+//     the host kernel would count its own events.
 type Seal struct {
 	Tracefs string // kpemu's tracing tree, as Linux's /sys/kernel/tracing ("" if none)
 	Debugfs string // kpemu's debugfs tree ("" if none)
-	Dir     string // where the rewritten mount tables go; a private tmpfs
+	// Perf, if not nil, serves perf_event_open(2) of a tracepoint's
+	// counter with a counter of kpemu's events (see PerfCounters).
+	Perf PerfCounters
+	Dir  string // where the rewritten mount tables go; a private tmpfs
 }
 
 // Mode is what a Supervisor does with a process tree that attaches.
@@ -220,4 +226,24 @@ func (s *Seal) sealedFsType(fstype string) (tree string, sealed bool) {
 		return s.Debugfs, true
 	}
 	return "", false
+}
+
+// PerfAttr is what a counter of perf_event_open(2) asks for, from its
+// struct perf_event_attr and arguments.
+type PerfAttr struct {
+	Config     uint64 // the tracepoint's id
+	ReadFormat uint64 // PERF_FORMAT_*
+	// Disabled: the counter starts disabled (an ioctl or the exec of
+	// the process it counts enables it); Inherit: it counts the
+	// process's children too; EnableOnExec: its exec enables it.
+	Disabled, Inherit, EnableOnExec bool
+	PID, CPU                        int // -1: any process, any CPU
+}
+
+// PerfCounters makes kpemu's perf counters.
+type PerfCounters interface {
+	// PreparePerf readies a counter of attr for tid's next open of the
+	// file it names (an absolute path in the caller's file system), or
+	// returns the errno that perf_event_open(2) fails with.
+	PreparePerf(tid int, attr PerfAttr) (path string, errno syscall.Errno)
 }

@@ -357,33 +357,117 @@ func (x statfsExit) atExit(s *Supervisor, tid int, _ bool) {
 	s.sealed.Add(1)
 }
 
-// perfTypeTracepoint is PERF_TYPE_TRACEPOINT (include/uapi/linux/perf_event.h).
-const perfTypeTracepoint = 2
+// perf_event_open(2)'s ABI (include/uapi/linux/perf_event.h).
+const (
+	perfTypeTracepoint = 2      // PERF_TYPE_TRACEPOINT
+	perfAttrSizeVer0   = 64     // PERF_ATTR_SIZE_VER0
+	perfFormatGroup    = 1 << 3 // PERF_FORMAT_GROUP
+	perfFlagFdCloexec  = 1 << 3 // PERF_FLAG_FD_CLOEXEC
+	perfFlagPidCgroup  = 1 << 2 // PERF_FLAG_PID_CGROUP
+	// struct perf_event_attr's bit fields (at offset 40)
+	perfAttrDisabled     = 1 << 0
+	perfAttrInherit      = 1 << 1
+	perfAttrEnableOnExec = 1 << 12
+)
 
-// sealPerf fails perf_event_open(2) of a tracepoint, kprobe or uprobe
-// event with EOPNOTSUPP (see Seal): the tool took the event's id from
-// kpemu's tracefs, and the host kernel would count its own event of that
-// id. Counters of the host's CPU and software events go on.
-func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) {
-	var b [4]byte
-	if d.Args[0] == 0 || c.read(d.Args[0], b[:]) != nil {
-		return // the host's call fails with EFAULT
+// sealPerf serves perf_event_open(2) of a tracepoint (see Seal): the
+// tool took the event's id from kpemu's tracefs, and the host kernel
+// would count its own event of that id. A counting event that Perf
+// serves becomes an open of Perf's file, whose exit stop gives the
+// tracee back its argument registers; the rest fail with EOPNOTSUPP, as
+// does a counter of the host's kprobe or uprobe PMU. Counters of the
+// host's CPU and software events go on.
+func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop, bool) {
+	var b [perfAttrSizeVer0]byte
+	if d.Args[0] == 0 || c.read(d.Args[0], b[:8]) != nil {
+		return nil, false // the host's call fails with EFAULT
 	}
 	typ := binary.LittleEndian.Uint32(b[:])
 	if typ != perfTypeTracepoint && !hostProbePMU(typ) {
-		return
+		return nil, false
+	}
+	errno := unix.EOPNOTSUPP
+	if typ == perfTypeTracepoint && s.Seal.Perf != nil && c.read(d.Args[0], b[:]) == nil {
+		if x, ok, e := s.perfCounter(tid, d, b[:]); e == 0 {
+			return x, ok
+		} else {
+			errno = e
+		}
 	}
 	rg, err := getRegs(tid)
 	if err == nil {
-		rg.skipSyscall(-int64(unix.EOPNOTSUPP))
+		rg.skipSyscall(-int64(errno))
 		err = setRegs(tid, rg)
 	}
 	if err != nil {
 		s.log().Error("shadow: seal: cannot refuse a perf event; killing the caller", "tid", tid, "err", err)
 		_ = unix.Tgkill(tgid(tid), tid, unix.SIGKILL)
-		return
+		return nil, false
 	}
 	s.sealed.Add(1)
+	return nil, false
+}
+
+// perfCounter turns the stopped perf_event_open of the tracepoint
+// counter attr (its first perfAttrSizeVer0 bytes) into an open of the
+// file s.Seal.Perf names for it, or returns the errno it fails with.
+func (s *Supervisor) perfCounter(tid int, d *seccompData, attr []byte) (exitStop, bool, unix.Errno) {
+	u64 := func(off int) uint64 { return binary.LittleEndian.Uint64(attr[off:]) }
+	bits := u64(40)
+	a := PerfAttr{
+		Config: u64(8), ReadFormat: u64(32),
+		Disabled: bits&perfAttrDisabled != 0, Inherit: bits&perfAttrInherit != 0,
+		EnableOnExec: bits&perfAttrEnableOnExec != 0,
+		PID:          int(int32(d.Args[1])), CPU: int(int32(d.Args[2])),
+	}
+	flags := d.Args[4]
+	// Sampling (perf record), groups read as one and cgroups are not
+	// served: only counting.
+	if u64(16) != 0 || a.ReadFormat&perfFormatGroup != 0 || flags&perfFlagPidCgroup != 0 {
+		return nil, false, unix.EOPNOTSUPP
+	}
+	p, errno := s.Seal.Perf.PreparePerf(tid, a)
+	if errno != 0 {
+		return nil, false, errno
+	}
+	entry, err := getRegs(tid)
+	if err != nil {
+		return nil, false, unix.ESRCH
+	}
+	rg := *entry
+	path := append([]byte(p), 0)
+	addr := (rg.sp() - redZone - uint64(len(path))) &^ 15
+	if _, err := unix.PtracePokeData(tid, uintptr(addr), path); err != nil {
+		return nil, false, unix.EFAULT
+	}
+	oflags := uint64(unix.O_RDWR)
+	if flags&perfFlagFdCloexec != 0 {
+		oflags |= unix.O_CLOEXEC
+	}
+	rg.setSyscall(unix.SYS_OPENAT)
+	for i, v := range []uint64{uint64(0xffffffffffffff9c) /* AT_FDCWD */, addr, oflags, 0} {
+		rg.setArg(i, v)
+	}
+	if err := setRegs(tid, &rg); err != nil {
+		return nil, false, unix.ESRCH
+	}
+	s.sealed.Add(1)
+	return perfExit{entry: entry}, true, 0
+}
+
+// perfExit ends a perf_event_open made an open: the tracee gets its
+// registers back, with the open's descriptor (or error) as the result.
+type perfExit struct{ entry *regs }
+
+func (x perfExit) atExit(s *Supervisor, tid int, _ bool) {
+	rg, err := getRegs(tid)
+	if err != nil {
+		return
+	}
+	rg.keepRet(x.entry)
+	if err := setRegs(tid, rg); err != nil {
+		s.log().Warn("shadow: seal: cannot end a perf counter's open", "tid", tid, "err", err)
+	}
 }
 
 // hostProbePMU reports whether typ is the host kernel's kprobe or uprobe

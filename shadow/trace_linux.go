@@ -260,11 +260,11 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		}
 		return s.sealSplice(tid, splices, &d)
 	case sysPerfEventOpen:
-		if s.Seal != nil {
-			s.sealPerf(tid, &d, c)
+		defer c.close()
+		if s.Seal == nil {
+			return nil, false
 		}
-		c.close()
-		return x, false
+		return s.sealPerf(tid, &d, c)
 	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()

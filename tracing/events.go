@@ -40,6 +40,10 @@ type event struct {
 	// Tracing.mu. Read by the dispatcher.
 	armed atomic.Bool
 	nOn   int
+
+	// perf are the perf counters on the event (perf.go), nil while
+	// there are none; each arms it as one more enabled file.
+	perf atomic.Pointer[[]*perfCounter]
 }
 
 // eventFile is a trace_event_file: what one trace array keeps of an

@@ -587,6 +587,7 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 		if !ev.armed.Load() {
 			return false
 		}
+		t.perfHit(ev, regs.CPU)
 		if f := &ev.top; f.enabled.Load() {
 			t.kprobeTraceFunc(f, tp, regs)
 		}
@@ -620,6 +621,7 @@ func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance,
 		if !ev.armed.Load() {
 			return
 		}
+		t.perfHit(ev, regs.CPU)
 		if f := &ev.top; f.enabled.Load() {
 			t.kretprobeTraceFunc(f, tp, ri, regs)
 		}

@@ -208,7 +208,7 @@ func (r *rawReader) wakeChan() <-chan struct{} {
 // Ioctl is tracing_buffers_ioctl: command 0 ends this open's waiting
 // splices (wait_index) and wakes the buffer's waiters; any other is
 // ENOTTY.
-func (r *rawReader) Ioctl(_ context.Context, cmd uint32, _ uint64) (int32, error) {
+func (r *rawReader) Ioctl(_ context.Context, cmd uint32, _ uint64, _ []byte) (int32, error) {
 	if cmd != 0 {
 		return 0, syscall.ENOTTY
 	}

@@ -56,13 +56,13 @@ func TestTracePipeRawSplice(t *testing.T) {
 
 	// Waiting: the wake ioctl ends it with 0 (again false).
 	wait()
-	if r, err := rd.(debugfs.Ioctler).Ioctl(ctx, 0, 0); r != 0 || err != nil {
+	if r, err := rd.(debugfs.Ioctler).Ioctl(ctx, 0, 0, nil); r != 0 || err != nil {
 		t.Errorf("ioctl 0 = %d, %v", r, err)
 	}
 	if again := <-waited; again {
 		t.Error("woken by the ioctl, the splice looks again")
 	}
-	if _, err := rd.(debugfs.Ioctler).Ioctl(ctx, 1, 0); !errors.Is(err, syscall.ENOTTY) {
+	if _, err := rd.(debugfs.Ioctler).Ioctl(ctx, 1, 0, nil); !errors.Is(err, syscall.ENOTTY) {
 		t.Errorf("ioctl 1: %v, want ENOTTY", err)
 	}
 

@@ -311,6 +311,7 @@ func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 	k := t.kp.Kernel()
 	cpu := h.CPU.Index()
+	t.perfHit(ev, cpu)
 	regs := &kprobes.Regs{PC: h.PC, CPU: cpu}
 	regs.X[29] = h.FP
 	const pstateI = 1 << 7 // the I bit of DAIF

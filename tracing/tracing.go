@@ -47,6 +47,11 @@ type Tracing struct {
 	fieldMaps sync.Pool
 	groups    map[string]int // how many of events are in each group
 	nextID    int
+	// perfPending are the perf counters readied for a thread's next
+	// open of kpemu/perf_event, by thread id; perfNextID numbers the
+	// counters (PERF_EVENT_IOC_ID). Both guarded by mu (perf.go).
+	perfPending map[int]PerfAttr
+	perfNextID  uint64
 
 	cmdlines savedCmdlines // savedcmd: the comms of the pids in the buffers
 	tgids    savedTgids    // tgid_map: saved_tgids; see infofiles.go

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -141,6 +142,10 @@ func run(ctx context.Context, o runOptions) error {
 	if _, err := tree.CreateFile("kpemu/stack_tracer_enabled", 0o644, tr.StackTracerEnabledOps()); err != nil {
 		return fmt.Errorf("creating kpemu/stack_tracer_enabled: %w", err)
 	}
+	// The perf counters the seal serves (shadow.Seal.Perf).
+	if _, err := tree.CreateFile(perfEventFile, 0o600, tr.PerfEventOps()); err != nil {
+		return fmt.Errorf("creating %s: %w", perfEventFile, err)
+	}
 	probes := &registeredProbes{}
 	var moduleSpecs []kprobes.Spec // MOD:SYM probes wait for --module
 	for _, spec := range o.probes {
@@ -224,7 +229,8 @@ func run(ctx context.Context, o runOptions) error {
 	if o.shadow != "" {
 		var seal *shadow.Seal
 		if o.seal != "" {
-			seal = &shadow.Seal{Debugfs: o.mount, Tracefs: o.tracefs, Dir: o.seal}
+			seal = &shadow.Seal{Debugfs: o.mount, Tracefs: o.tracefs, Dir: o.seal,
+				Perf: perfCounters{tr: tr, path: filepath.Join(o.mount, perfEventFile)}}
 		}
 		shadowDone = startShadow(ctx, k, o.shadow, seal, log)
 	}

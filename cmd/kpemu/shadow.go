@@ -13,6 +13,7 @@ import (
 
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/shadow"
+	"github.com/kpemu/kpemu/tracing"
 )
 
 func newShadowExecCmd() *cobra.Command {
@@ -112,4 +113,23 @@ func shadowRequest(r shadow.Request) kernel.ShadowRequest {
 		kr.Op, kr.Flags = kernel.ShadowKill, r.Flags
 	}
 	return kr
+}
+
+// perfEventFile is the debugfs file whose opens are the perf counters
+// that the seal serves.
+const perfEventFile = "kpemu/perf_event"
+
+// perfCounters serves the seal's perf counters with tracing's.
+type perfCounters struct {
+	tr   *tracing.Tracing
+	path string // perfEventFile in the mount
+}
+
+func (p perfCounters) PreparePerf(tid int, a shadow.PerfAttr) (string, syscall.Errno) {
+	errno := p.tr.PreparePerf(tid, tracing.PerfAttr{
+		Config: a.Config, ReadFormat: a.ReadFormat,
+		Disabled: a.Disabled, Inherit: a.Inherit, EnableOnExec: a.EnableOnExec,
+		PID: a.PID, CPU: a.CPU,
+	})
+	return p.path, errno
 }
