@@ -83,16 +83,19 @@ func TestSyscallEventFiles(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.file, got, tc.want)
 		}
 	}
-	if _, err := f.tree.ReadFile("tracing/events/syscalls/sys_enter_kill/id"); err == nil {
-		t.Errorf("the guest has no kill(2), but sys_enter_kill exists")
+	if _, err := f.tree.ReadFile("tracing/events/syscalls/sys_enter_getuid/id"); err == nil {
+		t.Errorf("the guest has no getuid(2), but sys_enter_getuid exists")
+	}
+	if got := f.read(t, "tracing/events/syscalls/sys_enter_kill/id"); got != "125\n" {
+		t.Errorf("sys_enter_kill's id is %q, want 125 as the reference kernel's", got)
 	}
 	// Linux's order: ids ascending; raw_syscalls' 23 and 24 first.
 	ev := f.read(t, "tracing/available_events")
 	if !strings.HasPrefix(ev, "raw_syscalls:sys_exit\nraw_syscalls:sys_enter\nsyscalls:sys_exit_mmap\nsyscalls:sys_enter_mmap\n") {
 		t.Errorf("available_events starts %q", ev[:min(len(ev), 200)])
 	}
-	if n := strings.Count(ev, "\nsyscalls:"); n != 2*33 {
-		t.Errorf("%d syscalls events, want 66 (33 system calls)", n)
+	if n := strings.Count(ev, "\nsyscalls:"); n != 2*34 {
+		t.Errorf("%d syscalls events, want 68 (34 system calls)", n)
 	}
 	// A char * is a string to a filter: a number is refused as on Linux.
 	if err := f.write("tracing/events/syscalls/sys_enter_openat/filter", "filename != 0\n", false); err == nil {
