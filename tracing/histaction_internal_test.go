@@ -120,6 +120,20 @@ func TestHistFieldVariables(t *testing.T) {
 			t.Errorf("%q: error_log reads\n%s\nwant %q", c.cmd, got, c.log)
 		}
 	}
+	// A name that is no field of the event is the onmatch event's,
+	// after create_target_field_var logged its failure.
+	cmd := "hist:keys=next_comm:onmatch(sched.sched_waking).pp(next_pid,prio)"
+	if err := tr.tree.WriteFile("tracing/error_log", nil, true); err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, tr, [][2]string{{"tracing/events/sched/sched_switch/trigger", cmd}})
+	want := histLogEntry("sched_switch", "Couldn't find field", cmd, 60) + histLogEntry("sched_switch", "Couldn't parse field variable", cmd, 60)
+	if got, _ := tr.tree.ReadFile("tracing/error_log"); string(got) != want {
+		t.Errorf("error_log reads\n%s\nwant\n%s", got, want)
+	}
+	if got, _ := tr.tree.ReadFile("tracing/events/sched/sched_waking/trigger"); !strings.Contains(string(got), ":synthetic_prio=prio:") {
+		t.Errorf("sched_waking's trigger reads\n%s", got)
+	}
 }
 
 // TestHistVarRefs: a string variable carries its text to the action;
@@ -183,23 +197,24 @@ func TestHistVarRefs(t *testing.T) {
 func TestEprobeOnSyntheticRecords(t *testing.T) {
 	tr, _ := newTestTracing(t, 1)
 	writeAll(t, tr, [][2]string{
-		{"tracing/synthetic_events", "mysyn u64 n; s64 ret"},
-		{"tracing/dynamic_events", "e:ep synthetic/mysyn x=$n:u64 ret=$ret:s64"},
+		{"tracing/synthetic_events", "mysyn u64 n; s64 ret; char name[]; char tag[8]"},
+		{"tracing/dynamic_events", "e:ep synthetic/mysyn x=$n:u64 ret=$ret:s64 nm=$name:string tg=$tag:string"},
 		{"tracing/events/eprobes/ep/enable", "1"},
 	})
 	ev := tr.findEvent("synthetic", "mysyn")
 	neg3 := filter.Value{Num: ^uint64(2)}
-	tr.fireSynth(ev, []filter.Value{{Num: 5}, neg3}, &histHit{fields: map[string]filter.Value{"common_pid": {Num: 1}}}, "cat")
+	str := func(s string) filter.Value { return filter.Value{Str: s, IsStr: true} }
+	tr.fireSynth(ev, []filter.Value{{Num: 5}, neg3, str("/etc/passwd"), str("abc")}, &histHit{fields: map[string]filter.Value{"common_pid": {Num: 1}}}, "cat")
 	trace, _ := tr.tree.ReadFile("tracing/trace")
-	if !strings.Contains(string(trace), ": ep: (synthetic.mysyn) x=5 ret=-3\n") {
+	if !strings.Contains(string(trace), `: ep: (synthetic.mysyn) x=5 ret=-3 nm="/etc/passwd" tg="abc"`+"\n") {
 		t.Errorf("trace reads\n%s\nwant an ep line", trace)
 	}
 	if strings.Contains(string(trace), "mysyn: n=") {
 		t.Errorf("the soft-enabled synthetic event recorded itself:\n%s", trace)
 	}
 	writeAll(t, tr, [][2]string{{"tracing/events/eprobes/ep/enable", "0"}, {"tracing/events/synthetic/mysyn/enable", "1"}})
-	tr.fireSynth(ev, []filter.Value{{Num: 6}, neg3}, &histHit{fields: map[string]filter.Value{"common_pid": {Num: 1}}}, "cat")
-	if trace, _ = tr.tree.ReadFile("tracing/trace"); !strings.Contains(string(trace), ": mysyn: n=6 ret=-3\n") || strings.Count(string(trace), " ep: ") != 1 {
+	tr.fireSynth(ev, []filter.Value{{Num: 6}, neg3, str("x"), str("y")}, &histHit{fields: map[string]filter.Value{"common_pid": {Num: 1}}}, "cat")
+	if trace, _ = tr.tree.ReadFile("tracing/trace"); !strings.Contains(string(trace), ": mysyn: n=6 ret=-3 name=x tag=y\n") || strings.Count(string(trace), " ep: ") != 1 {
 		t.Errorf("trace reads\n%s\nwant one ep line and a mysyn line", trace)
 	}
 }

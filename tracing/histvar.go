@@ -503,13 +503,21 @@ func (t *Tracing) fireSynth(ev *event, vals []filter.Value, h *histHit, comm str
 		if rec == nil {
 			rec = newSynthRecord(ev, vals, int(int64(pid.Num)))
 		}
-		post := t.runTriggersFields(f, fields, comm, h.cpu, &tpHit{rec: rec.rec})
+		post := t.runTriggersFields(f, fields, comm, h.cpu, &tpHit{rec: rec.rec, addr: synthRecAddr})
 		if !f.softDisabled.Load() {
 			rec.commit(f, fields, comm, h.cpu)
 		}
 		t.postTriggers(f, post, regs, 0)
 	}
 }
+
+// synthRecAddr is where an event probe on a synthetic event finds the
+// record kpemu built on the host, which is nowhere in the guest: a
+// non-canonical address (neither TTBR0's nor TTBR1's half), which no
+// guest pointer can be, so that $field of a string field is an address
+// that reads the record's text (fetcher.readMem serves a hit's record)
+// and nothing else.
+const synthRecAddr = 0x00ff_0000_0000_0000
 
 // synthRec is a synthetic event's record (trace_event_raw_event_synth)
 // as its format lays it out, the common fields first: a u64 per number,
@@ -708,13 +716,14 @@ func (p *histParser) fieldParam(a *histAction, prm string) (*histField, error) {
 			}
 			return f, nil
 		}
-		if system != "" {
-			return nil, p.err(histErrParamNotFound, name, syscall.EINVAL)
-		}
+		// create_target_field_var's create_field_var logs its
+		// failure, which the fallback below may still mend.
+		_ = p.err(histErrFieldNotFound, name, syscall.EINVAL)
+		_ = p.err(histErrFieldVarParseFail, name, syscall.EINVAL)
 	}
 	if system == "" {
 		if a.handler != "onmatch" {
-			return nil, p.err(histErrParamNotFound, name, syscall.EINVAL)
+			return nil, fmt.Errorf("%w: hist: param %q is no field of the event", syscall.EINVAL, prm)
 		}
 		system, event = a.matchSys, a.matchEvent
 	}
