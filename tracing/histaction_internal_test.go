@@ -25,6 +25,11 @@ func switchHit(tr *Tracing, comm string, pid int) *histHit {
 	}}
 }
 
+func readString(tr *Tracing, p string) string {
+	b, _ := tr.tree.ReadFile(p)
+	return string(b)
+}
+
 func writeAll(t *testing.T, tr *Tracing, writes [][2]string) {
 	t.Helper()
 	for _, w := range writes {
@@ -36,8 +41,8 @@ func writeAll(t *testing.T, tr *Tracing, writes [][2]string) {
 
 // TestHistSnapshotAction is onchange().snapshot(): the array's
 // snapshot is taken when the tracked value changes, the hist says by
-// what, the snapshot file is busy meanwhile, and a second snapshot()
-// in the array is refused; all until the hist goes.
+// what (the oracle's block), the snapshot file is busy meanwhile, and a
+// second snapshot() in the array is refused; all until the hist goes.
 func TestHistSnapshotAction(t *testing.T) {
 	tr, _ := newTestTracing(t, 1)
 	const waking = "tracing/events/sched/sched_waking/trigger"
@@ -48,6 +53,9 @@ func TestHistSnapshotAction(t *testing.T) {
 	}
 	if err := tr.tree.WriteFile("tracing/events/sched/sched_switch/trigger", []byte("hist:keys=next_pid:p=next_prio:onmax($p).snapshot()"), false); !errors.Is(err, syscall.EBUSY) {
 		t.Errorf("a second snapshot() in the array: %v, want EBUSY", err)
+	}
+	if got := readString(tr, "tracing/error_log"); got != "" {
+		t.Errorf("error_log reads %q after the EBUSYs, want nothing (the oracle's)", got)
 	}
 	hd := histTriggerOf(t, tr, "sched", "sched_waking", 0)
 	for i, c := range []struct {
@@ -107,21 +115,27 @@ func TestHistFieldVariables(t *testing.T) {
 		t.Errorf("the field variable's hist stays after its maker went:\n%s", got)
 	}
 	writeAll(t, tr, [][2]string{{"tracing/synthetic_events", "pp pid_t pid; int prio"}})
+	// The oracle's error_log entries.
 	for _, c := range []struct {
 		cmd, log string
+		pos      int
 	}{
-		{"hist:keys=next_pid:onmatch(sched.sched_waking).pp(next_pid,sched.sched_waking.prio)", "Matching event histogram not found"},
-		{"hist:keys=next_comm:onmatch(sched.sched_waking).pp(next_pid,sched.nosuch.prio)", "Event file not found"},
+		{"hist:keys=next_pid:onmatch(sched.sched_waking).pp(next_pid,sched.sched_waking.prio)", "Matching event histogram not found", 78},
+		{"hist:keys=next_comm:onmatch(sched.sched_waking).pp(next_pid,sched.nosuch.prio)", "Event file not found", 73},
 	} {
+		if err := tr.tree.WriteFile("tracing/error_log", nil, true); err != nil {
+			t.Fatal(err)
+		}
 		if err := tr.tree.WriteFile("tracing/events/sched/sched_switch/trigger", []byte(c.cmd), false); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("%q: %v, want EINVAL", c.cmd, err)
 		}
-		if got, _ := tr.tree.ReadFile("tracing/error_log"); !strings.Contains(string(got), "error: "+c.log+"\n") {
-			t.Errorf("%q: error_log reads\n%s\nwant %q", c.cmd, got, c.log)
+		if got, want := readString(tr, "tracing/error_log"), histLogEntry("sched_switch", c.log, c.cmd, c.pos); got != want {
+			t.Errorf("%q: error_log reads\n%s\nwant\n%s", c.cmd, got, want)
 		}
 	}
 	// A name that is no field of the event is the onmatch event's,
-	// after create_target_field_var logged its failure.
+	// after create_target_field_var logged its failure (the oracle's
+	// two entries, though the write succeeds).
 	cmd := "hist:keys=next_comm:onmatch(sched.sched_waking).pp(next_pid,prio)"
 	if err := tr.tree.WriteFile("tracing/error_log", nil, true); err != nil {
 		t.Fatal(err)
