@@ -119,8 +119,10 @@
 //     error_log entries; a map keyed by the key fields' bytes, per
 //     trigger (trace_events_hist.c, tracing_map.c).
 //   - histvar.go: inter-event hists: variable references between
-//     histograms, onmatch, onmax and onchange with trace() (firing a
-//     synthetic event into its triggers) and save(); no snapshot().
+//     histograms, field variables (a hist added to another event for
+//     its field), onmatch, onmax and onchange with trace() (firing a
+//     synthetic event: its triggers, event probes on it, its record),
+//     save() and snapshot() (the array's conditional snapshot).
 //   - markerev.go: events/ftrace/print's trigger and hist files, whose
 //     triggers a trace_marker write runs (trace.c's trace_marker_file).
 //
@@ -136,10 +138,10 @@
 //     guest's file system, but kpemu places no uprobes, so enabling one
 //     fails with EOPNOTSUPP (trace_uprobe.c).
 //   - synth.go: synthetic_events, the synthetic events' definitions and
-//     their events/synthetic/ directories; nothing fires them yet
-//     (trace_events_synth.c).
+//     their events/synthetic/ directories; hist actions fire them
+//     (histvar.go) (trace_events_synth.c).
 //   - eprobe.go: the event probes, e: in dynamic_events: an event on a
-//     static event, its arguments fetched from that event's record
+//     static or synthetic event, its arguments fetched from that event's record
 //     ($FIELD) and recorded by a hidden trigger on it (trigger.go) while
 //     enabled (trace_eprobe.c).
 //   - dynevent.go: dynamic_events, the kprobe, uprobe, synthetic and

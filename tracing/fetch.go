@@ -542,9 +542,11 @@ func (f *fetcher) fieldsInto(fields map[string]filter.Value, ev *event, comm str
 	if ev.static != nil && f.hit != nil {
 		for _, sf := range ev.static.fields {
 			if sf.ptrStr {
-				// filter_pred_pchar_user: the string, user or kernel
-				s, _ := f.readString(f.hit.rec.u64(sf.offset), true)
-				fields[sf.name] = filter.Value{Str: s, IsStr: true}
+				// filter_pred_pchar_user: the string, user or kernel;
+				// a hist takes the pointer (histEventFields).
+				ptr := f.hit.rec.u64(sf.offset)
+				s, _ := f.readString(ptr, true)
+				fields[sf.name] = filter.Value{Num: ptr, Str: s, IsStr: true}
 				continue
 			}
 			fields[sf.name] = f.hit.rec.value(sf)

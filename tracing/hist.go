@@ -119,6 +119,9 @@ type histField struct {
 	ref    *histField
 	refHD  *histData
 	refIdx int
+	// readOnce: an expression's operand consumes the variable it
+	// reads (the reference's read_once), a bare reference does not.
+	readOnce bool
 }
 
 // name is hist_field_name.
@@ -234,8 +237,10 @@ type histHit struct {
 	ts     uint64 // the trace clock, ns
 	inNS   bool   // the clock counts nanoseconds (trace_clock_in_ns)
 	cpu    int
-	// refVals are the hit's variable references' values (histvar.go).
+	// refVals are the hit's variable references' values, refStrs the
+	// text of those to string variables (histvar.go).
 	refVals []uint64
+	refStrs []string
 	// t and regs unwind the stack for a stacktrace key; regs is nil
 	// for a hit with no guest stack (a trace_marker write).
 	t    *Tracing
@@ -290,6 +295,15 @@ func (f *histField) value(h *histHit) uint64 {
 	return h.fields[f.field].Num
 }
 
+// str is hist_fn_call for a string: the field's text, or the string
+// variable's a reference reads.
+func (f *histField) str(h *histHit) string {
+	if f.flags&hfVarRef != 0 {
+		return h.refStrs[f.refIdx]
+	}
+	return h.fields[f.field].Str
+}
+
 // histSortKey is a struct tracing_map_sort_key: the field (nil for
 // hitcount) and the direction.
 type histSortKey struct {
@@ -317,6 +331,12 @@ type histData struct {
 	varRefs []*histField  // hist_data->var_refs
 	actions []*histAction // the onmatch actions (histvar.go)
 	refBy   int           // how many other hists reference its variables; guarded by Tracing.mu
+
+	// ta is the array whose event has the hist (hist_data->event_file->tr),
+	// and fieldVarHists the hists on other events that createActions
+	// made for its field variables, removed with it (histvar.go).
+	ta            *TraceArray
+	fieldVarHists []fieldVarHist
 }
 
 // histElt is a tracing_map_elt: one key's sums and variables, and the
@@ -326,7 +346,10 @@ type histElt struct {
 	sums   []uint64
 	vars   []uint64
 	varSet []bool // tracing_map_var_set: set since last read once
-	comm   string
+	// strs are the string variables' copies (elt_data->field_var_str),
+	// by variable; nil until one is set.
+	strs []string
+	comm string
 	// tracked and saved are each onmax/onchange action's value and
 	// save() fields, by action (histvar.go); nil until one runs.
 	tracked []uint64
@@ -383,6 +406,22 @@ func (p *histParser) err(e histErr, at string, errno syscall.Errno) error {
 	}
 	p.ta.errlog.add(errLogEntry{ts: p.t.now(), loc: p.loc, msg: string(e), cmd: p.lastCmd, pos: pos})
 	return fmt.Errorf("%w: hist: %s", errno, e)
+}
+
+// histEventFields are the fields a hist may use, filterFields but for
+// a char * field (FILTER_PTR_STRING), which a hist takes as the number
+// it is, the pointer: Linux 6.1's create_hist_field does not follow
+// pointers to strings, "dangerous to dereference".
+func histEventFields(ev *event) map[string]filter.Field {
+	m := filterFields(ev)
+	if ev.static != nil {
+		for _, f := range ev.static.fields {
+			if f.ptrStr {
+				m[f.name] = filter.Field{Signed: f.signed}
+			}
+		}
+	}
+	return m
 }
 
 // fieldSizes are the event's fields' sizes, for the strings' key sizes.
@@ -554,6 +593,7 @@ func (p *histParser) parseExpr(s string, flags histFlag, varName string, n *int)
 		flags |= hfExpr
 	}
 	flags |= o1.flags & (hfTimestamp | hfTimestampUsecs)
+	o1.readOnce, o2.readOnce = true, true
 	e := &histField{flags: flags, varName: varName, op: op, operands: [2]*histField{o1, o2}}
 	if op == '/' && o2.flags&hfConst != 0 && o2.constant == 0 {
 		return nil, p.err(histErrDivisionByZero, s2, syscall.EDOM)
@@ -961,9 +1001,9 @@ type histTrigger struct {
 
 // parseHistTrigger is event_hist_trigger_parse; t.mu is held.
 func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasNext bool) error {
-	p := &histParser{t: t, ta: ev.ta, ev: ev.ev, file: ev, fields: filterFields(ev.ev), sizes: histFieldSizes(ev.ev),
+	p := &histParser{t: t, ta: ev.ta, ev: ev.ev, file: ev, fields: histEventFields(ev.ev), sizes: histFieldSizes(ev.ev),
 		lastCmd: histPrefix + next, loc: fmt.Sprintf(histErrLocFmt, ev.ev.group, ev.ev.name), remove: remove,
-		hd: &histData{mapBits: histBitsDefault}}
+		hd: &histData{mapBits: histBitsDefault, ta: ev.ta}}
 	if !hasNext {
 		return fmt.Errorf("%w: hist needs keys", syscall.EINVAL)
 	}
@@ -1005,9 +1045,6 @@ func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasN
 	if err := p.createFields(keys, vals, sortStr, hasVals, hasSort, assigns); err != nil {
 		return err
 	}
-	if err := p.createActions(); err != nil {
-		return err
-	}
 	hd := p.hd
 	tr := &trigger{cmd: triggerCmd{name: "hist", typ: ettHist}, hist: &histTrigger{hd: hd}}
 	tr.count.Store(-1)
@@ -1040,7 +1077,26 @@ func (t *Tracing) parseHistTrigger(ev *eventFile, remove bool, next string, hasN
 			}
 		}
 	}
-	// hist_register_trigger
+	// The actions of a new hist (not of one more trigger of a named
+	// one) take their variables and the snapshot now; a registration
+	// that fails lets the snapshot go (destroy_hist_data).
+	if named == nil {
+		if err := p.createActions(); err != nil {
+			t.releaseSnapshot(hd)
+			return err
+		}
+	}
+	if err := t.registerNewHist(p, ev, tr, named); err != nil {
+		t.releaseSnapshot(hd)
+		return err
+	}
+	return nil
+}
+
+// registerNewHist is hist_register_trigger and hist_trigger_enable for
+// a trigger that is neither a removal nor an update of an existing one.
+func (t *Tracing) registerNewHist(p *histParser, ev *eventFile, tr, named *trigger) error {
+	hd := p.hd
 	if hd.name != "" && named != nil && !histMatch(tr, named, named, true) {
 		return p.err(histErrNamedMismatch, hd.name, syscall.EINVAL)
 	}
@@ -1135,6 +1191,8 @@ func (t *Tracing) dropNamed(tr *trigger) {
 	if owner.hist.hd.name != "" && t.namedHists[owner.hist.hd.name] == owner {
 		delete(t.namedHists, owner.hist.hd.name)
 	}
+	t.releaseSnapshot(owner.hist.hd)
+	t.unregisterFieldVarHists(owner.hist.hd)
 }
 
 // unregisterHist is hist_unregister_trigger: removes the hist trigger of
@@ -1221,9 +1279,9 @@ func (hd *histData) hit(h *histHit, comm string) {
 		}
 	}
 	if n := len(hd.varRefs); n > 0 {
-		h.refVals = make([]uint64, n)
+		h.refVals, h.refStrs = make([]uint64, n), make([]string, n)
 		// The other histograms' variables for this key, or no hit.
-		if !hd.resolveRefs(string(key), h.refVals, false, nil) {
+		if !hd.resolveRefs(string(key), h, false, nil) {
 			return
 		}
 	}
@@ -1245,18 +1303,33 @@ func (hd *histData) hit(h *histHit, comm string) {
 		e.sums[i] += v.value(h)
 	}
 	for i, v := range hd.vars {
-		if v.flags&hfString == 0 {
+		if v.flags&hfString != 0 {
+			// The variable keeps a copy of the text, at most its
+			// field's size or STR_VAR_LEN_MAX less the NUL.
+			if e.strs == nil {
+				e.strs = make([]string, len(hd.vars))
+			}
+			s := v.str(h)
+			if n := min(v.fsize, strVarLenMax) - 1; len(s) > n {
+				s = s[:max(n, 0)]
+			}
+			e.strs[i] = s
+		} else {
 			e.vars[i] = v.value(h)
-			e.varSet[i] = true
 		}
+		e.varSet[i] = true
 	}
 	var fire []*histAction
-	if len(hd.actions) > 0 && hd.resolveRefs(e.key, h.refVals, true, e) {
-		fire = hd.track(h, e)
+	var snaps []histSnapHit
+	if len(hd.actions) > 0 && hd.resolveRefs(e.key, h, true, e) {
+		fire, snaps = hd.track(h, e)
 	}
 	m.mu.Unlock()
 	if len(fire) > 0 {
 		hd.runActions(h, comm, fire)
+	}
+	for i := range snaps {
+		hd.snapshot(h, &snaps[i])
 	}
 }
 
@@ -1515,6 +1588,7 @@ func (t *Tracing) showHist(ev *eventFile, w *bytes.Buffer) error {
 			hd.printTracked(w, e)
 			w.WriteByte('\n')
 		}
+		t.printHistSnapshot(w, hd)
 		fmt.Fprintf(w, "\nTotals:\n    Hits: %d\n    Entries: %d\n    Dropped: %d\n", hits, len(es), drops)
 	}
 	return nil

@@ -13,16 +13,20 @@ import (
 
 // Inter-event hist triggers (trace_events_hist.c): references to other
 // histograms' variables ($x, or sys.event.$x), resolved at each hit by
-// looking the hit's key up in the variable's histogram (and consuming
-// the value, read_once), and the handlers: onmatch(sys.event), and
-// onmax($var) and onchange($var) over a variable of the hist, which keep
-// each entry's max or last value. Their trace(synth,params) or
-// synth(params) action fires a synthetic event with the params' values;
-// save(fields) keeps the event's fields in the entry, printed under it.
-// The synthetic event runs the triggers of its files (hist triggers on
-// synthetic events); kpemu does not yet write its record to the ring
-// buffer, as Linux does when the synthetic event is enabled.
-// snapshot() is refused.
+// looking the hit's key up in the variable's histogram (an expression's
+// operand consuming the value, read_once), and the handlers:
+// onmatch(sys.event), and onmax($var) and onchange($var) over a
+// variable of the hist, which keep each entry's max or last value. Their
+// trace(synth,params) or synth(params) action fires a synthetic event
+// with the params' values: a param is a variable, a field of the event,
+// or a field of another event (sys.event.field, or a field of the
+// onmatch event), for which a hist with a synthetic_<field> variable is
+// added to that event (field variables). save(fields) keeps the event's
+// fields in the entry, printed under it; snapshot() takes the array's
+// snapshot when the tracked value changes the way the handler tracks it
+// (a conditional snapshot, trace.c's tracing_snapshot_cond). The
+// synthetic event runs the triggers of its files (hist triggers and event
+// probes on synthetic events) and is recorded where it is enabled.
 
 const (
 	histErrInvalidSubsysEvent histErr = "Invalid subsystem or event name"
@@ -39,6 +43,11 @@ const (
 	histErrSubsysNotFound     histErr = "Missing subsystem"
 	histErrSynthTypeMismatch  histErr = "Param type doesn't match synthetic event field type"
 	histErrActionNotFound     histErr = "No action found"
+	histErrEventFileNotFound  histErr = "Event file not found"
+	histErrHistNotFound       histErr = "Matching event histogram not found"
+	histErrHistCreateFail     histErr = "Couldn't create histogram for field"
+	histErrSynthVarNotFound   histErr = "Couldn't find synthetic variable"
+	histErrTooManyFieldVars   histErr = "Too many field variables defined"
 	histActionsMax                    = 8 // HIST_ACTIONS_MAX
 )
 
@@ -51,6 +60,7 @@ type histAction struct {
 	track                *histField
 	save                 bool // the action is save(); params are fields
 	saves                []*histField
+	snapshot             bool // the action is snapshot()
 	matchSys, matchEvent string
 	name                 string // the action as written: "trace" or the synthetic event's name
 	useTrace             bool
@@ -160,7 +170,7 @@ func (p *histParser) findVar(system, event, name string) (*histField, *histData,
 func (p *histParser) varRef(v *histField, hd *histData, written, varName string) *histField {
 	r := &histField{flags: hfVarRef, ref: v, refHD: hd, exprName: written, varName: varName, fsize: v.fsize, signed: v.signed,
 		refIdx: len(p.hd.varRefs)}
-	r.flags |= v.flags & (hfTimestamp | hfTimestampUsecs)
+	r.flags |= v.flags & (hfTimestamp | hfTimestampUsecs | hfString)
 	if varName != "" {
 		r.flags |= hfVar | hfAlias
 	}
@@ -249,7 +259,10 @@ func (p *histParser) parseActions(strs []string) error {
 			if a.handler == "onmatch" {
 				return p.err(histErrActionMismatch, name, syscall.EINVAL)
 			}
-			return fmt.Errorf("%w: hist: snapshot() is not supported", syscall.EINVAL)
+			// snapshot() has no params; Linux drops what is written.
+			a.snapshot = true
+			p.hd.actions = append(p.hd.actions, a)
+			continue
 		case "save":
 			if a.handler == "onmatch" {
 				return p.err(histErrActionMismatch, name, syscall.EINVAL)
@@ -324,6 +337,12 @@ func (p *histParser) createActions() error {
 			}
 			continue
 		}
+		if a.snapshot {
+			if err := p.ta.condSnapshotEnable(&histSnapCond{hd: p.hd, a: a}); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, prm := range a.params {
 			var f *histField
 			if strings.Contains(prm, "$") {
@@ -359,13 +378,9 @@ func (p *histParser) createActions() error {
 					}
 				}
 			} else {
-				ff, ok := p.fields[prm]
-				if !ok {
-					return p.err(histErrParamNotFound, prm, syscall.EINVAL)
-				}
-				f = &histField{field: prm, signed: ff.Signed, fsize: p.sizes[prm]}
-				if ff.Str {
-					f.flags |= hfString
+				var err error
+				if f, err = p.fieldParam(a, prm); err != nil {
+					return err
 				}
 			}
 			// check_synth_field: a type other than the field's must
@@ -386,8 +401,13 @@ func (p *histParser) createActions() error {
 
 // resolveRefs is resolve_var_refs: the references to other histograms'
 // variables (self false) or to the hist's own (self true), read from
-// the entry of key; false when one is not set.
-func (hd *histData) resolveRefs(key string, vals []uint64, self bool, own *histElt) bool {
+// the entry of key into h's refVals and refStrs; false when one is not
+// set. Another hist's entry is looked up by as many bytes of key as its
+// own keys have (tracing_map_lookup hashes and compares its map's
+// key_size), so a hist keyed pid,lat finds the entry of pid in a hist
+// keyed pid.
+func (hd *histData) resolveRefs(key string, h *histHit, self bool, own *histElt) bool {
+	vals, strs := h.refVals, h.refStrs
 	for _, r := range hd.varRefs {
 		if (r.refHD == hd) != self {
 			continue
@@ -406,17 +426,29 @@ func (hd *histData) resolveRefs(key string, vals []uint64, self bool, own *histE
 				return false
 			}
 			vals[r.refIdx] = own.vars[idx]
+			if own.strs != nil {
+				strs[r.refIdx] = own.strs[idx]
+			}
 			continue
+		}
+		k := key
+		if n := r.refHD.keySize; len(k) > n {
+			k = k[:n]
 		}
 		m := r.refHD.m
 		m.mu.Lock()
-		e := m.elts[key]
+		e := m.elts[k]
 		if e == nil || !e.varSet[idx] {
 			m.mu.Unlock()
 			return false
 		}
 		vals[r.refIdx] = e.vars[idx]
-		e.varSet[idx] = false // read_once
+		if e.strs != nil {
+			strs[r.refIdx] = e.strs[idx]
+		}
+		if r.readOnce {
+			e.varSet[idx] = false
+		}
 		m.mu.Unlock()
 	}
 	return true
@@ -429,7 +461,7 @@ func (hd *histData) runActions(h *histHit, comm string, fire []*histAction) {
 		vals := make([]filter.Value, len(a.args))
 		for i, f := range a.args {
 			if f.flags&hfString != 0 {
-				vals[i] = filter.Value{Str: h.fields[f.field].Str, IsStr: true}
+				vals[i] = filter.Value{Str: f.str(h), IsStr: true}
 			} else {
 				vals[i] = filter.Value{Num: f.value(h)}
 			}
@@ -442,7 +474,8 @@ func (hd *histData) runActions(h *histHit, comm string, fire []*histAction) {
 
 // fireSynth is trace_synth: the synthetic event hits in every array
 // whose file of it is armed, running that file's triggers over its
-// fields.
+// fields (an event probe's over its record) and recording it where it
+// is enabled.
 func (t *Tracing) fireSynth(ev *event, vals []filter.Value, h *histHit, comm string) {
 	pid := h.fields["common_pid"]
 	fields := map[string]filter.Value{
@@ -458,35 +491,49 @@ func (t *Tracing) fireSynth(ev *event, vals []filter.Value, h *histHit, comm str
 	if inst := ev.inst.Load(); inst != nil {
 		files = append(files, *inst...)
 	}
+	regs := h.regs
+	if regs == nil {
+		regs = &kprobes.Regs{CPU: h.cpu}
+	}
+	var rec *synthRec
 	for _, f := range files {
 		if !f.enabled.Load() {
 			continue
 		}
-		post := t.runTriggersFields(f, fields, comm, h.cpu)
-		if !f.softDisabled.Load() {
-			recordSynth(f, fields, vals, int(int64(pid.Num)), comm, h.cpu)
+		if rec == nil {
+			rec = newSynthRecord(ev, vals, int(int64(pid.Num)))
 		}
-		t.postTriggers(f, post, &kprobes.Regs{CPU: h.cpu}, 0)
+		post := t.runTriggersFields(f, fields, comm, h.cpu, &tpHit{rec: rec.rec, addr: synthRecAddr})
+		if !f.softDisabled.Load() {
+			rec.commit(f, fields, comm, h.cpu)
+		}
+		t.postTriggers(f, post, regs, 0)
 	}
 }
 
-// recordSynth writes the synthetic event's record (trace_event_raw_event_synth)
-// as its format lays it out: a u64 per number, STR_VAR_LEN_MAX bytes per
-// fixed string, a __data_loc per dynamic string with the text after the
-// fields; the line is print_synth_event's. A stack field is not
-// recorded.
-func recordSynth(ef *eventFile, fields map[string]filter.Value, vals []filter.Value, pid int, comm string, cpu int) {
-	ta, ev := ef.ta, ef.ev
-	if !ta.on.Load() {
-		return
-	}
-	if fl := ef.filter.Load(); fl != nil && !(*fl).Eval(fields) {
-		return
-	}
+// synthRecAddr is where an event probe on a synthetic event finds the
+// record kpemu built on the host, which is nowhere in the guest: a
+// non-canonical address (neither TTBR0's nor TTBR1's half), which no
+// guest pointer can be, so that $field of a string field is an address
+// that reads the record's text (fetcher.readMem serves a hit's record)
+// and nothing else.
+const synthRecAddr = 0x00ff_0000_0000_0000
+
+// synthRec is a synthetic event's record (trace_event_raw_event_synth)
+// as its format lays it out, the common fields first: a u64 per number,
+// STR_VAR_LEN_MAX bytes per fixed string, a __data_loc per dynamic
+// string with the text after the fields; and its line,
+// print_synth_event's. A stack field is not recorded (nil rec).
+type synthRec struct {
+	rec  record
+	text string
+}
+
+func newSynthRecord(ev *event, vals []filter.Value, pid int) *synthRec {
 	fixed := 0
 	for _, f := range ev.synth.fields {
 		if f.stack {
-			return
+			return &synthRec{}
 		}
 		if f.str && !f.dynamic {
 			fixed += strVarLenMax
@@ -494,11 +541,13 @@ func recordSynth(ef *eventFile, fields map[string]filter.Value, vals []filter.Va
 			fixed += 8
 		}
 	}
-	raw := make([]byte, fixed)
+	raw := make([]byte, traceEntryHeadSize+fixed)
+	binary.LittleEndian.PutUint16(raw, uint16(ev.id))
+	binary.LittleEndian.PutUint32(raw[4:], uint32(int32(pid)))
 	var dyn []byte
 	var w bytes.Buffer
 	w.WriteString(ev.name + ": ")
-	off := 0
+	off := traceEntryHeadSize
 	for i, f := range ev.synth.fields {
 		var v filter.Value
 		if i < len(vals) {
@@ -529,8 +578,21 @@ func recordSynth(ef *eventFile, fields map[string]filter.Value, vals []filter.Va
 			off += 8
 		}
 	}
-	raw = append(raw, dyn...)
-	e := traceEntry{kind: entryTracepoint, pid: int32(pid), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
+	return &synthRec{rec: append(raw, dyn...), text: w.String()}
+}
+
+// commit writes the record to ef's array while tracing is on and the
+// event's filter lets it through.
+func (r *synthRec) commit(ef *eventFile, fields map[string]filter.Value, comm string, cpu int) {
+	ta, ev := ef.ta, ef.ev
+	if r.rec == nil || !ta.on.Load() {
+		return
+	}
+	if fl := ef.filter.Load(); fl != nil && !(*fl).Eval(fields) {
+		return
+	}
+	raw := r.rec[traceEntryHeadSize:]
+	e := traceEntry{kind: entryTracepoint, pid: r.rec.i32(4), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: r.text, raw: raw}
 	ta.commit(cpu, comm, &e, traceEntryHeadSize+len(raw), nil)
 }
 
@@ -565,10 +627,9 @@ func synthNum(f synthField, v uint64) string {
 
 // track runs the actions on the entry e just updated (hist_trigger_actions),
 // under its map's lock: onmax and onchange keep the entry's tracked value
-// and its save() fields; the synthetic events to fire are returned, to
-// be fired once the lock is let go.
-func (hd *histData) track(h *histHit, e *histElt) []*histAction {
-	var fire []*histAction
+// and its save() fields; the synthetic events to fire and the snapshots
+// to take are returned, to be done once the lock is let go.
+func (hd *histData) track(h *histHit, e *histElt) (fire []*histAction, snaps []histSnapHit) {
 	for i, a := range hd.actions {
 		if a.handler == "onmatch" {
 			fire = append(fire, a)
@@ -583,6 +644,10 @@ func (hd *histData) track(h *histHit, e *histElt) []*histAction {
 			continue
 		}
 		e.tracked[i] = v
+		if a.snapshot {
+			snaps = append(snaps, histSnapHit{a: a, val: v, key: e.key, comm: e.comm})
+			continue
+		}
 		if !a.save {
 			fire = append(fire, a)
 			continue
@@ -593,7 +658,7 @@ func (hd *histData) track(h *histHit, e *histElt) []*histAction {
 		}
 		e.saved[i] = sv
 	}
-	return fire
+	return fire, snaps
 }
 
 // printTracked is print_actions (track_data_print): each onmax and
@@ -627,4 +692,251 @@ func (hd *histData) printTracked(w *bytes.Buffer, e *histElt) {
 			}
 		}
 	}
+}
+
+// fieldParam is trace_action_create_field_var: a param that is a field,
+// of the event (name, or sys.event.name naming the event), else of
+// another event (sys.event.name, or for onmatch a name of the match
+// event), read through a synthetic_<name> variable of a hist that
+// fieldVarHist adds to that event.
+func (p *histParser) fieldParam(a *histAction, prm string) (*histField, error) {
+	system, event, name := "", "", prm
+	if s, rest, ok := strsep(prm, "."); ok {
+		e, n, ok := strsep(rest, ".")
+		if !ok {
+			return nil, fmt.Errorf("%w: hist: param %q is neither a field nor sys.event.field", syscall.EINVAL, prm)
+		}
+		system, event, name = s, e, n
+	}
+	if system == "" || (system == p.ev.group && event == p.ev.name) {
+		if ff, ok := p.fields[name]; ok {
+			f := &histField{field: name, signed: ff.Signed, fsize: p.sizes[name]}
+			if ff.Str {
+				f.flags |= hfString
+			}
+			return f, nil
+		}
+		// create_target_field_var's create_field_var logs its
+		// failure, which the fallback below may still mend.
+		_ = p.err(histErrFieldNotFound, name, syscall.EINVAL)
+		_ = p.err(histErrFieldVarParseFail, name, syscall.EINVAL)
+	}
+	if system == "" {
+		if a.handler != "onmatch" {
+			return nil, fmt.Errorf("%w: hist: param %q is no field of the event", syscall.EINVAL, prm)
+		}
+		system, event = a.matchSys, a.matchEvent
+	}
+	v, hd, err := p.fieldVarHist(system, event, name)
+	if err != nil {
+		return nil, err
+	}
+	return p.varRef(v, hd, system+"."+event+"."+v.varName, ""), nil
+}
+
+// fieldVarHist is create_field_var_hist: the variable synthetic_<field>
+// of a hist on system.event, made (unless it is there already) as a
+// hist keyed as the first hist on that event whose keys are the
+// target's (find_compatible_hist), with that hist's filter, so that the
+// target's key finds the field's value of that event's last hit.
+func (p *histParser) fieldVarHist(system, event, field string) (*histField, *histData, error) {
+	t := p.t
+	if len(p.hd.fieldVarHists) >= synthFieldsMax {
+		return nil, nil, p.err(histErrTooManyFieldVars, field, syscall.EINVAL)
+	}
+	f := t.fileOf(p.ta, system, event)
+	if f == nil {
+		return nil, nil, p.err(histErrEventFileNotFound, field, syscall.EINVAL)
+	}
+	compat := compatibleHist(p.hd, f)
+	if compat == nil {
+		return nil, nil, p.err(histErrHistNotFound, field, syscall.EINVAL)
+	}
+	name := "synthetic_" + field
+	if v, hd := varIn(f, name); v != nil {
+		return v, hd, nil
+	}
+	var cmd strings.Builder
+	cmd.WriteString("keys=")
+	for i, k := range compat.hist.hd.keys {
+		if i > 0 {
+			cmd.WriteByte(',')
+		}
+		cmd.WriteString(k.name(0))
+	}
+	fmt.Fprintf(&cmd, ":%s=%s", name, field)
+	if compat.filter != nil {
+		cmd.WriteString(" if " + compat.filterText)
+	}
+	if err := t.parseHistTrigger(f, false, cmd.String(), true); err != nil {
+		_ = p.err(histErrHistCreateFail, field, syscall.EINVAL)
+		return nil, nil, err
+	}
+	v, hd := varIn(f, name)
+	if v == nil {
+		return nil, nil, p.err(histErrSynthVarNotFound, field, syscall.EINVAL)
+	}
+	p.hd.fieldVarHists = append(p.hd.fieldVarHists, fieldVarHist{file: f, cmd: cmd.String()})
+	return v, hd, nil
+}
+
+// fieldVarHist is a struct field_var_hist: a hist fieldVarHist added,
+// by the command that made it, which removes it with its maker.
+type fieldVarHist struct {
+	file *eventFile
+	cmd  string
+}
+
+// compatibleHist is find_compatible_hist: the first hist trigger of f
+// whose keys are as many as hd's and each of the same kind and size
+// (compatible_keys; kpemu's hist fields keep no C type, so a string is
+// told from a number by its flag).
+func compatibleHist(hd *histData, f *eventFile) *trigger {
+	set := f.triggers.Load()
+	if set == nil {
+		return nil
+	}
+	for _, tr := range set.list {
+		if tr.cmd.typ != ettHist {
+			continue
+		}
+		keys := tr.hist.hd.keys
+		if len(keys) != len(hd.keys) {
+			continue
+		}
+		ok := true
+		for i, k := range keys {
+			o := hd.keys[i]
+			if k.flags&(hfString|hfStacktrace) != o.flags&(hfString|hfStacktrace) || k.size != o.size || k.signed != o.signed {
+				ok = false
+			}
+		}
+		if ok {
+			return tr
+		}
+	}
+	return nil
+}
+
+// unregisterFieldVarHists is unregister_field_var_hists: the hists
+// fieldVarHist added for hd go with it; t.mu is held.
+func (t *Tracing) unregisterFieldVarHists(hd *histData) {
+	for _, fv := range hd.fieldVarHists {
+		if err := t.parseHistTrigger(fv.file, true, fv.cmd, true); err != nil {
+			t.log.Warn("hist: removing a field variable's hist", "event", fv.file.ev.key(), "cmd", fv.cmd, "err", err)
+		}
+	}
+	hd.fieldVarHists = nil
+}
+
+// histSnapCond is the snapshot() action's struct track_data, the array's
+// conditional snapshot data (tr->cond_snapshot->cond_data): the value
+// and the entry that took the snapshot last. Guarded by the array's
+// snapshotState.mu.
+type histSnapCond struct {
+	hd      *histData
+	a       *histAction
+	val     uint64
+	key     string
+	comm    string
+	updated bool
+}
+
+// histSnapHit is a struct snapshot_context: the entry whose tracked
+// value changed, with the value.
+type histSnapHit struct {
+	a    *histAction
+	val  uint64
+	key  string
+	comm string
+}
+
+// update is cond_snapshot_update: the snapshot is taken when the
+// entry's tracked value passes the handler's check against the value of
+// the last snapshot, which it then becomes. A snapshot that is no
+// snapshot() action's (ctx nil: the snapshot trigger, which Linux would
+// give a NULL context) is not taken.
+func (c *histSnapCond) update(ctx *histSnapHit) bool {
+	if ctx == nil {
+		return false
+	}
+	if (c.a.handler == "onmax" && ctx.val <= c.val) || (c.a.handler == "onchange" && ctx.val == c.val) {
+		return false
+	}
+	c.val, c.key, c.comm, c.updated = ctx.val, ctx.key, ctx.comm, true
+	return true
+}
+
+// snapshot is save_track_data_snapshot: tracing_snapshot_cond on the
+// hist's array, which says so in the trace and stops tracing when the
+// snapshot is not allocated.
+func (hd *histData) snapshot(h *histHit, ctx *histSnapHit) {
+	if hd.ta == nil {
+		return
+	}
+	if !hd.ta.takeSnapshotCond(ctx) {
+		hd.ta.snapshotNotAllocated(h.cpu, 0)
+	}
+}
+
+// condSnapshotEnable is tracing_snapshot_cond_enable: the snapshot is
+// allocated, and the array takes c as its one conditional snapshot
+// (EBUSY if it has one).
+func (ta *TraceArray) condSnapshotEnable(c *histSnapCond) error {
+	ta.allocSnapshotInstance()
+	ta.snap.mu.Lock()
+	defer ta.snap.mu.Unlock()
+	if ta.snap.cond != nil {
+		return fmt.Errorf("%w: the snapshot is taken by another hist's snapshot()", syscall.EBUSY)
+	}
+	ta.snap.cond = c
+	return nil
+}
+
+// releaseSnapshot is track_data_destroy's tracing_snapshot_cond_disable:
+// the array's conditional snapshot goes if hd's snapshot() holds it.
+func (t *Tracing) releaseSnapshot(hd *histData) {
+	ta := hd.ta
+	if ta == nil {
+		return
+	}
+	ta.snap.mu.Lock()
+	if ta.snap.cond != nil && ta.snap.cond.hd == hd {
+		ta.snap.cond = nil
+	}
+	ta.snap.mu.Unlock()
+}
+
+// printHistSnapshot is track_data_snapshot_print: under a hist with a
+// snapshot() action, once the array's conditional snapshot was taken,
+// the value and the key that took it.
+func (t *Tracing) printHistSnapshot(w *bytes.Buffer, hd *histData) {
+	ta := hd.ta
+	if ta == nil {
+		return
+	}
+	ta.snap.mu.Lock()
+	var c histSnapCond
+	if ta.snap.cond != nil {
+		c = *ta.snap.cond
+	}
+	ta.snap.mu.Unlock()
+	if !c.updated {
+		return
+	}
+	var a *histAction
+	for _, x := range hd.actions {
+		if x.snapshot {
+			a = x
+			break
+		}
+	}
+	if a == nil {
+		return
+	}
+	w.WriteString("\nSnapshot taken (see tracing/snapshot).  Details:\n")
+	fmt.Fprintf(w, "\ttriggering value { %s(%s) }: %10d", a.handler, a.trackVar, c.val)
+	w.WriteString("\ttriggered by event with key: ")
+	t.printHistKey(w, hd, &histElt{key: c.key, comm: c.comm})
+	w.WriteByte('\n')
 }

@@ -42,13 +42,14 @@ func (t *Tracing) markerTriggers(ta *TraceArray, pid int, comm, buf string) trig
 		"common_type": {Num: uint64(ev.ev.id)}, "common_flags": {}, "common_preempt_count": {},
 		"cpu": {Num: markerCPU}, "ip": {}, "buf": {Str: buf, IsStr: true},
 	}
-	return t.runTriggersFields(ev, fields, comm, markerCPU)
+	return t.runTriggersFields(ev, fields, comm, markerCPU, nil)
 }
 
 // runTriggersFields runs the triggers of ev over a record whose fields
 // are fields (event_triggers_call with a record): all but the post
-// triggers now; it returns the types to run after the commit.
-func (t *Tracing) runTriggersFields(ev *eventFile, fields map[string]filter.Value, comm string, cpu int) triggerType {
+// triggers now; it returns the types to run after the commit. hit is
+// the record an event probe on ev reads (a synthetic event's), or nil.
+func (t *Tracing) runTriggersFields(ev *eventFile, fields map[string]filter.Value, comm string, cpu int, hit *tpHit) triggerType {
 	set := ev.triggers.Load()
 	if set == nil {
 		return 0
@@ -65,6 +66,12 @@ func (t *Tracing) runTriggersFields(ev *eventFile, fields map[string]filter.Valu
 				h.ts, h.inNS = ev.ta.clock(), clockInNS(int(ev.ta.opts.clockID.Load()))
 			}
 			tr.hist.hd.hit(&h, comm)
+			continue
+		}
+		if tr.probe != nil {
+			if hit != nil {
+				t.eprobeTraceFunc(tr.probe, hit, regs, 0)
+			}
 			continue
 		}
 		if tr.cmd.post || tr.cmd.typ == ettSnapshot {

@@ -43,6 +43,10 @@ type snapshotState struct {
 	mu        sync.Mutex
 	buf       *traceBuffer
 	allocated bool // tr->allocated_snapshot
+	// cond is tr->cond_snapshot's data, a hist's snapshot() action
+	// (histvar.go): while it is set, a snapshot is taken only when its
+	// update says so, and the snapshot file refuses writes (EBUSY).
+	cond *histSnapCond
 }
 
 // initSnapshot makes the freed snapshot buffer (allocate_trace_buffers:
@@ -124,6 +128,12 @@ func (ta *TraceArray) writeSnapshot(cpu int) func(context.Context, []byte, int64
 		}
 		ta.opts.sizeMu.Lock()
 		defer ta.opts.sizeMu.Unlock()
+		ta.snap.mu.Lock()
+		busy := ta.snap.cond != nil
+		ta.snap.mu.Unlock()
+		if busy {
+			return 0, fmt.Errorf("%w: a hist's snapshot() holds the snapshot", syscall.EBUSY)
+		}
 		switch v {
 		case 0:
 			if cpu >= 0 {
@@ -208,10 +218,21 @@ func (ta *TraceArray) resizeSnapshot(pages, cpu int) {
 // nothing, when the snapshot is not allocated. It runs on a vCPU for the
 // snapshot trigger.
 func (ta *TraceArray) takeSnapshot() bool {
+	return ta.takeSnapshotCond(nil)
+}
+
+// takeSnapshotCond is tracing_snapshot_cond: takeSnapshot, but while a
+// hist's snapshot() holds the snapshot, only if its update takes ctx
+// (under tr->max_lock, as Linux calls it).
+func (ta *TraceArray) takeSnapshotCond(ctx *histSnapHit) bool {
 	ta.snap.mu.Lock()
 	if !ta.snap.allocated {
 		ta.snap.mu.Unlock()
 		return false
+	}
+	if c := ta.snap.cond; c != nil && !c.update(ctx) {
+		ta.snap.mu.Unlock()
+		return true
 	}
 	ta.buf.Swap(ta.snap.buf)
 	ta.snap.mu.Unlock()

@@ -275,6 +275,9 @@ func TestSnapshotReadme(t *testing.T) {
 			"  stack_trace\t\t- Shows the max stack trace when active\n",
 		"\t            disable_event:<system>:<event>\n\t            enable_hist:<system>:<event>\n\t            disable_hist:<system>:<event>\n" +
 			"\t\t    stacktrace\n\t\t    snapshot\n\t\t    hist (see below)\n\t   example: echo traceoff > events/block/block_unplug/trigger\n",
+		// The hist actions, snapshot() last (CONFIG_TRACER_SNAPSHOT).
+		"\t        save(field,...)                      - save current event fields\n" +
+			"\t        snapshot()                           - snapshot the trace buffer\n\n",
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("README lacks %q", want)

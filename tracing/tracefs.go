@@ -232,6 +232,7 @@ place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>
 
 	        trace(<synthetic_event>,param list)  - generate synthetic event
 	        save(field,...)                      - save current event fields
+	        snapshot()                           - snapshot the trace buffer
 
       format		- The layout of the event's record and its print fmt
       id		- The event's id
