@@ -4,7 +4,7 @@
 # kselftests.sh: run Linux's ftrace kprobe selftests, unchanged, against
 # kpemu, and print ftracetest's summary.
 #
-#   scripts/kselftests.sh [-k KPEMU] [-o "RUN FLAGS"] [-t SECS] SELFTEST_DIR [TEST...]
+#   scripts/kselftests.sh [-k KPEMU] [-o "RUN FLAGS"] [-t SECS] [-w] SELFTEST_DIR [TEST...]
 #
 #   SELFTEST_DIR  a copy of Linux's tools/testing/selftests/ftrace (it holds
 #                 ftracetest and test.d/); the tests are Linux's (GPL) and
@@ -14,6 +14,10 @@
 #   -k KPEMU      the kpemu binary (default: kpemu on PATH, else bin/kpemu)
 #   -o FLAGS      more `kpemu run` flags
 #   -t SECS       give up on the whole run after SECS seconds (default 1800)
+#   -w            keep the guest workload's forks (kpemu/workload_forks):
+#                 by default the run turns them off, for the guest to be
+#                 about as quiet as the idle box the tests expect (two
+#                 reads of a fork histogram must agree in trigger-multihist)
 #
 # ftracetest runs inside scripts/kpemu-ns.sh's namespace, so it finds
 # kpemu's trees where it looks on Linux (/sys/kernel/tracing, through
@@ -29,16 +33,18 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 nsflags=
 timeout=1800
-while getopts k:o:t:h opt; do
+forks=0
+while getopts k:o:t:wh opt; do
 	case $opt in
 	k) nsflags="$nsflags -k $OPTARG" ;;
 	o) runflags=$OPTARG ;;
 	t) timeout=$OPTARG ;;
+	w) forks=1 ;;
 	*) sed -n '3,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: $0 [-k KPEMU] [-o FLAGS] [-t SECS] SELFTEST_DIR [TEST...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [-k KPEMU] [-o FLAGS] [-t SECS] [-w] SELFTEST_DIR [TEST...]" >&2; exit 2; }
 dir=$(cd "$1" && pwd)
 shift
 [ -x "$dir/ftracetest" ] && [ -d "$dir/test.d" ] || { echo "kselftests.sh: $dir has no ftracetest and test.d/" >&2; exit 2; }
@@ -52,6 +58,7 @@ logs=$(mktemp -d /tmp/kpemu-kselftests.XXXXXX)
 echo "kselftests.sh: logs in $logs"
 # shellcheck disable=SC2086 # nsflags is a list of flags
 timeout -s TERM "$timeout" "$here/kpemu-ns.sh" $nsflags -o "${runflags:-}" \
+	sh -c 'echo "$0" > /sys/kernel/debug/kpemu/workload_forks && exec "$@"' "$forks" \
 	"$dir/ftracetest" -l "$logs" "$@" 2>&1 | tee "$logs/output.txt" |
 	grep -E '^\[[0-9]+\]|^# of ' || true
 grep -q '^# of passed' "$logs/output.txt" || { echo "kselftests.sh: ftracetest did not finish (see $logs/output.txt)" >&2; exit 1; }

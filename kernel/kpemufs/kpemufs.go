@@ -9,7 +9,8 @@
 // notes is /sys/kernel/notes (the image's ELF notes: its GNU build-id,
 // which perf matches a vmlinux against), modules is /proc/modules's
 // format, and loads ("+name") and unloads
-// ("-name") the image's modules when written, as insmod and rmmod, and
+// ("-name") the image's modules when written, as insmod and rmmod,
+// workload_forks turns the guest workload's forks off (0) and on (1), and
 // sys/kernel/ holds the guest's tracing sysctls (SysctlDir). None
 // of these exist in Linux's debugfs; they live in their own directory so
 // that no Linux path changes meaning.
@@ -19,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -27,7 +29,7 @@ import (
 	"github.com/kpemu/kpemu/machine"
 )
 
-// Register creates kpemu/{kallsyms,dmesg,mem,modules,notes,version,vmcoreinfo}
+// Register creates kpemu/{kallsyms,dmesg,mem,modules,notes,version,vmcoreinfo,workload_forks}
 // and SysctlDir's files in tree.
 func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	dir, err := tree.MkdirAll("kpemu", 0o755)
@@ -56,6 +58,24 @@ func Register(tree *debugfs.Tree, k *kernel.Kernel) error {
 	}
 	if _, err := dir.CreateFile("modules", 0o600, mods); err != nil {
 		return fmt.Errorf("creating kpemu/modules: %w", err)
+	}
+	forks := debugfs.FileOps{
+		Show: func(_ context.Context, w *bytes.Buffer) error {
+			on, err := k.WorkloadForks()
+			if err != nil {
+				return fmt.Errorf("%w: %w", syscall.ENODEV, err)
+			}
+			if on {
+				w.WriteString("1\n")
+			} else {
+				w.WriteString("0\n")
+			}
+			return nil
+		},
+		Write: func(_ context.Context, p []byte, _ int64) (int, error) { return writeWorkloadForks(k, p) },
+	}
+	if _, err := dir.CreateFile("workload_forks", 0o644, forks); err != nil {
+		return fmt.Errorf("creating kpemu/workload_forks: %w", err)
 	}
 	return registerSysctls(tree, k.SetFtraceEnabled)
 }
@@ -268,4 +288,18 @@ func readMem(k *kernel.Kernel, p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	return 0, syscall.EIO
+}
+
+// writeWorkloadForks is kpemu/workload_forks' write: 1 (or any non-zero
+// number) lets kworkload fork, 0 stops its forks; anything else is EINVAL
+// and changes nothing.
+func writeWorkloadForks(k *kernel.Kernel, p []byte) (int, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(string(p)), 0, 32)
+	if err != nil {
+		return 0, syscall.EINVAL
+	}
+	if err := k.SetWorkloadForks(v != 0); err != nil {
+		return 0, fmt.Errorf("%w: %w", syscall.ENODEV, err)
+	}
+	return len(p), nil
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kpemu/kpemu/debugfs"
@@ -144,5 +146,66 @@ func TestNotes(t *testing.T) {
 	if len(notes) != 16+20 || binary.LittleEndian.Uint32(notes[0:]) != 4 || binary.LittleEndian.Uint32(notes[4:]) != 20 ||
 		binary.LittleEndian.Uint32(notes[8:]) != 3 || string(notes[12:16]) != "GNU\x00" {
 		t.Errorf("kpemu/notes is not one GNU build-id note: % x", notes)
+	}
+}
+
+// kpemu/workload_forks stops and restarts kworkload's forks; a bad write
+// is EINVAL and changes nothing.
+func TestWorkloadForks(t *testing.T) {
+	k, err := kernel.Boot(kernel.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := debugfs.NewTree()
+	if err := kpemufs.Register(tree, k); err != nil {
+		t.Fatal(err)
+	}
+	forks, _ := k.Kallsyms().LookupName("workload_forks")
+	count := func() uint64 {
+		t.Helper()
+		v, err := k.Read64(forks.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	step := func() {
+		t.Helper()
+		if err := k.Machine().Step(3_000_000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() string {
+		t.Helper()
+		b, err := tree.ReadFile("kpemu/workload_forks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	step()
+	if got := read(); got != "1\n" || count() == 0 {
+		t.Fatalf("at boot: workload_forks %q, %d forks; want 1 and some", got, count())
+	}
+	for _, tt := range []struct {
+		write   string
+		wantErr error
+		want    string
+		forking bool
+	}{
+		{"0\n", nil, "0\n", false},
+		{"yes\n", syscall.EINVAL, "0\n", false},
+		{"1\n", nil, "1\n", true},
+	} {
+		err := tree.WriteFile("kpemu/workload_forks", []byte(tt.write), true)
+		if !errors.Is(err, tt.wantErr) && (err != nil || tt.wantErr != nil) {
+			t.Errorf("write %q: %v, want %v", tt.write, err, tt.wantErr)
+		}
+		step() // an iteration under way when the switch flipped ends
+		before := count()
+		step()
+		if got, forked := read(), count() != before; got != tt.want || forked != tt.forking {
+			t.Errorf("after %q: workload_forks %q, forked %v; want %q, %v", tt.write, got, forked, tt.want, tt.forking)
+		}
 	}
 }

@@ -49,6 +49,13 @@
 u64 workload_iterations;
 
 /*
+ * Set by the host (kpemu/workload_forks): kworkload makes no forks, so
+ * that the guest is as quiet as an idle box for tests that compare two
+ * reads of a fork histogram (Linux's trigger-multihist selftest).
+ */
+u32 workload_no_forks;
+
+/*
  * The workload's own results, which do not depend on what user space or
  * the scheduler do around it: a digest of every byte it read and every
  * return value of its reads and writes, and how many of its forks
@@ -243,8 +250,10 @@ __noreturn void workload_run(void)
 	for (;;) {
 		workload_iterations++;
 		workload_fs();
-		workload_fork();
-		workload_fork();
+		if (!READ_ONCE(workload_no_forks)) {
+			workload_fork();
+			workload_fork();
+		}
 		workload_net();
 		kmod_poll();	/* the host's module init/exit requests */
 		trace_mirror_poll();	/* and its tracefs changes */
