@@ -26,6 +26,10 @@ type TraceArray struct {
 	removed atomic.Bool
 
 	buf  *traceBuffer  // the per-CPU ring buffer (package ring)
+	// timeStart is array_buffer.time_start, the trace clock's time at
+	// the last reset of every CPU, which the latency format counts
+	// from (latency.go).
+	timeStart atomic.Uint64
 	on   atomic.Bool   // tracing_on
 	opts traceSettings // trace flags, clock, buffer size; see options.go
 	snap snapshotState // the snapshot buffer; see snapshot.go

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
@@ -43,6 +44,8 @@ type snapshotState struct {
 	mu        sync.Mutex
 	buf       *traceBuffer
 	allocated bool // tr->allocated_snapshot
+	// timeStart is max_buffer.time_start (TraceArray.timeStart's).
+	timeStart atomic.Uint64
 }
 
 // initSnapshot makes the freed snapshot buffer (allocate_trace_buffers:
@@ -143,6 +146,9 @@ func (ta *TraceArray) writeSnapshot(cpu int) func(context.Context, []byte, int64
 					if cpu < 0 || i == cpu {
 						ta.snap.buf.CPU(i).Reset()
 					}
+				}
+				if cpu < 0 {
+					ta.snap.timeStart.Store(ta.clock()) // tracing_reset_online_cpus
 				}
 			}
 			ta.snap.mu.Unlock()

@@ -44,6 +44,10 @@ type staticEvent struct {
 	fields      []tpField
 	printFmt    string                          // the format file's print fmt
 	print       func(w *bytes.Buffer, r record) // TP_printk
+	// printPtr, for an event whose TP_printk has a %p, is its
+	// TP_printk in print's stead: hash says whether %p hashes
+	// (the hash-ptr option, which a read of trace takes).
+	printPtr func(w *bytes.Buffer, r record, hash bool)
 	// other is the pid of the task the event is about besides
 	// current, whom the pid filters' sched probes also look at
 	// (sched_switch's next, the woken task); -1 for none.
@@ -217,6 +221,7 @@ func (t *Tracing) initStaticEvents() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.static = make(map[*kernel.Tracepoint]*event)
+	t.ptrEvents = make(map[uint16]*staticEvent)
 	t.tpUsers = make(map[*kernel.Tracepoint]int)
 	add := func(def *staticEvent, tp *kernel.Tracepoint) (*event, error) {
 		def.tp = tp
@@ -238,6 +243,9 @@ func (t *Tracing) initStaticEvents() error {
 			return err
 		}
 		t.static[tp] = ev
+		if def.printPtr != nil {
+			t.ptrEvents[uint16(def.id)] = def
+		}
 	}
 	// The syscalls events hang off the raw tracepoints.
 	enter, exit := syscallEventDefs(k)
@@ -377,10 +385,39 @@ func (t *Tracing) recordStatic(ef *eventFile, regs *kprobes.Regs, flags uint64, 
 		w.WriteString(ev.name)
 		w.WriteString(": ")
 	}
-	ev.static.print(&w, hit.rec)
+	ev.static.printText(&w, hit.rec)
 	raw := append([]byte(nil), hit.rec[traceEntryHeadSize:ev.static.size]...)
 	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
 	ef.ta.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
+}
+
+// printText is TP_printk as the commit records it, with %p hashed.
+func (s *staticEvent) printText(w *bytes.Buffer, r record) {
+	if s.printPtr != nil {
+		s.printPtr(w, r, true)
+		return
+	}
+	s.print(w, r)
+}
+
+// printTracepoint prints a static event's entry after its context: the
+// text made at the commit, or, for an event with a %p and hash-ptr off,
+// the record printed again with raw pointers (Linux formats every entry
+// when it is read).
+func (ta *TraceArray) printTracepoint(w *bytes.Buffer, e *traceEntry, lf lineFormat) {
+	if lf.flags&optHashPtr == 0 {
+		if s := ta.t.ptrEvents[e.typ]; s != nil && int(e.nlen) <= len(e.text) {
+			rec := make(record, traceEntryHeadSize, traceEntryHeadSize+len(e.raw))
+			rec = append(rec, e.raw...)
+			if len(rec) >= s.size {
+				w.WriteString(e.text[:e.nlen])
+				w.WriteString(": ")
+				s.printPtr(w, rec, false)
+				return
+			}
+		}
+	}
+	w.WriteString(e.text)
 }
 
 // showStaticFormat is the format file of a static event.
