@@ -58,7 +58,7 @@ type Tracing struct {
 	// (funcopts.go).
 	funcFlags atomic.Uint32
 	funcMu    sync.Mutex
-	prof     profiler      // the function profiler (profile.go)
+	prof      profiler // the function profiler (profile.go)
 
 	// arming, while a write enables or disables many events, collects
 	// the probes to arm (true) and disarm (false), so that they are
