@@ -141,7 +141,7 @@ func (ta *TraceArray) processRepeats(cpu int, comm string, pid int32, flags uint
 // record's time stamp less the last repeat's, split in a 16-bit top and
 // a 32-bit bottom (func_repeats_set_delta_ts).
 func (ta *TraceArray) commitFuncRepeats(cpu int, comm string, pid int32, flags uint8, last *funcRepeats) {
-	e := traceEntry{kind: entryFuncRepeats, pid: pid, flags: flags, ip: last.ip, parent: last.parent}
+	e := traceEntry{kind: entryRepeats, pid: pid, flags: flags, ip: last.ip, parent: last.parent}
 	e.ts = ta.clock()
 	delta := e.ts - last.tsLast
 	raw := make([]byte, 0, funcRepeatsEntrySize-traceEntryHeadSize)

@@ -194,7 +194,7 @@ func (ta *TraceArray) clock() uint64 {
 func (ta *TraceArray) recordsCmdline(kind entryKind) bool {
 	f := ta.opts.flags.Load()
 	switch kind {
-	case entryFn, entryFuncRepeats, entryGraphEnt, entryGraphRet:
+	case entryFn, entryRepeats, entryGraphEnt, entryGraphRet:
 		return true
 	case entryPrint:
 		return f&(optTracePrintk|optRecordCmd) != 0

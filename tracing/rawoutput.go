@@ -41,7 +41,7 @@ func entryType(e *traceEntry) int {
 		return traceTypePrint
 	case entryRawData:
 		return traceTypeRawData
-	case entryFuncRepeats:
+	case entryRepeats:
 		return traceTypeFuncRepeats
 	}
 	return int(e.typ)
@@ -121,7 +121,7 @@ func printRawLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat) {
 			w.Write(out)
 			printMarker(w, e)
 			w.WriteByte('\n')
-		case entryFuncRepeats: // trace_func_repeats_raw
+		case entryRepeats: // trace_func_repeats_raw
 			w.Write(appendFuncRepeatsRaw(out, e))
 		default:
 			w.Write(out)

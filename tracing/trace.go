@@ -25,18 +25,18 @@ import (
 type entryKind uint8
 
 const (
-	entryKprobe      entryKind = iota // a kprobe (or j:) event: ip, and text is the name then the arguments
-	entryKretprobe                    // a kretprobe event: ip is the return address, parent the function
-	entryFn                           // TRACE_FN: ip and parent
-	entryPrint                        // TRACE_PRINT, a trace_printk: ip and text
-	entryStack                        // TRACE_STACK: the stack the stacktrace option records
-	entryMarker                       // TRACE_PRINT from trace_marker: text (infofiles.go)
-	entryRawData                      // TRACE_RAW_DATA from trace_marker_raw: ip is the id, text the data (infofiles.go)
-	entrySnapPuts                     // TRACE_PRINT from tracing_snapshot_instance_cond's trace_array_puts: text (snapshot.go)
-	entryTracepoint                   // a static event: text is "name: " and what its TP_printk printed (tracepoint.go)
-	entryGraphEnt                     // TRACE_GRAPH_ENT: ip is the function, raw its ftrace_graph_ent (fgraph.go)
-	entryGraphRet                     // TRACE_GRAPH_RET: ip is the function, raw its ftrace_graph_ret (fgraph.go)
-	entryFuncRepeats                  // TRACE_FUNC_REPEATS: ip and parent, raw its func_repeats_entry (funcopts.go)
+	entryKprobe     entryKind = iota // a kprobe (or j:) event: ip, and text is the name then the arguments
+	entryKretprobe                   // a kretprobe event: ip is the return address, parent the function
+	entryFn                          // TRACE_FN: ip and parent
+	entryPrint                       // TRACE_PRINT, a trace_printk: ip and text
+	entryStack                       // TRACE_STACK: the stack the stacktrace option records
+	entryMarker                      // TRACE_PRINT from trace_marker: text (infofiles.go)
+	entryRawData                     // TRACE_RAW_DATA from trace_marker_raw: ip is the id, text the data (infofiles.go)
+	entrySnapPuts                    // TRACE_PRINT from tracing_snapshot_instance_cond's trace_array_puts: text (snapshot.go)
+	entryTracepoint                  // a static event: text is "name: " and what its TP_printk printed (tracepoint.go)
+	entryGraphEnt                    // TRACE_GRAPH_ENT: ip is the function, raw its ftrace_graph_ent (fgraph.go)
+	entryGraphRet                    // TRACE_GRAPH_RET: ip is the function, raw its ftrace_graph_ret (fgraph.go)
+	entryRepeats                     // TRACE_FUNC_REPEATS: ip and parent, raw its func_repeats_entry (funcopts.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -332,7 +332,7 @@ func (ta *TraceArray) printLineAt(w *bytes.Buffer, cpu int, e *traceEntry, lf li
 		printSnapshotPuts(w, e, sym)
 	case entryTracepoint:
 		ta.printTracepoint(w, e, lf)
-	case entryFuncRepeats:
+	case entryRepeats:
 		ta.printFuncRepeats(w, e, sym, lf.inNS)
 	}
 	w.WriteByte('\n')
