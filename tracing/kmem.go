@@ -39,17 +39,17 @@ func kmemEventDefs(sym func(uint64) string) []*staticEvent {
 		{group: "kmem", name: "kfree", id: 476, size: 24,
 			fields:   []tpField{ulongField("call_site", 8), {"const void *", "ptr", 16, 8, false, false, false}},
 			printFmt: `"call_site=%pS ptr=%p", (void *)REC->call_site, REC->ptr`,
-			printPtr: func(w *bytes.Buffer, r record, hash bool) {
-				fmt.Fprintf(w, "call_site=%s ptr=%s", sym(r.u64(8)), printPtr(r.u64(16), hash))
+			printFlags: func(w *bytes.Buffer, r record, flags uint32) {
+				fmt.Fprintf(w, "call_site=%s ptr=%s", sym(r.u64(8)), printPtr(r.u64(16), flags&optHashPtr != 0))
 			}, other: noOther},
 		{group: "kmem", name: "kmalloc", id: 477, size: 56,
 			fields: []tpField{ulongField("call_site", 8), {"const void *", "ptr", 16, 8, false, false, false},
 				{"size_t", "bytes_req", 24, 8, false, false, false}, {"size_t", "bytes_alloc", 32, 8, false, false, false},
 				ulongField("gfp_flags", 40), intField("node", 48)},
 			printFmt: kmallocFmt,
-			printPtr: func(w *bytes.Buffer, r record, hash bool) {
+			printFlags: func(w *bytes.Buffer, r record, flags uint32) {
 				gfp := r.u64(40)
-				fmt.Fprintf(w, "call_site=%s ptr=%s bytes_req=%d bytes_alloc=%d gfp_flags=", sym(r.u64(8)), printPtr(r.u64(16), hash), r.u64(24), r.u64(32))
+				fmt.Fprintf(w, "call_site=%s ptr=%s bytes_req=%d bytes_alloc=%d gfp_flags=", sym(r.u64(8)), printPtr(r.u64(16), flags&optHashPtr != 0), r.u64(24), r.u64(32))
 				if gfp != 0 {
 					printFlags(w, gfp, "|", gfpFlagNames)
 				} else {

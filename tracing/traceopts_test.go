@@ -541,3 +541,35 @@ func TestLatencyFormatGraph(t *testing.T) {
 		t.Errorf("no graph lines:\n%s", tr)
 	}
 }
+
+// verbose puts each argument's type before its name in a system call's
+// entry line (print_syscall_enter), at each read; hash-ptr leaves it.
+func TestVerboseSyscalls(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/events/syscalls/sys_enter_read/enable", "1")
+	f.step(t, 3_000_000)
+	f.mustWrite(t, "tracing/events/syscalls/sys_enter_read/enable", "0")
+	for _, tt := range []struct {
+		options []string
+		line    *regexp.Regexp
+	}{
+		{[]string{"verbose=0"}, regexp.MustCompile(`: sys_read\(fd: [0-9a-f]+, buf: [0-9a-f]+, count: [0-9a-f]+\)$`)},
+		{[]string{"verbose=1"}, regexp.MustCompile(`: sys_read\(unsigned int fd: [0-9a-f]+, char \* buf: [0-9a-f]+, size_t count: [0-9a-f]+\)$`)},
+		{[]string{"verbose=1", "hash-ptr=0"}, regexp.MustCompile(`: sys_read\(unsigned int fd: [0-9a-f]+, char \* buf: [0-9a-f]+, size_t count: [0-9a-f]+\)$`)},
+		{[]string{"verbose=0", "hash-ptr=0"}, regexp.MustCompile(`: sys_read\(fd: [0-9a-f]+, buf: [0-9a-f]+, count: [0-9a-f]+\)$`)},
+	} {
+		for _, o := range tt.options {
+			name, v, _ := strings.Cut(o, "=")
+			f.mustWrite(t, "tracing/options/"+name, v)
+		}
+		lines := traceLines(f.read(t, "tracing/trace"))
+		if len(lines) == 0 {
+			t.Fatal("no sys_enter_read event")
+		}
+		for _, l := range lines {
+			if !tt.line.MatchString(l) {
+				t.Errorf("%v: %q", tt.options, l)
+			}
+		}
+	}
+}

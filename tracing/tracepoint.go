@@ -44,10 +44,10 @@ type staticEvent struct {
 	fields      []tpField
 	printFmt    string                          // the format file's print fmt
 	print       func(w *bytes.Buffer, r record) // TP_printk
-	// printPtr, for an event whose TP_printk has a %p, is its
-	// TP_printk in print's stead: hash says whether %p hashes
-	// (the hash-ptr option, which a read of trace takes).
-	printPtr func(w *bytes.Buffer, r record, hash bool)
+	// printFlags, for an event whose output depends on the trace
+	// flags of the array read (hash-ptr for a %p, verbose for a
+	// system call's argument types), is its output in print's stead.
+	printFlags func(w *bytes.Buffer, r record, flags uint32)
 	// other is the pid of the task the event is about besides
 	// current, whom the pid filters' sched probes also look at
 	// (sched_switch's next, the woken task); -1 for none.
@@ -221,7 +221,7 @@ func (t *Tracing) initStaticEvents() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.static = make(map[*kernel.Tracepoint]*event)
-	t.ptrEvents = make(map[uint16]*staticEvent)
+	t.flagEvents = make(map[uint16]*staticEvent)
 	t.tpUsers = make(map[*kernel.Tracepoint]int)
 	add := func(def *staticEvent, tp *kernel.Tracepoint) (*event, error) {
 		def.tp = tp
@@ -243,8 +243,8 @@ func (t *Tracing) initStaticEvents() error {
 			return err
 		}
 		t.static[tp] = ev
-		if def.printPtr != nil {
-			t.ptrEvents[uint16(def.id)] = def
+		if def.printFlags != nil {
+			t.flagEvents[uint16(def.id)] = def
 		}
 	}
 	// The syscalls events hang off the raw tracepoints.
@@ -263,6 +263,9 @@ func (t *Tracing) initStaticEvents() error {
 			ev, err := add(def, tp)
 			if err != nil {
 				return err
+			}
+			if def.printFlags != nil {
+				t.flagEvents[uint16(def.id)] = def
 			}
 			byNR[nr] = ev
 		}
@@ -391,28 +394,31 @@ func (t *Tracing) recordStatic(ef *eventFile, regs *kprobes.Regs, flags uint64, 
 	ef.ta.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
 }
 
-// printText is TP_printk as the commit records it, with %p hashed.
+// printText is the event's output as the commit records it, with the
+// default flags (hash-ptr on, verbose off).
 func (s *staticEvent) printText(w *bytes.Buffer, r record) {
-	if s.printPtr != nil {
-		s.printPtr(w, r, true)
+	if s.printFlags != nil {
+		s.printFlags(w, r, optDefault)
 		return
 	}
 	s.print(w, r)
 }
 
 // printTracepoint prints a static event's entry after its context: the
-// text made at the commit, or, for an event with a %p and hash-ptr off,
-// the record printed again with raw pointers (Linux formats every entry
-// when it is read).
+// text made at the commit, or, for an event whose output depends on
+// flags the reader has away from their defaults, the record printed
+// again with them (Linux formats every entry when it is read).
 func (ta *TraceArray) printTracepoint(w *bytes.Buffer, e *traceEntry, lf lineFormat) {
-	if lf.flags&optHashPtr == 0 {
-		if s := ta.t.ptrEvents[e.typ]; s != nil && int(e.nlen) <= len(e.text) {
+	if lf.flags&(optHashPtr|optVerbose) != optHashPtr {
+		if s := ta.t.flagEvents[e.typ]; s != nil && int(e.nlen) <= len(e.text) {
 			rec := make(record, traceEntryHeadSize, traceEntryHeadSize+len(e.raw))
 			rec = append(rec, e.raw...)
 			if len(rec) >= s.size {
-				w.WriteString(e.text[:e.nlen])
-				w.WriteString(": ")
-				s.printPtr(w, rec, false)
+				if !s.bare {
+					w.WriteString(e.text[:e.nlen])
+					w.WriteString(": ")
+				}
+				s.printFlags(w, rec, lf.flags)
 				return
 			}
 		}

@@ -75,10 +75,10 @@ type Tracing struct {
 	// static is the static events by their tracepoints; made by New
 	// and never changed after (tracepoint.go).
 	static map[*kernel.Tracepoint]*event
-	// ptrEvents are the static events with a %p in their TP_printk,
-	// by id, which hash-ptr reprints (tracepoint.go); made with
-	// static.
-	ptrEvents map[uint16]*staticEvent
+	// flagEvents are the static events whose output depends on the
+	// trace flags (staticEvent.printFlags), by id, which a read
+	// reprints (tracepoint.go); made with static.
+	flagEvents map[uint16]*staticEvent
 	// syscalls: the syscalls events on the raw_syscalls tracepoints, by
 	// system call number; tpUsers counts the armed events on each
 	// tracepoint (guarded by mu).
