@@ -267,9 +267,12 @@ func (ta *TraceArray) functionTraceCall(c kernel.FtraceCall) {
 				ta.processRepeats(cpu, comm, e.pid, e.flags, last, c.IP, c.ParentIP)
 			}
 			last.mu.Unlock()
-			if repeat || !ta.on.Load() {
+			if repeat {
 				return
 			}
+		}
+		if !ta.on.Load() {
+			return
 		}
 	}
 	ta.commit(cpu, comm, &e, ftraceEntrySize, nil)

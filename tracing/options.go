@@ -318,7 +318,7 @@ func (ta *TraceArray) writeTraceClock(_ context.Context, p []byte, _ int64) (int
 			ta.opts.clockID.Store(int32(i))
 			ta.resetOnlineCPUs()
 			ta.snap.buf.Reset() // tracing_set_clock empties the max buffer too
-			ta.snap.timeStart.Store(ta.clock())
+			ta.clock()          // and stamps its time_start: a count of the counter clock
 			ta.opts.optMu.Unlock()
 			return len(p), nil
 		}

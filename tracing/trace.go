@@ -504,15 +504,15 @@ func (ta *TraceArray) showTraceCPU(w *bytes.Buffer, cpu int) {
 // (snapshot.go), with help as writeHeader takes it.
 func (ta *TraceArray) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
 	lf := ta.lineFormat()
+	if rb != ta.buf {
+		lf.lat = false // tracing_snapshot_open sets no TRACE_FILE_LAT_FMT
+	}
 	// test_cpu_buff_start is print_trace_fmt's: raw, hex and bin
 	// announce nothing.
 	annotate := lf.flags&optAnnotate != 0 && lf.flags&(optRaw|optHex|optBin) == 0 && rb.Overruns() > 0
 	ta.writeHeader(w, lf, rb, cpu, help)
 	entries, cpus := rb.Snapshot(cpu)
 	timeStart := ta.timeStart.Load()
-	if rb != ta.buf {
-		timeStart = ta.snap.timeStart.Load()
-	}
 	started := make([]bool, rb.NumCPUs())
 	var gp *graphPrinter
 	var nextSame []int // the index of the next entry of the same CPU, -1 for none

@@ -573,3 +573,25 @@ func TestVerboseSyscalls(t *testing.T) {
 		}
 	}
 }
+
+// The snapshot file never takes the latency format
+// (tracing_snapshot_open sets no TRACE_FILE_LAT_FMT).
+func TestLatencyFormatSnapshot(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/set_ftrace_filter", "vfs_read\n")
+	f.mustWrite(t, "tracing/current_tracer", "function")
+	f.mustWrite(t, "tracing/options/latency-format", "1")
+	f.step(t, 3_000_000)
+	f.mustWrite(t, "tracing/snapshot", "1")
+	f.step(t, 3_000_000) // the swap left the live buffer empty
+	for _, tt := range []struct {
+		file, header string
+	}{
+		{"tracing/snapshot", "# tracer: function\n#\n# entries-in-buffer/entries-written: "},
+		{"tracing/trace", "# tracer: function\n#\n# function latency trace v1.1.5 on 6.1.0-kpemu\n"},
+	} {
+		if got := f.read(t, tt.file); !strings.HasPrefix(got, tt.header) {
+			t.Errorf("%s:\n%.300s\nwant it to start with\n%s", tt.file, got, tt.header)
+		}
+	}
+}
