@@ -29,7 +29,7 @@ const (
 	optRaw           = 1 << 4 // rawoutput.go
 	optHex           = 1 << 5
 	optBin           = 1 << 6
-	optBlock         = 1 << 7 // trace_pipe's Poll
+	optBlock         = 1 << 7
 	optTracePrintk   = 1 << 8
 	optAnnotate      = 1 << 9
 	optUserStack     = 1 << 10
@@ -81,6 +81,10 @@ func traceOptions() []traceOption {
 		{"raw", optRaw},
 		{"hex", optHex},
 		{"bin", optBin},
+		// block makes Linux's trace_poll report trace_pipe readable
+		// even when it is empty. kpemu's FUSE mount serves no
+		// poll(2) (go-fuse turns it off), and the kernel then reports
+		// every file readable: as block does, whatever its value.
 		{"block", optBlock},
 		{"trace_printk", optTracePrintk},
 		{"annotate", optAnnotate},
@@ -105,7 +109,7 @@ func traceOptions() []traceOption {
 		// here is a snapshot taken at its first read, which never
 		// races with the writers, so the option only keeps its value.
 		{"pause-on-trace", optPauseOnTrace},
-		{"hash-ptr", optHashPtr}, // tracepoint.go's printPtr
+		{"hash-ptr", optHashPtr}, // tracepoint.go's printTracepoint
 		// function-trace and display-graph are read by the latency
 		// tracers alone (irqsoff, wakeup: is_graph and
 		// function_enabled), which Debian's 6.1 is built without;
