@@ -609,7 +609,7 @@ expect "options/irq-info follows trace_options" "0" "$(cat "$T/options/irq-info"
 expect "without irq-info the header has no flags" "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION" "$(sed -n 5p "$T/trace")"
 echo 1 > "$T/options/irq-info"
 expect "and trace_options follows options/" "irq-info" "$(grep -x -e irq-info -e noirq-info "$T/trace_options")"
-expect_err "an option kpemu lacks is EINVAL" "Invalid argument" "echo latency-format > '$T/trace_options'"
+expect_err "blk's options (no block layer) are EINVAL" "Invalid argument" "echo blk_classic > '$T/trace_options'"
 # raw, hex and bin (tracing/rawoutput.go): print_raw_fmt,
 # print_hex_fmt and print_bin_fmt; a probe event prints only its type
 # (its id), as Linux's kprobe events have no raw printers.
