@@ -227,11 +227,25 @@ type lineFormat struct {
 	flags uint32
 	inNS  bool
 	lat   bool
+	// synth, with verbose, are the synthetic events by id, whose
+	// lines verbose changes (synth.go's printSynthVerbose).
+	synth map[uint16]*event
 }
 
 func (ta *TraceArray) lineFormat() lineFormat {
 	f := ta.opts.flags.Load()
 	return lineFormat{flags: f, inNS: clockInNS(int(ta.opts.clockID.Load())), lat: f&optLatencyFmt != 0}
+}
+
+// readFormat is lineFormat for a read of trace or trace_pipe, which
+// with verbose looks the synthetic events up (under Tracing.mu, which
+// a vCPU's ftrace_dump must not wait for).
+func (ta *TraceArray) readFormat() lineFormat {
+	lf := ta.lineFormat()
+	if lf.flags&optVerbose != 0 {
+		lf.synth = ta.t.synthByID()
+	}
+	return lf
 }
 
 // printLine is printLineAt for an entry read alone: the last of its
@@ -503,7 +517,7 @@ func (ta *TraceArray) showTraceCPU(w *bytes.Buffer, cpu int) {
 // showBuffer is s_show over rb, the live buffer or the snapshot's
 // (snapshot.go), with help as writeHeader takes it.
 func (ta *TraceArray) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
-	lf := ta.lineFormat()
+	lf := ta.readFormat()
 	if rb != ta.buf {
 		lf.lat = false // tracing_snapshot_open sets no TRACE_FILE_LAT_FMT
 	}
@@ -632,7 +646,7 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		}
 	}
 	cnt := min(len(p), pageSize-1)
-	lf := ta.lineFormat()
+	lf := ta.readFormat()
 	lf.lat = r.lat
 	// iter->idx is zeroed at every read, and counts the entries it
 	// takes from 1.

@@ -595,3 +595,40 @@ func TestLatencyFormatSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// verbose puts each field's format before it in a synthetic event's
+// line (print_synth_event).
+func TestVerboseSynth(t *testing.T) {
+	f := setup(t)
+	f.mustWrite(t, "tracing/synthetic_events", "rd u64 cnt; s64 ret;\n")
+	f.mustWrite(t, "tracing/events/syscalls/sys_enter_read/trigger", "hist:keys=common_pid:c=count\n")
+	f.mustWrite(t, "tracing/events/syscalls/sys_exit_read/trigger", "hist:keys=common_pid:r=ret:onmatch(syscalls.sys_enter_read).trace(rd,$c,$r)\n")
+	f.mustWrite(t, "tracing/events/synthetic/rd/enable", "1")
+	f.step(t, 3_000_000)
+	f.mustWrite(t, "tracing/events/synthetic/rd/enable", "0")
+	for _, tt := range []struct {
+		verbose string
+		line    *regexp.Regexp
+	}{
+		{"0", regexp.MustCompile(`: rd: cnt=(\d+) ret=(-?\d+)$`)},
+		{"1", regexp.MustCompile(`: rd: %llu cnt=(\d+) %lld ret=(-?\d+)$`)},
+		{"0", regexp.MustCompile(`: rd: cnt=(\d+) ret=(-?\d+)$`)},
+	} {
+		f.mustWrite(t, "tracing/options/verbose", tt.verbose)
+		for _, file := range []string{"tracing/trace"} {
+			lines := traceLines(f.read(t, file))
+			if len(lines) == 0 {
+				t.Fatal("no rd event")
+			}
+			for _, l := range lines {
+				if !tt.line.MatchString(l) {
+					t.Errorf("verbose %s: %q", tt.verbose, l)
+				}
+			}
+		}
+	}
+	f.mustWrite(t, "tracing/options/verbose", "1")
+	if pipe := f.pipeAll(t); !strings.Contains(pipe, ": rd: %llu cnt=") {
+		t.Errorf("trace_pipe with verbose:\n%.400s", pipe)
+	}
+}

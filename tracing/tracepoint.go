@@ -409,6 +409,9 @@ func (s *staticEvent) printText(w *bytes.Buffer, r record) {
 // flags the reader has away from their defaults, the record printed
 // again with them (Linux formats every entry when it is read).
 func (ta *TraceArray) printTracepoint(w *bytes.Buffer, e *traceEntry, lf lineFormat) {
+	if ev := lf.synth[e.typ]; ev != nil && printSynthVerbose(w, ev.name, ev.synth, e.raw) {
+		return
+	}
 	if lf.flags&(optHashPtr|optVerbose) != optHashPtr {
 		if s := ta.t.flagEvents[e.typ]; s != nil && int(e.nlen) <= len(e.text) {
 			rec := make(record, traceEntryHeadSize, traceEntryHeadSize+len(e.raw))
