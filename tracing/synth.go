@@ -2,8 +2,8 @@ package tracing
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"syscall"
