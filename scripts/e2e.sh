@@ -603,13 +603,13 @@ poll grep -q ' rb: ' "$T/trace"
 echo 0 > "$T/events/kprobes/rb/enable"
 expect "the counter clock prints a count" 1 "$(grep -m1 -cE '^ +[^ ]+-[0-9]+ +\[[0-9]{3}\] d\.\.\.\. +[0-9]+: rb: \(vfs_read\+0x0/0x[0-9a-f]+\)$' "$T/trace")"
 echo local > "$T/trace_clock"
-expect "trace_options starts with Linux's defaults" "print-parent nosym-offset nosym-addr noraw nohex nobin trace_printk" "$(echo $(head -7 "$T/trace_options"))"
+expect "trace_options starts with Linux's defaults" "print-parent nosym-offset nosym-addr noverbose noraw nohex nobin" "$(echo $(head -7 "$T/trace_options"))"
 echo noirq-info > "$T/trace_options"
 expect "options/irq-info follows trace_options" "0" "$(cat "$T/options/irq-info")"
 expect "without irq-info the header has no flags" "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION" "$(sed -n 5p "$T/trace")"
 echo 1 > "$T/options/irq-info"
 expect "and trace_options follows options/" "irq-info" "$(grep -x -e irq-info -e noirq-info "$T/trace_options")"
-expect_err "an option kpemu lacks is EINVAL" "Invalid argument" "echo latency-format > '$T/trace_options'"
+expect_err "blk's options (no block layer) are EINVAL" "Invalid argument" "echo blk_classic > '$T/trace_options'"
 # raw, hex and bin (tracing/rawoutput.go): print_raw_fmt,
 # print_hex_fmt and print_bin_fmt; a probe event prints only its type
 # (its id), as Linux's kprobe events have no raw printers.

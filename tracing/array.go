@@ -30,6 +30,10 @@ type TraceArray struct {
 	opts traceSettings // trace flags, clock, buffer size; see options.go
 	snap snapshotState // the snapshot buffer; see snapshot.go
 	info arrayInfo     // buffer_percent, max_latency, tracing_cpumask; see infofiles.go
+	// timeStart is array_buffer.time_start, the trace clock's time at
+	// the last reset of every CPU, which the latency format counts
+	// from (latency.go).
+	timeStart atomic.Uint64
 
 	errlog errorLog       // error_log
 	ft     functionTracer // current_tracer, the function tracer; see ftrace.go

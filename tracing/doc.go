@@ -44,6 +44,10 @@
 //     trace_output.c).
 //   - rawoutput.go: the raw, hex and bin options' printers (trace_output.c).
 //   - options.go: trace_options, options/, trace_clock (trace.c).
+//   - latency.go: the latency-format and verbose options' header and
+//     line context (trace.c, trace_output.c).
+//   - funcopts.go: the function tracer's func_stack_trace and
+//     func-no-repeats, and its func_repeats records (trace_functions.c).
 //   - taskinfo.go: the saved comms and tgids of the tasks in the trace
 //     (trace.c's savedcmd and tgid_map).
 //   - infofiles.go: trace_marker, trace_marker_raw, saved_cmdlines and its

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -415,6 +416,27 @@ func (t *Tracing) graphHeader(w *bytes.Buffer, lf lineFormat) {
 		return
 	}
 	flags := t.graph.flags.Load()
+	lat := lf.flags&optLatencyFmt != 0
+	if lat {
+		// print_lat_header: the flags' legend, under the columns
+		// before them.
+		size := 0
+		if flags&graphPrintAbsTime != 0 {
+			size += 16
+		}
+		if flags&graphPrintCPU != 0 {
+			size += 4
+		}
+		if flags&graphPrintProc != 0 {
+			size += 17
+		}
+		sp := strings.Repeat(" ", size)
+		fmt.Fprintf(w, "#%s  _-----=> irqs-off        \n", sp)
+		fmt.Fprintf(w, "#%s / _----=> need-resched    \n", sp)
+		fmt.Fprintf(w, "#%s| / _---=> hardirq/softirq \n", sp)
+		fmt.Fprintf(w, "#%s|| / _--=> preempt-depth   \n", sp)
+		fmt.Fprintf(w, "#%s||| /                      \n", sp)
+	}
 	w.WriteByte('#')
 	if flags&graphPrintAbsTime != 0 {
 		w.WriteString("     TIME       ")
@@ -424,6 +446,9 @@ func (t *Tracing) graphHeader(w *bytes.Buffer, lf lineFormat) {
 	}
 	if flags&graphPrintProc != 0 {
 		w.WriteString("  TASK/PID       ")
+	}
+	if lat {
+		w.WriteString("||||   ")
 	}
 	if flags&graphPrintDuration != 0 {
 		w.WriteString("  DURATION   ")
@@ -438,6 +463,9 @@ func (t *Tracing) graphHeader(w *bytes.Buffer, lf lineFormat) {
 	}
 	if flags&graphPrintProc != 0 {
 		w.WriteString("   |    |        ")
+	}
+	if lat {
+		w.WriteString("||||   ")
 	}
 	if flags&graphPrintDuration != 0 {
 		w.WriteString("   |   |      ")
@@ -607,7 +635,7 @@ func (p *graphPrinter) prologue(w *bytes.Buffer, cpu int, e *traceEntry, typ int
 	p.columns(w, cpu, e)
 }
 
-// columns are the absolute time, CPU and proc columns.
+// columns are the absolute time, CPU, proc and latency columns.
 func (p *graphPrinter) columns(w *bytes.Buffer, cpu int, e *traceEntry) {
 	if p.flags&graphPrintAbsTime != 0 {
 		// print_graph_abs_time: microseconds truncated.
@@ -618,6 +646,13 @@ func (p *graphPrinter) columns(w *bytes.Buffer, cpu int, e *traceEntry) {
 	}
 	if p.flags&graphPrintProc != 0 {
 		p.proc(w, e.pid)
+		w.WriteString(" | ")
+	}
+	if p.lf.flags&optLatencyFmt != 0 {
+		// print_graph_lat_fmt: the graph reads latency-format at
+		// each line, not at the open.
+		w.WriteByte(' ')
+		w.WriteString(latFlags(e.flags))
 		w.WriteString(" | ")
 	}
 }

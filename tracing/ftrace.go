@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/kpemu/kpemu/debugfs"
@@ -47,6 +48,11 @@ type functionTracer struct {
 	mu      sync.Mutex // trace_types_lock: current
 	current string
 	ops     kernel.FtraceOps
+	// mode is the TRACE_FUNC_OPT_* flags the callback was chosen
+	// for (tr->ops->func), and repeats tr->last_func_repeats, made
+	// when func-no-repeats is first used (funcopts.go).
+	mode    atomic.Uint32
+	repeats atomic.Pointer[[]funcRepeats]
 
 	modMu      sync.Mutex      // ftrace_lock, for the lists below
 	modTrace   []ftraceModLoad // tr->mod_trace: "func:mod:module" for modules not loaded yet, newest first
@@ -198,10 +204,14 @@ func (ta *TraceArray) setTracer(name string) error {
 		}
 	}
 	ft.current = tracerNop
-	ta.buf.Reset()
+	ta.resetOnlineCPUs() // tracer_init
 	switch name {
 	case tracerFunction:
-		// function_trace_init: tracing_start_function_trace.
+		// function_trace_init: select_trace_function,
+		// handle_func_repeats, tracing_start_function_trace.
+		ta.t.funcMu.Lock()
+		ta.startFuncMode(ta.t.funcFlags.Load())
+		ta.t.funcMu.Unlock()
 		if err := k.RegisterFtraceFunction(&ft.ops); err != nil {
 			return err
 		}
@@ -223,10 +233,15 @@ func (ta *TraceArray) availableTracers() string {
 	return availableInstanceTracers
 }
 
-// functionTraceCall is function_trace_call: one TRACE_FN entry per call,
-// unless tracing is off. It runs on the vCPU, inside the hostcall.
+// functionTraceCall is the function tracer's callback: one TRACE_FN
+// entry per call unless tracing is off (function_trace_call), with
+// func_stack_trace a TRACE_STACK entry after it
+// (function_stack_trace_call), with func-no-repeats a call like the last
+// one counted instead (function_no_repeats_trace_call, which counts
+// while tracing is off too). It runs on the vCPU, inside the hostcall.
 func (ta *TraceArray) functionTraceCall(c kernel.FtraceCall) {
-	if !ta.on.Load() {
+	mode := ta.ft.mode.Load()
+	if !ta.on.Load() && mode&funcOptNoRepeats == 0 {
 		return
 	}
 	k := ta.t.kp.Kernel()
@@ -243,7 +258,29 @@ func (ta *TraceArray) functionTraceCall(c kernel.FtraceCall) {
 	if k.NeedResched(k.CurrentTask(cpu)) {
 		e.flags |= traceFlagNeedResched
 	}
+	if mode&funcOptNoRepeats != 0 {
+		if r := ta.ft.repeats.Load(); r != nil && cpu < len(*r) {
+			last := &(*r)[cpu]
+			last.mu.Lock()
+			repeat := ta.isRepeat(last, c.IP, c.ParentIP)
+			if !repeat {
+				ta.processRepeats(cpu, comm, e.pid, e.flags, last, c.IP, c.ParentIP)
+			}
+			last.mu.Unlock()
+			if repeat {
+				return
+			}
+		}
+		if !ta.on.Load() {
+			return
+		}
+	}
 	ta.commit(cpu, comm, &e, ftraceEntrySize, nil)
+	if mode&funcOptStack != 0 {
+		// __trace_stack(tr, trace_ctx, STACK_SKIP): the stack down
+		// from the traced function, as the stacktrace command's.
+		ta.funcStack(c, e.pid, e.flags)
+	}
 }
 
 // printRec is print_rec: %ps of a record's ip, "name [mod]" for a module's.

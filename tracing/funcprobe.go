@@ -533,14 +533,20 @@ func (ta *TraceArray) funcProbeStack(c kernel.FtraceCall) {
 		return
 	}
 	k := ta.t.kp.Kernel()
+	_, pid := k.Current(c.CPU.Index())
+	ta.funcStack(c, int32(pid), ta.funcProbeFlags(c))
+}
+
+// funcStack writes a TRACE_STACK entry of the stack at the traced
+// function's entry (funcProbeStack's, and func_stack_trace's).
+func (ta *TraceArray) funcStack(c kernel.FtraceCall, pid int32, flags uint8) {
 	cpu := c.CPU.Index()
-	_, pid := k.Current(cpu)
 	frames := ta.t.unwind(cpu, 0, c.CPU.X(29))[1:]
 	ret := c.IP + kernel.MCountInsnSize
 	if i := slices.Index(frames, ret); i >= 0 {
 		frames = frames[i:]
 	}
-	s := traceEntry{kind: entryStack, pid: int32(pid), flags: ta.funcProbeFlags(c), stack: frames}
+	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: frames}
 	s.ts = ta.clock()
 	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
 }
@@ -552,6 +558,7 @@ func (ta *TraceArray) funcProbeStack(c kernel.FtraceCall) {
 func (ta *TraceArray) ftraceDump(cpu int) {
 	ta.on.Store(false)
 	lf := ta.lineFormat()
+	lf.lat = true // ftrace_dump prints in the latency format, always
 	entries, cpus := ta.buf.Snapshot(cpu)
 	ta.t.log.Info("Dumping ftrace buffer:")
 	if len(entries) == 0 {
@@ -561,7 +568,11 @@ func (ta *TraceArray) ftraceDump(cpu int) {
 		var w bytes.Buffer
 		for i := range entries {
 			w.Reset()
-			ta.printLine(&w, cpus[i], &entries[i], lf)
+			// Each line's iterator is reset (trace_iterator_reset)
+			// before its entry is taken (index 1), and consumes it
+			// after printing it (the next it peeks is itself).
+			pos := latPos{idx: 1, nextTS: entries[i].ts, timeStart: ta.timeStart.Load()}
+			ta.printLineAt(&w, cpus[i], &entries[i], lf, pos)
 			ta.t.log.Info(strings.TrimSuffix(w.String(), "\n"))
 		}
 		ta.t.log.Info("---------------------------------")

@@ -50,7 +50,7 @@ func (ta *TraceArray) createFiles() error {
 		{"trace", 0o640, debugfs.FileOps{
 			Show:     ta.showTrace,
 			Write:    func(_ context.Context, p []byte, _ int64) (int, error) { return len(p), nil },
-			Truncate: func(context.Context) error { ta.buf.Reset(); return nil },
+			Truncate: func(context.Context) error { ta.resetOnlineCPUs(); return nil },
 		}},
 		{"trace_pipe", 0o440, debugfs.FileOps{OpenRead: ta.openTracePipe(-1)}},
 		{"events/enable", 0o640, debugfs.FileOps{Show: ta.showGroupEnable(""), Write: ta.writeGroupEnable("")}},

@@ -39,17 +39,17 @@ func kmemEventDefs(sym func(uint64) string) []*staticEvent {
 		{group: "kmem", name: "kfree", id: 476, size: 24,
 			fields:   []tpField{ulongField("call_site", 8), {"const void *", "ptr", 16, 8, false, false, false}},
 			printFmt: `"call_site=%pS ptr=%p", (void *)REC->call_site, REC->ptr`,
-			print: func(w *bytes.Buffer, r record) {
-				fmt.Fprintf(w, "call_site=%s ptr=%s", sym(r.u64(8)), hashedPtr(r.u64(16)))
+			printFlags: func(w *bytes.Buffer, r record, flags uint32) {
+				fmt.Fprintf(w, "call_site=%s ptr=%s", sym(r.u64(8)), printPtr(r.u64(16), flags&optHashPtr != 0))
 			}, other: noOther},
 		{group: "kmem", name: "kmalloc", id: 477, size: 56,
 			fields: []tpField{ulongField("call_site", 8), {"const void *", "ptr", 16, 8, false, false, false},
 				{"size_t", "bytes_req", 24, 8, false, false, false}, {"size_t", "bytes_alloc", 32, 8, false, false, false},
 				ulongField("gfp_flags", 40), intField("node", 48)},
 			printFmt: kmallocFmt,
-			print: func(w *bytes.Buffer, r record) {
+			printFlags: func(w *bytes.Buffer, r record, flags uint32) {
 				gfp := r.u64(40)
-				fmt.Fprintf(w, "call_site=%s ptr=%s bytes_req=%d bytes_alloc=%d gfp_flags=", sym(r.u64(8)), hashedPtr(r.u64(16)), r.u64(24), r.u64(32))
+				fmt.Fprintf(w, "call_site=%s ptr=%s bytes_req=%d bytes_alloc=%d gfp_flags=", sym(r.u64(8)), printPtr(r.u64(16), flags&optHashPtr != 0), r.u64(24), r.u64(32))
 				if gfp != 0 {
 					printFlags(w, gfp, "|", gfpFlagNames)
 				} else {
@@ -62,6 +62,16 @@ func kmemEventDefs(sym func(uint64) string) []*staticEvent {
 				fmt.Fprintf(w, " node=%d accounted=%s", r.i32(48), accounted)
 			}, other: noOther},
 	}
+}
+
+// printPtr is a %p of an event's print fmt: hashed, or with hash-ptr
+// off %px, the pointer in 16 hex digits (trace_event_format turns the
+// format's %p into %px).
+func printPtr(p uint64, hash bool) string {
+	if hash {
+		return hashedPtr(p)
+	}
+	return fmt.Sprintf("%016x", p)
 }
 
 // hashedPtr is %p as Linux prints it with hash-ptr set: NULL as zeros,

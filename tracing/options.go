@@ -25,13 +25,18 @@ const (
 	optPrintParent   = 1 << 0
 	optSymOffset     = 1 << 1
 	optSymAddr       = 1 << 2
+	optVerbose       = 1 << 3 // latency.go
 	optRaw           = 1 << 4 // rawoutput.go
 	optHex           = 1 << 5
 	optBin           = 1 << 6
+	optBlock         = 1 << 7
 	optTracePrintk   = 1 << 8
 	optAnnotate      = 1 << 9
+	optUserStack     = 1 << 10
+	optSymUserobj    = 1 << 11
 	optPrintkMsgOnly = 1 << 12
 	optContextInfo   = 1 << 13
+	optLatencyFmt    = 1 << 14 // latency.go
 	optRecordCmd     = 1 << 15
 	optRecordTgid    = 1 << 16 // infofiles.go
 	optOverwrite     = 1 << 17
@@ -40,16 +45,23 @@ const (
 	optMarkers       = 1 << 20 // infofiles.go
 	optEventFork     = 1 << 21
 	optPauseOnTrace  = 1 << 22
+	optHashPtr       = 1 << 23
+	optFunction      = 1 << 24
 	optFuncFork      = 1 << 25
+	optDisplayGraph  = 1 << 26
 	optStacktrace    = 1 << 27
 
 	// optSymMask is TRACE_ITER_SYM_MASK: the flags an entry prints
 	// its addresses with.
 	optSymMask = optPrintParent | optSymOffset | optSymAddr
 
-	// optDefault is TRACE_DEFAULT_FLAGS, less what kpemu does not
-	// implement.
-	optDefault = optPrintParent | optTracePrintk | optAnnotate | optContextInfo | optRecordCmd | optOverwrite | optIrqInfo | optMarkers
+	// optTopLevel is TOP_LEVEL_TRACE_FLAGS: options an instance lists
+	// in trace_options but has no options/ file of, as they act on the
+	// top buffer alone.
+	optTopLevel = optTracePrintk | optPrintkMsgOnly | optRecordCmd
+
+	// optDefault is TRACE_DEFAULT_FLAGS (with FUNCTION_DEFAULT_FLAGS).
+	optDefault = optFunction | optPrintParent | optTracePrintk | optAnnotate | optContextInfo | optRecordCmd | optOverwrite | optIrqInfo | optMarkers | optHashPtr
 )
 
 type traceOption struct {
@@ -57,21 +69,35 @@ type traceOption struct {
 	mask uint32
 }
 
-// traceOptions are the options kpemu implements, in TRACE_FLAGS order,
-// as trace_options lists them. Linux's others are neither listed nor
-// accepted, so that no option claims an effect it does not have.
+// traceOptions are Linux 6.1 arm64's trace flags (TRACE_FLAGS with
+// FUNCTION_FLAGS, FGRAPH_FLAGS and STACK_FLAGS; no BRANCH_FLAGS), in
+// order, as trace_options lists them.
 func traceOptions() []traceOption {
 	return []traceOption{
 		{"print-parent", optPrintParent},
 		{"sym-offset", optSymOffset},
 		{"sym-addr", optSymAddr},
+		{"verbose", optVerbose},
 		{"raw", optRaw},
 		{"hex", optHex},
 		{"bin", optBin},
+		// block makes Linux's trace_poll report trace_pipe readable
+		// even when it is empty. kpemu's FUSE mount serves no
+		// poll(2) (go-fuse turns it off), and the kernel then reports
+		// every file readable: as block does, whatever its value.
+		{"block", optBlock},
 		{"trace_printk", optTracePrintk},
 		{"annotate", optAnnotate},
+		// arm64 has no CONFIG_USER_STACKTRACE_SUPPORT, so Linux's
+		// ftrace_trace_userstack is empty there: userstacktrace
+		// records no user stack, and sym-userobj (which only names
+		// the objects of such a stack's addresses) has nothing to
+		// act on. Both keep their value, as on Linux.
+		{"userstacktrace", optUserStack},
+		{"sym-userobj", optSymUserobj},
 		{"printk-msg-only", optPrintkMsgOnly},
 		{"context-info", optContextInfo},
+		{"latency-format", optLatencyFmt},
 		{"record-cmd", optRecordCmd},
 		{"record-tgid", optRecordTgid},
 		{"overwrite", optOverwrite},
@@ -83,15 +109,22 @@ func traceOptions() []traceOption {
 		// here is a snapshot taken at its first read, which never
 		// races with the writers, so the option only keeps its value.
 		{"pause-on-trace", optPauseOnTrace},
+		{"hash-ptr", optHashPtr}, // tracepoint.go's printTracepoint
+		// function-trace and display-graph are read by the latency
+		// tracers alone (irqsoff, wakeup: is_graph and
+		// function_enabled), which Debian's 6.1 is built without;
+		// the function tracer does not look at function-trace.
+		{"function-trace", optFunction},
 		{"function-fork", optFuncFork}, // pidfilter.go
+		{"display-graph", optDisplayGraph},
 		{"stacktrace", optStacktrace},
 	}
 }
 
 // The nop tracer's options (trace_nop.c): test_nop_accept takes any
 // value, test_nop_refuse refuses to be set. Linux lists the current
-// tracer's options after the trace flags; the function tracer's
-// (func_stack_trace, func-no-repeats) kpemu does not implement.
+// tracer's options after the trace flags (the function tracer's are
+// funcopts.go's).
 const (
 	nopOptAccept = 1 << 0
 	nopOptRefuse = 1 << 1
@@ -165,7 +198,7 @@ func (ta *TraceArray) clock() uint64 {
 func (ta *TraceArray) recordsCmdline(kind entryKind) bool {
 	f := ta.opts.flags.Load()
 	switch kind {
-	case entryFn, entryGraphEnt, entryGraphRet:
+	case entryFn, entryRepeats, entryGraphEnt, entryGraphRet:
 		return true
 	case entryPrint:
 		return f&(optTracePrintk|optRecordCmd) != 0
@@ -188,6 +221,9 @@ func (ta *TraceArray) initTraceArray() error {
 		{"trace_options", 0o640, debugfs.FileOps{Show: ta.showTraceOptions, Write: ta.writeTraceOptions}},
 	}
 	for _, o := range traceOptions() {
+		if ta != ta.t.top && o.mask&optTopLevel != 0 {
+			continue // create_trace_options_dir: only the top has these files
+		}
 		files = append(files, struct {
 			name string
 			mode uint32
@@ -203,6 +239,15 @@ func (ta *TraceArray) initTraceArray() error {
 			mode uint32
 			ops  debugfs.FileOps
 		}{"options/" + o.name, 0o640, ta.nopOptionFile(o.name, o.mask)})
+	}
+	// The function tracer's options: in every array, as it runs in
+	// every one (allow_instances).
+	for _, o := range funcOptions() {
+		files = append(files, struct {
+			name string
+			mode uint32
+			ops  debugfs.FileOps
+		}{"options/" + o.name, 0o640, ta.funcOptionFile(o.mask)})
 	}
 	if ta == ta.t.top {
 		// The graph tracer's options: only where it can run.
@@ -275,8 +320,9 @@ func (ta *TraceArray) writeTraceClock(_ context.Context, p []byte, _ int64) (int
 		if c == name {
 			ta.opts.optMu.Lock()
 			ta.opts.clockID.Store(int32(i))
-			ta.buf.Reset()
+			ta.resetOnlineCPUs()
 			ta.snap.buf.Reset() // tracing_set_clock empties the max buffer too
+			ta.clock()          // and stamps its time_start: a count of the counter clock
 			ta.opts.optMu.Unlock()
 			return len(p), nil
 		}
@@ -302,6 +348,15 @@ func (ta *TraceArray) showTraceOptions(_ context.Context, w *bytes.Buffer) error
 			w.WriteString("no")
 		}
 		w.WriteString(o.name + "\n")
+	}
+	if ta.currentTracer() == tracerFunction {
+		fl := ta.t.funcFlags.Load()
+		for _, o := range funcOptions() {
+			if fl&o.mask == 0 {
+				w.WriteString("no")
+			}
+			w.WriteString(o.name + "\n")
+		}
 	}
 	if ta.currentTracer() == tracerFunctionGraph {
 		g := ta.t.graph.flags.Load()
@@ -342,6 +397,11 @@ func (ta *TraceArray) writeTraceOptions(_ context.Context, p []byte, _ int64) (i
 	for _, o := range traceOptions() {
 		if o.name == name {
 			ta.setTraceFlag(o.mask, on)
+			return len(p), nil
+		}
+	}
+	for _, o := range funcOptions() {
+		if o.name == name && ta.setCurrentFuncOption(o.mask, on) {
 			return len(p), nil
 		}
 	}

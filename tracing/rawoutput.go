@@ -12,8 +12,9 @@ import (
 // CPU and the time stamp in the clock's unit (as numbers, as hex
 // fields or as the bytes themselves); the entry then prints itself.
 //
-// Only TRACE_FN has printers of all three. trace_print_raw and
-// trace_raw_data are TRACE_PRINT's and TRACE_RAW_DATA's raw ones; every
+// Only TRACE_FN has printers of all three. trace_print_raw,
+// trace_raw_data and trace_func_repeats_raw are TRACE_PRINT's,
+// TRACE_RAW_DATA's and TRACE_FUNC_REPEATS' raw ones; every
 // other printer a kind lacks is trace_nop_print, "type: N" with the
 // entry's type, and that is all a probe event prints: trace_kprobe.c
 // registers print_kprobe_event and print_kretprobe_event as .trace only.
@@ -40,6 +41,8 @@ func entryType(e *traceEntry) int {
 		return traceTypePrint
 	case entryRawData:
 		return traceTypeRawData
+	case entryRepeats:
+		return traceTypeFuncRepeats
 	}
 	return int(e.typ)
 }
@@ -118,6 +121,8 @@ func printRawLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat) {
 			w.Write(out)
 			printMarker(w, e)
 			w.WriteByte('\n')
+		case entryRepeats: // trace_func_repeats_raw
+			w.Write(appendFuncRepeatsRaw(out, e))
 		default:
 			w.Write(out)
 			writeNopType(w, e)

@@ -154,6 +154,13 @@ func (ta *TraceArray) writeSnapshot(cpu int) func(context.Context, []byte, int64
 						ta.snap.buf.CPU(i).Reset()
 					}
 				}
+				if cpu < 0 {
+					// tracing_reset_online_cpus stamps the max
+					// buffer's time_start, which nothing prints
+					// (the snapshot file has no latency format),
+					// but the counter clock counts the stamp.
+					ta.clock()
+				}
 			}
 			ta.snap.mu.Unlock()
 		}

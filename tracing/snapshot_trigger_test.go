@@ -88,7 +88,7 @@ func TestSnapshotTriggerFires(t *testing.T) {
 	const (
 		hit       = " ev1: (kernel_clone+0x0/"
 		stack     = "<stack trace>\n => kernel_clone\n"
-		notAlloc  = " d....     "
+		notAlloc  = " d.... "
 		puts1     = ": tracing_snapshot_instance_cond: *** SNAPSHOT NOT ALLOCATED ***\n"
 		puts2     = ": tracing_snapshot_instance_cond: *** stopping trace here!   ***\n"
 		allocHelp = "# * Snapshot is allocated *"

@@ -3,6 +3,7 @@ package tracing
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"syscall"
@@ -418,4 +419,61 @@ func showSynthFormat(w *bytes.Buffer, ev *event) {
 		}
 	}
 	w.WriteByte('\n')
+}
+
+// printSynthVerbose is print_synth_event with the verbose option: each
+// field's format (synth_field_fmt) before its name, the values read back
+// from the record as recordSynth (histvar.go) laid it out. false if the
+// record is not as long as its fields say.
+func printSynthVerbose(w *bytes.Buffer, name string, se *synthEvent, raw []byte) bool {
+	var b bytes.Buffer
+	b.WriteString(name + ": ")
+	off := 0
+	for i, f := range se.fields {
+		sep := " "
+		if i == len(se.fields)-1 {
+			sep = ""
+		}
+		b.WriteString(synthFieldFmt(f.typ) + " ")
+		switch {
+		case f.str && f.dynamic:
+			if off+4 > len(raw) {
+				return false
+			}
+			loc := binary.LittleEndian.Uint32(raw[off:])
+			start, n := int(loc&0xffff)-traceEntryHeadSize, int(loc>>16)
+			if start < 0 || start+n > len(raw) {
+				return false
+			}
+			fmt.Fprintf(&b, "%s=%s%s", f.name, cstring(raw[start:start+n]), sep)
+			off += 8
+		case f.str:
+			if off+strVarLenMax > len(raw) {
+				return false
+			}
+			fmt.Fprintf(&b, "%s=%s%s", f.name, cstring(raw[off:off+strVarLenMax]), sep)
+			off += strVarLenMax
+		default:
+			if off+8 > len(raw) {
+				return false
+			}
+			fmt.Fprintf(&b, "%s=%s%s", f.name, synthNum(f, binary.LittleEndian.Uint64(raw[off:])), sep)
+			off += 8
+		}
+	}
+	w.Write(b.Bytes())
+	return true
+}
+
+// synthByID is the synthetic events by id, for a read with verbose.
+func (t *Tracing) synthByID() map[uint16]*event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[uint16]*event{}
+	for _, ev := range t.events {
+		if ev.synth != nil {
+			out[uint16(ev.id)] = ev
+		}
+	}
+	return out
 }

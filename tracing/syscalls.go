@@ -165,11 +165,16 @@ func syscallEnterDef(m *syscallMeta, nr int64) *staticEvent {
 			copy(r[sysArgsOff:], raw[sysArgsOff:sysArgsOff+8*n])
 			return r
 		},
-		print: func(w *bytes.Buffer, r record) {
+		// print_syscall_enter: with verbose each argument's type
+		// before its name.
+		printFlags: func(w *bytes.Buffer, r record, flags uint32) {
 			w.WriteString("sys_" + m.name + "(")
 			for i, a := range m.args {
 				if i > 0 {
 					w.WriteString(", ")
+				}
+				if flags&optVerbose != 0 {
+					w.WriteString(a.ctype + " ")
 				}
 				w.WriteString(a.name + ": " + strconv.FormatUint(r.u64(sysArgsOff+8*i), 16))
 			}

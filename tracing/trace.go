@@ -36,6 +36,7 @@ const (
 	entryTracepoint                  // a static event: text is "name: " and what its TP_printk printed (tracepoint.go)
 	entryGraphEnt                    // TRACE_GRAPH_ENT: ip is the function, raw its ftrace_graph_ent (fgraph.go)
 	entryGraphRet                    // TRACE_GRAPH_RET: ip is the function, raw its ftrace_graph_ret (fgraph.go)
+	entryRepeats                     // TRACE_FUNC_REPEATS: ip and parent, raw its func_repeats_entry (funcopts.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -165,6 +166,11 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 // function tracer's entries get none).
 func (ta *TraceArray) commit(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
 	e.ts = ta.clock()
+	ta.write(cpu, comm, e, payload, from)
+}
+
+// write is commit for an entry already stamped.
+func (ta *TraceArray) write(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
 	if !ta.buf.Write(cpu, e, payload) {
 		return
 	}
@@ -214,24 +220,47 @@ func (t *Tracing) unwind(cpu int, pc, fp uint64) []uint64 {
 	return out
 }
 
-// lineFormat is what a read prints its lines with: the trace flags and
-// whether the clock counts nanoseconds, as the trace_iterator takes them
-// at open.
+// lineFormat is what a read prints its lines with: the trace flags,
+// whether the clock counts nanoseconds, and whether the latency format
+// is on (TRACE_FILE_LAT_FMT), as the trace_iterator takes them at open.
 type lineFormat struct {
 	flags uint32
 	inNS  bool
+	lat   bool
+	// synth, with verbose, are the synthetic events by id, whose
+	// lines verbose changes (synth.go's printSynthVerbose).
+	synth map[uint16]*event
 }
 
 func (ta *TraceArray) lineFormat() lineFormat {
-	return lineFormat{flags: ta.opts.flags.Load(), inNS: clockInNS(int(ta.opts.clockID.Load()))}
+	f := ta.opts.flags.Load()
+	return lineFormat{flags: f, inNS: clockInNS(int(ta.opts.clockID.Load())), lat: f&optLatencyFmt != 0}
 }
 
-// printLine is print_trace_line in the default format: the context
-// (trace_print_context, when context-info is on), then the entry as its
-// kind prints itself. A trace_printk or a trace_marker write (both
-// TRACE_PRINT) with printk-msg-only (and trace_printk) on is its message
-// alone.
+// readFormat is lineFormat for a read of trace or trace_pipe, which
+// with verbose looks the synthetic events up (under Tracing.mu, which
+// a vCPU's ftrace_dump must not wait for).
+func (ta *TraceArray) readFormat() lineFormat {
+	lf := ta.lineFormat()
+	if lf.flags&optVerbose != 0 {
+		lf.synth = ta.t.synthByID()
+	}
+	return lf
+}
+
+// printLine is printLineAt for an entry read alone: the last of its
+// read, at index 0.
 func (ta *TraceArray) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat) {
+	ta.printLineAt(w, cpu, e, lf, latPos{nextTS: e.ts, timeStart: ta.timeStart.Load()})
+}
+
+// printLineAt is print_trace_line in the default format: the context
+// (trace_print_context, or in the latency format
+// trace_print_lat_context at pos, when context-info is on), then the
+// entry as its kind prints itself. A trace_printk or a trace_marker
+// write (both TRACE_PRINT) with printk-msg-only (and trace_printk) on is
+// its message alone.
+func (ta *TraceArray) printLineAt(w *bytes.Buffer, cpu int, e *traceEntry, lf lineFormat, pos latPos) {
 	if (e.kind == entryPrint || e.kind == entryMarker || e.kind == entrySnapPuts) && lf.flags&optTracePrintk != 0 && lf.flags&optPrintkMsgOnly != 0 {
 		w.WriteString(e.text)
 		w.WriteByte('\n')
@@ -241,7 +270,10 @@ func (ta *TraceArray) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf line
 		printRawLine(w, cpu, e, lf) // rawoutput.go
 		return
 	}
-	if lf.flags&optContextInfo != 0 {
+	if lf.flags&optContextInfo != 0 && lf.lat {
+		var b [96]byte
+		w.Write(ta.appendLatContext(b[:0], cpu, e, lf, pos))
+	} else if lf.flags&optContextInfo != 0 {
 		// "%16s-%-7d [%03d] ", the flags, then " %5lu.%06lu: " (or
 		// " %12llu: " for a clock not in nanoseconds), appended by
 		// hand: trace_pipe's reader spends its time here.
@@ -313,7 +345,9 @@ func (ta *TraceArray) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf line
 	case entrySnapPuts:
 		printSnapshotPuts(w, e, sym)
 	case entryTracepoint:
-		w.WriteString(e.text)
+		ta.printTracepoint(w, e, lf)
+	case entryRepeats:
+		ta.printFuncRepeats(w, e, sym, lf.inNS)
 	}
 	w.WriteByte('\n')
 }
@@ -413,11 +447,27 @@ func (ta *TraceArray) writeHeader(w *bytes.Buffer, lf lineFormat, rb *traceBuffe
 		return
 	}
 	if tracer == tracerFunctionGraph {
-		ta.t.graphHeader(w, lf) // the tracer's print_header
+		// The tracer's print_header: print_graph_headers_flags,
+		// after print_trace_header in the latency format (which the
+		// graph takes from the flags, not the open).
+		if lf.flags&optContextInfo != 0 && lf.flags&optLatencyFmt != 0 {
+			if rb.Empty(cpu) {
+				return
+			}
+			ta.writeTraceHeader(w, rb)
+		}
+		ta.t.graphHeader(w, lf)
 		return
 	}
 	if lf.flags&optContextInfo == 0 {
 		return
+	}
+	if lf.lat {
+		ta.writeLatHeader(w, lf, rb, cpu)
+		return
+	}
+	if lf.flags&optVerbose != 0 {
+		return // trace_default_header prints no help with verbose
 	}
 	entries, written := rb.Totals()
 	fmt.Fprintf(w, "# entries-in-buffer/entries-written: %d/%d   #P:%d\n#\n", entries, written, rb.NumCPUs())
@@ -467,12 +517,16 @@ func (ta *TraceArray) showTraceCPU(w *bytes.Buffer, cpu int) {
 // showBuffer is s_show over rb, the live buffer or the snapshot's
 // (snapshot.go), with help as writeHeader takes it.
 func (ta *TraceArray) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help func(*bytes.Buffer)) {
-	lf := ta.lineFormat()
+	lf := ta.readFormat()
+	if rb != ta.buf {
+		lf.lat = false // tracing_snapshot_open sets no TRACE_FILE_LAT_FMT
+	}
 	// test_cpu_buff_start is print_trace_fmt's: raw, hex and bin
 	// announce nothing.
 	annotate := lf.flags&optAnnotate != 0 && lf.flags&(optRaw|optHex|optBin) == 0 && rb.Overruns() > 0
 	ta.writeHeader(w, lf, rb, cpu, help)
 	entries, cpus := rb.Snapshot(cpu)
+	timeStart := ta.timeStart.Load()
 	started := make([]bool, rb.NumCPUs())
 	var gp *graphPrinter
 	var nextSame []int // the index of the next entry of the same CPU, -1 for none
@@ -517,7 +571,11 @@ func (ta *TraceArray) showBuffer(w *bytes.Buffer, rb *traceBuffer, cpu int, help
 				fmt.Fprintf(w, "##### CPU %d buffer started ####\n", c)
 			}
 		}
-		ta.printLine(w, c, &entries[i], lf)
+		pos := latPos{idx: int64(i), nextTS: entries[i].ts, timeStart: timeStart}
+		if i+1 < len(entries) {
+			pos.nextTS = entries[i+1].ts
+		}
+		ta.printLineAt(w, c, &entries[i], lf, pos)
 	}
 }
 
@@ -533,6 +591,7 @@ type pipeReader struct {
 	ta       *TraceArray
 	cpu      int // < 0: every CPU
 	nonblock bool
+	lat      bool // latency-format at the open (TRACE_FILE_LAT_FMT)
 	left     []byte
 	pos      int64         // bytes returned: after the first, tracing_on 0 and an empty buffer are end of file
 	graph    *graphPrinter // the graph tracer's pipe_open state, when it was current at the open
@@ -543,7 +602,7 @@ type pipeReader struct {
 // openTracePipe returns trace_pipe's OpenRead for cpu (< 0: all).
 func (ta *TraceArray) openTracePipe(cpu int) func(context.Context, int) (debugfs.Reader, error) {
 	return func(_ context.Context, flags int) (debugfs.Reader, error) {
-		r := &pipeReader{ta: ta, cpu: cpu, nonblock: flags&syscall.O_NONBLOCK != 0}
+		r := &pipeReader{ta: ta, cpu: cpu, nonblock: flags&syscall.O_NONBLOCK != 0, lat: ta.flag(optLatencyFmt)}
 		if ta.currentTracer() == tracerFunctionGraph {
 			r.graph = ta.newGraphPrinter(ta.lineFormat())
 		}
@@ -587,7 +646,11 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 		}
 	}
 	cnt := min(len(p), pageSize-1)
-	lf := ta.lineFormat()
+	lf := ta.readFormat()
+	lf.lat = r.lat
+	// iter->idx is zeroed at every read, and counts the entries it
+	// takes from 1.
+	var idx int64
 	// A tracer changed since the open is opened anew, as
 	// tracing_read_pipe does: the graph's printer, or none.
 	if graph := ta.currentTracer() == tracerFunctionGraph; graph != (r.graph != nil) {
@@ -618,8 +681,12 @@ func (r *pipeReader) read(ctx context.Context, p []byte, _ int64) (int, error) {
 			}
 			handled, leaf = g.print(line, cpu, &e, next)
 		}
+		idx++
 		if !handled {
-			ta.printLine(line, cpu, &e, lf)
+			// The entry is consumed after it is printed, so the
+			// next one trace_find_next_entry peeks is itself: the
+			// relative time is always 0.
+			ta.printLineAt(line, cpu, &e, lf, latPos{idx: idx, nextTS: e.ts, timeStart: ta.timeStart.Load()})
 		}
 		if w.Len() > 0 && w.Len()+line.Len() >= pageSize {
 			if r.graph != nil {
@@ -776,6 +843,13 @@ func (ta *TraceArray) updateBuffers() {
 	if !ta.opts.expanded {
 		_ = ta.resizeBuffer(traceBufSizeDefault, -1) // 1.4 MiB per CPU fits any guest kpemu boots
 	}
+}
+
+// resetOnlineCPUs is tracing_reset_online_cpus: every CPU's buffer
+// emptied, and the time the latency format counts from set to now.
+func (ta *TraceArray) resetOnlineCPUs() {
+	ta.buf.Reset()
+	ta.timeStart.Store(ta.clock())
 }
 
 // resetCPU is tracing_reset_cpu: per_cpu/cpuN/trace opened with O_TRUNC

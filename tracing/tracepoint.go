@@ -44,6 +44,10 @@ type staticEvent struct {
 	fields      []tpField
 	printFmt    string                          // the format file's print fmt
 	print       func(w *bytes.Buffer, r record) // TP_printk
+	// printFlags, for an event whose output depends on the trace
+	// flags of the array read (hash-ptr for a %p, verbose for a
+	// system call's argument types), is its output in print's stead.
+	printFlags func(w *bytes.Buffer, r record, flags uint32)
 	// other is the pid of the task the event is about besides
 	// current, whom the pid filters' sched probes also look at
 	// (sched_switch's next, the woken task); -1 for none.
@@ -217,6 +221,7 @@ func (t *Tracing) initStaticEvents() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.static = make(map[*kernel.Tracepoint]*event)
+	t.flagEvents = make(map[uint16]*staticEvent)
 	t.tpUsers = make(map[*kernel.Tracepoint]int)
 	add := func(def *staticEvent, tp *kernel.Tracepoint) (*event, error) {
 		def.tp = tp
@@ -238,6 +243,9 @@ func (t *Tracing) initStaticEvents() error {
 			return err
 		}
 		t.static[tp] = ev
+		if def.printFlags != nil {
+			t.flagEvents[uint16(def.id)] = def
+		}
 	}
 	// The syscalls events hang off the raw tracepoints.
 	enter, exit := syscallEventDefs(k)
@@ -255,6 +263,9 @@ func (t *Tracing) initStaticEvents() error {
 			ev, err := add(def, tp)
 			if err != nil {
 				return err
+			}
+			if def.printFlags != nil {
+				t.flagEvents[uint16(def.id)] = def
 			}
 			byNR[nr] = ev
 		}
@@ -378,10 +389,45 @@ func (t *Tracing) recordStatic(ef *eventFile, regs *kprobes.Regs, flags uint64, 
 		w.WriteString(ev.name)
 		w.WriteString(": ")
 	}
-	ev.static.print(&w, hit.rec)
+	ev.static.printText(&w, hit.rec)
 	raw := append([]byte(nil), hit.rec[traceEntryHeadSize:ev.static.size]...)
 	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: raw}
 	ef.ta.commit(regs.CPU, comm, &e, ev.static.size, &stackFrom{regs.PC, regs.X[29]})
+}
+
+// printText is the event's output as the commit records it, with the
+// default flags (hash-ptr on, verbose off).
+func (s *staticEvent) printText(w *bytes.Buffer, r record) {
+	if s.printFlags != nil {
+		s.printFlags(w, r, optDefault)
+		return
+	}
+	s.print(w, r)
+}
+
+// printTracepoint prints a static event's entry after its context: the
+// text made at the commit, or, for an event whose output depends on
+// flags the reader has away from their defaults, the record printed
+// again with them (Linux formats every entry when it is read).
+func (ta *TraceArray) printTracepoint(w *bytes.Buffer, e *traceEntry, lf lineFormat) {
+	if ev := lf.synth[e.typ]; ev != nil && printSynthVerbose(w, ev.name, ev.synth, e.raw) {
+		return
+	}
+	if lf.flags&(optHashPtr|optVerbose) != optHashPtr {
+		if s := ta.t.flagEvents[e.typ]; s != nil && int(e.nlen) <= len(e.text) {
+			rec := make(record, traceEntryHeadSize, traceEntryHeadSize+len(e.raw))
+			rec = append(rec, e.raw...)
+			if len(rec) >= s.size {
+				if !s.bare {
+					w.WriteString(e.text[:e.nlen])
+					w.WriteString(": ")
+				}
+				s.printFlags(w, rec, lf.flags)
+				return
+			}
+		}
+	}
+	w.WriteString(e.text)
 }
 
 // showStaticFormat is the format file of a static event.

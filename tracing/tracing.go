@@ -58,7 +58,12 @@ type Tracing struct {
 	fmts     printkFormats // the modules' trace_printk formats; see printkfmt.go
 	thresh   atomic.Uint64 // tracing_thresh, in ns
 	graph    graphState    // the function_graph tracer's globals (fgraph.go)
-	prof     profiler      // the function profiler (profile.go)
+	// funcFlags is the function tracer's func_flags.val, one for
+	// every array; funcMu is trace_types_lock for its changes
+	// (funcopts.go).
+	funcFlags atomic.Uint32
+	funcMu    sync.Mutex
+	prof      profiler // the function profiler (profile.go)
 
 	// arming, while a write enables or disables many events, collects
 	// the probes to arm (true) and disarm (false), so that they are
@@ -75,6 +80,10 @@ type Tracing struct {
 	// static is the static events by their tracepoints; made by New
 	// and never changed after (tracepoint.go).
 	static map[*kernel.Tracepoint]*event
+	// flagEvents are the static events whose output depends on the
+	// trace flags (staticEvent.printFlags), by id, which a read
+	// reprints (tracepoint.go); made with static.
+	flagEvents map[uint16]*staticEvent
 	// syscalls: the syscalls events on the raw_syscalls tracepoints, by
 	// system call number; tpUsers counts the armed events on each
 	// tracepoint (guarded by mu).
