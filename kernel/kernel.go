@@ -98,6 +98,7 @@ type Kernel struct {
 	fgraph  fgraph         // see fgraph.go
 	tps     tracepoints    // see jumplabel.go
 	paths   guestPaths     // guest path lookup; see path.go
+	mms     guestMms       // address spaces, for uprobes; see usermm.go
 }
 
 // ErrBadImage is wrapped by every error about a malformed guest image.

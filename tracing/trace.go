@@ -36,6 +36,8 @@ const (
 	entryTracepoint                  // a static event: text is "name: " and what its TP_printk printed (tracepoint.go)
 	entryGraphEnt                    // TRACE_GRAPH_ENT: ip is the function, raw its ftrace_graph_ent (fgraph.go)
 	entryGraphRet                    // TRACE_GRAPH_RET: ip is the function, raw its ftrace_graph_ret (fgraph.go)
+	entryUprobe                      // a uprobe event: ip is the probed user address (uprobe.go)
+	entryUretprobe                   // a uretprobe event: ip is the return address, parent the function (uprobe.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -286,6 +288,22 @@ func (ta *TraceArray) printLine(w *bytes.Buffer, cpu int, e *traceEntry, lf line
 		ta.t.printIPSym(w, e.ip, sym|optSymOffset)
 		w.WriteString(" <- ")
 		ta.t.printIPSym(w, e.parent, sym&^optSymOffset)
+		w.WriteByte(')')
+		w.WriteString(e.text[e.nlen:])
+	case entryUprobe:
+		// print_uprobe_event: "(0x%lx)", no symbol.
+		w.WriteString(e.text[:e.nlen])
+		w.WriteString(": (0x")
+		w.WriteString(strconv.FormatUint(e.ip, 16))
+		w.WriteByte(')')
+		w.WriteString(e.text[e.nlen:])
+	case entryUretprobe:
+		// "(0x%lx <- 0x%lx)": the return address, the function.
+		w.WriteString(e.text[:e.nlen])
+		w.WriteString(": (0x")
+		w.WriteString(strconv.FormatUint(e.ip, 16))
+		w.WriteString(" <- 0x")
+		w.WriteString(strconv.FormatUint(e.parent, 16))
 		w.WriteByte(')')
 		w.WriteString(e.text[e.nlen:])
 	case entryFn:
@@ -789,3 +807,40 @@ func (ta *TraceArray) resetCPU(cpu int) func(context.Context) error {
 
 // stripSpace is strstrip: isspace() bytes off both ends.
 func stripSpace(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
+
+// recordUprobe writes one uprobe event, as __uprobe_trace_func and
+// print_uprobe_event: the probed address (vaddr[0]), or for a return
+// probe the function and the return address (vaddr[0], vaddr[1]), then
+// the arguments, fetched from the user registers and memory. The handler
+// runs where Linux's uprobe_notify_resume does, with interrupts on and no
+// preemption count: the flags are "....." (the oracle's).
+func (t *Tracing) recordUprobe(ef *eventFile, tp *traceProbe, regs *kprobes.Regs, fn uint64, uh *uprobeHit) {
+	if !ef.ta.on.Load() {
+		return
+	}
+	f := fetcher{t: t, regs: regs, args: tp.up.args, uprobe: uh}
+	comm, pid := t.kp.Kernel().Current(regs.CPU)
+	if !f.passes(ef, comm, pid, regs.CPU, 0) {
+		return
+	}
+	var w bytes.Buffer
+	w.WriteString(tp.ev.name)
+	e := traceEntry{kind: entryUprobe, pid: int32(pid), ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id)}
+	if tp.ev.isReturn {
+		f.startRaw(tp.ev, 16)
+		binary.LittleEndian.PutUint64(f.raw, fn)          // __probe_func
+		binary.LittleEndian.PutUint64(f.raw[8:], regs.PC) // __probe_ret_ip
+		e.kind, e.parent = entryUretprobe, fn
+	} else {
+		f.startRaw(tp.ev, 8)
+		binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
+	}
+	for _, a := range tp.up.args {
+		f.format(&w, a)
+	}
+	f.finish(&w)
+	e.text, e.raw = w.String(), f.raw
+	// No stack: Linux's is the kernel's at uprobe_dispatcher, whose
+	// functions kpemu's guest does not have.
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), nil)
+}

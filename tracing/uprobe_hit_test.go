@@ -1,0 +1,185 @@
+package tracing_test
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kpemu/kpemu/internal/waitfor"
+	"github.com/kpemu/kpemu/kernel"
+)
+
+// guestProgram reads a guest program's ELF out of the guest's file system.
+func guestProgram(t *testing.T, k *kernel.Kernel, path string) *elf.File {
+	t.Helper()
+	gf, err := k.LookupPath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, size, err := k.FileData(gf.Inode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, size)
+	if err := k.ReadMem(data, b); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// fileOffset is the file offset of symbol name in f, as a uprobe wants it.
+func fileOffset(t *testing.T, f *elf.File, name string) (off, vaddr uint64) {
+	t.Helper()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if s.Name != name {
+			continue
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD && s.Value >= p.Vaddr && s.Value < p.Vaddr+p.Filesz {
+				return s.Value - p.Vaddr + p.Off, s.Value
+			}
+		}
+	}
+	t.Fatalf("no symbol %s", name)
+	return 0, 0
+}
+
+// brksAt counts the address spaces that map path's page at va and whose
+// copy holds BRK #0x005 there, and those that map it at all.
+func brksAt(t *testing.T, k *kernel.Kernel, path string, va uint64) (brk, mapped int) {
+	t.Helper()
+	gf, err := k.LookupPath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.StopMachine(func() {
+		mms, err := k.UserMms()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, mm := range mms {
+			vmas, err := k.MmVMAs(mm)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !slices.ContainsFunc(vmas, func(v kernel.VMA) bool { return v.File == gf.Inode && va >= v.Start && va < v.End }) {
+				continue
+			}
+			pa, ok, err := k.UserPhys(mm, va)
+			if err != nil || !ok {
+				continue
+			}
+			var b [4]byte
+			if err := k.ReadPhys(pa, b[:]); err != nil {
+				t.Error(err)
+				return
+			}
+			mapped++
+			if binary.LittleEndian.Uint32(b[:]) == 0xd42000a0 {
+				brk++
+			}
+		}
+	})
+	return brk, mapped
+}
+
+var profileLine = regexp.MustCompile(`(?m)^  (\S+) (\S+) +(\d+)$`)
+
+func profileHits(t *testing.T, f *fixture, event string) int {
+	t.Helper()
+	for _, m := range profileLine.FindAllStringSubmatch(f.read(t, "tracing/uprobe_profile"), -1) {
+		if m[2] == event {
+			n, _ := strconv.Atoi(m[3])
+			return n
+		}
+	}
+	return -1
+}
+
+// TestUprobeHits places uprobes on /bin/sh's open() (the guest's sh opens
+// files every round): the entry event fetches the path from user memory,
+// the return event has $retval, uprobe_profile counts, and disabling
+// puts the original instruction back in every process.
+func TestUprobeHits(t *testing.T) {
+	for _, interp := range []bool{false, true} {
+		t.Run(fmt.Sprintf("interpret=%v", interp), func(t *testing.T) {
+			f := setupInterp(t, interp)
+			f.run(t)
+			sh := guestProgram(t, f.k, "/bin/sh")
+			off, va := fileOffset(t, sh, "open")
+			for _, line := range []string{
+				fmt.Sprintf("p:sh_open /bin/sh:%#x path=+0(%%x0):string flags=%%x1 comm=$comm st=$stack0 magic=@+0:u32", off),
+				fmt.Sprintf("r:sh_open_ret /bin/sh:%#x rv=$retval:s32", off),
+			} {
+				if err := f.write("tracing/uprobe_events", line, false); err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+			}
+			waitfor.Until(t, "init to start /bin/sh", func() bool { _, m := brksAt(t, f.k, "/bin/sh", va); return m > 0 })
+			if n, _ := brksAt(t, f.k, "/bin/sh", va); n != 0 {
+				t.Fatalf("%d processes have a BRK before the enable", n)
+			}
+			if err := f.write("tracing/events/uprobes/enable", "1", true); err != nil {
+				t.Fatal(err)
+			}
+			if n, m := brksAt(t, f.k, "/bin/sh", va); n == 0 || n != m {
+				t.Errorf("after the enable, %d of the %d processes that map /bin/sh's open have the BRK", n, m)
+			}
+			waitfor.Until(t, "sh_open_ret hits", func() bool {
+				return strings.Contains(f.read(t, "tracing/trace"), "sh_open_ret:")
+			})
+			if err := f.write("tracing/events/uprobes/enable", "0", true); err != nil {
+				t.Fatal(err)
+			}
+			if n, m := brksAt(t, f.k, "/bin/sh", va); n != 0 || m == 0 {
+				t.Errorf("after the disable, %d of the %d processes that map /bin/sh's open have the BRK", n, m)
+			}
+			trace := f.read(t, "tracing/trace")
+			entry := regexp.MustCompile(`(?m)^ +sh-(\d+) +\[\d{3}\] \.\.\.\.\. +\d+\.\d{6}: sh_open: \(0x` + strconv.FormatUint(va, 16) +
+				`\) path="(/[^"]*)" flags=0x[0-9a-f]+ comm="sh" st=0x[0-9a-f]+ magic=1179403647$`)
+			if !entry.MatchString(trace) {
+				t.Errorf("no sh_open entry line like Linux's in\n%s", trace)
+			}
+			ret := regexp.MustCompile(`(?m)^ +sh-\d+ +\[\d{3}\] \.\.\.\.\. +\d+\.\d{6}: sh_open_ret: \(0x[0-9a-f]+ <- 0x` + strconv.FormatUint(va, 16) + `\) rv=-?\d+$`)
+			if !ret.MatchString(trace) {
+				t.Errorf("no sh_open_ret line like Linux's in\n%s", trace)
+			}
+			if strings.Contains(trace, "(fault)") {
+				t.Errorf("a fetch faulted:\n%s", trace)
+			}
+			hits := profileHits(t, f, "sh_open")
+			if hits <= 0 || profileHits(t, f, "sh_open_ret") <= 0 {
+				t.Errorf("uprobe_profile:\n%s", f.read(t, "tracing/uprobe_profile"))
+			}
+			// The guest goes on unharmed: sh keeps opening files, with no
+			// more hits counted.
+			time.Sleep(300 * time.Millisecond)
+			if got := profileHits(t, f, "sh_open"); got != hits {
+				t.Errorf("hits went on after the disable: %d, then %d", hits, got)
+			}
+			if msg, dead := f.k.Panicked(); dead {
+				t.Fatalf("guest panicked: %s", msg)
+			}
+			if err := f.write("tracing/uprobe_events", "", true); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
