@@ -24,6 +24,7 @@ const (
 	HCUprobeSS    = 0x4b19 // x0 = pt_regs, x1 = esr, x2 = mm: a step from EL0; returns DBG_HOOK_* or Uprobe*
 	HCUprobeMmap  = 0x4b1a // x0 = mm: exec mapped a program's segments
 	HCUprobeClear = 0x4b1b // x0 = mm: the address space is freed
+	HCUprobeFork  = 0x4b1c // x0 = child task, x1 = its mm, x2 = the parent's mm; returns the [uprobes] address the child needs, or 0
 
 	HCModuleDone  = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
 	HCTracefsDone = 0x4b21 // x0 = tracefs_requests.tail after applying requests

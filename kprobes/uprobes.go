@@ -104,6 +104,7 @@ func (kp *Kprobes) setupUprobes() {
 	kp.k.SetHostcall(kernel.HCUprobeSS, kp.hcUprobeSS)
 	kp.k.SetHostcall(kernel.HCUprobeMmap, kp.hcUprobeMmap)
 	kp.k.SetHostcall(kernel.HCUprobeClear, kp.hcUprobeClear)
+	kp.k.SetHostcall(kernel.HCUprobeFork, kp.hcUprobeFork)
 }
 
 // RegisterUprobe is uprobe_register: add c to the uprobe at offset of
@@ -338,6 +339,31 @@ func (kp *Kprobes) hcUprobeClear(cpu *machine.CPU) error {
 			delete(u.tasks, t)
 		}
 	}
+	return nil
+}
+
+// hcUprobeFork is uprobe_copy_process: the child (x0, with mm x1) of the
+// current task (whose mm is x2) gets the parent's pending returns, and
+// the answer is the address of the [uprobes] page it needs for them
+// (dup_xol_work), 0 when it needs none.
+func (kp *Kprobes) hcUprobeFork(cpu *machine.CPU) error {
+	child, childMm, mm := cpu.X(0), cpu.X(1), cpu.X(2)
+	cpu.SetX(0, 0)
+	task := kp.k.CurrentTask(cpu.Index())
+	u := &kp.uprobes
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.tasks, child) // a task_struct used before
+	ut := u.tasks[task]
+	if ut == nil || ut.mm != mm || len(ut.rets) == 0 {
+		return nil
+	}
+	xol, err := kp.k.MmXolVaddr(mm)
+	if err != nil || xol == 0 {
+		return nil
+	}
+	u.tasks[child] = &uprobeTask{mm: childMm, rets: append([]returnInstance(nil), ut.rets...)}
+	cpu.SetX(0, xol)
 	return nil
 }
 

@@ -124,7 +124,10 @@ func TestUprobeHits(t *testing.T) {
 			f.run(t)
 			sh := guestProgram(t, f.k, "/bin/sh")
 			off, va := fileOffset(t, sh, "open")
+			forkOff, _ := fileOffset(t, sh, "fork")
 			for _, line := range []string{
+				// The child of a fork returns through the trampoline too.
+				fmt.Sprintf("r:sh_fork /bin/sh:%#x rv=$retval:s32", forkOff),
 				fmt.Sprintf("p:sh_open /bin/sh:%#x path=+0(%%x0):string flags=%%x1 comm=$comm st=$stack0 magic=@+0:u32", off),
 				fmt.Sprintf("r:sh_open_ret /bin/sh:%#x rv=$retval:s32", off),
 			} {
@@ -142,8 +145,9 @@ func TestUprobeHits(t *testing.T) {
 			if n, m := brksAt(t, f.k, "/bin/sh", va); n == 0 || n != m {
 				t.Errorf("after the enable, %d of the %d processes that map /bin/sh's open have the BRK", n, m)
 			}
-			waitfor.Until(t, "sh_open_ret hits", func() bool {
-				return strings.Contains(f.read(t, "tracing/trace"), "sh_open_ret:")
+			waitfor.Until(t, "sh_open_ret and sh_fork hits", func() bool {
+				tr := f.read(t, "tracing/trace")
+				return strings.Contains(tr, "sh_open_ret:") && strings.Count(tr, "sh_fork:") >= 2
 			})
 			if err := f.write("tracing/events/uprobes/enable", "0", true); err != nil {
 				t.Fatal(err)
@@ -160,6 +164,10 @@ func TestUprobeHits(t *testing.T) {
 			ret := regexp.MustCompile(`(?m)^ +sh-\d+ +\[\d{3}\] \.\.\.\.\. +\d+\.\d{6}: sh_open_ret: \(0x[0-9a-f]+ <- 0x` + strconv.FormatUint(va, 16) + `\) rv=-?\d+$`)
 			if !ret.MatchString(trace) {
 				t.Errorf("no sh_open_ret line like Linux's in\n%s", trace)
+			}
+			if !strings.Contains(trace, ": sh_fork: (") || !regexp.MustCompile(`sh_fork: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) rv=0\n`).MatchString(trace) ||
+				!regexp.MustCompile(`sh_fork: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) rv=[1-9]\d*\n`).MatchString(trace) {
+				t.Errorf("no sh_fork returns in both the parent and the child:\n%s", trace)
 			}
 			if strings.Contains(trace, "(fault)") {
 				t.Errorf("a fetch faulted:\n%s", trace)

@@ -30,6 +30,7 @@
 #define HC_UPROBE_SS		0x4b19	/* x0 = pt_regs, x1 = esr, x2 = mm: a step from EL0; returns DBG_HOOK_* or UPROBE_HC_* */
 #define HC_UPROBE_MMAP		0x4b1a	/* x0 = mm: exec mapped a program's segments */
 #define HC_UPROBE_CLEAR		0x4b1b	/* x0 = mm: the address space is freed */
+#define HC_UPROBE_FORK		0x4b1c	/* x0 = child task, x1 = its mm, x2 = the parent's mm; returns the [uprobes] address the child needs, or 0 */
 
 #define HC_MODULE_DONE		0x4b20	/* x0 = mailbox cookie, x1 = what the called function returned */
 #define HC_TRACEFS_DONE		0x4b21	/* x0 = tracefs_requests.tail after applying requests */

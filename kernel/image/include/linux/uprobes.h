@@ -15,6 +15,7 @@
 #define _LINUX_UPROBES_H
 
 struct mm_struct;
+struct task_struct;
 
 /* UPROBE_SWBP_INSN: BRK #0x005 (asm/uprobes.h) */
 #define UPROBE_SWBP_INSN	0xd42000a0U
@@ -27,5 +28,6 @@ struct mm_struct;
 void uprobe_mmap(struct mm_struct *mm);
 void uprobe_clear_state(struct mm_struct *mm);
 int xol_add_vma(struct mm_struct *mm);
+void uprobe_copy_process(struct task_struct *t, struct mm_struct *oldmm);
 
 #endif /* _LINUX_UPROBES_H */

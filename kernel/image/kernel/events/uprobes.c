@@ -28,25 +28,12 @@ void uprobe_clear_state(struct mm_struct *mm)
 	HOSTCALL2(HC_UPROBE_CLEAR, mm, 0);
 }
 
-/*
- * xol_add_vma(): map the [uprobes] page, one page of execute-only slots
- * (kpemu's user mappings are readable too), with the uretprobe trampoline
- * (a BRK #0x005) in slot 0. Linux asks for it just under TASK_SIZE; the
- * stack is there in kpemu, so it takes the lowest free mmap() address.
- * Fork leaves it out (VM_DONTCOPY). Called from the user break hook, in
- * the task whose mm it is.
- */
-int xol_add_vma(struct mm_struct *mm)
+/* __xol_add_vma(): map the [uprobes] page at addr. */
+static int __xol_add_vma(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma;
-	unsigned long addr;
 	u32 *page;
 
-	if (mm->xol_vaddr)
-		return 0;
-	addr = get_unmapped_area(mm, PAGE_SIZE);
-	if (IS_ERR_VALUE(addr))
-		return addr;
 	vma = insert_vma(mm, addr, addr + PAGE_SIZE, VM_EXEC | VM_DONTCOPY);
 	if (!vma)
 		return -ENOMEM;
@@ -60,4 +47,38 @@ int xol_add_vma(struct mm_struct *mm)
 	asm volatile("dsb ish; ic ialluis; dsb ish; isb" : : : "memory");
 	mm->xol_vaddr = addr;
 	return 0;
+}
+
+/*
+ * xol_add_vma(): map the [uprobes] page, one page of execute-only slots
+ * (kpemu's user mappings are readable too), with the uretprobe trampoline
+ * (a BRK #0x005) in slot 0. Linux asks for it just under TASK_SIZE; the
+ * stack is there in kpemu, so it takes the lowest free mmap() address.
+ * Fork leaves it out (VM_DONTCOPY). Called from the user break hook, in
+ * the task whose mm it is.
+ */
+int xol_add_vma(struct mm_struct *mm)
+{
+	unsigned long addr;
+
+	if (mm->xol_vaddr)
+		return 0;
+	addr = get_unmapped_area(mm, PAGE_SIZE);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	return __xol_add_vma(mm, addr);
+}
+
+/*
+ * uprobe_copy_process(): a child forked inside uretprobed functions
+ * returns through the trampoline too; the host copies the parent's
+ * pending returns to it and names the address of the [uprobes] page the
+ * child then needs (dup_xol_work), which fork did not copy.
+ */
+void uprobe_copy_process(struct task_struct *t, struct mm_struct *oldmm)
+{
+	long addr = HOSTCALL3(HC_UPROBE_FORK, t, t->mm, oldmm);
+
+	if (addr > 0 && __xol_add_vma(t->mm, addr))
+		pr_warn("uprobe: %s:%d failed to dup xol area\n", current->comm, current->pid);
 }
