@@ -451,7 +451,13 @@ func (kp *Kprobes) hcUprobeBrk(cpu *machine.CPU) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if needRet {
-		kp.prepareUretprobe(ut, up, bp, xol, regs)
+		switch prepareUretprobe(ut, up, bp, xol, regs) {
+		case uretTooDeep:
+			kp.log.Warn(fmt.Sprintf("uprobe: omit uretprobe due to nestedness limit pid/tgid=%d/%d", kp.k.CurrentPid(regs.CPU), kp.k.CurrentTgid(regs.CPU)))
+		case uretNoChain: // uprobe_warn
+			comm, pid := kp.k.Current(regs.CPU)
+			kp.log.Warn(fmt.Sprintf("uprobe: %s:%d failed to handle tail call", comm, pid))
+		}
 	}
 	if up.class == insnGoodNoSlot {
 		// arch_uprobe_skip_sstep: simulate at the probed address.
@@ -519,35 +525,52 @@ func (kp *Kprobes) simulateUser(cpu *machine.CPU, op uint32, addr uint64, regs *
 	return sim != nil && sim(kp, op, addr, regs)
 }
 
+// What prepareUretprobe did.
+type uretResult int
+
+const (
+	uretSet     uretResult = iota // x30 is the trampoline
+	uretTooDeep                   // MAX_URETPROBE_DEPTH returns pending already
+	uretNoChain                   // x30 is the trampoline but nothing is pending
+)
+
 // prepareUretprobe is prepare_uretprobe with
-// arch_uretprobe_hijack_return_addr: x30 becomes the trampoline; u.mu is
-// held.
-func (kp *Kprobes) prepareUretprobe(ut *uprobeTask, up *uprobe, bp, tramp uint64, regs *Regs) {
-	// cleanup_return_instances(RP_CHECK_CALL): the ones a longjmp left.
-	for len(ut.rets) > 0 && !(regs.SP < ut.rets[len(ut.rets)-1].stack) {
+// arch_uretprobe_hijack_return_addr: x30 becomes the trampoline, and the
+// return is pushed; u.mu is held.
+func prepareUretprobe(ut *uprobeTask, up *uprobe, bp, tramp uint64, regs *Regs) uretResult {
+	if len(ut.rets) >= maxUretprobeDepth {
+		return uretTooDeep
+	}
+	orig := regs.X[30]
+	regs.X[30] = tramp
+	// cleanup_return_instances: the ones a longjmp left. A tail call
+	// (x30 is the trampoline already) runs on its caller's frame: alive
+	// at the same sp (RP_CHECK_CHAIN_CALL), else below it (RP_CHECK_CALL).
+	chained := orig == tramp
+	for len(ut.rets) > 0 {
+		top := ut.rets[len(ut.rets)-1].stack
+		if regs.SP < top || chained && regs.SP == top {
+			break
+		}
 		ut.rets = ut.rets[:len(ut.rets)-1]
 	}
-	if len(ut.rets) >= maxUretprobeDepth {
-		pid := kp.k.CurrentPid(regs.CPU)
-		kp.log.Warn(fmt.Sprintf("uprobe: omit uretprobe due to nestedness limit pid/tgid=%d/%d", pid, kp.k.CurrentTgid(regs.CPU)))
-		return
-	}
-	orig, chained := regs.X[30], false
-	if orig == tramp {
+	if chained {
 		if len(ut.rets) == 0 {
-			kp.log.Warn("uprobe: unable to set uretprobe")
-			return
+			return uretNoChain
 		}
-		orig, chained = ut.rets[len(ut.rets)-1].origRet, true
+		orig = ut.rets[len(ut.rets)-1].origRet
 	}
-	regs.X[30] = tramp
 	ut.rets = append(ut.rets, returnInstance{up: up, fn: bp, origRet: orig, stack: regs.SP, chained: chained})
+	return uretSet
 }
 
 // handleTrampoline is handle_trampoline: the return of the latest
 // uretprobed function (and of the ones chained to it); u.mu is held.
 func (kp *Kprobes) handleTrampoline(task, mm uint64, regs *Regs) uint64 {
-	ut := kp.uprobes.tasks[task]
+	return handleTrampoline(kp.uprobes.tasks[task], mm, regs)
+}
+
+func handleTrampoline(ut *uprobeTask, mm uint64, regs *Regs) uint64 {
 	if ut == nil || ut.mm != mm {
 		return kernel.DbgHookError
 	}
