@@ -331,8 +331,8 @@ func TestSoftModeEnableFile(t *testing.T) {
 }
 
 // A uprobe event holds triggers and is their target as a kprobe event is:
-// a trigger arms it in soft mode ("0*"); removing the triggers leaves
-// the soft mode behind (the event an enable_event fired stays enabled).
+// a trigger arms it in soft mode ("0*"); removing the triggers ends the
+// soft mode (the event an enable_event fired stays enabled, as on Linux).
 // On /bin/sh's open(), its traceoff trigger fires.
 func TestTriggerOnUprobeEvent(t *testing.T) {
 	f := uprobeFixture(t)
