@@ -295,35 +295,41 @@ func (kp *Kprobes) writeUserInsn(mm, va uint64, insn uint32) error {
 	return nil
 }
 
-// hcUprobeMmap is uprobe_mmap: exec mapped a program into mm (x0), which
-// no CPU runs yet.
+// hcUprobeMmap is uprobe_mmap: exec mapped a program into mm (x0), now
+// current's, before the program's first instruction.
 func (kp *Kprobes) hcUprobeMmap(cpu *machine.CPU) error {
-	mm := cpu.X(0)
 	u := &kp.uprobes
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if len(u.probes) > 0 {
-		vmas, err := kp.k.MmVMAs(mm)
-		if err != nil {
-			kp.log.Error("uprobe: reading a new mm", "err", err)
-			return nil
+	kp.installAll(cpu.X(0))
+	return nil
+}
+
+// installAll places every registered uprobe in mm; u.mu is held.
+func (kp *Kprobes) installAll(mm uint64) {
+	u := &kp.uprobes
+	if len(u.probes) == 0 {
+		return
+	}
+	vmas, err := kp.k.MmVMAs(mm)
+	if err != nil {
+		kp.log.Error("uprobe: reading a new mm", "err", err)
+		return
+	}
+	for _, v := range vmas {
+		if v.File == 0 {
+			continue
 		}
-		for _, v := range vmas {
-			if v.File == 0 {
-				continue
-			}
-			for key, up := range u.probes {
-				if key.inode == v.File && up.class != insnRejected {
-					for _, va := range uprobeAddrs([]kernel.VMA{v}, key) {
-						if err := kp.writeUserInsn(mm, va, uprobeSwbp); err != nil {
-							kp.log.Error("uprobe: placing a probe at exec", "err", err)
-						}
+		for key, up := range u.probes {
+			if key.inode == v.File && up.class != insnRejected {
+				for _, va := range uprobeAddrs([]kernel.VMA{v}, key) {
+					if err := kp.writeUserInsn(mm, va, uprobeSwbp); err != nil {
+						kp.log.Error("uprobe: placing a probe", "err", err)
 					}
 				}
 			}
 		}
 	}
-	return nil
 }
 
 // hcUprobeClear is uprobe_clear_state: mm (x0) is freed, with its
@@ -353,6 +359,9 @@ func (kp *Kprobes) hcUprobeFork(cpu *machine.CPU) error {
 	u := &kp.uprobes
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	// The copy has the parent's BRKs as they were; a probe registered
+	// while fork copied (the child is on no task list yet) goes in now.
+	kp.installAll(childMm)
 	delete(u.tasks, child) // a task_struct used before
 	ut := u.tasks[task]
 	if ut == nil || ut.mm != mm || len(ut.rets) == 0 {
@@ -367,19 +376,29 @@ func (kp *Kprobes) hcUprobeFork(cpu *machine.CPU) error {
 	return nil
 }
 
-// findUprobe is find_active_uprobe: the uprobe whose BRK is at va in mm.
-func (u *uprobes) find(k *kernel.Kernel, mm, va uint64) *uprobe {
+// find is find_active_uprobe: the uprobe whose BRK is at va in mm; and,
+// when va maps a file, the file's instruction there (file true).
+func (u *uprobes) find(k *kernel.Kernel, mm, va uint64) (up *uprobe, orig uint32, file bool) {
 	vmas, err := k.MmVMAs(mm)
 	if err != nil {
-		return nil
+		return nil, 0, false
 	}
 	for _, v := range vmas {
-		if v.File == 0 || va < v.Start || va >= v.End {
+		if v.File == 0 || va < v.Start || va >= v.End || va&3 != 0 {
 			continue
 		}
-		return u.probes[uprobeKey{v.File, va - v.Start + v.Pgoff*4096}]
+		key := uprobeKey{v.File, va - v.Start + v.Pgoff*4096}
+		if up := u.probes[key]; up != nil {
+			return up, up.insn, true
+		}
+		data, size, err := k.FileData(v.File)
+		if err != nil || key.offset+4 > size {
+			return nil, 0, false
+		}
+		w, err := k.Read32(data + key.offset)
+		return nil, w, err == nil
 	}
-	return nil
+	return nil, 0, false
 }
 
 func (u *uprobes) task(task, mm uint64) *uprobeTask {
@@ -419,13 +438,20 @@ func (kp *Kprobes) hcUprobeBrk(cpu *machine.CPU) error {
 		}
 		return answer(ret)
 	}
-	up := u.find(kp.k, mm, bp)
+	up, orig, file := u.find(kp.k, mm, bp)
 	if up == nil || up.class == insnRejected {
-		u.mu.Unlock()
+		defer u.mu.Unlock()
 		// is_trap_at_addr: a probe removed since the BRK was hit is
 		// gone from the page too; run the instruction again.
 		var b [4]byte
 		if cpu.ReadVirt(bp, b[:]) == nil && binary.LittleEndian.Uint32(b[:]) != uprobeSwbp {
+			return answer(kernel.DbgHookHandled)
+		}
+		// A BRK of a removed probe that a fork copied into a child
+		// the removal did not see yet (Linux's dup_mmap holds
+		// registration off; kpemu's fork does not): the file's own
+		// instruction goes back, and runs.
+		if file && orig != uprobeSwbp && kp.writeUserInsn(mm, bp, orig) == nil {
 			return answer(kernel.DbgHookHandled)
 		}
 		return answer(kernel.DbgHookError)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,5 +190,69 @@ func TestUprobeHits(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// syncBuffer is a guest console the test reads while the guest writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestUprobeToggle enables and disables a uprobe and a uretprobe on
+// /bin/sh's fork() over and over on two vCPUs while sh forks (its child
+// copies the pages, BRKs and all, and returns through the trampoline):
+// no process dies of a BRK or a step it did not expect, and no BRK is
+// left anywhere.
+func TestUprobeToggle(t *testing.T) {
+	var console syncBuffer
+	f := setupConfig(t, kernel.Config{NumCPUs: 2, Console: &console})
+	f.run(t)
+	sh := guestProgram(t, f.k, "/bin/sh")
+	off, va := fileOffset(t, sh, "fork")
+	for _, line := range []string{
+		fmt.Sprintf("p:sh_fork /bin/sh:%#x", off),
+		fmt.Sprintf("r:sh_fork_ret /bin/sh:%#x rv=$retval:s32", off),
+	} {
+		if err := f.write("tracing/uprobe_events", line, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitfor.Until(t, "init to start /bin/sh", func() bool { _, m := brksAt(t, f.k, "/bin/sh", va); return m > 0 })
+	for i := 0; i < 30; i++ {
+		for _, on := range []string{"1", "0"} {
+			if err := f.write("tracing/events/uprobes/enable", on, true); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if n, m := brksAt(t, f.k, "/bin/sh", va); n != 0 || m == 0 {
+		t.Errorf("after the last disable, %d of the %d processes that map /bin/sh's fork have the BRK", n, m)
+	}
+	if profileHits(t, f, "sh_fork") <= 0 {
+		t.Errorf("no hits:\n%s", f.read(t, "tracing/uprobe_profile"))
+	}
+	time.Sleep(100 * time.Millisecond)
+	if msg, dead := f.k.Panicked(); dead {
+		t.Fatalf("guest panicked: %s", msg)
+	}
+	// /bin/segv dies of its SIGSEGV on purpose; nothing else may die.
+	for _, line := range strings.Split(console.String(), "\n") {
+		if strings.Contains(line, "unhandled") && !strings.Contains(line, " segv[") || strings.Contains(line, "single-step") || strings.Contains(line, "uprobe") {
+			t.Errorf("the guest's console: %s", line)
+		}
 	}
 }

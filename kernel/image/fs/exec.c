@@ -138,8 +138,6 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 		return -ENOEXEC;
 	mm->start_brk = mm->brk = end;
 	bprm->entry = eh->e_entry;
-	/* uprobe_mmap(): the probes on this file go into the new pages */
-	uprobe_mmap(mm);
 	/* the kernel wrote the code through the linear map; the CPU fetches
 	 * it through the new user mapping */
 	asm volatile("dsb ish; ic ialluis; dsb ish; isb" : : : "memory");
@@ -233,6 +231,13 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 	old = current->mm;
 	current->mm = mm;
 	switch_mm(mm);
+	/*
+	 * uprobe_mmap(): the probes on the program go into its pages, now
+	 * that the mm is current's, where a probe registered or removed
+	 * from here on finds it (the hostcall and the machine stops that
+	 * (un)registration makes exclude each other)
+	 */
+	uprobe_mmap(mm);
 	preempt_enable();
 	mm = NULL;
 	mmput(old);

@@ -67,6 +67,7 @@ void user_disable_single_step(struct task_struct *task);
 int arch_init_uprobes(void);
 
 void debug_traps_init(void);
+void debug_monitors_starting_cpu(void);
 
 #endif /* !__ASSEMBLY__ */
 #endif /* __ASM_DEBUG_MONITORS_H */

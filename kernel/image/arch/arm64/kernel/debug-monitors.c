@@ -147,6 +147,16 @@ static void clear_os_lock(void)
 	asm volatile("msr oslar_el1, xzr\n\tisb" ::: "memory");
 }
 
+/*
+ * Each CPU comes out of reset with its OS lock set: Linux clears it on
+ * every CPU as it comes up (cpuhp's CPUHP_AP_ARM64_DEBUG_MONITORS_STARTING
+ * state), or a uprobe's step never comes on a secondary CPU.
+ */
+void debug_monitors_starting_cpu(void)
+{
+	clear_os_lock();
+}
+
 void debug_traps_init(void)
 {
 	clear_os_lock();
