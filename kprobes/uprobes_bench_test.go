@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kernel/image"
 	"github.com/kpemu/kpemu/kprobes"
@@ -43,7 +44,20 @@ func shSymbolOffset(t testing.TB, name string) uint64 {
 // bootUser boots and steps the guest until a process runs /bin/sh.
 func bootUser(t testing.TB) (*kernel.Kernel, *kprobes.Kprobes, kernel.GuestFile) {
 	t.Helper()
-	k, kp := boot(t)
+	return bootUserConfig(t, kernel.Config{})
+}
+
+func bootUserConfig(t testing.TB, cfg kernel.Config) (*kernel.Kernel, *kprobes.Kprobes, kernel.GuestFile) {
+	t.Helper()
+	cfg.Logger, cfg.GuestWait = quiet(), waitfor.Bound
+	k, err := kernel.Boot(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := kprobes.New(k, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 5000; i++ {
 		if err := k.Machine().Step(1_000_000); err != nil {
 			t.Fatal(err)
