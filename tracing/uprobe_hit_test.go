@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -253,6 +255,63 @@ func TestUprobeToggle(t *testing.T) {
 	for _, line := range strings.Split(console.String(), "\n") {
 		if strings.Contains(line, "unhandled") && !strings.Contains(line, " segv[") || strings.Contains(line, "single-step") || strings.Contains(line, "uprobe") {
 			t.Errorf("the guest's console: %s", line)
+		}
+	}
+}
+
+// svcOffset is the file offset of the first SVC #0 in f's function name.
+func svcOffset(t *testing.T, f *elf.File, name string) uint64 {
+	t.Helper()
+	off, _ := fileOffset(t, f, name)
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || off < p.Off || off >= p.Off+p.Filesz {
+			continue
+		}
+		b := make([]byte, 64)
+		if _, err := p.ReadAt(b, int64(off-p.Off)); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+4 <= len(b); i += 4 {
+			if binary.LittleEndian.Uint32(b[i:]) == 0xd4000001 {
+				return off + uint64(i)
+			}
+		}
+	}
+	t.Fatalf("no svc in %s", name)
+	return 0
+}
+
+// TestUprobeEnableErrors: an event whose place arm64 cannot probe is
+// defined (uprobe_events takes it), but enabling it is EINVAL, with no
+// error_log entry, as Linux (the oracle's 6.1): an offset not 4-byte
+// aligned or past the file's end (uprobe_register), an instruction arm64
+// rejects in a file a process maps (arch_uprobe_analyze_insn: SVC).
+func TestUprobeEnableErrors(t *testing.T) {
+	f := uprobeFixture(t)
+	sh := guestProgram(t, f.k, "/bin/sh")
+	_, va := fileOffset(t, sh, "open")
+	waitfor.Until(t, "init to start /bin/sh", func() bool { _, m := brksAt(t, f.k, "/bin/sh", va); return m > 0 })
+	for _, tt := range []struct {
+		name, place string
+	}{
+		{"misaligned", "/bin/sh:0x16d"},
+		{"past the end", "/bin/sh:0x100000000"},
+		{"svc", fmt.Sprintf("/bin/sh:%#x", svcOffset(t, sh, "read"))},
+	} {
+		if err := f.write("tracing/uprobe_events", "p:bad "+tt.place, false); err != nil {
+			t.Fatalf("%s: defining: %v", tt.name, err)
+		}
+		if err := f.write("tracing/events/uprobes/bad/enable", "1", true); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("%s: enable = %v, want EINVAL", tt.name, err)
+		}
+		if got := f.read(t, "tracing/events/uprobes/bad/enable"); got != "0\n" {
+			t.Errorf("%s: enable reads %q after the failure", tt.name, got)
+		}
+		if got := f.read(t, "tracing/error_log"); got != "" {
+			t.Errorf("%s: error_log:\n%s", tt.name, got)
+		}
+		if err := f.write("tracing/uprobe_events", "-:bad", false); err != nil {
+			t.Errorf("%s: removing: %v", tt.name, err)
 		}
 	}
 }
