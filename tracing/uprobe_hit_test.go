@@ -103,6 +103,14 @@ func brksAt(t *testing.T, k *kernel.Kernel, path string, va uint64) (brk, mapped
 	return brk, mapped
 }
 
+// guestRuns waits until the guest's clock (its counter, which counts
+// retired instructions) has moved on by d.
+func guestRuns(t *testing.T, k *kernel.Kernel, d time.Duration) {
+	t.Helper()
+	start := k.Uptime()
+	waitfor.Until(t, fmt.Sprintf("%v of guest time", d), func() bool { return k.Uptime() >= start+d })
+}
+
 var profileLine = regexp.MustCompile(`(?m)^  (\S+) (\S+) +(\d+)$`)
 
 func profileHits(t *testing.T, f *fixture, event string) int {
@@ -181,7 +189,7 @@ func TestUprobeHits(t *testing.T) {
 			}
 			// The guest goes on unharmed: sh keeps opening files, with no
 			// more hits counted.
-			time.Sleep(300 * time.Millisecond)
+			guestRuns(t, f.k, 50*time.Millisecond)
 			if got := profileHits(t, f, "sh_open"); got != hits {
 				t.Errorf("hits went on after the disable: %d, then %d", hits, got)
 			}
@@ -238,7 +246,7 @@ func TestUprobeToggle(t *testing.T) {
 			if err := f.write("tracing/events/uprobes/enable", on, true); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(10 * time.Millisecond)
+			guestRuns(t, f.k, 2*time.Millisecond)
 		}
 	}
 	if n, m := brksAt(t, f.k, "/bin/sh", va); n != 0 || m == 0 {
@@ -247,7 +255,7 @@ func TestUprobeToggle(t *testing.T) {
 	if profileHits(t, f, "sh_fork") <= 0 {
 		t.Errorf("no hits:\n%s", f.read(t, "tracing/uprobe_profile"))
 	}
-	time.Sleep(100 * time.Millisecond)
+	guestRuns(t, f.k, 20*time.Millisecond)
 	if msg, dead := f.k.Panicked(); dead {
 		t.Fatalf("guest panicked: %s", msg)
 	}
