@@ -265,12 +265,7 @@ func (kp *Kprobes) removeUprobe(up *uprobe, mm uint64) error {
 		return err
 	}
 	for _, va := range uprobeAddrs(vmas, up.key) {
-		pa, ok, err := kp.k.UserPhys(mm, va)
-		if err != nil || !ok {
-			continue
-		}
-		var b [4]byte
-		if kp.k.ReadPhys(pa, b[:]) != nil || binary.LittleEndian.Uint32(b[:]) != uprobeSwbp {
+		if w, ok := kp.readUserInsn(mm, va); !ok || w != uprobeSwbp {
 			continue
 		}
 		if err := kp.writeUserInsn(mm, va, up.insn); err != nil {
@@ -278,6 +273,19 @@ func (kp *Kprobes) removeUprobe(up *uprobe, mm uint64) error {
 		}
 	}
 	return nil
+}
+
+// readUserInsn reads the instruction at va in mm's page.
+func (kp *Kprobes) readUserInsn(mm, va uint64) (uint32, bool) {
+	pa, ok, err := kp.k.UserPhys(mm, va)
+	if err != nil || !ok {
+		return 0, false
+	}
+	var b [4]byte
+	if kp.k.ReadPhys(pa, b[:]) != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b[:]), true
 }
 
 // writeUserInsn writes one instruction into mm's page at va, through the
@@ -514,8 +522,13 @@ func (kp *Kprobes) hcUprobeBrk(cpu *machine.CPU) error {
 		return answer(kernel.DbgHookError)
 	}
 	xolVaddr := xol + 4*uint64(slot)
-	if err := kp.writeUserInsn(mm, xolVaddr, up.insn); err != nil {
-		return answer(kernel.DbgHookError)
+	// A slot that holds the instruction already (the same probe's last
+	// step) is not written again: a write drops the page's decoded and
+	// translated code, which the next step would have to rebuild.
+	if w, ok := kp.readUserInsn(mm, xolVaddr); !ok || w != up.insn {
+		if err := kp.writeUserInsn(mm, xolVaddr, up.insn); err != nil {
+			return answer(kernel.DbgHookError)
+		}
 	}
 	area.used[slot] = true
 	ut.active, ut.vaddr, ut.xolVaddr = up, bp, xolVaddr
