@@ -840,7 +840,13 @@ func (t *Tracing) recordUprobe(ef *eventFile, tp *traceProbe, regs *kprobes.Regs
 	}
 	f.finish(&w)
 	e.text, e.raw = w.String(), f.raw
-	// No stack: Linux's is the kernel's at uprobe_dispatcher, whose
-	// functions kpemu's guest does not have.
-	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), nil)
+	// The stacktrace option's stack is the kernel's where the handler
+	// runs, as Linux's (from uprobe_dispatcher down to el0t_64_sync): here
+	// the guest's, from its break hook's gate down to its vector.
+	var from *stackFrom
+	if m := t.kp.Kernel().Machine(); regs.CPU >= 0 && regs.CPU < m.NumCPUs() {
+		c := m.CPU(regs.CPU)
+		from = &stackFrom{c.PC(), c.X(29)}
+	}
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), from)
 }

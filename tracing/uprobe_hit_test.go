@@ -150,6 +150,9 @@ func TestUprobeHits(t *testing.T) {
 			if n, _ := brksAt(t, f.k, "/bin/sh", va); n != 0 {
 				t.Fatalf("%d processes have a BRK before the enable", n)
 			}
+			if err := f.write("tracing/options/stacktrace", "1", true); err != nil {
+				t.Fatal(err)
+			}
 			if err := f.write("tracing/events/uprobes/enable", "1", true); err != nil {
 				t.Fatal(err)
 			}
@@ -182,6 +185,11 @@ func TestUprobeHits(t *testing.T) {
 			}
 			if strings.Contains(trace, "(fault)") {
 				t.Errorf("a fetch faulted:\n%s", trace)
+			}
+			// The stacktrace option: the kernel's stack where the
+			// handler runs, as Linux's, down to the EL0 vector.
+			if !regexp.MustCompile(`sh_open: .*\n +sh-\d+ .*: <stack trace>\n( => \S+\n)* => el0_dbg\n => el0t_64_sync_handler\n`).MatchString(f.read(t, "tracing/trace")) {
+				t.Errorf("no kernel stack after a sh_open:\n%s", f.read(t, "tracing/trace"))
 			}
 			hits := profileHits(t, f, "sh_open")
 			if hits <= 0 || profileHits(t, f, "sh_open_ret") <= 0 {
