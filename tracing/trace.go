@@ -811,9 +811,10 @@ func stripSpace(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
 // recordUprobe writes one uprobe event, as __uprobe_trace_func and
 // print_uprobe_event: the probed address (vaddr[0]), or for a return
 // probe the function and the return address (vaddr[0], vaddr[1]), then
-// the arguments, fetched from the user registers and memory. The handler
-// runs where Linux's uprobe_notify_resume does, with interrupts on and no
-// preemption count: the flags are "....." (the oracle's).
+// the arguments, fetched from the user registers and memory. Linux's
+// handler runs on the way back to user space (uprobe_notify_resume), with
+// interrupts on and no preemption count, so the flags are "....." (the
+// oracle's); kpemu's runs in the BRK exception, but records Linux's.
 func (t *Tracing) recordUprobe(ef *eventFile, tp *traceProbe, regs *kprobes.Regs, fn uint64, uh *uprobeHit) {
 	if !ef.ta.on.Load() {
 		return
