@@ -352,7 +352,9 @@ func TestTriggerOnUprobeEvent(t *testing.T) {
 		r("ev1/trigger", "enable_event:uprobes:up:unlimited\n"),
 		r("ev1/enable", "0*\n"),
 	})
-	waitfor.Until(t, "the uprobe's traceoff to fire", func() bool { return f.read(t, "tracing/tracing_on") == "0\n" })
+	waitfor.Until(t, "the uprobe's traceoff and kernel_clone's enable_event to fire", func() bool {
+		return f.read(t, "tracing/tracing_on") == "0\n" && strings.HasPrefix(f.read(t, "tracing/events/uprobes/up/enable"), "1")
+	})
 	f.runSteps(t, []triggerStep{
 		w("tracing/events/uprobes/up/trigger", "!traceoff", 0),
 		w("ev1/trigger", "!enable_event:uprobes:up", 0),
