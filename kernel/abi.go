@@ -20,6 +20,12 @@ const (
 	HCKprobeCallDone      = 0x4b16 // x0 = what the requested guest call returned
 	HCKprobeSoftStep      = 0x4b17 // x0 = pt_regs, x1 = esr: a software step exception; returns DBG_HOOK_*
 
+	HCUprobeBrk   = 0x4b18 // x0 = pt_regs, x1 = esr, x2 = mm: BRK #0x005 from EL0; returns DBG_HOOK_* or Uprobe*
+	HCUprobeSS    = 0x4b19 // x0 = pt_regs, x1 = esr, x2 = mm: a step from EL0; returns DBG_HOOK_* or Uprobe*
+	HCUprobeMmap  = 0x4b1a // x0 = mm: exec mapped a program's segments
+	HCUprobeClear = 0x4b1b // x0 = mm: the address space is freed
+	HCUprobeFork  = 0x4b1c // x0 = child task, x1 = its mm, x2 = the parent's mm; returns the [uprobes] address the child needs, or 0
+
 	HCModuleDone  = 0x4b20 // x0 = mailbox cookie, x1 = what init/cleanup returned
 	HCTracefsDone = 0x4b21 // x0 = tracefs_requests.tail after applying requests
 	HCShadowDone  = 0x4b22 // x0 = a shadow request's seq: replayed (shadow.go)
@@ -86,6 +92,14 @@ const (
 	DbgHookHandled      = 0
 	DbgHookError        = 1
 	KprobeUnrecoverable = 2
+)
+
+// The uprobe gates' answers beside DbgHookHandled and DbgHookError (the
+// guest's linux/uprobes.h).
+const (
+	UprobeStep    = 2 // handled: step the slot (user_enable_single_step)
+	UprobeNeedXol = 3 // map the [uprobes] page (xol_add_vma) and ask again
+	UprobeRewind  = 4 // the slot's instruction has not run yet: step it again
 )
 
 // struct pt_regs offsets (bytes) and size, Linux 6.1 arm64.

@@ -14,8 +14,11 @@
 // patchable function entries, ftrace_location, and the ops whose filters
 // decide which call sites call the guest's ftrace_caller, with the calls
 // delivered through a hostcall. It resolves paths in the guest's file
-// system (path.go) by walking its dentry tree with the machine stopped. It
-// knows nothing of probes or files.
+// system (path.go) by walking its dentry tree with the machine stopped,
+// reads its address spaces (usermm.go: every task's mm, its VMAs with the
+// file each maps, its page tables) for uprobes, and reads the guest's
+// programs out of the image's initramfs (initramfs.go). It knows nothing
+// of probes or files.
 //
 // The guest runs with Linux arm64's layout (abi.go): its addresses are
 // virtual, in the TTBR1 half. Kernel.Phys translates them, and the Kernel's

@@ -98,6 +98,7 @@ type Kernel struct {
 	fgraph  fgraph         // see fgraph.go
 	tps     tracepoints    // see jumplabel.go
 	paths   guestPaths     // guest path lookup; see path.go
+	mms     guestMms       // address spaces, for uprobes; see usermm.go
 }
 
 // ErrBadImage is wrapped by every error about a malformed guest image.
@@ -166,7 +167,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	m.SetHostcall(HCPanic, k.hcPanic)
 	// The probe gates answer "not handled" until a probe subsystem
 	// attaches, as under QEMU, where every HVC returns NOT_SUPPORTED (-1).
-	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask, HCKprobeAPI, HCKprobeCallDone, HCKprobeSoftStep, HCTracePrintk} {
+	for _, imm := range []uint16{HCKprobeBrk, HCKprobeSSBrk, HCKprobeFault, HCKretprobeTrampoline, HCKprobeFlushTask, HCKprobeAPI, HCKprobeCallDone, HCKprobeSoftStep, HCTracePrintk, HCUprobeBrk, HCUprobeSS, HCUprobeMmap, HCUprobeClear, HCUprobeFork} {
 		m.SetHostcall(imm, notSupported)
 	}
 	// As QEMU does, the device tree goes into RAM and its address into x0.

@@ -32,6 +32,15 @@
 // Modules register probes with guest handlers through the guest kprobes
 // API (guest.go), whose handlers the hit path calls on the guest CPU.
 //
+// User-space probes (uprobes.go, after kernel/events/uprobes.c and
+// arch/arm64/kernel/probes/uprobes.c): RegisterUprobe places BRK #0x005 at
+// a file offset in every process that maps it (and at exec in new ones);
+// the guest's EL0 break and step hooks gate into the hit path, which runs
+// the consumers on the user pt_regs, steps the instruction in the
+// process's [uprobes] page or simulates it, and hijacks x30 to the
+// trampoline there for uretprobes. Their state has its own mutex, taken by
+// the hit path; registration takes it inside a stop of the machine.
+//
 // The debugfs files kprobes/list, kprobes/enabled and kprobes/blacklist are
 // registered into a debugfs.Tree by RegisterFiles.
 package kprobes

@@ -204,6 +204,8 @@ type Kprobes struct {
 
 	guest guestAPI // module-registered probes with guest handlers; see guest.go
 
+	uprobes uprobes // user-space probes; see uprobes.go
+
 	// listGen counts the changes kprobes/list shows (a probe registered
 	// or unregistered, disabled, enabled or gone); listed is the list as
 	// last rendered. Both under mu.
@@ -244,6 +246,7 @@ func New(k *kernel.Kernel, log *slog.Logger) (*Kprobes, error) {
 	k.SetHostcall(kernel.HCKprobeFault, kp.hcFault)
 	kp.setupKretprobes()
 	kp.setupGuestAPI()
+	kp.setupUprobes()
 	k.RegisterModuleNotifier(kp.moduleCallback)
 	if !k.OnReady(kp.armDeferred) {
 		kp.guestReady.Store(true)

@@ -529,8 +529,8 @@ echo > "$T/set_ftrace_pid"
 echo > "$T/set_ftrace_filter"
 
 # uprobe_events: PATH is the guest's (/bin/sh its shell, /sys a directory),
-# parsed as Linux 6.1 parses it; an event cannot be enabled (kpemu places
-# no uprobes), and a kprobe event beside it is listed in dynamic_events.
+# parsed as Linux 6.1 parses it, and a kprobe event beside it is listed in
+# dynamic_events.
 echo > "$T/error_log"
 expect_err "a uprobe on a missing file is ENOENT" "No such file or directory" "printf %s 'p /non_exist_file:100' >> '$T/uprobe_events'"
 expect_err "a uprobe on a directory is EINVAL" "Invalid argument" "printf %s 'p /sys:100' >> '$T/uprobe_events'"
@@ -542,10 +542,33 @@ expect "uprobe_events reads back as Linux's" "$(printf '%s\n' 'p:uprobes/p_sh_0x
 expect "dynamic_events lists both kinds" "$(cat "$T/uprobe_events")
 p:kprobes/kp vfs_read" "$(grep -e uprobes/ -e kprobes/kp "$T/dynamic_events")"
 expect "the event has its directory" "0" "$(cat "$T/events/uprobes/myup/enable")"
-expect_err "enabling a uprobe event is EOPNOTSUPP" "Operation not supported" "echo 1 > '$T/events/uprobes/myup/enable'"
-expect "and it stays disabled" "0" "$(cat "$T/events/uprobes/myup/enable")"
 echo > "$T/uprobe_events"
 expect "echo > uprobe_events clears the uprobes only" "p:kprobes/kp vfs_read" "$(grep -e uprobes/ -e kprobes/kp "$T/dynamic_events")"
+
+# uprobes hit: on the guest's /bin/sh open() (kpemu usymbols gives its file
+# offset), the entry event fetches the path from the process's memory, the
+# return event its $retval; uprobe_profile counts; disabling puts the
+# original instruction back (later hits count nothing), and the event goes.
+UOFF=$("$KPEMU" usymbols /bin/sh open | awk '$3 == "open" { print $1 }')
+UADDR=$("$KPEMU" usymbols /bin/sh open | awk '$3 == "open" { print $2 }')
+expect "kpemu usymbols gives /bin/sh's open() as a file offset" 1 "$(printf '%s\n' "$UOFF" | grep -c '^0x[0-9a-f]*$')"
+echo "p:sh_open /bin/sh:$UOFF path=+0(%x0):string" >> "$T/uprobe_events"
+echo "r:sh_open_ret /bin/sh:$UOFF rv=\$retval:s32" >> "$T/uprobe_events"
+echo > "$T/trace"
+echo 1 > "$T/events/uprobes/enable"
+uhits() { awk -v e="$1" '$2 == e { print $3 }' "$T/uprobe_profile"; }
+uhits_above() { [ "$(uhits "$1")" -gt "$2" ]; }
+poll uhits_above sh_open_ret 2
+echo 0 > "$T/events/uprobes/enable"
+expect "a uprobe on sh's open() records Linux's line, the path from user memory" 1 \
+	"$(grep -m1 -cE '^ +sh-[0-9]+ +\[[0-9]{3}\] \.\.\.\.\. +[0-9]+\.[0-9]{6}: sh_open: \(0x[0-9a-f]+\) path="/[^"]+"$' "$T/trace")"
+expect "a uretprobe records (return <- function) with \$retval" 1 \
+	"$(grep -m1 -cE ': sh_open_ret: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) rv=-?[0-9]+$' "$T/trace")"
+uh=$(uhits sh_open)
+guest_runs 20
+expect "uprobe_profile counts the hits, and none after the disable" "yes $uh" "$([ "$uh" -gt 0 ] && echo yes) $(uhits sh_open)"
+echo > "$T/uprobe_events"
+expect "the uprobes are gone" "" "$(cat "$T/uprobe_events" "$T/uprobe_profile")"
 
 # synthetic_events: definitions read back as Linux 6.1's, in
 # dynamic_events too, with events/synthetic/NAME/format as Linux lays it
@@ -1047,6 +1070,17 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	expect "kpemu-ns.sh: tracefs, debugfs, kallsyms, uname -m, modules, printk_formats and stack_tracer_enabled as on the guest's box" \
 		"$(printf '1\n/sys/kernel/debug/kprobes/list\n/sys/kernel/tracing/kprobe_events\nffff8000\naarch64\n1\n2\n4\n0\n4\n1\n0')" "$out"
 	expect "kpemu-ns.sh exits with the command's status" 7 "$rc"
+	# perf-tools' user/uprobe, unmodified, with a full path and an offset
+	# (no objdump of the guest's program then).
+	if [ -x /tmp/pt/user/uprobe ]; then
+		out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c "/tmp/pt/user/uprobe -d 1 'p:/bin/sh:$UOFF path=+0(%x0):string'" 2>&1)
+		case $out in
+		*"Tracing uprobe sh_$UOFF for 1 seconds"*" sh_$UOFF: ($UADDR) path=\"/"*) ok "perf-tools' user/uprobe traces /bin/sh:$UOFF through kpemu-ns.sh" ;;
+		*) bad "perf-tools' user/uprobe traces /bin/sh:$UOFF through kpemu-ns.sh" "$out" ;;
+		esac
+	else
+		echo "SKIP perf-tools' user/uprobe: /tmp/pt/user/uprobe is not on this machine (clone https://github.com/brendangregg/perf-tools to /tmp/pt)"
+	fi
 	if grep -q " T vfs_read$" /proc/kallsyms 2>/dev/null && grep " T vfs_read$" /proc/kallsyms | grep -q "^ffff8000"; then
 		bad "kpemu-ns.sh changes nothing outside its namespace" "/proc/kallsyms is the guest's"
 	else

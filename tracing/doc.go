@@ -139,8 +139,10 @@
 //   - jevent.go: kpemu's j: events, a jprobe on a function with its
 //     parameters from DWARF (kpemu's own).
 //   - uprobe.go: uprobe_events and uprobe_profile; PATH resolves in the
-//     guest's file system, but kpemu places no uprobes, so enabling one
-//     fails with EOPNOTSUPP (trace_uprobe.c).
+//     guest's file system; enabling an event registers its consumer with
+//     kprobes.RegisterUprobe (the BRKs in the guest's processes; see
+//     kprobes/uprobes.go), whose hits record through recordUprobe
+//     (trace_uprobe.c).
 //   - synth.go: synthetic_events, the synthetic events' definitions and
 //     their events/synthetic/ directories; hist actions fire them
 //     (histvar.go) (trace_events_synth.c).

@@ -322,7 +322,7 @@ func (t *Tracing) removeEprobeTriggers(ev *event) {
 // soft-disabled, in the context (flags) of the attached event's hit.
 func (t *Tracing) eprobeTraceFunc(f *eventFile, hit *tpHit, regs *kprobes.Regs, flags uint64) {
 	h := &tpHit{rec: hit.rec, addr: hit.addr}
-	post, rec := t.callTriggersHit(f, regs, flags, h, nil)
+	post, rec := t.callTriggersHit(f, regs, flags, h, nil, nil)
 	if rec {
 		t.recordEprobe(f, h, regs, flags)
 	}

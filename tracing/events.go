@@ -104,9 +104,6 @@ func (t *Tracing) setEnabled(ev *eventFile, on bool) error {
 // an event; soft takes or drops a soft-mode reference (a trigger's)
 // instead. t.mu is held.
 func (t *Tracing) enableDisable(ev *eventFile, enable, soft bool) error {
-	if enable && ev.ev.isUprobe {
-		return t.refuseUprobeEnable(ev.ev)
-	}
 	if !enable {
 		var disarm bool
 		if soft {
@@ -189,6 +186,19 @@ func (t *Tracing) armProbes(f *eventFile, on bool) error {
 		// enable_trace_eprobe with the first file, disable_trace_eprobe
 		// with the last: the trigger on the attached event.
 		if err := t.armEprobe(f, on); err != nil {
+			ev.armed.Store(!on)
+			if on {
+				ev.nOn--
+			} else {
+				ev.nOn++
+			}
+			f.enabled.Store(!on)
+			return err
+		}
+		return nil
+	}
+	if ev.isUprobe {
+		if err := t.armUprobes(ev, on); err != nil {
 			ev.armed.Store(!on)
 			if on {
 				ev.nOn--

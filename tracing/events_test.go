@@ -30,8 +30,20 @@ func setup(t testing.TB) *fixture { t.Helper(); return setupCPUs(t, 1) }
 
 func setupCPUs(t testing.TB, ncpu int) *fixture {
 	t.Helper()
+	return setupConfig(t, kernel.Config{NumCPUs: ncpu})
+}
+
+// setupInterp is setup with the machine's block translation off or on.
+func setupInterp(t testing.TB, interpret bool) *fixture {
+	t.Helper()
+	return setupConfig(t, kernel.Config{NumCPUs: 1, Interpret: interpret})
+}
+
+func setupConfig(t testing.TB, cfg kernel.Config) *fixture {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	k, err := kernel.Boot(kernel.Config{Logger: log, NumCPUs: ncpu, GuestWait: waitfor.Bound})
+	cfg.Logger, cfg.GuestWait = log, waitfor.Bound
+	k, err := kernel.Boot(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

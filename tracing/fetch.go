@@ -37,6 +37,16 @@ type fetcher struct {
 	// args are the hit probe's own arguments (traceProbe.args), which
 	// a filter reads instead of the event's; nil: the event's.
 	args []*probeArg
+	// uprobe is a uprobe event's hit: every read is of user memory (the
+	// uprobes' probe_mem_read is copy_from_user), and @+OFFSET is
+	// relative to where the probed file is loaded. nil for the others.
+	uprobe *uprobeHit
+}
+
+// uprobeHit is what a uprobe event's fetch needs of its hit
+// (uprobe_dispatch_data).
+type uprobeHit struct {
+	base uint64 // bp_addr - the probe's offset: translate_user_vaddr's base
 }
 
 // lateArg is a dynamic argument whose __data_loc keeps what Linux 6.1's
@@ -186,7 +196,7 @@ func (f *fetcher) readMem(addr uint64, p []byte, user bool) bool {
 		return true
 	}
 	k := f.t.kp.Kernel()
-	if user {
+	if user || f.uprobe != nil {
 		if addr >= kernel.TaskSize || end > kernel.TaskSize || end < addr {
 			return false
 		}
@@ -215,9 +225,17 @@ func (f *fetcher) value(code []fetchInsn) (v uint64, data string, isData, ok boo
 		case opStack:
 			var b [8]byte
 			if !f.readMem(f.regs.SP+8*in.param, b[:], false) {
+				if f.uprobe != nil { // get_user_stack_nth: 0 on a fault
+					v = 0
+					continue
+				}
 				return 0, "", false, false
 			}
 			v = binary.LittleEndian.Uint64(b[:])
+		case opFileOffs:
+			if f.uprobe != nil {
+				v = f.uprobe.base + in.imm
+			}
 		case opRetval:
 			v = f.regs.X[0]
 		case opArg:

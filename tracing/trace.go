@@ -37,6 +37,8 @@ const (
 	entryGraphEnt                    // TRACE_GRAPH_ENT: ip is the function, raw its ftrace_graph_ent (fgraph.go)
 	entryGraphRet                    // TRACE_GRAPH_RET: ip is the function, raw its ftrace_graph_ret (fgraph.go)
 	entryRepeats                     // TRACE_FUNC_REPEATS: ip and parent, raw its func_repeats_entry (funcopts.go)
+	entryUprobe                      // a uprobe event: ip is the probed user address (uprobe.go)
+	entryUretprobe                   // a uretprobe event: ip is the return address, parent the function (uprobe.go)
 )
 
 // traceFlagNeedResched is TRACE_FLAG_NEED_RESCHED in common_flags (with
@@ -318,6 +320,22 @@ func (ta *TraceArray) printLineAt(w *bytes.Buffer, cpu int, e *traceEntry, lf li
 		ta.t.printIPSym(w, e.ip, sym|optSymOffset)
 		w.WriteString(" <- ")
 		ta.t.printIPSym(w, e.parent, sym&^optSymOffset)
+		w.WriteByte(')')
+		w.WriteString(e.text[e.nlen:])
+	case entryUprobe:
+		// print_uprobe_event: "(0x%lx)", no symbol.
+		w.WriteString(e.text[:e.nlen])
+		w.WriteString(": (0x")
+		w.WriteString(strconv.FormatUint(e.ip, 16))
+		w.WriteByte(')')
+		w.WriteString(e.text[e.nlen:])
+	case entryUretprobe:
+		// "(0x%lx <- 0x%lx)": the return address, the function.
+		w.WriteString(e.text[:e.nlen])
+		w.WriteString(": (0x")
+		w.WriteString(strconv.FormatUint(e.ip, 16))
+		w.WriteString(" <- 0x")
+		w.WriteString(strconv.FormatUint(e.parent, 16))
 		w.WriteByte(')')
 		w.WriteString(e.text[e.nlen:])
 	case entryFn:
@@ -863,3 +881,47 @@ func (ta *TraceArray) resetCPU(cpu int) func(context.Context) error {
 
 // stripSpace is strstrip: isspace() bytes off both ends.
 func stripSpace(s string) string { return strings.Trim(s, " \t\n\v\f\r") }
+
+// recordUprobe writes one uprobe event, as __uprobe_trace_func and
+// print_uprobe_event: the probed address (vaddr[0]), or for a return
+// probe the function and the return address (vaddr[0], vaddr[1]), then
+// the arguments, fetched from the user registers and memory. Linux's
+// handler runs on the way back to user space (uprobe_notify_resume), with
+// interrupts on and no preemption count, so the flags are "....." (the
+// oracle's); kpemu's runs in the BRK exception, but records Linux's.
+func (t *Tracing) recordUprobe(ef *eventFile, tp *traceProbe, regs *kprobes.Regs, fn uint64, uh *uprobeHit) {
+	if !ef.ta.on.Load() {
+		return
+	}
+	f := fetcher{t: t, regs: regs, args: tp.up.args, uprobe: uh}
+	comm, pid := t.kp.Kernel().Current(regs.CPU)
+	if !f.passes(ef, comm, pid, regs.CPU, 0) {
+		return
+	}
+	var w bytes.Buffer
+	w.WriteString(tp.ev.name)
+	e := traceEntry{kind: entryUprobe, pid: int32(pid), ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id)}
+	if tp.ev.isReturn {
+		f.startRaw(tp.ev, 16)
+		binary.LittleEndian.PutUint64(f.raw, fn)          // __probe_func
+		binary.LittleEndian.PutUint64(f.raw[8:], regs.PC) // __probe_ret_ip
+		e.kind, e.parent = entryUretprobe, fn
+	} else {
+		f.startRaw(tp.ev, 8)
+		binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
+	}
+	for _, a := range tp.up.args {
+		f.format(&w, a)
+	}
+	f.finish(&w)
+	e.text, e.raw = w.String(), f.raw
+	// The stacktrace option's stack is the kernel's where the handler
+	// runs, as Linux's (from uprobe_dispatcher down to el0t_64_sync): here
+	// the guest's, from its break hook's gate down to its vector.
+	var from *stackFrom
+	if m := t.kp.Kernel().Machine(); regs.CPU >= 0 && regs.CPU < m.NumCPUs() {
+		c := m.CPU(regs.CPU)
+		from = &stackFrom{c.PC(), c.X(29)}
+	}
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), from)
+}

@@ -221,6 +221,9 @@ func TestPrintLineFormats(t *testing.T) {
 	fn := traceEntry{kind: entryFn, pid: 7, ts: ts, ip: read + 4, parent: ksys + 0x7c}
 	st := traceEntry{kind: entryStack, pid: 7, flags: traceFlagIrqsOff, ts: ts, stack: []uint64{read, ksys + 0x7c}}
 	pr := traceEntry{kind: entryPrint, pid: 7, flags: traceFlagIrqsOff, ts: ts, ip: ksys, text: "hello"}
+	// The oracle's uprobe lines (busybox's entry and _init).
+	up := traceEntry{kind: entryUprobe, pid: 7, ts: ts, ip: 0x400580, nlen: 3, text: "ent a0=0x0 c=\"true\""}
+	ur := traceEntry{kind: entryUretprobe, pid: 7, ts: ts, ip: 0x404c54, parent: 0x400280, nlen: 3, text: "ret rv=0x0"}
 	ctx := "             cat-7       [000] d....    18.170376: "
 	ctxOn := "             cat-7       [000] .....    18.170376: "
 	ksysOff := strings.SplitN(k.Kallsyms().Format(ksys+0x7c), "/", 2)
@@ -235,6 +238,9 @@ func TestPrintLineFormats(t *testing.T) {
 		{"kprobe, sym-addr", kp, optDefault | optSymAddr, true, ctx + "rd: (vfs_read+0x0/" + readSize + " <" + hex16(read) + ">) fd=0x1\n"},
 		{"kretprobe", kr, optDefault, true, ctxOn + "rr: (" + ksysOff[0] + "/" + ksysOff[1] + " <- vfs_read)\n"},
 		{"kretprobe, sym-addr", kr, optDefault | optSymAddr, true, ctxOn + "rr: (" + ksysOff[0] + "/" + ksysOff[1] + " <" + hex16(ksys+0x7c) + "> <- vfs_read <" + hex16(read) + ">)\n"},
+		{"uprobe", up, optDefault, true, ctxOn + "ent: (0x400580) a0=0x0 c=\"true\"\n"},
+		{"uprobe, sym-offset and sym-addr: no symbol", up, optDefault | optSymOffset | optSymAddr, true, ctxOn + "ent: (0x400580) a0=0x0 c=\"true\"\n"},
+		{"uretprobe", ur, optDefault, true, ctxOn + "ret: (0x404c54 <- 0x400280) rv=0x0\n"},
 		{"function", fn, optDefault, true, ctxOn + "vfs_read <-ksys_read\n"},
 		{"function, noprint-parent", fn, optDefault &^ optPrintParent, true, ctxOn + "vfs_read\n"},
 		{"function, sym-offset", fn, optDefault | optSymOffset, true, ctxOn + "vfs_read+0x4/" + readSize + " <-" + ksysOff[0] + "/" + ksysOff[1] + "\n"},

@@ -349,7 +349,7 @@ func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 // file of the event.
 func (t *Tracing) traceEventRawEvent(f *eventFile, h kernel.TracepointHit, regs *kprobes.Regs, flags uint64) {
 	hit := &tpHit{rec: record(h.Record), addr: h.RecordAddr, ignored: t.staticPidIgnored(f, regs.CPU, record(h.Record))}
-	post, rec := t.callTriggersHit(f, regs, flags, hit, nil)
+	post, rec := t.callTriggersHit(f, regs, flags, hit, nil, nil)
 	if rec {
 		t.recordStatic(f, regs, flags, hit)
 	}

@@ -530,13 +530,13 @@ func (t *Tracing) dropTrigger(ev *eventFile, match func(*trigger) bool) bool {
 // own filter is applied after them (by the record), so it hides nothing
 // from the triggers. Either way a soft-disabled event is not recorded.
 func (t *Tracing) callTriggers(ev *eventFile, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
-	return t.callTriggersHit(ev, regs, flags, nil, nil)
+	return t.callTriggersHit(ev, regs, flags, nil, nil, nil)
 }
 
 // callTriggersProbe is callTriggers for a hit of probe tp, whose own
 // arguments (an appended probe's) the triggers' filters read.
 func (t *Tracing) callTriggersProbe(ev *eventFile, tp *traceProbe, regs *kprobes.Regs, flags uint64) (post triggerType, record bool) {
-	return t.callTriggersHit(ev, regs, flags, nil, tp.args)
+	return t.callTriggersHit(ev, regs, flags, nil, tp.args, nil)
 }
 
 // pidIgnored is trace_event_ignore_this_pid for a hit: a static event's
@@ -551,7 +551,7 @@ func (t *Tracing) pidIgnored(ta *TraceArray, cpu int, hit *tpHit) bool {
 // callTriggersHit is callTriggers for a hit that may be a static
 // event's (hit non-nil), whose record the filters read, or a probe's
 // with its own arguments (args non-nil).
-func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint64, hit *tpHit, args []*probeArg) (post triggerType, record bool) {
+func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint64, hit *tpHit, args []*probeArg, uh *uprobeHit) (post triggerType, record bool) {
 	set := ev.triggers.Load()
 	if set == nil {
 		return 0, !ev.softDisabled.Load() && !t.pidIgnored(ev.ta, regs.CPU, hit)
@@ -581,7 +581,7 @@ func (t *Tracing) callTriggersHit(ev *eventFile, regs *kprobes.Regs, flags uint6
 		if fields == nil && (tr.filter != nil || tr.hist != nil) {
 			var pid int
 			comm, pid = t.kp.Kernel().Current(regs.CPU)
-			f := fetcher{t: t, regs: regs, hit: hit, args: args}
+			f := fetcher{t: t, regs: regs, hit: hit, args: args, uprobe: uh}
 			// Nothing keeps the map past the triggers (a hist's
 			// save() copies values), so it goes back to the pool.
 			m, _ := t.fieldMaps.Get().(map[string]filter.Value)

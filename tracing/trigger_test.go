@@ -330,24 +330,44 @@ func TestSoftModeEnableFile(t *testing.T) {
 	}
 }
 
-// A uprobe event cannot be armed, so it can hold no trigger and be no
-// trigger's target; the refusal leaves nothing behind.
+// A uprobe event holds triggers and is their target as a kprobe event is:
+// a trigger arms it in soft mode ("0*"); removing the triggers ends the
+// soft mode (the event an enable_event fired stays enabled, as on Linux).
+// On /bin/sh's open(), its traceoff trigger fires.
 func TestTriggerOnUprobeEvent(t *testing.T) {
 	f := uprobeFixture(t)
+	sh := guestProgram(t, f.k, "/bin/sh")
+	off, _ := fileOffset(t, sh, "open")
 	if err := f.write("tracing/kprobe_events", "p:ev1 kernel_clone\n", false); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.write("tracing/uprobe_events", "p:up /bin/sh:0x10\n", false); err != nil {
+	if err := f.write("tracing/uprobe_events", fmt.Sprintf("p:up /bin/sh:%#x\n", off), false); err != nil {
 		t.Fatal(err)
 	}
 	f.runSteps(t, []triggerStep{
-		w("tracing/events/uprobes/up/trigger", "traceoff", syscall.EOPNOTSUPP),
+		w("tracing/events/uprobes/up/trigger", "traceoff", 0),
+		r("tracing/events/uprobes/up/trigger", "traceoff:unlimited\n"),
+		r("tracing/events/uprobes/up/enable", "0*\n"),
+		w("ev1/trigger", "enable_event:uprobes:up", 0),
+		r("ev1/trigger", "enable_event:uprobes:up:unlimited\n"),
+		r("ev1/enable", "0*\n"),
+	})
+	waitfor.Until(t, "the uprobe's traceoff and kernel_clone's enable_event to fire", func() bool {
+		return f.read(t, "tracing/tracing_on") == "0\n" && strings.HasPrefix(f.read(t, "tracing/events/uprobes/up/enable"), "1")
+	})
+	f.runSteps(t, []triggerStep{
+		w("tracing/events/uprobes/up/trigger", "!traceoff", 0),
+		w("ev1/trigger", "!enable_event:uprobes:up", 0),
 		r("tracing/events/uprobes/up/trigger", kpemuAvailableTriggers),
-		w("ev1/trigger", "enable_event:uprobes:up", syscall.EOPNOTSUPP),
 		r("ev1/trigger", kpemuAvailableTriggers),
 		r("ev1/enable", "0\n"),
-		r("tracing/events/uprobes/up/enable", "0\n"),
+		// kernel_clone's enable_event enabled it for real meanwhile.
+		r("tracing/events/uprobes/up/enable", "1\n"),
+		w("tracing/events/uprobes/up/enable", "0", 0),
 	})
+	if err := f.write("tracing/uprobe_events", "", true); err != nil {
+		t.Errorf("removing the uprobe: %v", err)
+	}
 }
 
 // TestTriggersFire runs the guest (its workload forks all the time) and

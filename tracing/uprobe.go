@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/kprobes"
 	"github.com/kpemu/kpemu/tracing/internal/kstr"
 )
 
@@ -36,6 +37,8 @@ type uprobeLoc struct {
 	// appended to an event has its names and types but may fetch them
 	// otherwise ($comm for $COMM), and is listed as written.
 	args []*probeArg
+	// consumer is tu->consumer: registered while the event is enabled.
+	consumer kprobes.UprobeConsumer
 }
 
 // writeUprobeEvents is uprobe_events' write (probes_write).
@@ -155,6 +158,7 @@ func (t *Tracing) createUprobeLogged(argv []string, colon int, eventSpec *string
 		ev.args = append(ev.args, pa)
 	}
 	tp := &traceProbe{ev: ev, up: &uprobeLoc{filename: filename, file: file, offset: offset, refCtr: refCtr, args: ev.args}}
+	t.setUprobeConsumer(tp)
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -301,11 +305,73 @@ func (t *Tracing) showUprobeProfile(_ context.Context, w *bytes.Buffer) error {
 	return nil
 }
 
-// refuseUprobeEnable is what enabling a uprobe event does in kpemu: the
-// guest's programs cannot be probed, so it fails (EOPNOTSUPP, see above)
-// and says so as __ftrace_event_enable_disable does when an event does
-// not enable.
-func (t *Tracing) refuseUprobeEnable(ev *event) error {
-	t.log.Warn("event trace: Could not enable event "+ev.name, "reason", "kpemu does not place uprobes in guest programs")
-	return fmt.Errorf("%w: kpemu cannot enable uprobe event %s: it does not place uprobes in guest programs", syscall.EOPNOTSUPP, ev.key())
+// setUprobeConsumer is alloc_trace_uprobe's consumer: uprobe_dispatcher
+// for every probe (it counts the hit, and records unless the probe is a
+// return probe), uretprobe_dispatcher for return probes.
+func (t *Tracing) setUprobeConsumer(tp *traceProbe) {
+	c := &tp.up.consumer
+	c.Handler = func(_ *kprobes.UprobeConsumer, regs *kprobes.Regs) {
+		tp.nhit.Add(1)
+		if tp.ev.isReturn {
+			return
+		}
+		t.uprobeDispatch(tp, regs, regs.PC)
+	}
+	if tp.ev.isReturn {
+		c.RetHandler = func(_ *kprobes.UprobeConsumer, fn uint64, regs *kprobes.Regs) {
+			t.uprobeDispatch(tp, regs, fn)
+		}
+	}
+}
+
+// uprobeDispatch runs __uprobe_trace_func for each array whose file of the
+// armed event is enabled: the triggers, the record, the triggers that
+// wait for it. bp is the probed address (the function, for a return).
+func (t *Tracing) uprobeDispatch(tp *traceProbe, regs *kprobes.Regs, bp uint64) {
+	ev := tp.ev
+	if !ev.armed.Load() {
+		return
+	}
+	uh := &uprobeHit{base: bp - tp.up.offset}
+	one := func(f *eventFile) {
+		post, rec := t.callTriggersHit(f, regs, 0, nil, tp.up.args, uh)
+		if rec {
+			t.recordUprobe(f, tp, regs, bp, uh)
+		}
+		t.postTriggers(f, post, regs, 0)
+	}
+	if f := &ev.top; f.enabled.Load() {
+		one(f)
+	}
+	if inst := ev.inst.Load(); inst != nil {
+		for _, f := range *inst {
+			if f.enabled.Load() {
+				one(f)
+			}
+		}
+	}
+}
+
+// armUprobes is probe_event_enable and probe_event_disable for a uprobe
+// event's probes: uprobe_register of each consumer, all or none; t.mu is
+// held.
+func (t *Tracing) armUprobes(ev *event, on bool) error {
+	if !on {
+		var first error
+		for _, tp := range ev.probes {
+			if err := t.kp.UnregisterUprobe(tp.up.file, tp.up.offset, &tp.up.consumer); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	for i, tp := range ev.probes {
+		if err := t.kp.RegisterUprobe(tp.up.file, tp.up.offset, &tp.up.consumer); err != nil {
+			for _, done := range ev.probes[:i] {
+				_ = t.kp.UnregisterUprobe(done.up.file, done.up.offset, &done.up.consumer)
+			}
+			return err
+		}
+	}
+	return nil
 }

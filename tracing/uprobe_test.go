@@ -376,49 +376,6 @@ func TestUprobeRemoval(t *testing.T) {
 	}
 }
 
-// kpemu places no uprobes in guest programs: enabling a uprobe event
-// fails with EOPNOTSUPP however it is asked for, and leaves it disabled; the
-// other events a group or global enable reaches are enabled all the same,
-// as Linux goes on after an event that fails.
-func TestUprobeEnableRefused(t *testing.T) {
-	f := uprobeFixture(t)
-	for _, c := range []struct{ file, line string }{
-		{"uprobe_events", "p:myup /bin/sh:0x80"},
-		{"kprobe_events", "p:kp vfs_read"},
-	} {
-		if err := f.write("tracing/"+c.file, c.line, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tt := range []struct{ file, data string }{
-		{"events/uprobes/myup/enable", "1"},
-		{"events/uprobes/enable", "1"},
-		{"set_event", "uprobes:myup"},
-		{"events/enable", "1"},
-	} {
-		if err := f.write("tracing/"+tt.file, tt.data, true); !errors.Is(err, syscall.EOPNOTSUPP) {
-			t.Errorf("%s to %s = %v, want EOPNOTSUPP", tt.data, tt.file, err)
-		}
-		if got := f.read(t, "tracing/events/uprobes/myup/enable"); got != "0\n" {
-			t.Errorf("after %s to %s, myup/enable = %q", tt.data, tt.file, got)
-		}
-	}
-	if got := f.read(t, "tracing/events/kprobes/kp/enable"); got != "1\n" {
-		t.Errorf("events/enable did not enable kp: %q", got)
-	}
-	if got := f.read(t, "tracing/events/enable"); got != "X\n" {
-		t.Errorf("events/enable = %q, want X", got)
-	}
-	for _, file := range []string{"events/uprobes/myup/enable", "events/uprobes/enable", "events/enable"} {
-		if err := f.write("tracing/"+file, "0", true); err != nil {
-			t.Errorf("0 to %s: %v", file, err)
-		}
-	}
-	if err := f.write("tracing/uprobe_events", "-:myup", false); err != nil {
-		t.Errorf("removing the never-enabled uprobe: %v", err)
-	}
-}
-
 // A multi-line write runs line by line and stops at the first bad one.
 func TestUprobeMultiLine(t *testing.T) {
 	f := uprobeFixture(t)

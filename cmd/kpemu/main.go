@@ -53,7 +53,7 @@ the files under /tmp/dbg as on a Linux box.`,
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(newRunCmd(), newSymbolsCmd(), newDisasmCmd(), newExplainCmd(), newBaremetalCmd(), newShadowExecCmd())
+	root.AddCommand(newRunCmd(), newSymbolsCmd(), newUsymbolsCmd(), newDisasmCmd(), newExplainCmd(), newBaremetalCmd(), newShadowExecCmd())
 	return root
 }
 

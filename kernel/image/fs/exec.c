@@ -14,6 +14,7 @@
 #include <linux/elf.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/uprobes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <asm/ptrace.h>
@@ -93,6 +94,7 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 	ph = (const Elf64_Phdr *)(data + eh->e_phoff);
 	for (i = 0; i < eh->e_phnum; i++, ph++) {
 		unsigned long start, stop, addr, vm_flags = 0;
+		struct vm_area_struct *vma;
 
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
 			continue;
@@ -105,8 +107,11 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 			vm_flags |= VM_EXEC;
 		start = ph->p_vaddr & ~(PAGE_SIZE - 1);
 		stop = ALIGN(ph->p_vaddr + ph->p_memsz, PAGE_SIZE);
-		if (!insert_vma(mm, start, stop, vm_flags))
+		vma = insert_vma(mm, start, stop, vm_flags);
+		if (!vma)
 			return -ENOMEM;
+		vma->vm_file = inode;
+		vma->vm_pgoff = (ph->p_offset - (ph->p_vaddr - start)) >> PAGE_SHIFT;
 		for (addr = start; addr < stop; addr += PAGE_SIZE) {
 			char *page = map_user_page(mm, addr, vm_flags);
 			unsigned long lo = max(addr, (unsigned long)ph->p_vaddr);
@@ -226,6 +231,13 @@ static int do_execveat_common(const char *filename, const char *const *argv,
 	old = current->mm;
 	current->mm = mm;
 	switch_mm(mm);
+	/*
+	 * uprobe_mmap(): the probes on the program go into its pages, now
+	 * that the mm is current's, where a probe registered or removed
+	 * from here on finds it (the hostcall and the machine stops that
+	 * (un)registration makes exclude each other)
+	 */
+	uprobe_mmap(mm);
 	preempt_enable();
 	mm = NULL;
 	mmput(old);

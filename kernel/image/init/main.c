@@ -163,6 +163,7 @@ asmlinkage __noreturn void start_kernel(void)
 	trap_init();
 	debug_traps_init();
 	arch_init_kprobes();
+	arch_init_uprobes();
 
 	skb_init();
 	net_dev_init();

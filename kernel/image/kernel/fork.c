@@ -19,6 +19,7 @@
 #include <linux/kernel.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/uprobes.h>
 #include <linux/sched.h>
 #include <trace/events/sched.h>
 #include <linux/slab.h>
@@ -128,7 +129,10 @@ static int copy_mm(u64 clone_flags, struct task_struct *p)
 	if (clone_flags & CLONE_VM)
 		return -EINVAL;		/* no user threads yet */
 	p->mm = dup_mm(oldmm);
-	return p->mm ? 0 : -ENOMEM;
+	if (!p->mm)
+		return -ENOMEM;
+	uprobe_copy_process(p, oldmm);
+	return 0;
 }
 
 static int copy_files(u64 clone_flags, struct task_struct *p)

@@ -16,6 +16,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/uprobes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <asm/tlbflush.h>
@@ -43,6 +44,7 @@ void mmput(struct mm_struct *mm)
 {
 	if (!mm)
 		return;
+	uprobe_clear_state(mm);
 	pgd_free(mm->pgd);
 	flush_tlb_asid(mm->asid);
 	asid_free(mm->asid);
@@ -74,6 +76,8 @@ struct vm_area_struct *insert_vma(struct mm_struct *mm, unsigned long start,
 			v->vm_start = start;
 			v->vm_end = end;
 			v->vm_flags = flags | VM_READ;
+			v->vm_file = NULL;
+			v->vm_pgoff = 0;
 			return v;
 		}
 	}
@@ -127,7 +131,12 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 	return 0;
 }
 
-/* dup_mmap(): the same VMAs, and a copy of every mapped page. */
+/*
+ * dup_mmap(): the same VMAs, and a copy of every mapped page, but for the
+ * VM_DONTCOPY ones (the [uprobes] area: the child gets its own when it
+ * first needs one). A page that uprobes patched is copied with its BRK,
+ * as Linux's child shares the parent's patched page.
+ */
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
 	struct mm_struct *mm = mm_alloc();
@@ -145,6 +154,9 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 	mm->start_stack = oldmm->start_stack;
 	mm->mmap_base = oldmm->mmap_base;
 	memcpy(mm->vmas, oldmm->vmas, sizeof(mm->vmas));
+	for (i = 0; i < NR_VMAS; i++)
+		if (mm->vmas[i].vm_flags & VM_DONTCOPY)
+			mm->vmas[i].vm_flags = 0;
 
 	for (i = 0; i < PTRS_PER_TABLE; i++) {
 		pteval_t *opte;
@@ -158,6 +170,8 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 			void *page;
 
 			if (!(opte[j] & PTE_VALID))
+				continue;
+			if (!find_vma(mm, addr))	/* a VM_DONTCOPY page */
 				continue;
 			pte = pte_lookup(mm, addr, true);
 			page = get_zeroed_page(GFP_KERNEL);

@@ -41,13 +41,21 @@ static int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long en
 			continue;
 		if (start <= v->vm_start && end >= v->vm_end) {
 			v->vm_flags = 0;
+			if (v->vm_start == mm->xol_vaddr)
+				mm->xol_vaddr = 0;
 		} else if (start <= v->vm_start) {
+			v->vm_pgoff += (end - v->vm_start) >> PAGE_SHIFT;
 			v->vm_start = end;
 		} else if (end >= v->vm_end) {
 			v->vm_end = start;
 		} else {	/* a hole in the middle: split */
-			if (!insert_vma(mm, end, v->vm_end, v->vm_flags))
+			struct vm_area_struct *n = insert_vma(mm, end, v->vm_end, v->vm_flags);
+
+			if (!n)
 				return -ENOMEM;
+			n->vm_flags = v->vm_flags;
+			n->vm_file = v->vm_file;
+			n->vm_pgoff = v->vm_pgoff + ((end - v->vm_start) >> PAGE_SHIFT);
 			v->vm_end = start;
 		}
 	}
@@ -69,7 +77,7 @@ static bool range_free(struct mm_struct *mm, unsigned long start, unsigned long 
 }
 
 /* get_unmapped_area(): the lowest gap at or above mmap_base. */
-static unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
 {
 	unsigned long addr = mm->mmap_base;
 	int i, moved = 1;

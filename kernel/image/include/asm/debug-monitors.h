@@ -48,6 +48,7 @@ struct step_hook {
 	int (*fn)(struct pt_regs *regs, unsigned long esr);
 };
 
+void register_user_step_hook(struct step_hook *hook);
 void register_kernel_step_hook(struct step_hook *hook);
 
 struct break_hook {
@@ -57,9 +58,16 @@ struct break_hook {
 	u16 mask; /* These bits are ignored when comparing with imm */
 };
 
+void register_user_break_hook(struct break_hook *hook);
 void register_kernel_break_hook(struct break_hook *hook);
 
+struct task_struct;
+void user_enable_single_step(struct task_struct *task);
+void user_disable_single_step(struct task_struct *task);
+int arch_init_uprobes(void);
+
 void debug_traps_init(void);
+void debug_monitors_starting_cpu(void);
 
 #endif /* !__ASSEMBLY__ */
 #endif /* __ASM_DEBUG_MONITORS_H */

@@ -26,6 +26,12 @@
 #define HC_KPROBE_CALL_DONE	0x4b16	/* x0 = what the requested guest call returned */
 #define HC_KPROBE_SS_STEP	0x4b17	/* x0 = pt_regs, x1 = esr: software step; returns DBG_HOOK_* */
 
+#define HC_UPROBE_BRK		0x4b18	/* x0 = pt_regs, x1 = esr, x2 = mm: BRK #0x005 from EL0; returns DBG_HOOK_* or UPROBE_HC_* */
+#define HC_UPROBE_SS		0x4b19	/* x0 = pt_regs, x1 = esr, x2 = mm: a step from EL0; returns DBG_HOOK_* or UPROBE_HC_* */
+#define HC_UPROBE_MMAP		0x4b1a	/* x0 = mm: exec mapped a program's segments */
+#define HC_UPROBE_CLEAR		0x4b1b	/* x0 = mm: the address space is freed */
+#define HC_UPROBE_FORK		0x4b1c	/* x0 = child task, x1 = its mm, x2 = the parent's mm; returns the [uprobes] address the child needs, or 0 */
+
 #define HC_MODULE_DONE		0x4b20	/* x0 = mailbox cookie, x1 = what the called function returned */
 #define HC_TRACEFS_DONE		0x4b21	/* x0 = tracefs_requests.tail after applying requests */
 #define HC_SHADOW_DONE		0x4b22	/* x0 = a shadow request's seq: replayed */
@@ -59,6 +65,15 @@
 	register unsigned long __x1 asm("x1") = (unsigned long)(a1);	\
 	asm volatile("hvc #" hostcall_str(imm)				\
 		     : "+r"(__x0) : "r"(__x1) : "memory");		\
+	__x0;								\
+})
+
+#define HOSTCALL3(imm, a0, a1, a2) ({					\
+	register unsigned long __x0 asm("x0") = (unsigned long)(a0);	\
+	register unsigned long __x1 asm("x1") = (unsigned long)(a1);	\
+	register unsigned long __x2 asm("x2") = (unsigned long)(a2);	\
+	asm volatile("hvc #" hostcall_str(imm)				\
+		     : "+r"(__x0) : "r"(__x1), "r"(__x2) : "memory");	\
 	__x0;								\
 })
 

@@ -30,6 +30,7 @@
 #define VM_WRITE		0x00000002
 #define VM_EXEC			0x00000004
 #define VM_GROWSDOWN		0x00000100
+#define VM_DONTCOPY		0x00020000	/* fork leaves it out: the [uprobes] area */
 
 #define FAULT_FLAG_WRITE	0x01
 #define FAULT_FLAG_USER		0x40
@@ -48,10 +49,17 @@
 
 #define NR_VMAS			16
 
+struct inode;
+
 struct vm_area_struct {
 	unsigned long vm_start;
 	unsigned long vm_end;		/* first byte after */
 	unsigned long vm_flags;		/* 0: slot free */
+	/* a program's segment: the file it maps (exec copies it in; the
+	 * pages are private) and the page of the file at vm_start, which
+	 * uprobes need to find a file offset's address */
+	struct inode *vm_file;
+	unsigned long vm_pgoff;
 };
 
 struct mm_struct {
@@ -62,6 +70,8 @@ struct mm_struct {
 	unsigned long mmap_base;	/* next mmap() address */
 	unsigned long total_vm;		/* pages mapped */
 	struct vm_area_struct vmas[NR_VMAS];
+	/* uprobes_state.xol_area: the [uprobes] page's address, 0 for none */
+	unsigned long xol_vaddr;
 };
 
 /* the page allocator (mm/page_alloc.c): single zeroed pages for user memory and tables */
@@ -90,6 +100,7 @@ struct mm_struct *mm_alloc(void);
 void mmput(struct mm_struct *mm);
 struct mm_struct *dup_mm(struct mm_struct *oldmm);
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len);
 struct vm_area_struct *insert_vma(struct mm_struct *mm, unsigned long start,
 				  unsigned long end, unsigned long flags);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,

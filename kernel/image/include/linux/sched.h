@@ -79,7 +79,9 @@ struct task_io_accounting {
 
 /* thread_info flags (asm/thread_info.h) */
 #define TIF_NEED_RESCHED	1
+#define TIF_SINGLESTEP		21	/* step the task's next EL0 instruction (uprobes) */
 #define _TIF_NEED_RESCHED	(1UL << TIF_NEED_RESCHED)
+#define _TIF_SINGLESTEP		(1UL << TIF_SINGLESTEP)
 
 /*
  * As arm64 with CONFIG_THREAD_INFO_IN_TASK: thread_info first in the
@@ -251,6 +253,10 @@ static __always_inline struct task_struct *get_current(void)
 
 #define task_thread_info(t)	(&(t)->thread_info)
 #define current_thread_info()	task_thread_info(current)
+/* atomic, as another CPU may set TIF_NEED_RESCHED meanwhile */
+#define set_ti_thread_flag(ti, f)	__atomic_fetch_or(&(ti)->flags, 1UL << (f), __ATOMIC_RELAXED)
+#define clear_ti_thread_flag(ti, f)	__atomic_fetch_and(&(ti)->flags, ~(1UL << (f)), __ATOMIC_RELAXED)
+#define test_thread_flag(f)		((READ_ONCE(current_thread_info()->flags) >> (f)) & 1)
 #define task_cpu(p)		((p)->thread_info.cpu)
 #define preempt_count()		(READ_ONCE(current_thread_info()->preempt_count))
 

@@ -10,6 +10,7 @@
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/irqchip/arm-gic.h>
+#include <asm/debug-monitors.h>
 #include <asm/esr.h>
 #include <asm/ptrace.h>
 #include <asm/sysreg.h>
@@ -126,6 +127,8 @@ UNHANDLED(el1h, 64, error)
  */
 void noinstr exit_to_user_mode(struct pt_regs *regs)
 {
+	unsigned long mdscr;
+
 	local_irq_disable();
 	while (need_resched()) {
 		local_irq_enable();
@@ -135,6 +138,17 @@ void noinstr exit_to_user_mode(struct pt_regs *regs)
 	if (READ_ONCE(current->pending_sig)) {
 		local_irq_enable();
 		deliver_pending_signal();
+	}
+	/*
+	 * ret_to_user's enable_step_tsk: MDSCR_EL1.SS follows the task that
+	 * returns to EL0 (a uprobe's out-of-line step), never another one.
+	 */
+	mdscr = read_sysreg(mdscr_el1);
+	if (test_thread_flag(TIF_SINGLESTEP)) {
+		if (!(mdscr & DBG_MDSCR_SS))
+			write_sysreg(mdscr | DBG_MDSCR_SS, mdscr_el1);
+	} else if (mdscr & DBG_MDSCR_SS) {
+		write_sysreg(mdscr & ~DBG_MDSCR_SS, mdscr_el1);
 	}
 }
 
@@ -177,6 +191,16 @@ static void noinstr el0_undef(struct pt_regs *regs, unsigned long esr)
 	exit_to_user_mode(regs);
 }
 
+/* el0_dbg(): BRK (uprobes) and software step from EL0, IRQs masked. */
+static void noinstr el0_dbg(struct pt_regs *regs, unsigned long esr)
+{
+	unsigned long far = read_sysreg(far_el1);
+
+	do_debug_exception(far, esr, regs);
+	local_irq_enable();
+	exit_to_user_mode(regs);
+}
+
 static void noinstr el0_inv(struct pt_regs *regs, unsigned long esr)
 {
 	local_irq_enable();
@@ -207,7 +231,13 @@ asmlinkage void noinstr el0t_64_sync_handler(struct pt_regs *regs)
 	case ESR_ELx_EC_SYS64:
 		el0_undef(regs, esr);
 		break;
-	default:	/* BRK, FP (kpemu's user programs use none) */
+	case ESR_ELx_EC_BREAKPT_LOW:
+	case ESR_ELx_EC_SOFTSTP_LOW:
+	case ESR_ELx_EC_WATCHPT_LOW:
+	case ESR_ELx_EC_BRK64:
+		el0_dbg(regs, esr);
+		break;
+	default:	/* FP (kpemu's user programs use none) */
 		el0_inv(regs, esr);
 	}
 }

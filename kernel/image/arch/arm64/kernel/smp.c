@@ -8,6 +8,7 @@
  * interface and tick, marks itself online and enters the idle loop.
  */
 #include <linux/kernel.h>
+#include <asm/debug-monitors.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -75,6 +76,7 @@ asmlinkage notrace __noreturn void secondary_start_kernel(void)
 	cpu_set_reserved_ttbr0();	/* the idmap is no longer needed */
 	gic_cpu_init();
 	arch_timer_starting_cpu();
+	debug_monitors_starting_cpu();
 	pr_info("CPU%u: Booted secondary processor 0x%010lx [0x%08lx]\n", cpu,
 		read_sysreg(mpidr_el1) & 0xff00ffffffUL, read_sysreg(midr_el1));
 	set_cpu_online(cpu);
