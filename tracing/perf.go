@@ -83,7 +83,7 @@ func (t *Tracing) PreparePerf(tid int, a PerfAttr) syscall.Errno {
 	switch {
 	case ev == nil:
 		return syscall.EINVAL // perf_trace_init: no event of that id
-	case ev.static == nil && len(ev.probes) == 0:
+	case ev.static == nil && len(ev.probes) == 0, ev.isUprobe:
 		// Synthetic events, event probes and uprobes count no hits
 		// through perf here.
 		return syscall.EOPNOTSUPP
