@@ -19,7 +19,7 @@
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
-DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch device-tree-compiler time busybox-static python3 trace-cmd linux-perf
+DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch device-tree-compiler time busybox-static python3 trace-cmd linux-perf perf-tools-unstable
 RUN_PACKAGES = fuse3
 MOUNT    ?= /tmp/dbg
 PROBES   ?= vfs_read do_fork

@@ -1070,16 +1070,18 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	expect "kpemu-ns.sh: tracefs, debugfs, kallsyms, uname -m, modules, printk_formats and stack_tracer_enabled as on the guest's box" \
 		"$(printf '1\n/sys/kernel/debug/kprobes/list\n/sys/kernel/tracing/kprobe_events\nffff8000\naarch64\n1\n2\n4\n0\n4\n1\n0')" "$out"
 	expect "kpemu-ns.sh exits with the command's status" 7 "$rc"
-	# perf-tools' user/uprobe, unmodified, with a full path and an offset
-	# (no objdump of the guest's program then).
-	if [ -x /tmp/pt/user/uprobe ]; then
-		out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c "/tmp/pt/user/uprobe -d 1 'p:/bin/sh:$UOFF path=+0(%x0):string'" 2>&1)
+	# perf-tools' user/uprobe (Debian's perf-tools-unstable: uprobe-perf),
+	# unmodified, with a full path and an offset (no objdump of the
+	# guest's program then).
+	uprobe=$(command -v uprobe-perf || echo /tmp/pt/user/uprobe)
+	if [ -x "$uprobe" ]; then
+		out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c "$uprobe -d 1 'p:/bin/sh:$UOFF path=+0(%x0):string'" 2>&1)
 		case $out in
 		*"Tracing uprobe sh_$UOFF for 1 seconds"*" sh_$UOFF: ($UADDR) path=\"/"*) ok "perf-tools' user/uprobe traces /bin/sh:$UOFF through kpemu-ns.sh" ;;
 		*) bad "perf-tools' user/uprobe traces /bin/sh:$UOFF through kpemu-ns.sh" "$out" ;;
 		esac
 	else
-		echo "SKIP perf-tools' user/uprobe: /tmp/pt/user/uprobe is not on this machine (clone https://github.com/brendangregg/perf-tools to /tmp/pt)"
+		echo "SKIP perf-tools' user/uprobe: no uprobe-perf (Debian's perf-tools-unstable) nor /tmp/pt/user/uprobe on this machine"
 	fi
 	if grep -q " T vfs_read$" /proc/kallsyms 2>/dev/null && grep " T vfs_read$" /proc/kallsyms | grep -q "^ffff8000"; then
 		bad "kpemu-ns.sh changes nothing outside its namespace" "/proc/kallsyms is the guest's"
@@ -1320,6 +1322,29 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		[ "$n" -ge 1 ] && echo "perf stat -a: counted"
 		perf record -q -o "$d/perf.data" -e syscalls:sys_enter_mkdirat -a true 2>&1 | grep -c "support sampling"
 		rm -rf "$d"' 2>&1)
+	# perf-tools (Debian's perf-tools-unstable), unmodified: killsnoop
+	# sees the kills made while it traces (it clears the buffer after
+	# enabling its events, so a loop kills a sleep until it is done),
+	# syscount -c counts a command's mkdirs through perf stat.
+	if command -v killsnoop-perf >/dev/null && command -v syscount-perf >/dev/null; then
+		pt=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
+			d=$(mktemp -d /tmp/kpemu-e2e-pt.XXXXXX)
+			touch $d/run
+			(
+				while [ -e $d/run ]; do
+					sleep 60 & p=$!; kill -TERM $p; wait $p; echo $p >> $d/p
+					sleep 0.2
+				done
+			) &
+			killsnoop-perf -d 2 > $d/ks 2>&1; rm $d/run; wait
+			awk "NR == FNR { k[\$1] = 1; next } \$1 == \"bash\" && (\$3 in k) && \$4 == 15 && \$5 == 0 { n++ } END { print (n > 0) }" $d/p $d/ks
+			printf "mkdir %s/m1 %s/m2 %s/m3\n" $d $d $d > $d/mk.sh
+			syscount-perf -c sh $d/mk.sh 2>/dev/null | awk "\$1 == \"mkdirat\" && \$2 >= 3" | wc -l
+			rm -rf $d' 2>&1)
+		expect "perf-tools' killsnoop and syscount -c (Debian's perf-tools-unstable) through kpemu-ns.sh" "$(printf '1\n1')" "$pt"
+	else
+		echo "SKIP perf-tools' killsnoop and syscount: no killsnoop-perf or syscount-perf (Debian's perf-tools-unstable) on this machine"
+	fi
 	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill with the host's answer, signal_generate); perf stat counts kpemu's tracepoints, perf record is refused" \
 		"$(printf 'status 143\nkill -0: 1\n1\n1\n1\n1\n1\n1\nperf stat -a: counted\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
