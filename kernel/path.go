@@ -130,6 +130,20 @@ func (k *Kernel) LookupPath(path string) (GuestFile, error) {
 	}
 }
 
+// imageDWARF is the image's DWARF, for the layouts the host reads guest
+// structures with; an image without it is ErrBadImage and EOPNOTSUPP.
+func imageDWARF(img []byte) (*dwarf.Data, error) {
+	f, err := elf.NewFile(bytes.NewReader(img))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: reading DWARF: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
+	}
+	return d, nil
+}
+
 // readDentryLayout finds struct dentry, struct inode, struct list_head and
 // raw_spinlock_t in the image's DWARF, and root_dentry and dcache_lock in
 // its symbols.
@@ -138,13 +152,9 @@ func readDentryLayout(img []byte, syms *Kallsyms) (dentryLayout, error) {
 	missing := func(what string) error {
 		return fmt.Errorf("%w: %w: no %s in the image (needed to resolve guest paths)", ErrBadImage, syscall.EOPNOTSUPP, what)
 	}
-	f, err := elf.NewFile(bytes.NewReader(img))
+	d, err := imageDWARF(img)
 	if err != nil {
-		return l, fmt.Errorf("%w: %w: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
-	}
-	d, err := f.DWARF()
-	if err != nil {
-		return l, fmt.Errorf("%w: %w: reading DWARF: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
+		return l, err
 	}
 	types := findStructs(d, "dentry", "inode", "list_head", "raw_spinlock_t")
 	field := func(st, path string) (int64, dwarf.Type, error) {

@@ -1,9 +1,7 @@
 package kernel
 
 import (
-	"bytes"
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -65,13 +63,9 @@ func readMmLayout(img []byte, syms *Kallsyms) (mmLayout, error) {
 	missing := func(what string) error {
 		return fmt.Errorf("%w: %w: no %s in the image (needed for uprobes)", ErrBadImage, syscall.EOPNOTSUPP, what)
 	}
-	f, err := elf.NewFile(bytes.NewReader(img))
+	d, err := imageDWARF(img)
 	if err != nil {
-		return l, fmt.Errorf("%w: %w: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
-	}
-	d, err := f.DWARF()
-	if err != nil {
-		return l, fmt.Errorf("%w: %w: reading DWARF: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
+		return l, err
 	}
 	types := findStructs(d, "task_struct", "mm_struct", "vm_area_struct", "inode")
 	var t dwarf.Type

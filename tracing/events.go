@@ -182,33 +182,27 @@ func (t *Tracing) armProbes(f *eventFile, on bool) error {
 		return nil
 	}
 	ev.armed.Store(on)
+	// undo takes back the file's and the event's state when arming fails.
+	undo := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		ev.armed.Store(!on)
+		if on {
+			ev.nOn--
+		} else {
+			ev.nOn++
+		}
+		f.enabled.Store(!on)
+		return err
+	}
 	if ev.eprobe != nil {
 		// enable_trace_eprobe with the first file, disable_trace_eprobe
 		// with the last: the trigger on the attached event.
-		if err := t.armEprobe(f, on); err != nil {
-			ev.armed.Store(!on)
-			if on {
-				ev.nOn--
-			} else {
-				ev.nOn++
-			}
-			f.enabled.Store(!on)
-			return err
-		}
-		return nil
+		return undo(t.armEprobe(f, on))
 	}
 	if ev.isUprobe {
-		if err := t.armUprobes(ev, on); err != nil {
-			ev.armed.Store(!on)
-			if on {
-				ev.nOn--
-			} else {
-				ev.nOn++
-			}
-			f.enabled.Store(!on)
-			return err
-		}
-		return nil
+		return undo(t.armUprobes(ev, on))
 	}
 	if ev.static != nil {
 		// trace_event_reg: the tracepoint's static key.
