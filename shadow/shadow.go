@@ -25,9 +25,10 @@ const (
 	Adopt
 	// Exit: process PID exited, or was killed, with wait status Flags.
 	Exit
-	// Kill is kill(2): Child is its pid argument, Flags the signal, and
-	// Mode the errno that the host's call answers (0 for success), which
-	// the guest's call answers too: the host delivers the signal.
+	// Kill is kill(2), replayed once the host's call has run: Child is
+	// its pid argument, Flags the signal, and Mode the errno that the
+	// host's call answered (0 for success), which the guest's call
+	// answers too. The host delivered the signal.
 	Kill
 )
 

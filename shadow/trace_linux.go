@@ -289,9 +289,6 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		return x, false
 	}
 	r.PID = pt.process(tid)
-	if r.Op == Kill {
-		r.Mode = uint32(killErrno(tid, r.Child, int32(r.Flags)))
-	}
 	s.replay(rp, r)
 	return x, false
 }
