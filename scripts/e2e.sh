@@ -1293,30 +1293,56 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		rm -rf "$d"' 2>&1)
 	expect "kpemu-ns.sh: each process replays in a guest twin with its pid: sched_process_fork from \$\$, the child's events, set_event_pid \$\$, sys_enter_openat, an eprobe on it" \
 		"$(printf '1\n1\n1\nset_event_pid: 3\n1\n1')" "$out"
+	# A host process's kill(2) is replayed by its twin once its target
+	# takes the signal (sys_enter_kill, sys_exit_kill, signal_generate).
 	# perf stat's counters of a tracepoint are kpemu's (the host kernel
 	# would count its own event of that id): exact for a command's
 	# process tree; perf record (sampling) is refused.
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
+		cd /sys/kernel/tracing
+		echo 1 > events/syscalls/sys_enter_kill/enable
+		echo 1 > events/syscalls/sys_exit_kill/enable
+		echo "sig == 15" > events/signal/signal_generate/filter
+		echo 1 > events/signal/signal_generate/enable
+		sleep 60 & p=$!
+		kill -TERM $p; wait $p; echo "status $?"
+		echo 0 > events/enable
+		echo 0 > events/signal/signal_generate/filter
+		x=$(printf %x $p)
+		grep -c "^ *bash-$$ .*: sys_kill(pid: $x, sig: f)$" trace
+		grep -c "^ *bash-$$ .*: signal_generate: sig=15 errno=0 code=0 comm=[^ ]* pid=$p grp=1 res=0$" trace
+		grep -c "^ *bash-$$ .*: sys_kill -> 0x0$" trace
 		d=$(mktemp -d /tmp/kpemu-e2e-perf.XXXXXX)
 		perf stat -x, -e syscalls:sys_enter_mkdirat -- sh -c "mkdir $d/a $d/b" 2>&1 | grep -c "^2,,syscalls:sys_enter_mkdirat,"
 		n=$(perf stat -x, -e syscalls:sys_enter_mkdirat -a -- mkdir "$d/c" 2>&1 | awk -F, "/sys_enter_mkdirat/ { print \$1 }")
 		[ "$n" -ge 1 ] && echo "perf stat -a: counted"
 		perf record -q -o "$d/perf.data" -e syscalls:sys_enter_mkdirat -a true 2>&1 | grep -c "support sampling"
 		rm -rf "$d"' 2>&1)
-	# perf-tools (Debian's perf-tools-unstable), unmodified: syscount -c
-	# counts a command's mkdirs through perf stat.
-	if command -v syscount-perf >/dev/null; then
+	# perf-tools (Debian's perf-tools-unstable), unmodified: killsnoop
+	# sees the kills made while it traces (it clears the buffer after
+	# enabling its events, so a loop kills a sleep until it is done),
+	# syscount -c counts a command's mkdirs through perf stat.
+	if command -v killsnoop-perf >/dev/null && command -v syscount-perf >/dev/null; then
 		pt=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
 			d=$(mktemp -d /tmp/kpemu-e2e-pt.XXXXXX)
+			touch $d/run
+			(
+				while [ -e $d/run ]; do
+					sleep 60 & p=$!; kill -TERM $p; wait $p; echo $p >> $d/p
+					sleep 0.2
+				done
+			) &
+			killsnoop-perf -d 2 > $d/ks 2>&1; rm $d/run; wait
+			awk "NR == FNR { k[\$1] = 1; next } \$1 == \"bash\" && (\$3 in k) && \$4 == 15 && \$5 == 0 { n++ } END { print (n > 0) }" $d/p $d/ks
 			printf "mkdir %s/m1 %s/m2 %s/m3\n" $d $d $d > $d/mk.sh
 			syscount-perf -c sh $d/mk.sh 2>/dev/null | awk "\$1 == \"mkdirat\" && \$2 >= 3" | wc -l
 			rm -rf $d' 2>&1)
-		expect "perf-tools' syscount -c (Debian's perf-tools-unstable) through kpemu-ns.sh" "1" "$pt"
+		expect "perf-tools' killsnoop and syscount -c (Debian's perf-tools-unstable) through kpemu-ns.sh" "$(printf '1\n1')" "$pt"
 	else
-		echo "SKIP perf-tools' syscount: no syscount-perf (Debian's perf-tools-unstable) on this machine"
+		echo "SKIP perf-tools' killsnoop and syscount: no killsnoop-perf or syscount-perf (Debian's perf-tools-unstable) on this machine"
 	fi
-	expect "kpemu-ns.sh: perf stat counts kpemu's tracepoints, perf record is refused" \
-		"$(printf '1\nperf stat -a: counted\n1')" "$out"
+	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill, signal_generate); perf stat counts kpemu's tracepoints, perf record is refused" \
+		"$(printf 'status 143\n1\n1\n1\n1\nperf stat -a: counted\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo "p:sfork kernel_clone" > kprobe_events

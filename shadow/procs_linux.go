@@ -4,9 +4,11 @@ package shadow
 
 import (
 	"bufio"
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -155,4 +157,27 @@ func procStatus(tid int) (tgid, ppid int) {
 		}
 	}
 	return tgid, ppid
+}
+
+// killed is the Kill that thread tid's signal-delivery stop of sig
+// shows, when a traced process sent it with kill(2) (SI_USER): kill(2)
+// itself is not stopped, as a stop there made trace-cmd record lose its
+// recorders' last pages, so the guest learns of the call from its
+// target, once the host has made it and before the signal is taken. A
+// kill(2) that reached no traced process (ESRCH, an untraced target) or
+// that sent SIGKILL (which has no such stop) is not seen; one sent to a
+// group is seen once for each traced target.
+func (pt *procTable) killed(tid int, sig unix.Signal) (Request, bool) {
+	var si [128]byte
+	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si[0])), 0, 0)
+	if errno != 0 {
+		return Request{}, false
+	}
+	const siUser = 0
+	code := int32(binary.LittleEndian.Uint32(si[8:]))
+	sender := int(int32(binary.LittleEndian.Uint32(si[16:]))) // _kill.si_pid, a tgid
+	if code != siUser || sender <= 0 || !pt.known(sender) {
+		return Request{}, false
+	}
+	return Request{Op: Kill, PID: pt.process(sender), Child: pt.process(tid), Flags: uint32(sig), Comm: readComm(sender)}, true
 }

@@ -25,10 +25,10 @@ const (
 	Adopt
 	// Exit: process PID exited, or was killed, with wait status Flags.
 	Exit
-	// Kill is kill(2), replayed once the host's call has run: Child is
-	// its pid argument, Flags the signal, and Mode the errno that the
-	// host's call answered (0 for success), which the guest's call
-	// answers too. The host delivered the signal.
+	// Kill is kill(2), replayed when its target takes the signal (see
+	// procTable.killed): Child is the target, Flags the signal, and Mode
+	// the errno the call answered, which the guest's call answers too
+	// (0: only calls that delivered are seen). The host delivers.
 	Kill
 )
 

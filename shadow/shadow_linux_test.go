@@ -322,6 +322,7 @@ func TestShellMirrored(t *testing.T) {
 	}
 	const wrCreatTrunc = 0o1101
 	checkInOrder(t, rec.all(), []want{
+		{op: Kill, comm: "sh"}, // kill -USR1 $$, seen as the shell takes it
 		{op: Fork, comm: "sh"}, // ( : )
 		{op: Open, comm: "sh", path: "/dev/null", flags: wrCreatTrunc, mode: 0o666, exact: true},
 		{op: Fork, comm: "sh"},
@@ -336,8 +337,8 @@ func TestShellMirrored(t *testing.T) {
 	})
 	checkTwins(t, rec.all())
 	st := sup.Stats()
-	if st.Forks != 6 || st.Adopts != 1 || st.Exits != 7 {
-		t.Errorf("Stats: %d forks, %d adopts, %d exits; want 6 (the subshell and 5 commands), 1 (the shell), 7", st.Forks, st.Adopts, st.Exits)
+	if st.Forks != 6 || st.Adopts != 1 || st.Exits != 7 || st.Kills != 1 {
+		t.Errorf("Stats: %d forks, %d adopts, %d exits, %d kills; want 6 (the subshell and 5 commands), 1 (the shell), 7, 1", st.Forks, st.Adopts, st.Exits, st.Kills)
 	}
 	t.Logf("stats: %+v", st)
 }

@@ -179,7 +179,14 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 		case event != 0:
 			err = unix.PtraceCont(tid, 0) // exec
 		default:
-			err = unix.PtraceCont(tid, int(sig)) // a signal: deliver it
+			// A signal: deliver it, after the guest has seen the
+			// kill(2) that sent it, if a traced process did.
+			if pt != nil && m == ModeShadow {
+				if r, ok := pt.killed(tid, sig); ok {
+					s.replay(rp, r)
+				}
+			}
+			err = unix.PtraceCont(tid, int(sig))
 		}
 		if err != nil && err != unix.ESRCH {
 			// ESRCH: killed meanwhile.
