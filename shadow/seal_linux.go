@@ -388,10 +388,10 @@ func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop,
 	}
 	errno := unix.EOPNOTSUPP
 	if typ == perfTypeTracepoint && s.Seal.Perf != nil && c.read(d.Args[0], b[:]) == nil {
-		if x, ok, e := s.perfCounter(tid, d, b[:]); e == 0 {
+		var x exitStop
+		var ok bool
+		if x, ok, errno = s.perfCounter(tid, d, b[:]); errno == 0 {
 			return x, ok
-		} else {
-			errno = e
 		}
 	}
 	rg, err := getRegs(tid)
