@@ -34,6 +34,9 @@ const (
 	// sysPerfEventOpen is the seal's (seal_linux.go): a tracepoint or
 	// probe counter would count the host kernel's events.
 	sysPerfEventOpen
+	// sysKill is replayed at the caller's stop only when its target
+	// will not show it (kill_linux.go).
+	sysKill
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than
@@ -200,6 +203,8 @@ func decode(k sysKind, d *seccompData, c caller) (r Request, replay bool, err er
 			return r, false, nil
 		}
 		r.Op, r.Flags = Fork, uint32(flags)
+	case sysKill:
+		r.Op, r.Child, r.Flags = Kill, int(int32(a[0])), uint32(a[1])
 	default:
 		return r, false, fmt.Errorf("syscall kind %d not handled", k)
 	}

@@ -180,6 +180,8 @@ func TestDecode(t *testing.T) {
 		{"clone3 thread", sysClone3, x86(pClone3Thread, 88), Request{}, false, false},
 		{"clone3 spawn", sysClone3, x86(pClone3Spawn, 88), Request{Op: Fork, Flags: cloneVM | cloneVFork}, true, false},
 		{"clone3 unreadable", sysClone3, x86(0x9999, 88), Request{}, false, true},
+		{"kill", sysKill, x86(1234, 15), Request{Op: Kill, Child: 1234, Flags: 15}, true, false},
+		{"kill process group", sysKill, x86(0xfffffffffffffc18, 9), Request{Op: Kill, Child: -1000, Flags: 9}, true, false},
 		{"arm64 flags kept", sysOpenat, &seccompData{Arch: auditArchAArch64, Args: [6]uint64{5, pRel, 0o40000}}, Request{Op: Open, Path: "/d5/rel", Flags: 0o40000}, true, false},
 	}
 	for _, tt := range tests {

@@ -21,58 +21,84 @@ const (
 	offNr    = 0
 	offArch  = 4
 	offArgs0 = 16 // low 32 bits of args[0]
+	offArgs1 = 24 // low 32 bits of args[1]
 )
 
 // buildFilter returns the BPF program: foreign-arch syscalls and threads
 // (clone with CLONE_THREAD) are allowed, the calls stop for the tracer, the rest
 // allowed. Threads are filtered in BPF so that the Go runtime and pthreads
 // do not stop for the tracer; clone3's flags are behind a pointer that
-// BPF cannot follow, so clone3 stops and the tracer tells.
+// BPF cannot follow, so clone3 stops and the tracer tells. kill(2) stops
+// only with a signal that no signal-delivery stop will show: 0, SIGKILL,
+// or one that is not a signal (EINVAL); the others are replayed from
+// their targets (see procTable.killed for why).
 func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
-	stmt := func(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
-	jump := func(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
-		return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
+	// Jumps name their targets ("" is the next instruction), resolved
+	// once the program is laid out; BPF jumps only forward.
+	type insn struct {
+		f      unix.SockFilter
+		jt, jf string
 	}
-	var stop []uint32
-	clone, hasClone := uint32(0), false
+	var prog []insn
+	at := map[string]int{}
+	emit := func(code uint16, k uint32, jt, jf string) {
+		prog = append(prog, insn{unix.SockFilter{Code: code, K: k}, jt, jf})
+	}
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	emit(ld, offArch, "", "")
+	emit(jeq, arch, "", "allow")
+	emit(ld, offNr, "", "")
+	var clone, kill []uint32
 	for _, c := range calls {
-		if c.kind == sysClone {
-			clone, hasClone = c.nr, true
+		switch c.kind {
+		case sysClone:
+			clone = append(clone, c.nr)
+			emit(jeq, c.nr, "clone", "")
+		case sysKill:
+			kill = append(kill, c.nr)
+			emit(jeq, c.nr, "kill", "")
+		default:
+			emit(jeq, c.nr, "trace", "")
+		}
+	}
+	emit(unix.BPF_JMP|unix.BPF_JA, 0, "allow", "")
+	if len(clone) > 0 {
+		at["clone"] = len(prog)
+		emit(ld, offArgs0, "", "")
+		emit(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneThread, "allow", "trace")
+	}
+	if len(kill) > 0 {
+		at["kill"] = len(prog)
+		emit(ld, offArgs1, "", "")
+		emit(jeq, 0, "trace", "")
+		emit(jeq, uint32(unix.SIGKILL), "trace", "")
+		emit(unix.BPF_JMP|unix.BPF_JGT|unix.BPF_K, 64, "trace", "allow") // past _NSIG, or negative
+	}
+	at["allow"] = len(prog)
+	emit(ret, unix.SECCOMP_RET_ALLOW, "", "")
+	at["trace"] = len(prog)
+	emit(ret, unix.SECCOMP_RET_TRACE, "", "")
+
+	out := make([]unix.SockFilter, len(prog))
+	for pc, in := range prog {
+		off := func(label string) int {
+			if label == "" {
+				return 0
+			}
+			return at[label] - pc - 1
+		}
+		out[pc] = in.f
+		if in.f.Code == unix.BPF_JMP|unix.BPF_JA {
+			out[pc].K = uint32(off(in.jt))
 			continue
 		}
-		stop = append(stop, c.nr)
+		out[pc].Jt, out[pc].Jf = uint8(off(in.jt)), uint8(off(in.jf))
 	}
-	// Layout: arch check, nr load, one JEQ per stopped call, the clone
-	// check (3 instructions), then "allow" and "trace".
-	n := len(stop)
-	tail := 0
-	if hasClone {
-		tail = 3
-	}
-	allow := 3 + n + tail // index of RET ALLOW; RET TRACE follows
-	to := func(from, target int) uint8 { return uint8(target - from - 1) }
-
-	prog := []unix.SockFilter{
-		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch),
-		jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, arch, 0, to(1, allow)),
-		stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr),
-	}
-	for i, nr := range stop {
-		pc := 3 + i
-		prog = append(prog, jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, to(pc, allow+1), 0))
-	}
-	if hasClone {
-		pc := 3 + n
-		prog = append(prog,
-			jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, clone, 0, to(pc, allow)),
-			stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgs0),
-			jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneThread, to(pc+2, allow), to(pc+2, allow+1)),
-		)
-	}
-	return append(prog,
-		stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW),
-		stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_TRACE),
-	)
+	return out
 }
 
 // filterSyscalls are the syscalls the filter of mode m stops.

@@ -32,6 +32,14 @@ func runBPF(t *testing.T, prog []unix.SockFilter, d *seccompData) uint32 {
 			} else {
 				pc += int(in.Jf)
 			}
+		case unix.BPF_JMP | unix.BPF_JGT | unix.BPF_K:
+			if acc > in.K {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+		case unix.BPF_JMP | unix.BPF_JA:
+			pc += int(in.K)
 		case unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
 			if acc&in.K != 0 {
 				pc += int(in.Jt)
@@ -78,6 +86,13 @@ func TestFilter(t *testing.T) {
 		{"clone vfork", sc(unix.SYS_CLONE, cloneVM|cloneVFork|sigchld), trace},
 		{"clone thread", sc(unix.SYS_CLONE, 0x3d0f00), allow},
 		{"clone thread, high bits", sc(unix.SYS_CLONE, 0xffffffff_00010000), allow},
+		{"kill 0", sc(unix.SYS_KILL, 1234, 0), trace},
+		{"kill SIGKILL", sc(unix.SYS_KILL, 1234, 9), trace},
+		{"kill SIGTERM", sc(unix.SYS_KILL, 1234, 15), allow},
+		{"kill SIGUSR1 to a group", sc(unix.SYS_KILL, 0xfffffffffffffc18, 10), allow},
+		{"kill SIGRTMAX", sc(unix.SYS_KILL, 1234, 64), allow},
+		{"kill signal 65", sc(unix.SYS_KILL, 1234, 65), trace},
+		{"kill signal -1", sc(unix.SYS_KILL, 1234, 0xffffffffffffffff), trace},
 		{"read", sc(unix.SYS_READ), allow},
 		{"execve", sc(unix.SYS_EXECVE), allow},
 		{"close", sc(unix.SYS_CLOSE), allow},
@@ -85,7 +100,7 @@ func TestFilter(t *testing.T) {
 		{"x32-style number", sc(unix.SYS_OPENAT | 0x40000000), allow},
 	}
 	for _, c := range hostSyscalls() {
-		if c.kind != sysClone {
+		if c.kind != sysClone && c.kind != sysKill {
 			tests = append(tests, struct {
 				name string
 				d    *seccompData

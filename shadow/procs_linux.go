@@ -160,13 +160,20 @@ func procStatus(tid int) (tgid, ppid int) {
 }
 
 // killed is the Kill that thread tid's signal-delivery stop of sig
-// shows, when a traced process sent it with kill(2) (SI_USER): kill(2)
-// itself is not stopped, as a stop there made trace-cmd record lose its
-// recorders' last pages, so the guest learns of the call from its
-// target, once the host has made it and before the signal is taken. A
-// kill(2) that reached no traced process (ESRCH, an untraced target) or
-// that sent SIGKILL (which has no such stop) is not seen; one sent to a
-// group is seen once for each traced target.
+// shows, when a traced process sent it with kill(2) (SI_USER): the
+// guest learns of such a call from its target, once the host has made
+// it and before the signal is taken, as the filter does not stop it
+// (buildFilter stops only signal 0, SIGKILL and bad signals, which no
+// target shows). Stopping it would hold the caller for milliseconds,
+// and trace-cmd record then loses its recorders' last pages: it turns
+// tracing off, which ends their splices with 0, and then sends each a
+// SIGUSR1; a recorder that takes the signal in the millisecond it sleeps
+// before its next splice makes that splice non-blocking, takes its
+// EAGAIN for an error and exits without its final read. Linux has the
+// same window, but there the signal comes microseconds after tracing
+// goes off. So a kill(2) with another signal that reached no traced
+// process (ESRCH, a process outside the tree) is not seen, and one
+// sent to a group is seen once for each traced target.
 func (pt *procTable) killed(tid int, sig unix.Signal) (Request, bool) {
 	var si [128]byte
 	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si[0])), 0, 0)

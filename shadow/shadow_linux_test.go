@@ -584,3 +584,26 @@ func TestAttachWithoutSupervisor(t *testing.T) {
 		t.Error("Attach to no supervisor succeeded")
 	}
 }
+
+// TestKillsReplayed checks kill(2)s that no target shows: signal 0 and
+// SIGKILL are replayed at the caller's stop with the errno the host's
+// call answers; an ordinary signal to a traced process from its
+// target's signal-delivery stop.
+func TestKillsReplayed(t *testing.T) {
+	rec := &recorder{}
+	sup := &Supervisor{Replay: rec.replay, Log: testLogger(t)}
+	script := `sleep 60 & p=$!; kill -0 $p; kill -9 $p; wait $p; kill -0 4000000 2>/dev/null; sleep 60 & q=$!; kill -TERM $q; wait $q; echo done`
+	out := supervise(t, sup, nil, "exec", "/bin/sh", "-c", script)
+	if got := string(out); got != "done\n" {
+		t.Errorf("shell output %q, want %q", got, "done\n")
+	}
+	checkInOrder(t, rec.all(), []want{
+		{op: Kill, comm: "sh", flags: 0, mode: 0, exact: true},
+		{op: Kill, comm: "sh", flags: 9, mode: 0, exact: true},
+		{op: Kill, comm: "sh", flags: 0, mode: uint32(unix.ESRCH), exact: true},
+		{op: Kill, comm: "sh", flags: 15, mode: 0, exact: true},
+	})
+	if st := sup.Stats(); st.Kills != 4 {
+		t.Errorf("Stats: %d kills, want 4", st.Kills)
+	}
+}

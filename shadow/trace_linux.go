@@ -295,6 +295,11 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		pt.forking(tid, r) // replayed once the child is known
 		return x, false
 	}
+	if r.Op == Kill {
+		// Signal 0, SIGKILL or no signal (buildFilter): no target
+		// will show it.
+		r.Mode = uint32(killErrno(tid, r.Child, int32(r.Flags)))
+	}
 	r.PID = pt.process(tid)
 	s.replay(rp, r)
 	return x, false
