@@ -1320,7 +1320,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		rm -rf "$d"' 2>&1)
 	# perf-tools (Debian's perf-tools-unstable), unmodified: killsnoop
 	# sees the kills made while it traces (it clears the buffer after
-	# enabling its events, so a loop kills a sleep until it is done),
+	# enabling its events, so a loop kills until it is done): kill -0 and
+	# kill -9 replayed at the caller's stop, kill -TERM at its target's,
+	# and one that fails from the kill watch (the host's tracepoints),
 	# syscount -c counts a command's mkdirs through perf stat.
 	if command -v killsnoop-perf >/dev/null && command -v syscount-perf >/dev/null; then
 		pt=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
@@ -1328,16 +1330,25 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 			touch $d/run
 			(
 				while [ -e $d/run ]; do
-					sleep 60 & p=$!; kill -TERM $p; wait $p; echo $p >> $d/p
+					sleep 60 & p=$!; sleep 60 & q=$!
+					kill -0 $p; kill -TERM $p; kill -9 $q; wait $p $q
+					kill -TERM 3999999 2>/dev/null
+					echo "$p $q" >> $d/p
 					sleep 0.2
 				done
-			) &
+			) 2>/dev/null &
 			killsnoop-perf -d 2 > $d/ks 2>&1; rm $d/run; wait
-			awk "NR == FNR { k[\$1] = 1; next } \$1 == \"bash\" && (\$3 in k) && \$4 == 15 && \$5 == 0 { n++ } END { print (n > 0) }" $d/p $d/ks
+			awk "NR == FNR { p[\$1] = 1; q[\$2] = 1; next }
+				\$1 != \"bash\" { next }
+				(\$3 in p) && \$4 == 0 && \$5 == 0 { z = 1 }
+				(\$3 in p) && \$4 == 15 && \$5 == 0 { t = 1 }
+				(\$3 in q) && \$4 == 9 && \$5 == 0 { k = 1 }
+				\$3 == 3999999 && \$4 == 15 && \$5 != 0 { e = 1 }
+				END { print z + 0, t + 0, k + 0, e + 0 }" $d/p $d/ks
 			printf "mkdir %s/m1 %s/m2 %s/m3\n" $d $d $d > $d/mk.sh
 			syscount-perf -c sh $d/mk.sh 2>/dev/null | awk "\$1 == \"mkdirat\" && \$2 >= 3" | wc -l
 			rm -rf $d' 2>&1)
-		expect "perf-tools' killsnoop and syscount -c (Debian's perf-tools-unstable) through kpemu-ns.sh" "$(printf '1\n1')" "$pt"
+		expect "perf-tools' killsnoop (kill -0, -TERM, -9, and one that fails) and syscount -c (Debian's perf-tools-unstable) through kpemu-ns.sh" "$(printf '1 1 1 1\n1')" "$pt"
 	else
 		echo "SKIP perf-tools' killsnoop and syscount: no killsnoop-perf or syscount-perf (Debian's perf-tools-unstable) on this machine"
 	fi

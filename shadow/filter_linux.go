@@ -31,7 +31,7 @@ const (
 // BPF cannot follow, so clone3 stops and the tracer tells. kill(2) stops
 // only with a signal that no signal-delivery stop will show: 0, SIGKILL,
 // or one that is not a signal (EINVAL); the others are replayed from
-// their targets (see procTable.killed for why).
+// their targets or the kill watch (see procTable.killed for why).
 func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 	// Jumps name their targets ("" is the next instruction), resolved
 	// once the program is laid out; BPF jumps only forward.

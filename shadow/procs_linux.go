@@ -28,15 +28,17 @@ type procTable struct {
 	tgid   map[int]int     // each known thread's process
 	forks  map[int]Request // forking thread -> its Fork, until the child is known
 	exited map[int]bool    // processes whose Exit was replayed
+	tree   *treeSet        // every process the tree had, for the kill watch
 }
 
 func newProcTable() *procTable {
-	return &procTable{tgid: map[int]int{}, forks: map[int]Request{}, exited: map[int]bool{}}
+	return &procTable{tgid: map[int]int{}, forks: map[int]Request{}, exited: map[int]bool{}, tree: &treeSet{}}
 }
 
 // adopt is the Adopt of pid, the tree's first process.
 func (pt *procTable) adopt(pid int) Request {
 	pt.tgid[pid] = pid
+	pt.tree.add(pid)
 	return Request{Op: Adopt, Child: pid, Comm: readComm(pid)}
 }
 
@@ -85,6 +87,7 @@ func (pt *procTable) forked(tid, child, event int) (Request, bool) {
 	}
 	delete(pt.forks, tid)
 	pt.tgid[child] = child
+	pt.tree.add(child)
 	r.Child = child
 	return r, true
 }
@@ -102,6 +105,7 @@ func (pt *procTable) first(tid int) (Request, bool) {
 		if r.PID == ppid {
 			delete(pt.forks, t)
 			pt.tgid[tid] = tid
+			pt.tree.add(tid)
 			r.Child = tid
 			return r, true
 		}
@@ -171,9 +175,10 @@ func procStatus(tid int) (tgid, ppid int) {
 // before its next splice makes that splice non-blocking, takes its
 // EAGAIN for an error and exits without its final read. Linux has the
 // same window, but there the signal comes microseconds after tracing
-// goes off. So a kill(2) with another signal that reached no traced
-// process (ESRCH, a process outside the tree) is not seen, and one
-// sent to a group is seen once for each traced target.
+// goes off. A kill(2) with another signal that reached no traced process
+// (ESRCH, a process outside the tree) is the kill watch's
+// (killwatch_linux.go); one sent to a group is seen once for each traced
+// target.
 func (pt *procTable) killed(tid int, sig unix.Signal) (Request, bool) {
 	var si [128]byte
 	_, _, errno := unix.RawSyscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si[0])), 0, 0)

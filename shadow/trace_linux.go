@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -80,9 +81,24 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 	defer rp.close()
 	// The twins of the tree's processes, when their calls are replayed.
 	var pt *procTable
+	var kw *killWatch
 	if m == ModeShadow {
 		pt = newProcTable()
 		s.replay(rp, pt.adopt(pid))
+		kw, err = startKillWatch(pt.tree, func(r Request) { s.replay(rp, r) })
+		if err != nil {
+			s.log().Info("shadow: a kill(2) that no traced process takes is not replayed", "err", err)
+		} else {
+			defer kw.close()
+		}
+	}
+	// exit replays r, the Exit of a process, after the kills the
+	// process made (the kill watch's).
+	exit := func(r Request) {
+		if kw != nil {
+			kw.drain()
+		}
+		s.replay(rp, r)
 	}
 	kinds := make(map[int32]sysKind)
 	for _, c := range hostSyscalls() {
@@ -108,7 +124,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 			delete(exits, tid)
 			if pt != nil {
 				if r, ok := pt.exit(tid, uint32(ws), false); ok && ctx.Err() == nil {
-					s.replay(rp, r) // after no PTRACE_EVENT_EXIT stop (SIGKILL), or threads
+					exit(r) // after no PTRACE_EVENT_EXIT stop (SIGKILL), or threads
 				}
 				pt.gone(tid)
 			}
@@ -145,7 +161,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 			if pt != nil {
 				if status, err := unix.PtraceGetEventMsg(tid); err == nil {
 					if r, ok := pt.exit(tid, uint32(status), true); ok {
-						s.replay(rp, r)
+						exit(r)
 					}
 				}
 			}
@@ -321,6 +337,7 @@ func (s *Supervisor) replay(rp *replayer, r Request) {
 // and a goroutine woken by a locked one first waits for that one to give
 // up its processor; a blocked system call wakes the thread itself.
 type replayer struct {
+	mu        sync.Mutex              // one request at a time: the tracer's or the kill watch's
 	next      atomic.Pointer[Request] // the request to replay
 	ask, done int                     // eventfds: a request is in next; it was replayed
 	quit      atomic.Bool
@@ -358,6 +375,8 @@ func (s *Supervisor) startReplayer(ctx context.Context) (*replayer, error) {
 
 // replay has r replayed and returns when it has been.
 func (rp *replayer) replay(r Request) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
 	rp.next.Store(&r)
 	eventfdPost(rp.ask)
 	eventfdWait(rp.done)
