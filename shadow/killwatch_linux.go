@@ -203,23 +203,28 @@ func startKillWatch(tree *treeSet, replay func(Request)) (*killWatch, error) {
 	return w, nil
 }
 
-// onlineCPUs lists /sys/devices/system/cpu/online ("0-3,5").
+// onlineCPUs lists the host's online CPUs.
 func onlineCPUs() ([]int, error) {
 	b, err := os.ReadFile("/sys/devices/system/cpu/online")
 	if err != nil {
 		return nil, err
 	}
+	return parseCPUList(strings.TrimSpace(string(b)))
+}
+
+// parseCPUList parses a kernel CPU list ("0-3,5").
+func parseCPUList(list string) ([]int, error) {
 	var cpus []int
-	for _, r := range strings.Split(strings.TrimSpace(string(b)), ",") {
+	for _, r := range strings.Split(list, ",") {
 		lo, hi, isRange := strings.Cut(r, "-")
 		a, err := strconv.Atoi(lo)
 		if err != nil {
-			return nil, fmt.Errorf("online CPUs %q: %w", b, err)
+			return nil, fmt.Errorf("CPU list %q: %w", list, err)
 		}
 		z := a
 		if isRange {
-			if z, err = strconv.Atoi(hi); err != nil {
-				return nil, fmt.Errorf("online CPUs %q: %w", b, err)
+			if z, err = strconv.Atoi(hi); err != nil || z < a {
+				return nil, fmt.Errorf("CPU list %q: bad range %q", list, r)
 			}
 		}
 		for c := a; c <= z; c++ {
@@ -277,7 +282,9 @@ func (w *killWatch) drain() {
 	})
 	for _, s := range samples {
 		if !s.exit {
-			w.pending[s.tid] = killCall{pid: int(int32(s.a)), sig: int(int32(s.b))}
+			if w.tree.has(s.pid) { // the host's other kills are not kept
+				w.pending[s.tid] = killCall{pid: int(int32(s.a)), sig: int(int32(s.b))}
+			}
 			continue
 		}
 		call, ok := w.pending[s.tid]
