@@ -19,7 +19,7 @@
 
 GO        ?= go
 STATICCHECK_VERSION ?= v0.7.0
-DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch device-tree-compiler time busybox-static python3 trace-cmd linux-perf perf-tools-unstable
+DEB_PACKAGES = clang lld fuse3 qemu-system-arm gdb-multiarch device-tree-compiler time busybox-static python3 trace-cmd linux-perf perf-tools-unstable iputils-ping
 RUN_PACKAGES = fuse3
 MOUNT    ?= /tmp/dbg
 PROBES   ?= vfs_read do_fork
@@ -85,12 +85,10 @@ e2e: build
 
 test: deps lint unit e2e
 
-# -p 1: one package's benchmarks at a time, or two share the host's cores
-# and measure each other.
+# Every benchmark, then the table of the figures issue 18 tracks, each
+# with its same-run baseline (scripts/bench.sh; docs/benchmarks.md).
 bench: deps
-	$(GO) test -p 1 -run='^$$' -bench=. -benchtime=2s ./machine/ ./kernel/ ./kprobes/ ./tracing/ ./fuse/ ./shadow/
-	GO=$(GO) bash scripts/bench-mount.sh
-	GO=$(GO) bash scripts/bench-vs-qemu.sh
+	GO=$(GO) bash scripts/bench.sh
 
 clean:
 	rm -rf bin

@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -93,5 +94,44 @@ func benchUserWorkload(b *testing.B, interpret bool) {
 	b.ReportMetric(float64(calls)/host.Seconds(), "syscalls/s")
 	if guest > 0 {
 		b.ReportMetric(float64(calls)/guest.Seconds(), "syscalls/guest-s")
+	}
+}
+
+// BenchmarkParallel runs the full system on 2 vCPUs as kpemu run does
+// (Kernel.Run), deterministic (one goroutine interleaving the vCPUs) and
+// parallel (a thread per vCPU), for the same host time each, and reports
+// guest MIPS: what --parallel gives on a 2-core host.
+func BenchmarkParallel(b *testing.B) {
+	for _, par := range []bool{false, true} {
+		name := "deterministic"
+		if par {
+			name = "parallel"
+		}
+		b.Run(name, func(b *testing.B) {
+			k, err := kernel.Boot(kernel.Config{NumCPUs: 2, Logger: quiet(), Parallel: par})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- k.Run(ctx) }()
+			defer func() {
+				cancel()
+				<-done
+			}()
+			select {
+			case <-k.Ready():
+			case err := <-done:
+				b.Fatalf("guest stopped: %v", err)
+			}
+			b.ResetTimer()
+			insns, t0 := k.Machine().Stats().Instructions, time.Now()
+			// b.N seconds of the guest running, sampled
+			time.Sleep(time.Duration(b.N) * 3 * time.Second)
+			host := time.Since(t0)
+			b.StopTimer()
+			insns = k.Machine().Stats().Instructions - insns
+			b.ReportMetric(float64(insns)/host.Seconds()/1e6, "MIPS")
+		})
 	}
 }

@@ -1,8 +1,11 @@
 package kprobes_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kernel"
@@ -27,72 +30,124 @@ func BenchmarkWorkload(b *testing.B) {
 	b.ReportMetric(float64(n)/el.Seconds()/1e6, "MIPS")
 }
 
-// BenchmarkProbeHit measures the host cost of one hit of each kind of
-// probe: the same number of guest instructions runs with and without the
-// probe, in the same process, and the difference in host time is divided
-// by the hits. Both runs retire the same instruction count, so this is
-// what a hit costs beyond interpreting its guest instructions (the
-// hostcalls, the Go handlers, the pt_regs copies); the guest instructions
-// the mechanism itself runs (two trips through the entry code) come on top
-// at the interpreter's speed.
-func BenchmarkProbeHit(b *testing.B) {
-	kinds := []struct {
-		name     string
-		register func(kp *kprobes.Kprobes) (func() uint64, error)
-	}{
-		{"kprobe", func(kp *kprobes.Kprobes) (func() uint64, error) {
-			p := &kprobes.Kprobe{Symbol: "vfs_read", PreHandler: func(*kprobes.Kprobe, *kprobes.Regs) bool { return false }, PostHandler: func(*kprobes.Kprobe, *kprobes.Regs) {}}
-			return p.Hits, kp.Register(p)
-		}},
-		{"jprobe-go", func(kp *kprobes.Kprobes) (func() uint64, error) {
-			jp := &kprobes.Jprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read"}, Handler: func([]kprobes.JprobeArg, *kprobes.Regs) {}}
-			return jp.Kp.Hits, kp.RegisterJprobe(jp)
-		}},
-		{"jprobe-guest", func(kp *kprobes.Kprobes) (func() uint64, error) {
-			jp := &kprobes.Jprobe{Kp: kprobes.Kprobe{Symbol: "do_fork"}, Entry: "jdo_fork"}
-			return jp.Kp.Hits, kp.RegisterJprobe(jp)
-		}},
-		{"kretprobe", func(kp *kprobes.Kprobes) (func() uint64, error) {
-			rp := &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: "vfs_read"}, Handler: func(*kprobes.KretprobeInstance, *kprobes.Regs) {}}
-			return rp.Kp.Hits, kp.RegisterKretprobe(rp)
-		}},
-	}
-	const insns = 20_000_000
-	for _, kind := range kinds {
-		b.Run(kind.name, func(b *testing.B) {
-			var plain, probed time.Duration
-			var hits uint64
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				k, _ := boot(b)
-				b.StartTimer()
-				t0 := time.Now()
-				if err := k.Machine().Step(insns); err != nil {
-					b.Fatal(err)
-				}
-				plain += time.Since(t0)
+// hotFunction is the workload's most called probeable function (some
+// 300 calls per million guest instructions).
+const hotFunction = "__arch_copy_from_user"
 
-				b.StopTimer()
-				k2, kp := boot(b)
-				count, err := kind.register(kp)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				t0 = time.Now()
-				if err := k2.Machine().Step(insns); err != nil {
-					b.Fatal(err)
-				}
-				probed += time.Since(t0)
-				hits += count()
+// hitKinds are the probes BenchmarkProbeHit measures, each on a function
+// hot enough for tens of thousands of hits a run but the guest jprobe,
+// whose handler (jdo_fork) is do_fork's.
+var hitKinds = []struct {
+	name     string
+	register func(kp *kprobes.Kprobes) (hits func() uint64, err error)
+}{
+	{"kprobe", func(kp *kprobes.Kprobes) (func() uint64, error) {
+		p := &kprobes.Kprobe{Symbol: hotFunction, PreHandler: func(*kprobes.Kprobe, *kprobes.Regs) bool { return false }, PostHandler: func(*kprobes.Kprobe, *kprobes.Regs) {}}
+		return p.Hits, kp.Register(p)
+	}},
+	{"kretprobe", func(kp *kprobes.Kprobes) (func() uint64, error) {
+		rp := &kprobes.Kretprobe{Kp: kprobes.Kprobe{Symbol: hotFunction}, Handler: func(*kprobes.KretprobeInstance, *kprobes.Regs) {}, MaxActive: 16}
+		return rp.Kp.Hits, kp.RegisterKretprobe(rp)
+	}},
+	{"jprobe-go", func(kp *kprobes.Kprobes) (func() uint64, error) {
+		jp := &kprobes.Jprobe{Kp: kprobes.Kprobe{Symbol: hotFunction}, Handler: func([]kprobes.JprobeArg, *kprobes.Regs) {}}
+		return jp.Kp.Hits, kp.RegisterJprobe(jp)
+	}},
+	{"jprobe-guest", func(kp *kprobes.Kprobes) (func() uint64, error) {
+		jp := &kprobes.Jprobe{Kp: kprobes.Kprobe{Symbol: "do_fork"}, Entry: "jdo_fork"}
+		return jp.Kp.Hits, kp.RegisterJprobe(jp)
+	}},
+}
+
+// BenchmarkProbeHit measures what one hit of each kind of probe costs the
+// host. Two kernels boot alike, one with the probe, and run in turn on
+// this goroutine's thread, whose CPU time (RUSAGE_THREAD) is what is
+// counted, so that neither the other kernel nor the Go runtime's other
+// threads count. Each pairing is run twice:
+//
+//   - the same work (both kernels until the guest workload's iteration
+//     counter has gone as far): the probed run's extra CPU time per hit
+//     (cpu-ns/hit), the whole cost of a hit, and its extra guest
+//     instructions per hit (insns/hit), the mechanism's path;
+//   - the same instruction count: the extra CPU time per hit beyond
+//     running that many guest instructions (extra-ns/hit), that is, what
+//     the hostcalls and Go handlers cost over the path's instructions.
+func BenchmarkProbeHit(b *testing.B) {
+	const (
+		warm  = 100  // workload iterations to translate the hot code
+		work  = 3600 // iterations a same-work run (some 130 million instructions)
+		insns = 130_000_000
+	)
+	for _, kind := range hitKinds {
+		b.Run(kind.name, func(b *testing.B) {
+			runtime.LockOSThread() // a sub-benchmark runs on a goroutine of its own
+			defer runtime.UnlockOSThread()
+			b.StopTimer()
+			plain, _ := bootReady(b)
+			probed, kp := bootReady(b)
+			hits, err := kind.register(kp)
+			if err != nil {
+				b.Fatal(err)
 			}
-			if hits > 0 {
-				b.ReportMetric(float64((probed-plain).Nanoseconds())/float64(hits), "ns/hit")
-				b.ReportMetric(float64(hits)/float64(b.N), "hits/run")
-				b.ReportMetric(float64(probed)/float64(plain), "probed/plain")
+			runIterations(b, plain, warm)
+			runIterations(b, probed, warm)
+			var w, n pairing
+			for i := 0; i < b.N; i++ {
+				w.run(b, plain, probed, hits, func(k *kernel.Kernel) { runIterations(b, k, work) })
+				n.run(b, plain, probed, hits, func(k *kernel.Kernel) {
+					if err := k.Machine().Step(insns); err != nil {
+						b.Fatal(err)
+					}
+				})
 			}
+			if w.hits == 0 || n.hits == 0 {
+				b.Fatalf("%s: no hits", kind.name)
+			}
+			b.ReportMetric(w.perHit(w.cpuProbed-w.cpuPlain), "cpu-ns/hit")
+			b.ReportMetric(float64(int64(w.insProbed-w.insPlain))/float64(w.hits), "insns/hit")
+			b.ReportMetric(n.perHit(n.cpuProbed-n.cpuPlain), "extra-ns/hit")
+			b.ReportMetric(float64(w.hits)/float64(b.N), "hits/run")
+			b.ReportMetric(float64(w.cpuProbed)/float64(w.cpuPlain), "probed/plain")
 		})
 	}
+}
+
+// pairing sums paired runs of a plain and a probed kernel.
+type pairing struct {
+	cpuPlain, cpuProbed time.Duration
+	insPlain, insProbed uint64
+	hits                uint64
+}
+
+// run runs plain, then probed, each through step, and adds what each
+// took and the probe's hits.
+func (p *pairing) run(b *testing.B, plain, probed *kernel.Kernel, hits func() uint64, step func(*kernel.Kernel)) {
+	measure := func(k *kernel.Kernel) (time.Duration, uint64) {
+		i0, c0 := k.Machine().Stats().Instructions, threadCPU(b)
+		step(k)
+		return threadCPU(b) - c0, k.Machine().Stats().Instructions - i0
+	}
+	c, n := measure(plain)
+	p.cpuPlain += c
+	p.insPlain += n
+	h0 := hits()
+	c, n = measure(probed)
+	p.cpuProbed += c
+	p.insProbed += n
+	p.hits += hits() - h0
+}
+
+func (p *pairing) perHit(d time.Duration) float64 {
+	return float64(d.Nanoseconds()) / float64(p.hits)
+}
+
+// threadCPU is the calling thread's CPU time, user and system.
+func threadCPU(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkTenThousandProbes times what a user does with many probes:
