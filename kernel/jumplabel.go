@@ -223,6 +223,14 @@ func (k *Kernel) JumpLabelReserved(addr uint64) bool {
 	return false
 }
 
+// TracepointSite is the first static-branch site of tp, if it has one.
+func (k *Kernel) TracepointSite(tp *Tracepoint) (uint64, bool) {
+	if len(tp.sites) == 0 {
+		return 0, false
+	}
+	return tp.sites[0].code, true
+}
+
 // genBranch is aarch64_insn_gen_branch_imm(pc, addr, AARCH64_INSN_BRANCH_NOLINK).
 func genBranch(pc, addr uint64) (uint32, error) {
 	off := int64(addr - pc)

@@ -460,6 +460,12 @@ func (kp *Kprobes) checkAddressSafe(addr uint64) error {
 	if kp.k.FtraceLocation(addr) == addr {
 		return einval("%s is an ftrace location", kp.k.Kallsyms().Format(addr))
 	}
+	// jump_label_text_reserved: a tracepoint's flips rewrite its site
+	// under a BRK, and the probe's restore would then undo the flip,
+	// leaving the tracepoint dead while its key says on.
+	if kp.k.JumpLabelReserved(addr) {
+		return einval("%s is a jump label site", kp.k.Kallsyms().Format(addr))
+	}
 	if !kp.k.IsText(addr) {
 		m, st, ok := kp.k.ModuleAt(addr)
 		if !ok || !m.IsText(addr) {

@@ -393,3 +393,23 @@ func TestSteppingPreservesSemantics(t *testing.T) {
 	}
 	sameResults(t, k, ref, "probed")
 }
+
+// TestJumpLabelSiteRefused checks check_kprobe_address_safe's
+// jump_label_text_reserved: a kprobe on a tracepoint's static-branch
+// site is EINVAL, as on Linux, for the key's flips would write under its
+// BRK.
+func TestJumpLabelSiteRefused(t *testing.T) {
+	k, kp := boot(t)
+	tp, ok := k.Tracepoint("sched_process_fork")
+	if !ok {
+		t.Fatal("no sched_process_fork tracepoint")
+	}
+	site, ok := k.TracepointSite(tp)
+	if !ok {
+		t.Fatal("sched_process_fork has no site")
+	}
+	err := kp.Register(&kprobes.Kprobe{Addr: site})
+	if !errors.Is(err, syscall.EINVAL) {
+		t.Fatalf("Register at the site %#x: %v, want EINVAL", site, err)
+	}
+}
