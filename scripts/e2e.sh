@@ -957,6 +957,9 @@ if grep -q '^0x' "$D/kprobes/blacklist"; then ok "the first kpemu still serves";
 # leaves no mount anywhere.
 echo > "$T/trace"
 exec 7< <(cat "$T/trace_pipe" >/dev/null; echo "reader exit $?")
+# the reader holds the file before kpemu stops (on a loaded machine cat
+# may not have opened it yet, and would then fail to)
+poll sh -c 'ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF -- "$1"' sh "$T/trace_pipe"
 (cd "$T" && exec sleep 60) &
 cwdpid=$!
 unshare -m --propagation private sleep 60 &
