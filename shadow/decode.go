@@ -34,8 +34,8 @@ const (
 	// sysPerfEventOpen is the seal's (seal_linux.go): a tracepoint or
 	// probe counter would count the host kernel's events.
 	sysPerfEventOpen
-	// sysKill is replayed at the caller's stop only when its target
-	// will not show it (kill_linux.go).
+	// sysKill stops only with a signal no target shows (atCaller,
+	// kill_linux.go).
 	sysKill
 )
 

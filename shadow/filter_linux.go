@@ -74,9 +74,10 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 	if len(kill) > 0 {
 		at["kill"] = len(prog)
 		emit(ld, offArgs1, "", "")
-		emit(jeq, 0, "trace", "")
-		emit(jeq, uint32(unix.SIGKILL), "trace", "")
-		emit(unix.BPF_JMP|unix.BPF_JGT|unix.BPF_K, 64, "trace", "allow") // past _NSIG, or negative
+		for _, sig := range callerSignals {
+			emit(jeq, sig, "trace", "")
+		}
+		emit(unix.BPF_JMP|unix.BPF_JGT|unix.BPF_K, nsig, "trace", "allow") // past _NSIG, or negative
 	}
 	at["allow"] = len(prog)
 	emit(ret, unix.SECCOMP_RET_ALLOW, "", "")

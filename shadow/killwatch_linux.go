@@ -305,7 +305,7 @@ func (w *killWatch) drain() {
 // one the filter lets run (buildFilter), and it failed or reached no
 // process of the tree.
 func (w *killWatch) unseen(caller int, call killCall, ret int64) bool {
-	if !w.tree.has(caller) || call.sig <= 0 || call.sig > 64 || call.sig == int(unix.SIGKILL) {
+	if !w.tree.has(caller) || atCaller(int32(call.sig)) {
 		return false
 	}
 	switch {

@@ -25,10 +25,12 @@ const (
 	Adopt
 	// Exit: process PID exited, or was killed, with wait status Flags.
 	Exit
-	// Kill is kill(2), replayed when its target takes the signal (see
-	// procTable.killed): Child is the target, Flags the signal, and Mode
-	// the errno the call answered, which the guest's call answers too
-	// (0: only calls that delivered are seen). The host delivers.
+	// Kill is kill(2): Child is its pid argument (the target, when its
+	// signal-delivery stop replays it), Flags the signal, and Mode the
+	// errno the host's call answers, which the guest's call answers
+	// too. It is replayed at the caller's stop (atCaller), at the
+	// target's (procTable.killed), or by the kill watch after the fact
+	// (killwatch_linux.go). The host delivers.
 	Kill
 )
 

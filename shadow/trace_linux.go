@@ -197,7 +197,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 		default:
 			// A signal: deliver it, after the guest has seen the
 			// kill(2) that sent it, if a traced process did.
-			if pt != nil && m == ModeShadow {
+			if pt != nil {
 				if r, ok := pt.killed(tid, sig); ok {
 					s.replay(rp, r)
 				}
@@ -311,12 +311,12 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		pt.forking(tid, r) // replayed once the child is known
 		return x, false
 	}
+	r.PID = pt.process(tid)
 	if r.Op == Kill {
-		// Signal 0, SIGKILL or no signal (buildFilter): no target
-		// will show it.
+		// Signal 0, SIGKILL or no signal (atCaller): no target will
+		// show it.
 		r.Mode = uint32(killErrno(tid, r.Child, int32(r.Flags)))
 	}
-	r.PID = pt.process(tid)
 	s.replay(rp, r)
 	return x, false
 }
