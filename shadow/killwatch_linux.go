@@ -115,15 +115,8 @@ func hostKillIDs() (enter, exit uint64, err error) {
 	return r.enter, r.exit, r.err
 }
 
-// Linux perf ABI values the watch uses.
-const (
-	perfSampleTID   = 1 << 1
-	perfSampleTime  = 1 << 2
-	perfSampleRaw   = 1 << 10
-	perfRecordLost  = 2
-	perfRecordSampl = 9
-	perfRingPages   = 8 // data pages per CPU, a power of two
-)
+// perfRingPages is the data pages of each CPU's ring, a power of two.
+const perfRingPages = 8
 
 // killWatch reads the two tracepoints' samples of every CPU, each CPU's
 // into one ring, and replays the tree's kills that the tree's stops do
@@ -172,7 +165,7 @@ func startKillWatch(tree *treeSet, replay func(Request)) (*killWatch, error) {
 			Config:      enter,
 			Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 			Sample:      1,
-			Sample_type: perfSampleTID | perfSampleTime | perfSampleRaw,
+			Sample_type: unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME | unix.PERF_SAMPLE_RAW,
 			Wakeup:      1,
 		}
 		fe, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
@@ -325,9 +318,9 @@ func (w *killWatch) unseen(caller int, call killCall, ret int64) bool {
 // read appends the samples of ring from its tail to its head, and
 // moves its tail there.
 func (w *killWatch) read(ring []byte, out []killSample) []killSample {
-	meta := unsafe.Pointer(&ring[0])
-	head := atomic.LoadUint64((*uint64)(unsafe.Add(meta, 1024))) // data_head
-	tailp := (*uint64)(unsafe.Add(meta, 1032))                   // data_tail
+	meta := (*unix.PerfEventMmapPage)(unsafe.Pointer(&ring[0]))
+	head := atomic.LoadUint64(&meta.Data_head)
+	tailp := &meta.Data_tail
 	tail := atomic.LoadUint64(tailp)
 	data := ring[w.pageSize:]
 	size := uint64(len(data))
@@ -345,7 +338,7 @@ func (w *killWatch) read(ring []byte, out []killSample) []killSample {
 			break // cannot be; do not spin
 		}
 		switch typ {
-		case perfRecordSampl:
+		case unix.PERF_RECORD_SAMPLE:
 			// pid, tid, time, raw size, raw (struct trace_entry, then
 			// __syscall_nr and the arguments or the result, 8 bytes
 			// each from offset 16)
@@ -372,7 +365,7 @@ func (w *killWatch) read(ring []byte, out []killSample) []killSample {
 				s.exit, s.b = true, int64(binary.LittleEndian.Uint64(raw[16:]))
 				out = append(out, s)
 			}
-		case perfRecordLost:
+		case unix.PERF_RECORD_LOST:
 			w.lost.Add(1)
 		}
 		tail += n

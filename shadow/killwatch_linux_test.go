@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,8 +73,8 @@ func TestKillUnseen(t *testing.T) {
 // TestKillWatchRead lays samples out in a ring as perf does, one across
 // its end, with a lost record between them.
 func TestKillWatchRead(t *testing.T) {
-	// The ring's header page holds data_head at 1024 and data_tail at
-	// 1032; its data here is 256 bytes.
+	// The ring's header page is a perf_event_mmap_page; its data here
+	// is 256 bytes.
 	const page, size, start = 2048, 256, 160 // start: the second sample wraps
 	w := &killWatch{enterID: 251, exitID: 250, pageSize: page}
 	sample := func(pid, tid int, time uint64, id uint16, v1, v2 int64) []byte {
@@ -88,12 +89,12 @@ func TestKillWatchRead(t *testing.T) {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(raw)))
 		b = append(b, raw...)
 		b = append(b, 0, 0, 0, 0) // to 8 bytes
-		binary.LittleEndian.PutUint32(b, perfRecordSampl)
+		binary.LittleEndian.PutUint32(b, unix.PERF_RECORD_SAMPLE)
 		binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
 		return b
 	}
 	lost := make([]byte, 24)
-	binary.LittleEndian.PutUint32(lost, perfRecordLost)
+	binary.LittleEndian.PutUint32(lost, unix.PERF_RECORD_LOST)
 	binary.LittleEndian.PutUint16(lost[6:], 24)
 	var stream []byte
 	stream = append(stream, sample(7, 8, 100, 251, 1234, 15)...)
@@ -103,8 +104,8 @@ func TestKillWatchRead(t *testing.T) {
 	for i, c := range stream {
 		big[page+(start+i)%size] = c
 	}
-	binary.LittleEndian.PutUint64(big[1024:], start+uint64(len(stream)))
-	binary.LittleEndian.PutUint64(big[1032:], start)
+	meta := (*unix.PerfEventMmapPage)(unsafe.Pointer(&big[0]))
+	meta.Data_head, meta.Data_tail = start+uint64(len(stream)), start
 	got := w.read(big, nil)
 	want := []killSample{
 		{time: 100, pid: 7, tid: 8, a: 1234, b: 15},
@@ -116,7 +117,7 @@ func TestKillWatchRead(t *testing.T) {
 	if w.lost.Load() != 1 {
 		t.Errorf("lost records %d, want 1", w.lost.Load())
 	}
-	if tail := binary.LittleEndian.Uint64(big[1032:]); tail != start+uint64(len(stream)) {
+	if tail := meta.Data_tail; tail != start+uint64(len(stream)) {
 		t.Errorf("data_tail %d, want %d", tail, start+uint64(len(stream)))
 	}
 }
