@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/internal/benchutil"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
@@ -123,9 +122,9 @@ type pairing struct {
 // took and the probe's hits.
 func (p *pairing) run(b *testing.B, plain, probed *kernel.Kernel, hits func() uint64, step func(*kernel.Kernel)) {
 	measure := func(k *kernel.Kernel) (time.Duration, uint64) {
-		i0, c0 := k.Machine().Stats().Instructions, threadCPU(b)
+		i0, c0 := k.Machine().Stats().Instructions, benchutil.ThreadCPU(b)
 		step(k)
-		return threadCPU(b) - c0, k.Machine().Stats().Instructions - i0
+		return benchutil.ThreadCPU(b) - c0, k.Machine().Stats().Instructions - i0
 	}
 	c, n := measure(plain)
 	p.cpuPlain += c
@@ -139,15 +138,6 @@ func (p *pairing) run(b *testing.B, plain, probed *kernel.Kernel, hits func() ui
 
 func (p *pairing) perHit(d time.Duration) float64 {
 	return float64(d.Nanoseconds()) / float64(p.hits)
-}
-
-// threadCPU is the calling thread's CPU time, user and system.
-func threadCPU(b *testing.B) time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkTenThousandProbes times what a user does with many probes:

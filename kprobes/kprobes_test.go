@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kpemu/kpemu/internal/benchutil"
 	"github.com/kpemu/kpemu/internal/waitfor"
 	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
@@ -44,18 +45,7 @@ func bootReady(t testing.TB) (*kernel.Kernel, *kprobes.Kprobes) {
 // iterations.
 func runIterations(t testing.TB, k *kernel.Kernel, n uint64) {
 	t.Helper()
-	start := counter(t, k, "workload_iterations")
-	for i := 0; counter(t, k, "workload_iterations") < start+n; i++ {
-		if i > 100000 {
-			t.Fatalf("workload stuck at %d iterations", counter(t, k, "workload_iterations"))
-		}
-		if err := k.Machine().Step(20000); err != nil {
-			t.Fatal(err)
-		}
-		if msg, ok := k.Panicked(); ok {
-			t.Fatalf("guest panicked: %s", msg)
-		}
-	}
+	benchutil.RunIterations(t, k, n)
 }
 
 func counter(t testing.TB, k *kernel.Kernel, sym string) uint64 {

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/kpemu/kpemu/kernel"
+	"github.com/kpemu/kpemu/internal/benchutil"
 	"github.com/kpemu/kpemu/kprobes"
 )
 
@@ -54,17 +52,17 @@ func BenchmarkHotEvents(b *testing.B) {
 				}
 				return n
 			}
-			runWork(b, plain.k, warm)
-			runWork(b, events.k, warm)
+			benchutil.RunIterations(b, plain.k, warm)
+			benchutil.RunIterations(b, events.k, warm)
 			var cpuPlain, cpuEvents time.Duration
 			var nhits uint64
 			for i := 0; i < b.N; i++ {
-				c0 := threadCPU(b)
-				runWork(b, plain.k, work)
-				c1 := threadCPU(b)
+				c0 := benchutil.ThreadCPU(b)
+				benchutil.RunIterations(b, plain.k, work)
+				c1 := benchutil.ThreadCPU(b)
 				h0 := hits()
-				runWork(b, events.k, work)
-				cpuEvents += threadCPU(b) - c1
+				benchutil.RunIterations(b, events.k, work)
+				cpuEvents += benchutil.ThreadCPU(b) - c1
 				cpuPlain += c1 - c0
 				nhits += hits() - h0
 			}
@@ -128,33 +126,4 @@ func hottestFunctions(b *testing.B, n int) []string {
 	}
 	b.Fatalf("%d functions take a kprobe event, want %d", len(names), n)
 	return nil
-}
-
-// runWork steps k until its workload's loop has run n more iterations.
-func runWork(b *testing.B, k *kernel.Kernel, n uint64) {
-	iterations := func() uint64 {
-		v, err := k.ReadSymbolU64("workload_iterations")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return v
-	}
-	end := iterations() + n
-	for i := 0; iterations() < end; i++ {
-		if i > 200_000 {
-			b.Fatalf("workload stuck at %d iterations", iterations())
-		}
-		if err := k.Machine().Step(20_000); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// threadCPU is the calling thread's CPU time, user and system.
-func threadCPU(b *testing.B) time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
