@@ -5,8 +5,8 @@ package shadow
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,48 +71,43 @@ func (s *treeSet) inGroup(pgid, self int) bool {
 }
 
 // hostKillIDs are the host's ids of syscalls:sys_enter_kill and
-// sys_exit_kill, read from a tracefs mounted for the purpose in a mount
-// namespace of a thread's own (kpemu-ns.sh has unmounted the host's
-// tracefs and put kpemu's where it was), which the thread takes with it
-// when it ends.
+// sys_exit_kill, read from a tracefs of the kpemu process's own, mounted
+// nowhere (fsopen, fsmount: kpemu-ns.sh has unmounted the host's tracefs
+// and put kpemu's where it was). It goes with its descriptor. Not
+// unshare(2) on a locked thread: Go may lock the main thread, whose
+// namespace /proc/self shows, and it cannot end that thread.
 func hostKillIDs() (enter, exit uint64, err error) {
-	type result struct {
-		enter, exit uint64
-		err         error
+	fs, err := unix.Fsopen("tracefs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return 0, 0, fmt.Errorf("fsopen tracefs: %w", err)
 	}
-	ch := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with its namespace
-		var r result
-		r.enter, r.exit, r.err = func() (uint64, uint64, error) {
-			if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-				return 0, 0, fmt.Errorf("unshare: %w", err)
-			}
-			if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-				return 0, 0, fmt.Errorf("making mounts private: %w", err)
-			}
-			const dir = "/tmp"
-			if err := unix.Mount("nodev", dir, "tracefs", 0, ""); err != nil {
-				return 0, 0, fmt.Errorf("mounting tracefs: %w", err)
-			}
-			id := func(ev string) (uint64, error) {
-				b, err := os.ReadFile(dir + "/events/syscalls/" + ev + "/id")
-				if err != nil {
-					return 0, err
-				}
-				return strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-			}
-			enter, err := id("sys_enter_kill")
-			if err != nil {
-				return 0, 0, err
-			}
-			exit, err := id("sys_exit_kill")
-			return enter, exit, err
-		}()
-		ch <- r
-	}()
-	r := <-ch
-	return r.enter, r.exit, r.err
+	defer unix.Close(fs)
+	if err := unix.FsconfigCreate(fs); err != nil {
+		return 0, 0, fmt.Errorf("creating a tracefs: %w", err)
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, 0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("fsmount tracefs: %w", err)
+	}
+	defer unix.Close(mnt)
+	id := func(ev string) (uint64, error) {
+		fd, err := unix.Openat(mnt, "events/syscalls/"+ev+"/id", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", ev, err)
+		}
+		f := os.NewFile(uintptr(fd), ev)
+		defer f.Close()
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return 0, err
+		}
+		return strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	}
+	if enter, err = id("sys_enter_kill"); err != nil {
+		return 0, 0, err
+	}
+	exit, err = id("sys_exit_kill")
+	return enter, exit, err
 }
 
 // perfRingPages is the data pages of each CPU's ring, a power of two.
