@@ -28,11 +28,16 @@ type procTable struct {
 	tgid   map[int]int     // each known thread's process
 	forks  map[int]Request // forking thread -> its Fork, until the child is known
 	exited map[int]bool    // processes whose Exit was replayed
-	tree   *treeSet        // every process the tree had, for the kill watch
+	// early holds each child whose own first stop replayed its Fork,
+	// with the forking thread, until that thread's fork event: the
+	// child may be reaped (and forgotten) before the event comes, which
+	// must not replay the Fork again (its twin would never exit).
+	early map[int]int
+	tree  *treeSet // every process the tree had, for the kill watch
 }
 
 func newProcTable() *procTable {
-	return &procTable{tgid: map[int]int{}, forks: map[int]Request{}, exited: map[int]bool{}, tree: &treeSet{}}
+	return &procTable{tgid: map[int]int{}, forks: map[int]Request{}, exited: map[int]bool{}, early: map[int]int{}, tree: &treeSet{}}
 }
 
 // adopt is the Adopt of pid, the tree's first process.
@@ -72,8 +77,12 @@ func (pt *procTable) forking(tid int, r Request) {
 // replay now, if it waits; none if the child's first stop replayed it,
 // or if child is a thread.
 func (pt *procTable) forked(tid, child, event int) (Request, bool) {
-	if pt.known(child) {
+	if t, ok := pt.early[child]; ok && t == tid {
+		delete(pt.early, child)
 		return Request{}, false // its first stop came first
+	}
+	if pt.known(child) {
+		return Request{}, false // a thread's first stop came first
 	}
 	r, ok := pt.forks[tid]
 	if !ok {
@@ -104,6 +113,7 @@ func (pt *procTable) first(tid int) (Request, bool) {
 	for t, r := range pt.forks {
 		if r.PID == ppid {
 			delete(pt.forks, t)
+			pt.early[tid] = t
 			pt.tgid[tid] = tid
 			pt.tree.add(tid)
 			r.Child = tid
@@ -132,11 +142,17 @@ func (pt *procTable) exit(tid int, status uint32, stopping bool) (Request, bool)
 	return Request{Op: Exit, PID: tid, Comm: readComm(tid), Flags: status}, true
 }
 
-// gone forgets tid, which the tracer reaped.
+// gone forgets tid, which the tracer reaped; a child that tid forked
+// and whose fork event it never reported is forgotten with it.
 func (pt *procTable) gone(tid int) {
 	delete(pt.tgid, tid)
 	delete(pt.forks, tid)
 	delete(pt.exited, tid)
+	for c, t := range pt.early {
+		if t == tid {
+			delete(pt.early, c)
+		}
+	}
 }
 
 // procStatus reads the Tgid and PPid of /proc/TID/status, 0 where unknown.
