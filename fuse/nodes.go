@@ -439,6 +439,9 @@ func (fh *fileHandle) Ioctl(ctx context.Context, cmd uint32, arg uint64, input [
 		}
 		return 0, 0
 	}
+	if c, ok := gofuse.FromContext(ctx); ok {
+		ctx = debugfs.WithCaller(ctx, debugfs.Caller{Pid: int(c.Pid)}) // a perf filter is read from its caller's memory
+	}
 	r, err := fh.h.Ioctl(ctx, cmd, arg, output)
 	if err != nil {
 		return 0, toErrno(fh.log, "ioctl", err)

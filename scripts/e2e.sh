@@ -1300,7 +1300,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	# takes the signal (sys_enter_kill, sys_exit_kill, signal_generate).
 	# perf stat's counters of a tracepoint are kpemu's (the host kernel
 	# would count its own event of that id): exact for a command's
-	# process tree; perf record (sampling) is refused.
+	# process tree, with perf's filters; perf record (sampling) is refused.
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo 1 > events/syscalls/sys_enter_kill/enable
@@ -1319,6 +1319,9 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		perf stat -x, -e syscalls:sys_enter_mkdirat -- sh -c "mkdir $d/a $d/b" 2>&1 | grep -c "^2,,syscalls:sys_enter_mkdirat,"
 		n=$(perf stat -x, -e syscalls:sys_enter_mkdirat -a -- mkdir "$d/c" 2>&1 | awk -F, "/sys_enter_mkdirat/ { print \$1 }")
 		[ "$n" -ge 1 ] && echo "perf stat -a: counted"
+		# --filter (PERF_EVENT_IOC_SET_FILTER): mkdir -m 700 is mode 448
+		perf stat -x, -e syscalls:sys_enter_mkdirat --filter "mode == 448" -e syscalls:sys_enter_mkdirat --filter "mode == 493" \
+			-- mkdir -m 700 "$d/f" 2>&1 | awk -F, "/sys_enter_mkdirat/ { printf \"%s \", \$1 } END { print \"filtered\" }"
 		perf record -q -o "$d/perf.data" -e syscalls:sys_enter_mkdirat -a true 2>&1 | grep -c "support sampling"
 		rm -rf "$d"' 2>&1)
 	# perf-tools (Debian's perf-tools-unstable), unmodified: killsnoop
@@ -1355,8 +1358,8 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	else
 		echo "SKIP perf-tools' killsnoop and syscount: no killsnoop-perf or syscount-perf (Debian's perf-tools-unstable) on this machine"
 	fi
-	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill, signal_generate); perf stat counts kpemu's tracepoints, perf record is refused" \
-		"$(printf 'status 143\n1\n1\n1\n1\nperf stat -a: counted\n1')" "$out"
+	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill, signal_generate); perf stat counts kpemu's tracepoints, filtered too, perf record is refused" \
+		"$(printf 'status 143\n1\n1\n1\n1\nperf stat -a: counted\n1 0 filtered\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo "p:sfork kernel_clone" > kprobe_events

@@ -587,7 +587,9 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 		if !ev.armed.Load() {
 			return false
 		}
-		t.perfHit(ev, regs.CPU)
+		if ev.perf.Load() != nil {
+			t.perfHit(ev, &fetcher{t: t, regs: regs, args: tp.args}, traceFlagIrqsOff)
+		}
 		if f := &ev.top; f.enabled.Load() {
 			t.kprobeTraceFunc(f, tp, regs)
 		}
@@ -621,7 +623,9 @@ func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance,
 		if !ev.armed.Load() {
 			return
 		}
-		t.perfHit(ev, regs.CPU)
+		if ev.perf.Load() != nil {
+			t.perfHit(ev, &fetcher{t: t, regs: regs, args: tp.args}, 0)
+		}
 		if f := &ev.top; f.enabled.Load() {
 			t.kretprobeTraceFunc(f, tp, ri, regs)
 		}

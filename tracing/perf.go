@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/tracing/filter"
+	"golang.org/x/sys/unix"
 )
 
 // perf counters of kpemu's events, after kernel/events/core.c and
@@ -19,7 +21,9 @@ import (
 // (PreparePerf) and makes its perf_event_open an open of kpemu/perf_event;
 // that open takes the counter, whose read(2) and ioctl(2)s are a perf
 // counter's, until its last close. Counting only: a sampling event (perf
-// record) is refused before it gets here.
+// record) is refused before it gets here. PERF_EVENT_IOC_SET_FILTER
+// gives a counter a filter (ftrace_profile_set_filter), in the events'
+// filter syntax, which then counts only the hits that pass it.
 
 // PerfAttr is a counter that perf_event_open(2) asks for.
 type PerfAttr struct {
@@ -60,6 +64,7 @@ type perfCounter struct {
 	id      uint64
 	enabled atomic.Bool
 	count   atomic.Uint64
+	filter  atomic.Pointer[filter.Node] // nil: every hit counts
 
 	mu        sync.Mutex    // guards the times
 	enabledAt time.Time     // when enabled last
@@ -151,14 +156,17 @@ func (t *Tracing) setPerfCounters(ev *event, edit func([]*perfCounter) []*perfCo
 	ev.perf.Store(&l)
 }
 
-// perfHit counts a hit of ev on cpu in its counters (perf_trace_buf_submit
-// and perf_swevent_event for a counting event).
-func (t *Tracing) perfHit(ev *event, cpu int) {
+// perfHit counts a hit of ev in its counters (perf_trace_buf_submit and
+// perf_swevent_event for a counting event); f reads the hit's fields for
+// a counter's filter.
+func (t *Tracing) perfHit(ev *event, f *fetcher, flags uint64) {
 	p := ev.perf.Load()
 	if p == nil {
 		return
 	}
 	k := t.kp.Kernel()
+	cpu := f.regs.CPU
+	var fields map[string]filter.Value
 	for _, pc := range *p {
 		a := &pc.attr
 		if !pc.enabled.Load() || a.CPU >= 0 && a.CPU != cpu {
@@ -170,6 +178,15 @@ func (t *Tracing) perfHit(ev *event, cpu int) {
 					continue
 				}
 			} else if k.CurrentPid(cpu) != a.PID {
+				continue
+			}
+		}
+		if fl := pc.filter.Load(); fl != nil {
+			if fields == nil {
+				comm, pid := k.Current(cpu)
+				fields = f.fields(ev, comm, pid, cpu, flags)
+			}
+			if !(*fl).Eval(fields) {
 				continue
 			}
 		}
@@ -234,7 +251,7 @@ func (pc *perfCounter) Read(_ context.Context, p []byte, _ int64) (int, error) {
 }
 
 // Ioctl is perf_ioctl's commands of a counting event.
-func (pc *perfCounter) Ioctl(_ context.Context, cmd uint32, arg uint64, out []byte) (int32, error) {
+func (pc *perfCounter) Ioctl(ctx context.Context, cmd uint32, arg uint64, out []byte) (int32, error) {
 	switch cmd {
 	case perfIocEnable:
 		pc.enable()
@@ -254,11 +271,66 @@ func (pc *perfCounter) Ioctl(_ context.Context, cmd uint32, arg uint64, out []by
 		}
 		binary.LittleEndian.PutUint64(out, pc.id)
 	case perfIocSetFilter:
-		return 0, syscall.EOPNOTSUPP // a counter counts every hit
+		c, ok := debugfs.CallerOf(ctx)
+		if !ok {
+			return 0, syscall.EFAULT
+		}
+		s, err := readUserString(c.Pid, arg, perfFilterMax)
+		if err != nil {
+			return 0, err
+		}
+		return 0, pc.setFilter(s)
 	default:
 		return 0, syscall.ENOTTY
 	}
 	return 0, nil
+}
+
+// perfFilterMax bounds a filter string with its NUL: perf_event_set_filter
+// copies it with strndup_user(arg, PAGE_SIZE).
+const perfFilterMax = 4096
+
+// setFilter is ftrace_profile_set_filter: s replaces the counter's
+// filter, or, when it does not parse, the counter keeps its filter and
+// the caller gets Linux's errno (no error_log entry: perf's filters are
+// not set_str).
+func (pc *perfCounter) setFilter(s string) error {
+	fields := filterFields(pc.ev)
+	if pe := filter.Check(s, fields); pe != nil {
+		return pe.Errno
+	}
+	n, err := filter.Parse(s, fields)
+	if err != nil {
+		return err
+	}
+	pc.filter.Store(&n)
+	return nil
+}
+
+// readUserString is strndup_user(addr, max) from thread tid's memory:
+// EFAULT where it cannot be read, EINVAL when no NUL ends it within max
+// bytes.
+func readUserString(tid int, addr uint64, max int) (string, error) {
+	var out []byte
+	const chunk = 256
+	for len(out) < max {
+		// A read stops at an unmapped page: read at most to the next
+		// page boundary, so that a string ending before one is read.
+		n := min(chunk, max-len(out), int(4096-(addr+uint64(len(out)))%4096))
+		buf := make([]byte, n)
+		local := []unix.Iovec{{Base: &buf[0]}}
+		local[0].SetLen(n)
+		remote := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(len(out)), Len: n}}
+		got, err := unix.ProcessVMReadv(tid, local, remote, 0)
+		if err != nil || got == 0 {
+			return "", syscall.EFAULT
+		}
+		if i := bytes.IndexByte(buf[:got], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:got]...)
+	}
+	return "", syscall.EINVAL
 }
 
 // Release is the counter's last close: its event is disarmed when no

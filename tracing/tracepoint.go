@@ -322,7 +322,6 @@ func (t *Tracing) tracepointHit(h kernel.TracepointHit) {
 func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 	k := t.kp.Kernel()
 	cpu := h.CPU.Index()
-	t.perfHit(ev, cpu)
 	regs := &kprobes.Regs{PC: h.PC, CPU: cpu}
 	regs.X[29] = h.FP
 	const pstateI = 1 << 7 // the I bit of DAIF
@@ -332,6 +331,9 @@ func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 	}
 	if k.NeedResched(k.CurrentTask(cpu)) {
 		flags |= traceFlagNeedResched
+	}
+	if ev.perf.Load() != nil {
+		t.perfHit(ev, &fetcher{t: t, regs: regs, hit: &tpHit{rec: record(h.Record), addr: h.RecordAddr}}, flags)
 	}
 	if f := &ev.top; f.enabled.Load() {
 		t.traceEventRawEvent(f, h, regs, flags)
