@@ -132,11 +132,11 @@ func TestPerfCounterCounts(t *testing.T) {
 		arg  uint64
 		want error
 	}{
-		{0x2405, 0xffffffff, nil},           // SET_OUTPUT -1
-		{0x2405, 3, syscall.EINVAL},         // SET_OUTPUT to a ring buffer
-		{0x2402, 1, syscall.EINVAL},         // REFRESH: sampling only
-		{0x40082406, 0, syscall.EFAULT},     // SET_FILTER from no caller's memory
-		{0x1234, 0, syscall.ENOTTY},         // not perf's
+		{0x2405, 0xffffffff, nil},       // SET_OUTPUT -1
+		{0x2405, 3, syscall.EINVAL},     // SET_OUTPUT to a ring buffer
+		{0x2402, 1, syscall.EINVAL},     // REFRESH: sampling only
+		{0x40082406, 0, syscall.EFAULT}, // SET_FILTER from no caller's memory
+		{0x1234, 0, syscall.ENOTTY},     // not perf's
 	} {
 		if err := ioctl(tt.cmd, tt.arg, nil); !errors.Is(err, tt.want) && (err != nil || tt.want != nil) {
 			t.Errorf("ioctl %#x(%d) = %v, want %v", tt.cmd, tt.arg, err, tt.want)
