@@ -1300,7 +1300,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	# takes the signal (sys_enter_kill, sys_exit_kill, signal_generate).
 	# perf stat's counters of a tracepoint are kpemu's (the host kernel
 	# would count its own event of that id): exact for a command's
-	# process tree, with perf's filters; perf record (sampling) is refused.
+	# process tree, with perf's filters; perf record samples them.
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing
 		echo 1 > events/syscalls/sys_enter_kill/enable
@@ -1322,14 +1322,17 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		# --filter (PERF_EVENT_IOC_SET_FILTER): mkdir -m 700 is mode 448
 		perf stat -x, -e syscalls:sys_enter_mkdirat --filter "mode == 448" -e syscalls:sys_enter_mkdirat --filter "mode == 493" \
 			-- mkdir -m 700 "$d/f" 2>&1 | awk -F, "/sys_enter_mkdirat/ { printf \"%s \", \$1 } END { print \"filtered\" }"
-		perf record -q -o "$d/perf.data" -e syscalls:sys_enter_mkdirat -a true 2>&1 | grep -c "support sampling"
+		# perf record samples into a ring kpemu writes (a memfd perf maps)
+		perf record -q -o "$d/perf.data" -e syscalls:sys_enter_mkdirat -a -- mkdir -m 700 "$d/r" >/dev/null 2>&1
+		perf script -i "$d/perf.data" 2>&1 | grep -c "^ *mkdir  *[0-9]* \[00[01]\] *[0-9.]*: *syscalls:sys_enter_mkdirat: .*mode: 0x0*1c0$"
 		rm -rf "$d"' 2>&1)
 	# perf-tools (Debian's perf-tools-unstable), unmodified: killsnoop
 	# sees the kills made while it traces (it clears the buffer after
 	# enabling its events, so a loop kills until it is done): kill -0 and
 	# kill -9 replayed at the caller's stop, kill -TERM at its target's,
 	# and one that fails from the kill watch (the host's tracepoints),
-	# syscount -c counts a command's mkdirs through perf stat.
+	# syscount -c counts a command's mkdirs through perf stat, syscount
+	# its mkdir's syscalls through perf record.
 	if command -v killsnoop-perf >/dev/null && command -v syscount-perf >/dev/null; then
 		pt=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" bash -c '
 			d=$(mktemp -d /tmp/kpemu-e2e-pt.XXXXXX)
@@ -1353,12 +1356,15 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 				END { print z + 0, t + 0, k + 0, e + 0 }" $d/p $d/ks
 			printf "mkdir %s/m1 %s/m2 %s/m3\n" $d $d $d > $d/mk.sh
 			syscount-perf -c sh $d/mk.sh 2>/dev/null | awk "\$1 == \"mkdirat\" && \$2 >= 3" | wc -l
+			# without -c: perf record of raw_syscalls:sys_enter, perf script
+			(cd $d && syscount-perf sh $d/mk.sh > $d/sc 2>&1)
+			awk "\$1 == \"mkdir\" && \$2 >= 3" $d/sc | wc -l
 			rm -rf $d' 2>&1)
-		expect "perf-tools' killsnoop (kill -0, -TERM, -9, and one that fails) and syscount -c (Debian's perf-tools-unstable) through kpemu-ns.sh" "$(printf '1 1 1 1\n1')" "$pt"
+		expect "perf-tools' killsnoop (kill -0, -TERM, -9, and one that fails), syscount -c and syscount (Debian's perf-tools-unstable) through kpemu-ns.sh" "$(printf '1 1 1 1\n1\n1')" "$pt"
 	else
 		echo "SKIP perf-tools' killsnoop and syscount: no killsnoop-perf or syscount-perf (Debian's perf-tools-unstable) on this machine"
 	fi
-	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill, signal_generate); perf stat counts kpemu's tracepoints, filtered too, perf record is refused" \
+	expect "kpemu-ns.sh: kill(2) in the caller's twin (sys_enter_kill, sys_exit_kill, signal_generate); perf stat counts kpemu's tracepoints, filtered too; perf record and perf script show a sample" \
 		"$(printf 'status 143\n1\n1\n1\n1\nperf stat -a: counted\n1 0 filtered\n1')" "$out"
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -S -k "$KPEMU" bash -c '
 		cd /sys/kernel/tracing

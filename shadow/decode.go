@@ -37,6 +37,9 @@ const (
 	// sysKill stops only with a signal no target shows (atCaller,
 	// kill_linux.go).
 	sysKill
+	// sysIoctl stops only with one of perf's commands (type '$'): the
+	// seal's, for the sampling events it made memfds (perfsample_linux.go).
+	sysIoctl
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

@@ -32,6 +32,8 @@ const (
 // only with a signal that no signal-delivery stop will show: 0, SIGKILL,
 // or one that is not a signal (EINVAL); the others are replayed from
 // their targets or the kill watch (see procTable.killed for why).
+// ioctl(2) stops only with perf's commands, for the seal's sampling
+// events.
 func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 	// Jumps name their targets ("" is the next instruction), resolved
 	// once the program is laid out; BPF jumps only forward.
@@ -52,7 +54,7 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 	emit(ld, offArch, "", "")
 	emit(jeq, arch, "", "allow")
 	emit(ld, offNr, "", "")
-	var clone, kill []uint32
+	var clone, kill, ioctl []uint32
 	for _, c := range calls {
 		switch c.kind {
 		case sysClone:
@@ -61,6 +63,9 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 		case sysKill:
 			kill = append(kill, c.nr)
 			emit(jeq, c.nr, "kill", "")
+		case sysIoctl:
+			ioctl = append(ioctl, c.nr)
+			emit(jeq, c.nr, "ioctl", "")
 		default:
 			emit(jeq, c.nr, "trace", "")
 		}
@@ -78,6 +83,12 @@ func buildFilter(arch uint32, calls []hostSyscall) []unix.SockFilter {
 			emit(jeq, sig, "trace", "")
 		}
 		emit(unix.BPF_JMP|unix.BPF_JGT|unix.BPF_K, nsig, "trace", "allow") // past _NSIG, or negative
+	}
+	if len(ioctl) > 0 {
+		at["ioctl"] = len(prog)
+		emit(ld, offArgs1, "", "")
+		emit(unix.BPF_ALU|unix.BPF_AND|unix.BPF_K, 0xff00, "", "")
+		emit(jeq, perfIoctlType<<8, "trace", "allow")
 	}
 	at["allow"] = len(prog)
 	emit(ret, unix.SECCOMP_RET_ALLOW, "", "")
@@ -111,7 +122,7 @@ func filterSyscalls(m Mode) []hostSyscall {
 	var seal []hostSyscall
 	for _, c := range all {
 		switch c.kind {
-		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen:
+		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen, sysIoctl:
 			seal = append(seal, c)
 		}
 	}

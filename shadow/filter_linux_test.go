@@ -38,6 +38,8 @@ func runBPF(t *testing.T, prog []unix.SockFilter, d *seccompData) uint32 {
 			} else {
 				pc += int(in.Jf)
 			}
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
+			acc &= in.K
 		case unix.BPF_JMP | unix.BPF_JA:
 			pc += int(in.K)
 		case unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
@@ -93,6 +95,10 @@ func TestFilter(t *testing.T) {
 		{"kill SIGRTMAX", sc(unix.SYS_KILL, 1234, 64), allow},
 		{"kill signal 65", sc(unix.SYS_KILL, 1234, 65), trace},
 		{"kill signal -1", sc(unix.SYS_KILL, 1234, 0xffffffffffffffff), trace},
+		{"ioctl PERF_EVENT_IOC_ENABLE", sc(unix.SYS_IOCTL, 5, 0x2400), trace},
+		{"ioctl PERF_EVENT_IOC_ID", sc(unix.SYS_IOCTL, 5, 0x80082407), trace},
+		{"ioctl TCGETS", sc(unix.SYS_IOCTL, 0, 0x5401), allow},
+		{"ioctl FIONREAD", sc(unix.SYS_IOCTL, 0, 0x541b), allow},
 		{"read", sc(unix.SYS_READ), allow},
 		{"execve", sc(unix.SYS_EXECVE), allow},
 		{"close", sc(unix.SYS_CLOSE), allow},
@@ -100,7 +106,7 @@ func TestFilter(t *testing.T) {
 		{"x32-style number", sc(unix.SYS_OPENAT | 0x40000000), allow},
 	}
 	for _, c := range hostSyscalls() {
-		if c.kind != sysClone && c.kind != sysKill {
+		if c.kind != sysClone && c.kind != sysKill && c.kind != sysIoctl {
 			tests = append(tests, struct {
 				name string
 				d    *seccompData

@@ -1,9 +1,11 @@
 package shadow
 
 import (
+	"os"
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -28,14 +30,17 @@ import (
 //   - perf_event_open(2) of a tracepoint (whose id a tool read from
 //     kpemu's tracefs) is served by Perf: a counting event (perf stat)
 //     becomes an open of the file Perf names, whose reads and ioctls are
-//     a perf counter's. A sampling one (perf record), any without Perf,
-//     and one of the host's kprobe or uprobe PMU fail with EOPNOTSUPP:
-//     the host kernel would count its own events.
+//     a perf counter's; a sampling one (perf record), and perf record's
+//     PERF_COUNT_SW_DUMMY, a memfd_create whose memfd Perf writes the
+//     samples into, and whose ioctls the seal serves
+//     (perfsample_linux.go). Any without Perf, and one of the host's
+//     kprobe or uprobe PMU, fail with EOPNOTSUPP: the host kernel would
+//     count its own events.
 type Seal struct {
 	Tracefs string // kpemu's tracing tree, as Linux's /sys/kernel/tracing ("" if none)
 	Debugfs string // kpemu's debugfs tree ("" if none)
-	// Perf, if not nil, serves perf_event_open(2) of a tracepoint's
-	// counter with a counter of kpemu's events (see PerfCounters).
+	// Perf, if not nil, serves perf_event_open(2) of a tracepoint with
+	// a counter or sampling event of kpemu's events (see PerfCounters).
 	Perf PerfCounters
 	Dir  string // where the rewritten mount tables go; a private tmpfs
 }
@@ -240,10 +245,83 @@ type PerfAttr struct {
 	PID, CPU                        int // -1: any process, any CPU
 }
 
-// PerfCounters makes kpemu's perf counters.
+// SampleAttr is a sampling event of perf_event_open(2) (perf record).
+type SampleAttr struct {
+	PerfAttr
+	SampleType   uint64 // PERF_SAMPLE_*
+	SamplePeriod uint64 // a sample every SamplePeriod hits
+	SampleIDAll  bool   // sample_id_all
+	// Comm: the ring gets a PERF_RECORD_COMM before a task's first
+	// sample and when its name changes (attr.comm, perf's tracking
+	// event's); Dummy: the software event PERF_COUNT_SW_DUMMY, which
+	// samples nothing and is there for its ring and its tracking.
+	Comm, Dummy bool
+}
+
+// PerfCounters makes kpemu's perf counters and sampling events.
 type PerfCounters interface {
 	// PreparePerf readies a counter of attr for tid's next open of the
 	// file it names (an absolute path in the caller's file system), or
 	// returns the errno that perf_event_open(2) fails with.
 	PreparePerf(tid int, attr PerfAttr) (path string, errno syscall.Errno)
+	// CheckSample returns the errno perf_event_open(2) of the sampling
+	// event attr fails with, 0 if it would not.
+	CheckSample(attr SampleAttr) syscall.Errno
+	// SamplePerf makes the sampling event attr, whose ring buffer is the
+	// memfd ring (kpemu's open of it, which the event then owns) that
+	// process tgid maps.
+	SamplePerf(attr SampleAttr, ring *os.File, tgid int) (PerfSampler, syscall.Errno)
+}
+
+// PerfSampler is a sampling event that SamplePerf made: perf's ioctls
+// on it, and its end.
+type PerfSampler interface {
+	ID() uint64
+	Enable(on bool)
+	Reset()
+	SetPeriod(p uint64) syscall.Errno
+	SetFilter(f string) syscall.Errno
+	// SetOutput sends its samples to to's ring (nil: its own).
+	SetOutput(to PerfSampler) syscall.Errno
+	Pause(on bool)
+	Close()
+}
+
+// samplerTable holds the sampling events the seal made, by process and
+// descriptor. The seal's trace loops share it.
+type samplerTable struct {
+	mu sync.Mutex
+	m  map[int]map[int]PerfSampler
+}
+
+func (st *samplerTable) add(tgid, fd int, s PerfSampler) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.m == nil {
+		st.m = map[int]map[int]PerfSampler{}
+	}
+	if st.m[tgid] == nil {
+		st.m[tgid] = map[int]PerfSampler{}
+	}
+	if old := st.m[tgid][fd]; old != nil {
+		old.Close() // the descriptor was closed and reused
+	}
+	st.m[tgid][fd] = s
+}
+
+func (st *samplerTable) get(tgid, fd int) PerfSampler {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.m[tgid][fd]
+}
+
+// exit ends the events of process tgid, which is gone.
+func (st *samplerTable) exit(tgid int) {
+	st.mu.Lock()
+	l := st.m[tgid]
+	delete(st.m, tgid)
+	st.mu.Unlock()
+	for _, s := range l {
+		s.Close()
+	}
 }

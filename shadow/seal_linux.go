@@ -383,6 +383,12 @@ func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop,
 		return nil, false // the host's call fails with EFAULT
 	}
 	typ := binary.LittleEndian.Uint32(b[:])
+	if typ == perfTypeSoftware && s.Seal.Perf != nil && c.read(d.Args[0], b[:]) == nil &&
+		binary.LittleEndian.Uint64(b[8:]) == perfCountSWDummy {
+		// perf record's tracking event shares a ring with the
+		// tracepoints' (SET_OUTPUT), so it must be one of kpemu's.
+		return s.perfDummy(tid, d, b[:])
+	}
 	if typ != perfTypeTracepoint && !hostProbePMU(typ) {
 		return nil, false
 	}
@@ -421,10 +427,12 @@ func (s *Supervisor) perfCounter(tid int, d *seccompData, attr []byte) (exitStop
 		PID:          int(int32(d.Args[1])), CPU: int(int32(d.Args[2])),
 	}
 	flags := d.Args[4]
-	// Sampling (perf record), groups read as one and cgroups are not
-	// served: only counting.
-	if u64(16) != 0 || a.ReadFormat&perfFormatGroup != 0 || flags&perfFlagPidCgroup != 0 {
+	// Groups read as one and cgroups are not served.
+	if a.ReadFormat&perfFormatGroup != 0 || flags&perfFlagPidCgroup != 0 {
 		return nil, false, unix.EOPNOTSUPP
+	}
+	if sa, ok := sampleAttr(a, attr); ok {
+		return s.perfSampler(tid, sa, flags)
 	}
 	p, errno := s.Seal.Perf.PreparePerf(tid, a)
 	if errno != 0 {

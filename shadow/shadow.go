@@ -110,6 +110,8 @@ type Supervisor struct {
 	forks, opens, symlinks, mkdirs, unlinks atomic.Uint64
 	adopts, exits, kills                    atomic.Uint64
 	replayErrors, threads, skipped, sealed  atomic.Uint64
+
+	samplers samplerTable // the sampling perf events the seal made
 }
 
 // Stats returns the counts so far, over all the processes traced.

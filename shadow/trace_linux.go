@@ -122,6 +122,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 		if !ws.Stopped() {
 			// exited or killed
 			delete(exits, tid)
+			s.samplers.exit(tid) // a process's sampling events end with it
 			if pt != nil {
 				if r, ok := pt.exit(tid, uint32(ws), false); ok && ctx.Err() == nil {
 					exit(r) // after no PTRACE_EVENT_EXIT stop (SIGKILL), or threads
@@ -288,6 +289,12 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 			return nil, false
 		}
 		return s.sealPerf(tid, &d, c)
+	case sysIoctl:
+		defer c.close()
+		if s.Seal != nil && s.Seal.Perf != nil {
+			s.sealIoctl(tid, &d, c)
+		}
+		return nil, false
 	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()

@@ -56,6 +56,7 @@ func BenchmarkHotEvents(b *testing.B) {
 			benchutil.RunIterations(b, events.k, warm)
 			var cpuPlain, cpuEvents time.Duration
 			var nhits uint64
+			b.StartTimer() // a stopped timer would have b.N raised without end
 			for i := 0; i < b.N; i++ {
 				c0 := benchutil.ThreadCPU(b)
 				benchutil.RunIterations(b, plain.k, work)

@@ -65,6 +65,7 @@ type perfCounter struct {
 	enabled atomic.Bool
 	count   atomic.Uint64
 	filter  atomic.Pointer[filter.Node] // nil: every hit counts
+	sample  *perfSample                 // a sampling event's; nil for a counter
 
 	mu        sync.Mutex    // guards the times
 	enabledAt time.Time     // when enabled last
@@ -76,6 +77,20 @@ type perfCounter struct {
 // PreparePerf readies a counter of a for thread tid's next open of
 // kpemu/perf_event; it returns perf_event_open's errno (0 for success).
 func (t *Tracing) PreparePerf(tid int, a PerfAttr) syscall.Errno {
+	if errno := t.checkPerf(a); errno != 0 {
+		return errno
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.perfPending == nil {
+		t.perfPending = map[int]PerfAttr{}
+	}
+	t.perfPending[tid] = a
+	return 0
+}
+
+// checkPerf is what perf_event_open refuses of a counter of a.
+func (t *Tracing) checkPerf(a PerfAttr) syscall.Errno {
 	if a.PID < -1 || a.CPU < -1 || a.PID == -1 && a.CPU == -1 {
 		return syscall.EINVAL
 	}
@@ -93,10 +108,6 @@ func (t *Tracing) PreparePerf(tid int, a PerfAttr) syscall.Errno {
 		// through perf here.
 		return syscall.EOPNOTSUPP
 	}
-	if t.perfPending == nil {
-		t.perfPending = map[int]PerfAttr{}
-	}
-	t.perfPending[tid] = a
 	return 0
 }
 
@@ -157,9 +168,11 @@ func (t *Tracing) setPerfCounters(ev *event, edit func([]*perfCounter) []*perfCo
 }
 
 // perfHit counts a hit of ev in its counters (perf_trace_buf_submit and
-// perf_swevent_event for a counting event); f reads the hit's fields for
-// a counter's filter.
-func (t *Tracing) perfHit(ev *event, f *fetcher, flags uint64) {
+// perf_swevent_event for a counting event) and samples it in its
+// sampling events; f reads the hit's fields for a counter's filter, raw
+// makes its record for a sample's PERF_SAMPLE_RAW (the part after
+// struct trace_entry).
+func (t *Tracing) perfHit(ev *event, f *fetcher, flags uint64, raw func() []byte) {
 	p := ev.perf.Load()
 	if p == nil {
 		return
@@ -191,7 +204,26 @@ func (t *Tracing) perfHit(ev *event, f *fetcher, flags uint64) {
 			}
 		}
 		pc.count.Add(1)
+		if pc.sample != nil {
+			pc.sample.hit(func() *sampleCtx { return t.sampleContext(ev, f, flags, raw) })
+		}
 	}
+}
+
+// sampleContext is a sample's view of a hit on f.regs.CPU.
+func (t *Tracing) sampleContext(ev *event, f *fetcher, flags uint64, raw func() []byte) *sampleCtx {
+	k := t.kp.Kernel()
+	cpu := f.regs.CPU
+	comm, pid := k.Current(cpu)
+	c := &sampleCtx{ip: f.regs.PC, pid: int32(k.CurrentTgid(cpu)), tid: int32(pid), comm: comm, time: uint64(t.now()), cpu: uint32(cpu)}
+	c.callchain = t.unwind(cpu, f.regs.PC, f.regs.X[29])
+	// struct trace_entry, then the event's fields
+	head := make([]byte, traceEntryHeadSize, 64)
+	binary.LittleEndian.PutUint16(head, uint16(ev.id))
+	head[2] = uint8(flags)
+	binary.LittleEndian.PutUint32(head[4:], uint32(pid))
+	c.raw = append(head, raw()...)
+	return c
 }
 
 func (pc *perfCounter) enable() {

@@ -133,6 +133,24 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
+// probeRaw is a probe event's record after struct trace_entry, as
+// store_trace_args lays it out: the head (ip; or func and ret_ip), the
+// arguments, the strings.
+func (t *Tracing) probeRaw(tp *traceProbe, regs *kprobes.Regs, head int, ip, retIP uint64) []byte {
+	f := fetcher{t: t, regs: regs, args: tp.args}
+	var w bytes.Buffer
+	f.startRaw(tp.ev, head)
+	binary.LittleEndian.PutUint64(f.raw, ip)
+	if head == 16 {
+		binary.LittleEndian.PutUint64(f.raw[8:], retIP)
+	}
+	for _, a := range tp.args {
+		f.format(&w, a)
+	}
+	f.finish(&w)
+	return f.raw
+}
+
 // recordReturn writes one return event, as print_kretprobe_event:
 // "(caller+off/size <- func)". A return handler runs with interrupts as
 // the function left them, so its flags show no 'd'. Its stack starts at

@@ -333,7 +333,10 @@ func (t *Tracing) staticHit(ev *event, h kernel.TracepointHit) {
 		flags |= traceFlagNeedResched
 	}
 	if ev.perf.Load() != nil {
-		t.perfHit(ev, &fetcher{t: t, regs: regs, hit: &tpHit{rec: record(h.Record), addr: h.RecordAddr}}, flags)
+		rec := record(h.Record)
+		t.perfHit(ev, &fetcher{t: t, regs: regs, hit: &tpHit{rec: rec, addr: h.RecordAddr}}, flags, func() []byte {
+			return append([]byte(nil), rec[traceEntryHeadSize:ev.static.size]...)
+		})
 	}
 	if f := &ev.top; f.enabled.Load() {
 		t.traceEventRawEvent(f, h, regs, flags)

@@ -126,10 +126,40 @@ type perfCounters struct {
 }
 
 func (p perfCounters) PreparePerf(tid int, a shadow.PerfAttr) (string, syscall.Errno) {
-	errno := p.tr.PreparePerf(tid, tracing.PerfAttr{
+	return p.path, p.tr.PreparePerf(tid, perfAttr(a))
+}
+
+func (p perfCounters) CheckSample(a shadow.SampleAttr) syscall.Errno {
+	return p.tr.CheckSample(sampleAttr(a))
+}
+
+func (p perfCounters) SamplePerf(a shadow.SampleAttr, ring *os.File, tgid int) (shadow.PerfSampler, syscall.Errno) {
+	s, errno := p.tr.OpenSample(sampleAttr(a), ring, tgid)
+	if errno != 0 {
+		return nil, errno
+	}
+	return perfSampler{s}, 0
+}
+
+func perfAttr(a shadow.PerfAttr) tracing.PerfAttr {
+	return tracing.PerfAttr{
 		Config: a.Config, ReadFormat: a.ReadFormat,
 		Disabled: a.Disabled, Inherit: a.Inherit, EnableOnExec: a.EnableOnExec,
 		PID: a.PID, CPU: a.CPU,
-	})
-	return p.path, errno
+	}
+}
+
+func sampleAttr(a shadow.SampleAttr) tracing.SampleAttr {
+	return tracing.SampleAttr{PerfAttr: perfAttr(a.PerfAttr), SampleType: a.SampleType, SamplePeriod: a.SamplePeriod,
+		SampleIDAll: a.SampleIDAll, Comm: a.Comm, Dummy: a.Dummy}
+}
+
+// perfSampler is a tracing.PerfSampler as the seal takes it.
+type perfSampler struct{ *tracing.PerfSampler }
+
+func (s perfSampler) SetOutput(to shadow.PerfSampler) syscall.Errno {
+	if to == nil {
+		return s.PerfSampler.SetOutput(nil)
+	}
+	return s.PerfSampler.SetOutput(to.(perfSampler).PerfSampler)
 }

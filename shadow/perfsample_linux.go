@@ -1,0 +1,223 @@
+//go:build linux && (amd64 || arm64)
+
+package shadow
+
+import (
+	"encoding/binary"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Sampling perf events (perf record) in sealed processes. Linux's event
+// is an fd whose mmap is its ring buffer; the seal makes the
+// perf_event_open a memfd_create in the caller instead, which perf maps
+// as it would the event, and hands kpemu its own open of that memfd
+// (Seal.Perf's SamplePerf), which writes the samples into it. perf's
+// ioctls on the fd stop for the seal (the filter stops every ioctl of
+// type '$') and are served here; the event ends with its process.
+// poll(2) on a memfd always reports it readable, so perf record does
+// not sleep between reads as it does on Linux.
+
+// perfIoctlType is the type byte of perf's ioctls (PERF_EVENT_IOC_*).
+const perfIoctlType = '$'
+
+// perf's ioctl commands (include/uapi/linux/perf_event.h).
+const (
+	perfIocEnable      = 0x2400
+	perfIocDisable     = 0x2401
+	perfIocRefresh     = 0x2402
+	perfIocReset       = 0x2403
+	perfIocPeriod      = 0x40082404
+	perfIocSetOutput   = 0x2405
+	perfIocSetFilter   = 0x40082406
+	perfIocID          = 0x80082407
+	perfIocPauseOutput = 0x40042409
+)
+
+// struct perf_event_attr's bit fields (at offset 40) a sampler reads.
+const (
+	perfAttrComm        = 1 << 9
+	perfAttrFreq        = 1 << 10
+	perfAttrSampleIDAll = 1 << 18
+
+	perfTypeSoftware = 1 // PERF_TYPE_SOFTWARE
+	perfCountSWDummy = 9 // PERF_COUNT_SW_DUMMY
+)
+
+// sampleAttr is the sampling event attr asks for, if it is one: a
+// sample period, or a frequency (taken as a sample of every hit, which a
+// tracepoint's frequency starts with).
+func sampleAttr(a PerfAttr, attr []byte) (SampleAttr, bool) {
+	u64 := func(off int) uint64 { return binary.LittleEndian.Uint64(attr[off:]) }
+	period, bits := u64(16), u64(40)
+	if period == 0 {
+		return SampleAttr{}, false
+	}
+	if bits&perfAttrFreq != 0 {
+		period = 1
+	}
+	return SampleAttr{PerfAttr: a, SampleType: u64(24), SamplePeriod: period,
+		SampleIDAll: bits&perfAttrSampleIDAll != 0, Comm: bits&perfAttrComm != 0}, true
+}
+
+// perfDummy makes a sampling PERF_COUNT_SW_DUMMY one of kpemu's
+// sampling events (perfSampler); a counting one goes on to the host.
+func (s *Supervisor) perfDummy(tid int, d *seccompData, attr []byte) (exitStop, bool) {
+	bits := binary.LittleEndian.Uint64(attr[40:])
+	a := PerfAttr{Disabled: bits&perfAttrDisabled != 0, Inherit: bits&perfAttrInherit != 0,
+		EnableOnExec: bits&perfAttrEnableOnExec != 0, PID: int(int32(d.Args[1])), CPU: int(int32(d.Args[2]))}
+	sa, ok := sampleAttr(a, attr)
+	if !ok {
+		return nil, false
+	}
+	sa.Dummy = true
+	x, ok, errno := s.perfSampler(tid, sa, d.Args[4])
+	if errno == 0 {
+		return x, ok
+	}
+	rg, err := getRegs(tid)
+	if err == nil {
+		rg.skipSyscall(-int64(errno))
+		err = setRegs(tid, rg)
+	}
+	if err != nil {
+		_ = unix.Tgkill(tgid(tid), tid, unix.SIGKILL)
+	}
+	return nil, false
+}
+
+// perfSampler turns the stopped perf_event_open of sampling event a
+// into a memfd_create, whose exit stop (sampleExit) gives the memfd to
+// kpemu; or returns the errno the call fails with.
+func (s *Supervisor) perfSampler(tid int, a SampleAttr, flags uint64) (exitStop, bool, unix.Errno) {
+	if errno := s.Seal.Perf.CheckSample(a); errno != 0 {
+		return nil, false, errno
+	}
+	entry, err := getRegs(tid)
+	if err != nil {
+		return nil, false, unix.ESRCH
+	}
+	rg := *entry
+	name := []byte("kpemu-perf\x00")
+	addr := (rg.sp() - redZone - uint64(len(name))) &^ 15
+	if _, err := unix.PtracePokeData(tid, uintptr(addr), name); err != nil {
+		return nil, false, unix.EFAULT
+	}
+	mflags := uint64(0)
+	if flags&perfFlagFdCloexec != 0 {
+		mflags |= unix.MFD_CLOEXEC
+	}
+	rg.setSyscall(unix.SYS_MEMFD_CREATE)
+	rg.setArg(0, addr)
+	rg.setArg(1, mflags)
+	if err := setRegs(tid, &rg); err != nil {
+		return nil, false, unix.ESRCH
+	}
+	s.sealed.Add(1)
+	return sampleExit{entry: entry, attr: a}, true, 0
+}
+
+// sampleExit ends a perf_event_open made a memfd_create: kpemu opens
+// the memfd and makes the event, and the tracee gets its registers back
+// with the memfd as the result.
+type sampleExit struct {
+	entry *regs
+	attr  SampleAttr
+}
+
+func (x sampleExit) atExit(s *Supervisor, tid int, stopping bool) {
+	rg, err := getRegs(tid)
+	if err != nil {
+		return
+	}
+	rg.keepRet(x.entry)
+	if fd := int(rg.ret()); fd >= 0 && !stopping {
+		f, err := os.OpenFile("/proc/"+strconv.Itoa(tid)+"/fd/"+strconv.Itoa(fd), os.O_RDWR, 0)
+		var smp PerfSampler
+		errno := unix.ENOMEM
+		if err == nil {
+			p := tgid(tid)
+			if smp, errno = s.Seal.Perf.SamplePerf(x.attr, f, p); errno == 0 {
+				s.samplers.add(p, fd, smp)
+			}
+		}
+		if errno != 0 {
+			// The memfd stays open in the tracee: a rare failure
+			// (kpemu could not open or map it) leaks a descriptor.
+			s.log().Warn("shadow: seal: a sampling perf event failed", "tid", tid, "err", err, "errno", errno)
+			rg.setRet(-int64(errno))
+		}
+	}
+	if err := setRegs(tid, rg); err != nil {
+		s.log().Warn("shadow: seal: cannot end a sampling perf event's open", "tid", tid, "err", err)
+	}
+}
+
+// sealIoctl serves perf's ioctl on a sampling event the seal made; any
+// other ioctl goes on to its file (a perf counter's is kpemu's FUSE
+// file's).
+func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
+	p := tgid(tid)
+	fd := int(int32(d.Args[0]))
+	smp := s.samplers.get(p, fd)
+	if smp == nil {
+		return
+	}
+	cmd, arg := uint32(d.Args[1]), d.Args[2]
+	var errno unix.Errno
+	switch cmd {
+	case perfIocEnable:
+		smp.Enable(true)
+	case perfIocDisable:
+		smp.Enable(false)
+	case perfIocReset:
+		smp.Reset()
+	case perfIocRefresh:
+		errno = unix.EINVAL // an overflow count: not served
+	case perfIocPeriod:
+		var b [8]byte
+		if c.read(arg, b[:]) != nil {
+			errno = unix.EFAULT
+			break
+		}
+		errno = smp.SetPeriod(binary.LittleEndian.Uint64(b[:]))
+	case perfIocSetOutput:
+		var to PerfSampler
+		if out := int(int32(arg)); out != -1 {
+			if to = s.samplers.get(p, out); to == nil {
+				errno = unix.EINVAL // not an event, or not one of kpemu's
+				break
+			}
+		}
+		errno = smp.SetOutput(to)
+	case perfIocSetFilter:
+		f, err := c.readString(arg)
+		if err != nil {
+			errno = unix.EFAULT
+			break
+		}
+		errno = smp.SetFilter(f)
+	case perfIocID:
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], smp.ID())
+		if _, err := unix.PtracePokeData(tid, uintptr(arg), b[:]); err != nil {
+			errno = unix.EFAULT
+		}
+	case perfIocPauseOutput:
+		smp.Pause(arg != 0)
+	default:
+		errno = unix.ENOTTY
+	}
+	rg, err := getRegs(tid)
+	if err == nil {
+		rg.skipSyscall(-int64(errno))
+		err = setRegs(tid, rg)
+	}
+	if err != nil {
+		s.log().Warn("shadow: seal: cannot answer a perf ioctl", "tid", tid, "err", err)
+		return
+	}
+	s.sealed.Add(1)
+}
