@@ -40,6 +40,10 @@ const (
 	// sysIoctl stops only with one of perf's commands (type '$'): the
 	// seal's, for the sampling events it made memfds (perfsample_linux.go).
 	sysIoctl
+	// sysPoll and sysPpoll are the seal's, for perf record's waits on
+	// the rings of its sampling events (perfsample_linux.go).
+	sysPoll
+	sysPpoll
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

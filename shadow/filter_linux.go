@@ -122,7 +122,7 @@ func filterSyscalls(m Mode) []hostSyscall {
 	var seal []hostSyscall
 	for _, c := range all {
 		switch c.kind {
-		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen, sysIoctl:
+		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen, sysIoctl, sysPoll, sysPpoll:
 			seal = append(seal, c)
 		}
 	}

@@ -221,3 +221,114 @@ func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
 	}
 	s.sealed.Add(1)
 }
+
+// pollQuiet is how long a poll(2) of perf's waits for its rings: a
+// memfd is always readable, so the seal has the poll wait without them
+// for this long at most (or as long as it asked, if less), and perf
+// then reads its rings, as it would after a wakeup.
+const pollQuiet = 10 // ms
+
+// sealPoll makes a poll(2) or ppoll(2) of a process with sampling
+// events wait as on Linux, where an event's fd is readable once its
+// ring has records: if none of the polled rings has any, their entries
+// poll for nothing (events 0) and the wait is at most pollQuiet; their
+// events come back at the call's exit stop (pollExit).
+func (s *Supervisor) sealPoll(tid int, kind sysKind, d *seccompData, c *procCaller) (exitStop, bool) {
+	fds := s.samplers.of(tgid(tid))
+	nfds := d.Args[1]
+	if fds == nil || nfds == 0 || nfds > 1<<16 {
+		return nil, false
+	}
+	buf := make([]byte, 8*nfds)
+	if c.read(d.Args[0], buf) != nil {
+		return nil, false
+	}
+	var quiet []int
+	for i := range int(nfds) {
+		// struct pollfd: int fd; short events; short revents
+		smp := fds[int(int32(binary.LittleEndian.Uint32(buf[8*i:])))]
+		if smp == nil {
+			continue
+		}
+		if smp.Pending() {
+			return nil, false // readable now, as on Linux
+		}
+		quiet = append(quiet, i)
+	}
+	if len(quiet) == 0 {
+		return nil, false
+	}
+	entry, err := getRegs(tid)
+	if err != nil {
+		return nil, false
+	}
+	rg := *entry
+	switch kind {
+	case sysPoll:
+		if ms := int32(d.Args[2]); ms < 0 || ms > pollQuiet {
+			rg.setArg(2, pollQuiet)
+		}
+	case sysPpoll:
+		// struct timespec, after the red zone; the kernel writes the
+		// time left into it, which the caller never sees.
+		var ts [16]byte
+		if d.Args[2] != 0 && c.read(d.Args[2], ts[:]) != nil {
+			return nil, false
+		}
+		sec, nsec := int64(binary.LittleEndian.Uint64(ts[:])), int64(binary.LittleEndian.Uint64(ts[8:]))
+		if d.Args[2] == 0 || sec*1e3+nsec/1e6 > pollQuiet {
+			binary.LittleEndian.PutUint64(ts[:], 0)
+			binary.LittleEndian.PutUint64(ts[8:], pollQuiet*1e6)
+			addr := (rg.sp() - redZone - uint64(len(ts))) &^ 15
+			if _, err := unix.PtracePokeData(tid, uintptr(addr), ts[:]); err != nil {
+				return nil, false
+			}
+			rg.setArg(2, addr)
+		}
+	}
+	events := make([]uint16, len(quiet))
+	for j, i := range quiet {
+		events[j] = binary.LittleEndian.Uint16(buf[8*i+4:])
+		binary.LittleEndian.PutUint16(buf[8*i+4:], 0)
+	}
+	if _, err := unix.PtracePokeData(tid, uintptr(d.Args[0]), buf); err != nil {
+		return nil, false
+	}
+	if err := setRegs(tid, &rg); err != nil {
+		return nil, false
+	}
+	s.sealed.Add(1)
+	return pollExit{entry: entry, fds: d.Args[0], n: int(nfds), quiet: quiet, events: events}, true
+}
+
+// pollExit gives a poll that sealPoll changed its entries' events and
+// its registers back, with the poll's result.
+type pollExit struct {
+	entry  *regs
+	fds    uint64
+	n      int
+	quiet  []int
+	events []uint16
+}
+
+func (x pollExit) atExit(s *Supervisor, tid int, _ bool) {
+	c := procCaller{pid: tid, pageSize: os.Getpagesize()}
+	defer c.close()
+	buf := make([]byte, 8*x.n)
+	if err := c.read(x.fds, buf); err == nil {
+		for j, i := range x.quiet {
+			binary.LittleEndian.PutUint16(buf[8*i+4:], x.events[j])
+		}
+		if _, err := unix.PtracePokeData(tid, uintptr(x.fds), buf); err != nil {
+			s.log().Warn("shadow: seal: cannot restore a poll's events", "tid", tid, "err", err)
+		}
+	}
+	rg, err := getRegs(tid)
+	if err != nil {
+		return
+	}
+	rg.keepRet(x.entry)
+	if err := setRegs(tid, rg); err != nil {
+		s.log().Warn("shadow: seal: cannot end a poll", "tid", tid, "err", err)
+	}
+}

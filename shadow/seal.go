@@ -284,6 +284,9 @@ type PerfSampler interface {
 	// SetOutput sends its samples to to's ring (nil: its own).
 	SetOutput(to PerfSampler) syscall.Errno
 	Pause(on bool)
+	// Pending reports whether its own ring holds records perf has not
+	// read.
+	Pending() bool
 	Close()
 }
 
@@ -307,6 +310,20 @@ func (st *samplerTable) add(tgid, fd int, s PerfSampler) {
 		old.Close() // the descriptor was closed and reused
 	}
 	st.m[tgid][fd] = s
+}
+
+// of is process tgid's events by descriptor (a copy), nil if none.
+func (st *samplerTable) of(tgid int) map[int]PerfSampler {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.m[tgid]) == 0 {
+		return nil
+	}
+	m := make(map[int]PerfSampler, len(st.m[tgid]))
+	for fd, s := range st.m[tgid] {
+		m[fd] = s
+	}
+	return m
 }
 
 func (st *samplerTable) get(tgid, fd int) PerfSampler {

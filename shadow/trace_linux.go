@@ -295,6 +295,12 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 			s.sealIoctl(tid, &d, c)
 		}
 		return nil, false
+	case sysPoll, sysPpoll:
+		defer c.close()
+		if s.Seal == nil {
+			return nil, false
+		}
+		return s.sealPoll(tid, kind, &d, c)
 	}
 	r, replay, err := decode(kind, &d, c)
 	c.close()

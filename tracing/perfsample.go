@@ -549,3 +549,15 @@ func (s *PerfSampler) Close() {
 	}
 	s.pc.sample.own.close()
 }
+
+// Pending reports whether the event's own ring holds records perf has
+// not read (its fd is readable on Linux).
+func (s *PerfSampler) Pending() bool {
+	r := s.pc.sample.own
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.mem == nil {
+		return false
+	}
+	return atomic.LoadUint64(r.word(mmapDataHead)) != atomic.LoadUint64(r.word(mmapDataTail))
+}
