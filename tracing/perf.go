@@ -205,18 +205,20 @@ func (t *Tracing) perfHit(ev *event, f *fetcher, flags uint64, raw func() []byte
 		}
 		pc.count.Add(1)
 		if pc.sample != nil {
-			pc.sample.hit(func() *sampleCtx { return t.sampleContext(ev, f, flags, raw) })
+			pc.sample.hit(func() *sampleCtx { return t.sampleContext(ev, f, flags, raw, pc.sample.attr.SampleType) })
 		}
 	}
 }
 
 // sampleContext is a sample's view of a hit on f.regs.CPU.
-func (t *Tracing) sampleContext(ev *event, f *fetcher, flags uint64, raw func() []byte) *sampleCtx {
+func (t *Tracing) sampleContext(ev *event, f *fetcher, flags uint64, raw func() []byte, sampleType uint64) *sampleCtx {
 	k := t.kp.Kernel()
 	cpu := f.regs.CPU
 	comm, pid := k.Current(cpu)
 	c := &sampleCtx{ip: f.regs.PC, pid: int32(k.CurrentTgid(cpu)), tid: int32(pid), comm: comm, time: uint64(t.now()), cpu: uint32(cpu)}
-	c.callchain = t.unwind(cpu, f.regs.PC, f.regs.X[29])
+	if sampleType&sampleCallchain != 0 {
+		c.callchain = t.unwind(cpu, f.regs.PC, f.regs.X[29])
+	}
 	// struct trace_entry, then the event's fields
 	head := make([]byte, traceEntryHeadSize, 64)
 	binary.LittleEndian.PutUint16(head, uint16(ev.id))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -44,7 +45,6 @@ const (
 	sampleTID        = 1 << 1
 	sampleTime       = 1 << 2
 	sampleAddr       = 1 << 3
-	sampleRead       = 1 << 4
 	sampleCallchain  = 1 << 5
 	sampleID         = 1 << 6
 	sampleCPU        = 1 << 7
@@ -57,9 +57,9 @@ const (
 	sampleDataPage   = 1 << 22
 	sampleCodePage   = 1 << 23
 
-	// what kpemu writes: the rest (branch stacks, registers, user
-	// stacks, weights, AUX) have nothing behind them here
-	sampleServed = sampleIP | sampleTID | sampleTime | sampleAddr | sampleRead | sampleCallchain |
+	// what kpemu writes: the rest (the counts of READ, branch stacks,
+	// registers, user stacks, weights, AUX) are not served
+	sampleServed = sampleIP | sampleTID | sampleTime | sampleAddr | sampleCallchain |
 		sampleID | sampleCPU | samplePeriod | sampleStreamID | sampleRaw | sampleIdentifier |
 		samplePhysAddr | sampleCgroup | sampleDataPage | sampleCodePage
 
@@ -76,10 +76,10 @@ const (
 	mmapDataSize   = 1048
 )
 
-// SampleRingSize is the size kpemu gives a sampling event's memfd, past
+// sampleRingSize is the size kpemu gives a sampling event's memfd, past
 // the largest ring perf maps (its first page and 2^n data pages): the
 // file is sparse, and only what perf maps is ever touched.
-const SampleRingSize = 1 << 30
+const sampleRingSize = 1 << 30
 
 // checkSample is what perf_event_open refuses of a sampling event.
 func checkSample(a SampleAttr) syscall.Errno {
@@ -105,14 +105,13 @@ type perfSample struct {
 
 // sampleCtx is what a hit's records say of where it happened.
 type sampleCtx struct {
-	ip         uint64
-	pid, tid   int32
-	comm       string
-	time       uint64
-	cpu        uint32
-	callchain  []uint64 // the kernel stack, innermost first
-	raw        []byte   // the event's record, struct trace_entry first
-	readFormat []uint64 // sample_type READ's values
+	ip        uint64
+	pid, tid  int32
+	comm      string
+	time      uint64
+	cpu       uint32
+	callchain []uint64 // the kernel stack, innermost first
+	raw       []byte   // the event's record, struct trace_entry first
 }
 
 // perfRing is one ring buffer: kpemu's mapping of the memfd perf maps.
@@ -124,7 +123,11 @@ type perfRing struct {
 	page int
 	mem  []byte // the file mapped, once perf has mapped it
 	size uint64 // its data pages' size (a power of two), 0 until then
-	lost uint64 // records dropped since the last PERF_RECORD_LOST
+	// looked is when maps was last read for the mapping, which perf
+	// makes before it enables the event: a ring never mapped is looked
+	// for at most every ringLookEvery, not at every hit.
+	looked time.Time
+	lost   uint64 // records dropped since the last PERF_RECORD_LOST
 	// track: a tracking event writes here, so each task's name goes in
 	// before its samples (comms: the last written, by tid)
 	track atomic.Bool
@@ -136,8 +139,8 @@ func newPerfRing(f *os.File, tgid int) (*perfRing, error) {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return nil, fmt.Errorf("the ring's memfd: %w", err)
 	}
-	if st.Size < SampleRingSize {
-		if err := f.Truncate(SampleRingSize); err != nil {
+	if st.Size < sampleRingSize {
+		if err := f.Truncate(sampleRingSize); err != nil {
 			return nil, fmt.Errorf("sizing the ring's memfd: %w", err)
 		}
 	}
@@ -151,9 +154,10 @@ func (r *perfRing) mapped() bool {
 	if r.mem != nil {
 		return true
 	}
-	if r.file == nil {
+	if r.file == nil || time.Since(r.looked) < ringLookEvery {
 		return false
 	}
+	r.looked = time.Now()
 	n := perfMapLen(r.tgid, r.ino)
 	if d := n - r.page; d <= 0 || d&(d-1) != 0 {
 		return false // not mapped (yet), or not as perf maps a ring
@@ -167,6 +171,9 @@ func (r *perfRing) mapped() bool {
 	binary.LittleEndian.PutUint64(mem[mmapDataSize:], r.size)
 	return true
 }
+
+// ringLookEvery: see perfRing.looked.
+const ringLookEvery = 10 * time.Millisecond
 
 // perfMapLen is the length of process tgid's mapping of inode ino at
 // offset 0 (a memfd's line in /proc/PID/maps), 0 if there is none.
@@ -316,11 +323,6 @@ func (s *perfSample) sampleRecord(c *sampleCtx, period uint64) []byte {
 	}
 	if t&samplePeriod != 0 {
 		b = b.u64(period)
-	}
-	if t&sampleRead != 0 {
-		for _, v := range c.readFormat {
-			b = b.u64(v)
-		}
 	}
 	if t&sampleCallchain != 0 {
 		b = b.u64(uint64(1 + len(c.callchain))).u64(perfContextKern)
