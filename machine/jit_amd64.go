@@ -44,6 +44,7 @@ const (
 	offSPSel = int32(unsafe.Offsetof(CPU{}.spsel))
 	offSPEL0 = int32(unsafe.Offsetof(CPU{}.spEL0))
 	offIndex = int32(unsafe.Offsetof(CPU{}.index))
+	offSys   = int32(unsafe.Offsetof(CPU{}.sys))
 )
 
 // field returns the operand of the CPU field at offset disp.
@@ -419,12 +420,26 @@ func (e *emitter) extend(x int, option, amt uint8) {
 // interrupt mask, the CPU number.
 func jitMRSOK(a *sysArgs, el uint8) bool {
 	sr := SysReg(a.imm)
-	return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1)
+	return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1 || jitPlainSys(sr))
 }
 
 func jitMSROK(a *sysArgs, el uint8) bool {
 	sr := SysReg(a.imm)
-	return el == 1 && (sr == SP_EL0 || sr == DAIF)
+	return el == 1 && (sr == SP_EL0 || sr == DAIF || jitPlainSys(sr))
+}
+
+// jitPlainSys reports whether MRS and MSR of sr at EL1 only read and
+// write c.sys[sr] (readSys's and writeSys's default), which translated
+// code then does in place: the registers of the kernel's exception
+// entry and return (ELR, SPSR, ESR, FAR), which every kprobe hit goes
+// through twice, and the thread pointers. Interpreting each of them
+// split the blocks of kernel_entry and ret_to_kernel.
+func jitPlainSys(sr SysReg) bool {
+	switch sr {
+	case SPSR_EL1, ELR_EL1, ESR_EL1, FAR_EL1, TPIDR_EL1, TPIDR_EL0, TPIDRRO_EL0:
+		return true
+	}
+	return false
 }
 
 func jitMSRiOK(a *pstateArgs, el uint8) bool {
@@ -739,6 +754,11 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 // emitMRS translates MRS.
 func (e *emitter) emitMRS(_ *CPU, a *sysArgs, k int, _ uint64) {
 	rd := a.rd
+	if sr := SysReg(a.imm); jitPlainSys(sr) {
+		e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(sr))) // mov rax, [sys+8*sr]
+		e.st(rd, rAX)
+		return
+	}
 	switch SysReg(a.imm) {
 	case SP_EL0:
 		// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
@@ -760,6 +780,11 @@ func (e *emitter) emitMRS(_ *CPU, a *sysArgs, k int, _ uint64) {
 func (e *emitter) emitMSR(_ *CPU, a *sysArgs, k int, pc uint64) {
 	rn := a.rn
 	next := pc + 4
+	if sr := SysReg(a.imm); jitPlainSys(sr) {
+		e.ld(rAX, rn, true)
+		e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(sr))) // mov [sys+8*sr], rax
+		return
+	}
 	if SysReg(a.imm) == SP_EL0 {
 		// SP_EL0 cannot be written while it is the SP: undefined.
 		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))

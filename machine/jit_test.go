@@ -109,7 +109,7 @@ func TestTranslationRandomState(t *testing.T) {
 			sctlr |= sctlrSA | sctlrSA0
 		}
 		for len(g.words) < 40 {
-			switch rng.IntN(12) {
+			switch rng.IntN(13) {
 			case 0, 1, 2, 3:
 				g.genInt()
 			case 4, 5, 6:
@@ -128,6 +128,10 @@ func TestTranslationRandomState(t *testing.T) {
 				}
 			case 8: // what the kernel does with the interrupt mask and current
 				g.emit([]uint32{0xd53b4220, 0xd51b4220, 0xd50342df, 0xd50342ff, 0xd5384100, 0xd5184100, 0xd53800a0}[rng.IntN(7)], "")
+			case 12: // exception entry and return: MRS and MSR of ELR, SPSR, ESR, FAR, TPIDR_EL1, TPIDR_EL0
+				sr := []uint32{0x4020, 0x4000, 0x5200, 0x6000, 0xd080, 0x3d040}[rng.IntN(6)] // op1, CRn, CRm, op2
+				op := []uint32{0xd5380000, 0xd5180000}[rng.IntN(2)]                          // MRS, MSR
+				g.emit(op|sr|g.reg(false), "")
 			case 9: // an exclusive pair on the scratch buffer
 				g.setBase()
 				g.emit(0xc85f7f60, "") // LDXR x0, [x27]
@@ -234,7 +238,7 @@ func describeState(t *testing.T, m *Machine, c *CPU) string {
 		fmt.Fprintf(&b, "x%d %#x\n", r, c.X(r))
 	}
 	fmt.Fprintf(&b, "sp %#x\npc %#x\nnzcv %#x\npstate %#x\nwfi %v\n", c.SP(), c.PC(), c.nzcv(), c.PSTATE(), c.Waiting())
-	for _, r := range []SysReg{ESR_EL1, FAR_EL1, ELR_EL1, SPSR_EL1, SP_EL0} {
+	for _, r := range []SysReg{ESR_EL1, FAR_EL1, ELR_EL1, SPSR_EL1, SP_EL0, TPIDR_EL1, TPIDR_EL0} {
 		fmt.Fprintf(&b, "%v %#x\n", r, c.SysReg(r))
 	}
 	fmt.Fprintf(&b, "monitor %v %#x %d %#x, machine's count %d\ninstructions %d\n",
