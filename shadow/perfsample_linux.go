@@ -23,19 +23,6 @@ import (
 // perfIoctlType is the type byte of perf's ioctls (PERF_EVENT_IOC_*).
 const perfIoctlType = '$'
 
-// perf's ioctl commands (include/uapi/linux/perf_event.h).
-const (
-	perfIocEnable      = 0x2400
-	perfIocDisable     = 0x2401
-	perfIocRefresh     = 0x2402
-	perfIocReset       = 0x2403
-	perfIocPeriod      = 0x40082404
-	perfIocSetOutput   = 0x2405
-	perfIocSetFilter   = 0x40082406
-	perfIocID          = 0x80082407
-	perfIocPauseOutput = 0x40042409
-)
-
 // struct perf_event_attr's bit fields (at offset 40) a sampler reads.
 const (
 	perfAttrComm        = 1 << 9
@@ -77,14 +64,7 @@ func (s *Supervisor) perfDummy(tid int, d *seccompData, attr []byte) (exitStop, 
 	if errno == 0 {
 		return x, ok
 	}
-	rg, err := getRegs(tid)
-	if err == nil {
-		rg.skipSyscall(-int64(errno))
-		err = setRegs(tid, rg)
-	}
-	if err != nil {
-		_ = unix.Tgkill(tgid(tid), tid, unix.SIGKILL)
-	}
+	s.refusePerf(tid, errno)
 	return nil, false
 }
 
@@ -168,22 +148,22 @@ func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
 	cmd, arg := uint32(d.Args[1]), d.Args[2]
 	var errno unix.Errno
 	switch cmd {
-	case perfIocEnable:
+	case unix.PERF_EVENT_IOC_ENABLE:
 		smp.Enable(true)
-	case perfIocDisable:
+	case unix.PERF_EVENT_IOC_DISABLE:
 		smp.Enable(false)
-	case perfIocReset:
+	case unix.PERF_EVENT_IOC_RESET:
 		smp.Reset()
-	case perfIocRefresh:
+	case unix.PERF_EVENT_IOC_REFRESH:
 		errno = unix.EINVAL // an overflow count: not served
-	case perfIocPeriod:
+	case unix.PERF_EVENT_IOC_PERIOD:
 		var b [8]byte
 		if c.read(arg, b[:]) != nil {
 			errno = unix.EFAULT
 			break
 		}
 		errno = smp.SetPeriod(binary.LittleEndian.Uint64(b[:]))
-	case perfIocSetOutput:
+	case unix.PERF_EVENT_IOC_SET_OUTPUT:
 		var to PerfSampler
 		if out := int(int32(arg)); out != -1 {
 			if to = s.samplers.get(p, out); to == nil {
@@ -192,20 +172,20 @@ func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
 			}
 		}
 		errno = smp.SetOutput(to)
-	case perfIocSetFilter:
+	case unix.PERF_EVENT_IOC_SET_FILTER:
 		f, err := c.readString(arg)
 		if err != nil {
 			errno = unix.EFAULT
 			break
 		}
 		errno = smp.SetFilter(f)
-	case perfIocID:
+	case unix.PERF_EVENT_IOC_ID:
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], smp.ID())
 		if _, err := unix.PtracePokeData(tid, uintptr(arg), b[:]); err != nil {
 			errno = unix.EFAULT
 		}
-	case perfIocPauseOutput:
+	case unix.PERF_EVENT_IOC_PAUSE_OUTPUT:
 		smp.Pause(arg != 0)
 	default:
 		errno = unix.ENOTTY

@@ -400,6 +400,14 @@ func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop,
 			return x, ok
 		}
 	}
+	s.refusePerf(tid, errno)
+	return nil, false
+}
+
+// refusePerf fails the stopped perf_event_open of thread tid with errno;
+// a caller whose call cannot be refused is killed, as the host kernel
+// would count its own event.
+func (s *Supervisor) refusePerf(tid int, errno unix.Errno) {
 	rg, err := getRegs(tid)
 	if err == nil {
 		rg.skipSyscall(-int64(errno))
@@ -408,10 +416,9 @@ func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop,
 	if err != nil {
 		s.log().Error("shadow: seal: cannot refuse a perf event; killing the caller", "tid", tid, "err", err)
 		_ = unix.Tgkill(tgid(tid), tid, unix.SIGKILL)
-		return nil, false
+		return
 	}
 	s.sealed.Add(1)
-	return nil, false
 }
 
 // perfCounter turns the stopped perf_event_open of the tracepoint

@@ -37,22 +37,13 @@ type PerfAttr struct {
 	PID, CPU                        int // -1: any
 }
 
-// The read_format bits and ioctls of include/uapi/linux/perf_event.h.
+// The read_format bits of include/uapi/linux/perf_event.h.
 const (
 	perfFormatTotalTimeEnabled = 1 << 0
 	perfFormatTotalTimeRunning = 1 << 1
 	perfFormatID               = 1 << 2
 	perfFormatGroup            = 1 << 3
 	perfFormatLost             = 1 << 4
-
-	perfIocEnable    = 0x2400
-	perfIocDisable   = 0x2401
-	perfIocRefresh   = 0x2402
-	perfIocReset     = 0x2403
-	perfIocPeriod    = 0x40082404
-	perfIocSetOutput = 0x2405
-	perfIocSetFilter = 0x40082406
-	perfIocID        = 0x80082407
 )
 
 // perfCounter is one counting perf_event on an event.
@@ -287,24 +278,24 @@ func (pc *perfCounter) Read(_ context.Context, p []byte, _ int64) (int, error) {
 // Ioctl is perf_ioctl's commands of a counting event.
 func (pc *perfCounter) Ioctl(ctx context.Context, cmd uint32, arg uint64, out []byte) (int32, error) {
 	switch cmd {
-	case perfIocEnable:
+	case unix.PERF_EVENT_IOC_ENABLE:
 		pc.enable()
-	case perfIocDisable:
+	case unix.PERF_EVENT_IOC_DISABLE:
 		pc.disable()
-	case perfIocReset:
+	case unix.PERF_EVENT_IOC_RESET:
 		pc.count.Store(0)
-	case perfIocRefresh, perfIocPeriod:
+	case unix.PERF_EVENT_IOC_REFRESH, unix.PERF_EVENT_IOC_PERIOD:
 		return 0, syscall.EINVAL // for sampling events only
-	case perfIocSetOutput:
+	case unix.PERF_EVENT_IOC_SET_OUTPUT:
 		if int32(arg) != -1 {
 			return 0, syscall.EINVAL // no ring buffer to share
 		}
-	case perfIocID:
+	case unix.PERF_EVENT_IOC_ID:
 		if len(out) < 8 {
 			return 0, syscall.EFAULT
 		}
 		binary.LittleEndian.PutUint64(out, pc.id)
-	case perfIocSetFilter:
+	case unix.PERF_EVENT_IOC_SET_FILTER:
 		c, ok := debugfs.CallerOf(ctx)
 		if !ok {
 			return 0, syscall.EFAULT
