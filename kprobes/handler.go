@@ -20,6 +20,7 @@ func (kp *Kprobes) hcBreakpoint(cpu *machine.CPU) error {
 		cpu.SetX(0, kernel.DbgHookError)
 		return nil
 	}
+	defer kp.putRegs(regs)
 	regs.CPU = cpu.Index()
 	kcb := &kp.kcb[cpu.Index()]
 	pt := kp.pointAt(regs.PC)
@@ -191,6 +192,7 @@ func (kp *Kprobes) hcSSBreakpoint(cpu *machine.CPU) error {
 		cpu.SetX(0, kernel.DbgHookError)
 		return nil
 	}
+	defer kp.putRegs(regs)
 	regs.CPU = cpu.Index()
 	kcb := &kp.kcb[cpu.Index()]
 	cur := kcb.cur
