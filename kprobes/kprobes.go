@@ -174,9 +174,9 @@ type kprobeCtlblk struct {
 // Kprobes is the probe subsystem of one kernel.
 type Kprobes struct {
 	k   *kernel.Kernel
-	// regsPool holds the Regs the hit path reads pt_regs into.
-	regsPool sync.Pool
 	log *slog.Logger
+
+	regsPool sync.Pool // the Regs the hit path reads pt_regs into
 
 	mu      sync.Mutex // serialises registration; see the package doc
 	buckets [1 << hashBits][]*probePoint
