@@ -131,13 +131,25 @@ func (t *Tracing) openPerf(ctx context.Context, _ int) (debugfs.Reader, error) {
 	if ev == nil {
 		return nil, syscall.ENOENT // removed meanwhile
 	}
+	return t.newPerfCounter(ev, a, nil)
+}
+
+// newPerfCounter makes a counter of a on ev (nil: perf record's dummy
+// event, which counts nothing), sampling if sample is not nil, arms ev
+// for it and enables it unless a starts disabled; t.mu is held.
+func (t *Tracing) newPerfCounter(ev *event, a PerfAttr, sample *perfSample) (*perfCounter, error) {
 	t.perfNextID++
-	pc := &perfCounter{t: t, ev: ev, attr: a, id: t.perfNextID}
-	pc.file.ev = ev
-	if err := t.armProbes(&pc.file, true); err != nil {
-		return nil, err
+	pc := &perfCounter{t: t, ev: ev, attr: a, id: t.perfNextID, sample: sample}
+	if sample != nil {
+		sample.id = pc.id
 	}
-	t.setPerfCounters(ev, func(l []*perfCounter) []*perfCounter { return append(l, pc) })
+	if ev != nil {
+		pc.file.ev = ev
+		if err := t.armProbes(&pc.file, true); err != nil {
+			return nil, err
+		}
+		t.setPerfCounters(ev, func(l []*perfCounter) []*perfCounter { return append(l, pc) })
+	}
 	if !a.Disabled || a.EnableOnExec {
 		pc.enable()
 	}

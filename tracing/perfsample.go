@@ -442,34 +442,22 @@ func (t *Tracing) OpenSample(a SampleAttr, ring *os.File, tgid int) (*PerfSample
 		return nil, syscall.ENOMEM
 	}
 	r.track.Store(a.Comm)
+	sample := &perfSample{attr: a, own: r}
+	sample.period.Store(a.SamplePeriod)
+	sample.out.Store(r)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if a.Dummy {
-		t.perfNextID++
-		pc := &perfCounter{t: t, attr: a.PerfAttr, id: t.perfNextID}
-		pc.sample = &perfSample{attr: a, id: pc.id, own: r}
-		pc.sample.period.Store(a.SamplePeriod)
-		pc.sample.out.Store(r)
-		return &PerfSampler{pc}, 0
+	var ev *event
+	if !a.Dummy {
+		if ev = t.eventByID(int(a.Config)); ev == nil {
+			r.close()
+			return nil, syscall.EINVAL // removed meanwhile
+		}
 	}
-	ev := t.eventByID(int(a.Config))
-	if ev == nil {
+	pc, err := t.newPerfCounter(ev, a.PerfAttr, sample)
+	if err != nil {
 		r.close()
 		return nil, syscall.EINVAL
-	}
-	t.perfNextID++
-	pc := &perfCounter{t: t, ev: ev, attr: a.PerfAttr, id: t.perfNextID}
-	pc.sample = &perfSample{attr: a, id: pc.id, own: r}
-	pc.sample.period.Store(a.SamplePeriod)
-	pc.sample.out.Store(r)
-	pc.file.ev = ev
-	if err := t.armProbes(&pc.file, true); err != nil {
-		r.close()
-		return nil, syscall.EINVAL
-	}
-	t.setPerfCounters(ev, func(l []*perfCounter) []*perfCounter { return append(l, pc) })
-	if !a.Disabled || a.EnableOnExec {
-		pc.enable()
 	}
 	return &PerfSampler{pc}, 0
 }
