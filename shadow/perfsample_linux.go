@@ -139,6 +139,9 @@ func (x sampleExit) atExit(s *Supervisor, tid int, stopping bool) {
 // other ioctl goes on to its file (a perf counter's is kpemu's FUSE
 // file's).
 func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
+	if s.samplers.none() {
+		return // perf stat's: its counter's FUSE file serves it
+	}
 	p := tgid(tid)
 	fd := int(int32(d.Args[0]))
 	smp := s.samplers.get(p, fd)
@@ -214,6 +217,9 @@ const pollQuiet = 10 // ms
 // poll for nothing (events 0) and the wait is at most pollQuiet; their
 // events come back at the call's exit stop (pollExit).
 func (s *Supervisor) sealPoll(tid int, kind sysKind, d *seccompData, c *procCaller) (exitStop, bool) {
+	if s.samplers.none() {
+		return nil, false // the common case: no perf record anywhere
+	}
 	fds := s.samplers.of(tgid(tid))
 	nfds := d.Args[1]
 	if fds == nil || nfds == 0 || nfds > 1<<16 {

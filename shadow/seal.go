@@ -312,6 +312,14 @@ func (st *samplerTable) add(tgid, fd int, s PerfSampler) {
 	st.m[tgid][fd] = s
 }
 
+// none reports whether there are no events at all, so that the seal's
+// poll and ioctl stops need not look up their caller's process.
+func (st *samplerTable) none() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.m) == 0
+}
+
 // of is process tgid's events by descriptor (a copy), nil if none.
 func (st *samplerTable) of(tgid int) map[int]PerfSampler {
 	st.mu.Lock()
