@@ -107,8 +107,8 @@ type seccompData struct {
 type caller interface {
 	// readString reads a NUL-terminated string (at most PATH_MAX bytes).
 	readString(addr uint64) (string, error)
-	// read fills b from addr.
-	read(addr uint64, b []byte) error
+	// Read fills b from addr.
+	Read(addr uint64, b []byte) error
 	// dir is the path of directory fd dirfd, or of the working directory
 	// for AT_FDCWD.
 	dir(dirfd int32) (string, error)
@@ -138,7 +138,7 @@ func decode(k sysKind, d *seccompData, c caller) (r Request, replay bool, err er
 				return r, false, fmt.Errorf("openat2: open_how size %d", a[3])
 			}
 			var how [openHowLen]byte
-			if err := c.read(a[2], how[:]); err != nil {
+			if err := c.Read(a[2], how[:]); err != nil {
 				return r, false, fmt.Errorf("openat2: reading open_how: %w", err)
 			}
 			dirfd, addr = int32(a[0]), a[1]
@@ -202,7 +202,7 @@ func decode(k sysKind, d *seccompData, c caller) (r Request, replay bool, err er
 			return r, false, fmt.Errorf("clone3: clone_args size %d", a[1])
 		}
 		var b [8]byte
-		if err := c.read(a[0], b[:]); err != nil {
+		if err := c.Read(a[0], b[:]); err != nil {
 			return r, false, fmt.Errorf("clone3: reading clone_args: %w", err)
 		}
 		flags := binary.LittleEndian.Uint64(b[:])

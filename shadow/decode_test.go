@@ -105,7 +105,7 @@ func (f *fakeCaller) readString(addr uint64) (string, error) {
 	return string(b), nil
 }
 
-func (f *fakeCaller) read(addr uint64, b []byte) error {
+func (f *fakeCaller) Read(addr uint64, b []byte) error {
 	m, ok := f.mem[addr]
 	if !ok || len(m) < len(b) {
 		return fmt.Errorf("EFAULT at %#x", addr)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kpemu/kpemu/internal/procmem"
 )
 
 // Sampling perf events (perf record) in sealed processes. Linux's event
@@ -161,7 +163,7 @@ func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
 		errno = unix.EINVAL // an overflow count: not served
 	case unix.PERF_EVENT_IOC_PERIOD:
 		var b [8]byte
-		if c.read(arg, b[:]) != nil {
+		if c.Read(arg, b[:]) != nil {
 			errno = unix.EFAULT
 			break
 		}
@@ -226,7 +228,7 @@ func (s *Supervisor) sealPoll(tid int, kind sysKind, d *seccompData, c *procCall
 		return nil, false
 	}
 	buf := make([]byte, 8*nfds)
-	if c.read(d.Args[0], buf) != nil {
+	if c.Read(d.Args[0], buf) != nil {
 		return nil, false
 	}
 	var quiet []int
@@ -258,7 +260,7 @@ func (s *Supervisor) sealPoll(tid int, kind sysKind, d *seccompData, c *procCall
 		// struct timespec, after the red zone; the kernel writes the
 		// time left into it, which the caller never sees.
 		var ts [16]byte
-		if d.Args[2] != 0 && c.read(d.Args[2], ts[:]) != nil {
+		if d.Args[2] != 0 && c.Read(d.Args[2], ts[:]) != nil {
 			return nil, false
 		}
 		sec, nsec := int64(binary.LittleEndian.Uint64(ts[:])), int64(binary.LittleEndian.Uint64(ts[8:]))
@@ -298,10 +300,10 @@ type pollExit struct {
 }
 
 func (x pollExit) atExit(s *Supervisor, tid int, _ bool) {
-	c := procCaller{pid: tid, pageSize: os.Getpagesize()}
-	defer c.close()
+	c := procCaller{procmem.Reader{PID: tid}}
+	defer c.Close()
 	buf := make([]byte, 8*x.n)
-	if err := c.read(x.fds, buf); err == nil {
+	if err := c.Read(x.fds, buf); err == nil {
 		for j, i := range x.quiet {
 			binary.LittleEndian.PutUint16(buf[8*i+4:], x.events[j])
 		}

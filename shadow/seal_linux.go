@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kpemu/kpemu/internal/mountinfo"
+	"github.com/kpemu/kpemu/internal/procmem"
 )
 
 // sealOpen redirects an open of a mount table (see Seal) to a rewritten
@@ -343,10 +344,10 @@ func (x statfsExit) atExit(s *Supervisor, tid int, _ bool) {
 	if err != nil || rg.ret() != 0 {
 		return
 	}
-	c := &procCaller{pid: tid, pageSize: os.Getpagesize()}
-	defer c.close()
+	c := &procCaller{procmem.Reader{PID: tid}}
+	defer c.Close()
 	var b [8]byte
-	if err := c.read(x.buf, b[:]); err != nil || binary.LittleEndian.Uint64(b[:]) != fuseSuperMagic {
+	if err := c.Read(x.buf, b[:]); err != nil || binary.LittleEndian.Uint64(b[:]) != fuseSuperMagic {
 		return
 	}
 	binary.LittleEndian.PutUint64(b[:], x.magic)
@@ -379,11 +380,11 @@ const (
 // host's CPU and software events go on.
 func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop, bool) {
 	var b [perfAttrSizeVer0]byte
-	if d.Args[0] == 0 || c.read(d.Args[0], b[:8]) != nil {
+	if d.Args[0] == 0 || c.Read(d.Args[0], b[:8]) != nil {
 		return nil, false // the host's call fails with EFAULT
 	}
 	typ := binary.LittleEndian.Uint32(b[:])
-	if typ == perfTypeSoftware && s.Seal.Perf != nil && c.read(d.Args[0], b[:]) == nil &&
+	if typ == perfTypeSoftware && s.Seal.Perf != nil && c.Read(d.Args[0], b[:]) == nil &&
 		binary.LittleEndian.Uint64(b[8:]) == perfCountSWDummy {
 		// perf record's tracking event shares a ring with the
 		// tracepoints' (SET_OUTPUT), so it must be one of kpemu's.
@@ -393,7 +394,7 @@ func (s *Supervisor) sealPerf(tid int, d *seccompData, c *procCaller) (exitStop,
 		return nil, false
 	}
 	errno := unix.EOPNOTSUPP
-	if typ == perfTypeTracepoint && s.Seal.Perf != nil && c.read(d.Args[0], b[:]) == nil {
+	if typ == perfTypeTracepoint && s.Seal.Perf != nil && c.Read(d.Args[0], b[:]) == nil {
 		var x exitStop
 		var ok bool
 		if x, ok, errno = s.perfCounter(tid, d, b[:]); errno == 0 {

@@ -104,7 +104,7 @@ func (s *Supervisor) trace(ctx context.Context, pid int, m Mode, attached func()
 	for _, c := range hostSyscalls() {
 		kinds[int32(c.nr)] = c.kind
 	}
-	caller := &procCaller{pageSize: os.Getpagesize()}
+	caller := &procCaller{}
 	var splices spliceState
 	// The syscalls whose exit the seal awaits, by thread.
 	exits := make(map[int]exitStop)
@@ -264,16 +264,16 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		s.skipped.Add(1)
 		return x, false
 	}
-	c.pid = tid
+	c.PID = tid
 	switch kind {
 	case sysMount, sysFsopen:
 		if s.Seal != nil {
 			s.sealMount(tid, kind, &d, c)
 		}
-		c.close()
+		c.Close()
 		return x, false
 	case sysStatfs, sysFstatfs:
-		defer c.close()
+		defer c.Close()
 		if s.Seal == nil {
 			return nil, false
 		}
@@ -284,26 +284,26 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		}
 		return s.sealSplice(tid, splices, &d)
 	case sysPerfEventOpen:
-		defer c.close()
+		defer c.Close()
 		if s.Seal == nil {
 			return nil, false
 		}
 		return s.sealPerf(tid, &d, c)
 	case sysIoctl:
-		defer c.close()
+		defer c.Close()
 		if s.Seal != nil && s.Seal.Perf != nil {
 			s.sealIoctl(tid, &d, c)
 		}
 		return nil, false
 	case sysPoll, sysPpoll:
-		defer c.close()
+		defer c.Close()
 		if s.Seal == nil {
 			return nil, false
 		}
 		return s.sealPoll(tid, kind, &d, c)
 	}
 	r, replay, err := decode(kind, &d, c)
-	c.close()
+	c.Close()
 	switch {
 	case err != nil:
 		log.Debug("shadow: not replayed", "tid", tid, "nr", d.Nr, "err", err)

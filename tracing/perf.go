@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/kpemu/kpemu/debugfs"
+	"github.com/kpemu/kpemu/internal/procmem"
 	"github.com/kpemu/kpemu/tracing/filter"
 	"golang.org/x/sys/unix"
 )
@@ -312,9 +314,15 @@ func (pc *perfCounter) Ioctl(ctx context.Context, cmd uint32, arg uint64, out []
 		if !ok {
 			return 0, syscall.EFAULT
 		}
-		s, err := readUserString(c.Pid, arg, perfFilterMax)
-		if err != nil {
-			return 0, err
+		// strndup_user(arg, PAGE_SIZE)
+		r := procmem.Reader{PID: c.Pid}
+		defer r.Close()
+		s, err := r.ReadString(arg, perfFilterMax)
+		switch {
+		case errors.Is(err, procmem.ErrUnterminated):
+			return 0, syscall.EINVAL
+		case err != nil:
+			return 0, syscall.EFAULT
 		}
 		return 0, pc.setFilter(s)
 	default:
@@ -342,32 +350,6 @@ func (pc *perfCounter) setFilter(s string) error {
 	}
 	pc.filter.Store(&n)
 	return nil
-}
-
-// readUserString is strndup_user(addr, max) from thread tid's memory:
-// EFAULT where it cannot be read, EINVAL when no NUL ends it within max
-// bytes.
-func readUserString(tid int, addr uint64, max int) (string, error) {
-	var out []byte
-	const chunk = 256
-	for len(out) < max {
-		// A read stops at an unmapped page: read at most to the next
-		// page boundary, so that a string ending before one is read.
-		n := min(chunk, max-len(out), int(4096-(addr+uint64(len(out)))%4096))
-		buf := make([]byte, n)
-		local := []unix.Iovec{{Base: &buf[0]}}
-		local[0].SetLen(n)
-		remote := []unix.RemoteIovec{{Base: uintptr(addr) + uintptr(len(out)), Len: n}}
-		got, err := unix.ProcessVMReadv(tid, local, remote, 0)
-		if err != nil || got == 0 {
-			return "", syscall.EFAULT
-		}
-		if i := bytes.IndexByte(buf[:got], 0); i >= 0 {
-			return string(append(out, buf[:i]...)), nil
-		}
-		out = append(out, buf[:got]...)
-	}
-	return "", syscall.EINVAL
 }
 
 // Release is the counter's last close: its event is disarmed when no
