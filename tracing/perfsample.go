@@ -204,7 +204,7 @@ func perfMapLen(tgid int, ino uint64) int {
 	return 0
 }
 
-// head is a pointer to the mapping's u64 at off, for the atomic loads
+// word is a pointer to the mapping's u64 at off, for the atomic loads
 // and stores perf's side pairs with (smp_load_acquire of data_head,
 // smp_store_release of data_tail).
 func (r *perfRing) word(off int) *uint64 { return (*uint64)(unsafe.Pointer(&r.mem[off])) }
@@ -272,7 +272,8 @@ func (r *perfRing) close() {
 	}
 }
 
-// record starts a record of type typ: its header, filled in by done.
+// perfRecord is a record being built: newRecord writes its header but
+// for the size, which done fills in.
 type perfRecord []byte
 
 func newRecord(typ uint32, misc uint16) perfRecord {
