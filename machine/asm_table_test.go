@@ -23,6 +23,7 @@ func asmTable() map[string]uint32 {
 		"add x1, x1, #1":                   0x91000421,
 		"add x1, x1, #4":                   0x91001021,
 		"add x10, x10, #1":                 0x9100054a,
+		"add x10, x10, x0":                 0x8b00014a,
 		"add x10, x9, #0x100":              0x9104012a,
 		"add x10, x9, #0x400":              0x9110012a,
 		"add x11, x11, #1":                 0x9100056b,

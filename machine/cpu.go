@@ -40,6 +40,10 @@ type CPU struct {
 	// parallel mode. Outside cpuState for the same reason as lines.
 	tlbFlushReq atomic.Bool
 
+	// jumps is the jump cache of translated code (jit.go). It is outside
+	// cpuState because its empty entries are not zero: reset clears it.
+	jumps jumpCache
+
 	// host is the machine's host-debugger state (hostdebug.go), shared by
 	// all its CPUs and kept across resets; nil until first used.
 	host *hostDebug
@@ -122,6 +126,7 @@ type cpuState struct {
 // reset puts the CPU in its powered-off reset state.
 func (c *CPU) reset() {
 	c.cpuState = cpuState{}
+	c.clearJumps()
 	c.par = c.m.parallel
 	c.pageVA = noPage
 	c.el, c.spsel, c.daif = 1, 1, 0xf

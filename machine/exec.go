@@ -137,12 +137,23 @@ loop:
 				b = c.blockAt(idx)
 			}
 			if b.n != 0 && n+b.n <= budget {
+				if !c.jumpHit(pc) {
+					c.noteJump(pc, b)
+				}
 				rest, flags, slot := jitEnter(b.code, c, budget-n)
+				m.jit.entries++
 				n = budget - rest
 				pc = c.pc
 				if flags&jitBail == 0 {
 					if flags&jitTaken != 0 {
 						c.pollIRQ()
+					}
+					if slot != 0 && c.pc == pc && (pc^c.pageVA)&^(PageSize-4) != 0 && !c.fetch(pc) {
+						// The block came from another page through the
+						// jump cache: its page is the current one now.
+						// (c.pc != pc: an interrupt was taken.)
+						n++
+						continue
 					}
 					if slot != 0 && c.pageVA == pc&^(PageSize-1) {
 						// The block left for a block of its page that it
@@ -157,7 +168,13 @@ loop:
 					continue
 				}
 				// The code stopped before an instruction that needs the
-				// interpreter, on the same page: run it here.
+				// interpreter: run it here, once its page is the current
+				// one (the code may have left this page through the jump
+				// cache).
+				if (pc^c.pageVA)&^(PageSize-4) != 0 && !c.fetch(pc) {
+					n++
+					continue
+				}
 			}
 		}
 		in := &c.page.insts[pc>>2&(PageSize/4-1)]

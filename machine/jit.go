@@ -44,6 +44,108 @@ type block struct {
 	cold uint8
 }
 
+// jumpCache maps guest pcs to the chain entries of their translated
+// blocks, one table per EL, so that translated code follows a branch to
+// another page, and a branch through a register, without returning to
+// runFast: the kernel's code calls across pages and returns through X30
+// about once every 20 instructions, and each return to runFast costs a
+// page fetch and a block lookup in Go.
+//
+// An entry stands for what runFast's fetch found for its pc: the page's
+// translation at the entry's EL. So a table is emptied whenever that may
+// change (any TLB or micro-TLB flush, SCTLR), and whenever blocks are
+// dropped (a store to code, a full code cache). A TTBR write (a context
+// switch) empties only EL0's table: EL1's holds only pcs that global
+// translations map, which a change of ASID leaves as they are. The EL
+// cannot change inside translated code, and nor can xlate, which every
+// entry has (blocks built without it never look the tables up).
+//
+// Emptying is a new generation, not a clear: the kernel stores to pages
+// that hold code thousands of times a second (a freed page of a program's
+// text reused), and clearing the tables each time cost 6% of its run.
+type jumpCache struct {
+	tables [2][jumpSize]jumpEntry
+	// gen is each table's generation, in pc bits [11:2]: an entry's tag
+	// is its pc ^ gen. Entries of an older generation sit in the slot
+	// their pc's bits [11:2] pick, so their tags differ from any current
+	// one in those bits, until the generations wrap, when the table is
+	// cleared.
+	gen [2]uint64
+}
+
+// jumpEntry is one jumpCache slot: the block at tag ^ gen, entered at
+// chain.
+type jumpEntry struct {
+	tag   uint64 // jumpEmpty when empty
+	chain uintptr
+}
+
+const (
+	jumpSize      = 1024 // entries per EL, indexed by pc bits [11:2]
+	jumpEntrySize = 16   // bytes: translated code indexes the tables
+	jumpGenMask   = (jumpSize - 1) * 4
+	jumpEmpty     = 1 // no aligned pc ^ gen matches; translated code checks alignment
+)
+
+// clearJumps empties both tables of c's jump cache by clearing them.
+func (c *CPU) clearJumps() {
+	for el := range c.jumps.tables {
+		t := &c.jumps.tables[el]
+		for i := range t {
+			t[i] = jumpEntry{tag: jumpEmpty}
+		}
+		c.jumps.gen[el] = 0
+	}
+}
+
+// flushJumps empties both tables.
+func (c *CPU) flushJumps() {
+	c.flushJumpsEL(0)
+	c.flushJumpsEL(1)
+}
+
+// flushJumpsEL empties the table of EL el: a new generation.
+func (c *CPU) flushJumpsEL(el int) {
+	g := (c.jumps.gen[el] + 4) & jumpGenMask
+	if g == 0 {
+		t := &c.jumps.tables[el]
+		for i := range t {
+			t[i] = jumpEntry{tag: jumpEmpty}
+		}
+	}
+	c.jumps.gen[el] = g
+}
+
+// jumpHit reports whether the jump cache holds the block at pc for the
+// current EL. runFast inlines it.
+func (c *CPU) jumpHit(pc uint64) bool {
+	el := c.el & 1
+	return c.jumps.tables[el][pc>>2&(jumpSize-1)].tag == pc^c.jumps.gen[el]
+}
+
+// noteJump enters block b, about to run at pc on the current page, in
+// the jump cache, where translated code will find it.
+func (c *CPU) noteJump(pc uint64, b *block) {
+	if !c.xlate {
+		return
+	}
+	if c.el == 1 && c.sys[SCTLR_EL1]&sctlrM != 0 {
+		// Only global translations survive a TTBR write (see jumpCache).
+		if e, _, ok := c.lookup(pc, false); !ok || !e.global {
+			return
+		}
+	}
+	el := c.el & 1
+	c.jumps.tables[el][pc>>2&(jumpSize-1)] = jumpEntry{tag: pc ^ c.jumps.gen[el], chain: b.chain}
+}
+
+// flushJumps empties every CPU's jump cache: blocks were dropped.
+func (m *Machine) flushJumps() {
+	for _, c := range m.cpus {
+		c.flushJumps()
+	}
+}
+
 // jitThreshold is how many times a block's first instruction is reached
 // before it is translated.
 const jitThreshold = 2

@@ -45,6 +45,8 @@ const (
 	offSPEL0 = int32(unsafe.Offsetof(CPU{}.spEL0))
 	offIndex = int32(unsafe.Offsetof(CPU{}.index))
 	offSys   = int32(unsafe.Offsetof(CPU{}.sys))
+	offJumps = int32(unsafe.Offsetof(CPU{}.jumps) + unsafe.Offsetof(jumpCache{}.tables))
+	offGen   = int32(unsafe.Offsetof(CPU{}.jumps) + unsafe.Offsetof(jumpCache{}.gen))
 )
 
 // field returns the operand of the CPU field at offset disp.
@@ -116,6 +118,10 @@ type emitter struct {
 	bails []bailRef
 	links []linkRef // LEAs that must address a chaining slot
 	irq   []int     // rel32s of jumps to the exit for a pending interrupt
+	// jumps is the offset in CPU of the jump cache table the block's
+	// branches look up, or 0 if they do not (a block built without
+	// xlate).
+	jumps int32
 }
 
 // bailRef is a rel32 at b[at:] that must jump to the exit before
@@ -307,6 +313,11 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 		flags = jitTaken
 	}
 	if target&^(PageSize-1) != e.pc&^(PageSize-1) {
+		if e.jumps != 0 {
+			// runFast polls at every page crossing; so does the code.
+			e.irqCheck()
+			e.jumpConst(target)
+		}
 		e.ret(flags)
 		return
 	}
@@ -317,6 +328,43 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 	e.links = append(e.links, linkRef{len(e.b), taken})
 	e.imm32(0)
 	e.raw(0xff, 0x22) // jmp [rdx]
+}
+
+// jumpConst jumps to the block at target (in RAX) if the jump cache
+// holds it, and else goes on. Clobbers CX.
+func (e *emitter) jumpConst(target uint64) {
+	e.jumpTag(rCX)
+	slot := mem{base: rDI, index: noIndex, disp: e.jumps + int32(target>>2&(jumpSize-1))*jumpEntrySize}
+	e.opM(true, []byte{0x39}, rCX, slot) // cmp [slot.tag], rcx
+	miss := e.jcc(ccNE)
+	slot.disp += 8
+	e.opM(false, []byte{0xff}, 4, slot) // jmp [slot.chain]
+	e.here(miss)
+}
+
+// jumpReg jumps to the block at the pc in RAX if the jump cache holds
+// it, and else goes on. Clobbers BX and CX.
+func (e *emitter) jumpReg() {
+	e.raw(0xa8, 3) // test al, 3: a misaligned pc faults, and matches no entry
+	misaligned := e.jcc(ccNE)
+	e.jumpTag(rBX)
+	e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
+	e.shift(0, false, rCX, 2)
+	e.aluImm(aluAND, false, rCX, (jumpSize-1)*jumpEntrySize)
+	slot := mem{base: rDI, index: rCX, scale: 1, disp: e.jumps}
+	e.opM(true, []byte{0x39}, rBX, slot) // cmp [slot.tag], rbx
+	miss := e.jcc(ccNE)
+	slot.disp += 8
+	e.opM(false, []byte{0xff}, 4, slot) // jmp [slot.chain]
+	e.here(miss)
+	e.here(misaligned)
+}
+
+// jumpTag sets x to the jump cache tag of the pc in RAX: pc ^ gen.
+func (e *emitter) jumpTag(x int) {
+	el := (e.jumps - offJumps) / (jumpSize * jumpEntrySize)
+	e.opM(true, []byte{0x8b}, x, field(offGen+8*el)) // mov x, [gen]
+	e.alu(aluXOR, true, x, rAX)
 }
 
 // irqCheck jumps to the exit for a pending interrupt if an interrupt line
@@ -457,6 +505,9 @@ func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 
 // slots, whose initial values jitCache.add fills in.
 func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e := &emitter{b: make([]byte, 0, 64*len(insts)), pc: pc}
+	if c.xlate {
+		e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
+	}
 	n := len(insts)
 	// Chain entry: runFast's "does all of the block fit" check.
 	e.opR(true, []byte{0x81}, aluCMP, r10)
@@ -711,6 +762,10 @@ func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
 	}
 	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
+	if e.jumps != 0 {
+		e.irqCheck()
+		e.jumpReg()
+	}
 	e.ret(jitTaken)
 }
 

@@ -7,7 +7,7 @@ import "io"
 // Hosts other than linux/amd64 have no translator: every block is empty
 // and runFast interprets every instruction.
 
-type jitCache struct{ blocks, flushes uint64 }
+type jitCache struct{ blocks, flushes, entries uint64 }
 
 func newJITCache(bool, io.Writer) *jitCache { return &jitCache{} }
 

@@ -277,3 +277,126 @@ func TestPerfMap(t *testing.T) {
 		}
 	}
 }
+
+// TestJumpCache calls a function on another page through a register, at
+// EL1 and EL0, with the MMU on, often enough that translated code finds
+// both ends in the jump cache; then changes what that call reaches in
+// each way the cache must notice: a remap and TLBI, a store to the
+// callee's code, a full code cache, and (at EL0, with non-global
+// mappings) a context switch.
+// The translating machine must run the new code at once, and retire the
+// same instructions with the same results as the interpreter.
+func TestJumpCache(t *testing.T) {
+	const va = 0x30000000
+	const pa1, pa2 = testData + 0x1000, testData + 0x2000
+	for _, el0 := range []bool{false, true} {
+		name := "el1"
+		if el0 {
+			name = "el0"
+		}
+		t.Run(name, func(t *testing.T) {
+			type result struct{ x0, x10, pc, retired uint64 }
+			run := func(interpret bool) (out []result) {
+				m, c, pt := newMMUMachineWith(t, prog("blr x1", "add x10, x10, x0", "b #-8"), Config{Interpret: interpret})
+				if !interpret && !m.jit.enabled() {
+					t.Skip("no block translation on this host")
+				}
+				attrs := uint64(ptNormal)
+				if el0 {
+					attrs |= ptAPEL0 | ptNG
+					pt.page(testCode, testCode, ptNormal|ptAPEL0)
+				}
+				da := pt.page(va, pa1, attrs)
+				for _, f := range []struct {
+					pa uint64
+					x0 string
+				}{{pa1, "mov x0, #1"}, {pa2, "mov x0, #2"}} {
+					mustWrite32(t, m, f.pa, I(f.x0))
+					mustWrite32(t, m, f.pa+4, I("ret"))
+				}
+				// A second address space (ASID 2) that maps va to pa1.
+				pt2 := &pageTables{t: t, m: m, next: pt.next, start: 1}
+				pt2.root = pt2.alloc()
+				pt2.page(testCode, testCode, ptNormal|ptAPEL0)
+				pt2.page(va, pa1, attrs)
+				c.SetSysReg(TCR_EL1, tcr39|tcrAS)
+				c.SetSysReg(TTBR0_EL1, pt.root|1<<48)
+				c.SetX(1, va)
+				if el0 {
+					c.SetPSTATE(0)
+				}
+				steps := []func(){
+					func() {},
+					func() { // remap va to pa2, and TLBI as the kernel would
+						mustWrite64(t, m, da, pa2|attrs|ptPage)
+						c.tlbi(tlbiVAAE1, va>>12)
+					},
+					func() { mustWrite32(t, m, pa2, I("mov x0, #3")) }, // new code
+					func() { // other code fills the code cache, which drops every block
+						for flushes := m.jit.flushes; m.jit.enabled() && m.jit.flushes == flushes; {
+							m.jit.add(m, jitCode{code: make([]byte, 4096)})
+						}
+					},
+				}
+				if el0 {
+					steps = append(steps, func() { c.SetSysReg(TTBR0_EL1, pt2.root|2<<48) })
+				}
+				for _, step := range steps {
+					step()
+					if err := m.Step(3001); err != nil {
+						t.Fatal(err)
+					}
+					// Warm, the loop runs in translated code from end to
+					// end: far fewer entries than its 600 round trips
+					// between the pages.
+					entries := m.Stats().BlockEntries
+					if err := m.Step(3001); err != nil {
+						t.Fatal(err)
+					}
+					if e := m.Stats().BlockEntries - entries; !interpret && e >= 10 {
+						t.Errorf("step %d: %d entries into translated code in 3,001 instructions", len(out), e)
+					}
+					out = append(out, result{c.X(0), c.X(10), c.PC(), m.Stats().Instructions})
+				}
+				return out
+			}
+			want, got := run(true), run(false)
+			for i, x0 := range []uint64{1, 2, 3, 3, 1}[:len(want)] {
+				if want[i].x0 != x0 {
+					t.Errorf("step %d: interpreter's x0 = %d, want %d", i, want[i].x0, x0)
+				}
+				if got[i] != want[i] {
+					t.Errorf("step %d: translated %+v, interpreted %+v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestJumpCacheGenerations empties a jump cache table again and again,
+// past the point where its generations wrap: an entry must never be
+// found again once its table was emptied, nor an entry of one pc for
+// another pc of the same slot.
+func TestJumpCacheGenerations(t *testing.T) {
+	var c CPU
+	c.clearJumps()
+	const pc, other uint64 = 0xffff800000123454, 0xffff800000999454 // the same slot
+	b := &block{chain: 0x1000}
+	c.xlate, c.el = true, 1
+	for i := range 3 * jumpSize {
+		if i%jumpSize == 5 { // an entry that must outlive no wrap
+			c.noteJump(pc, b)
+			if !c.jumpHit(pc) || c.jumpHit(other) {
+				t.Fatalf("flush %d: entered %#x, hit %v, hit for %#x %v", i, pc, c.jumpHit(pc), other, c.jumpHit(other))
+			}
+		}
+		c.flushJumpsEL(1)
+		if c.jumpHit(pc) {
+			t.Fatalf("flush %d: %#x still hits", i, pc)
+		}
+		c.flushJumpsEL(0) // the other table's generations are its own
+		if c.jumpHit(pc) {
+			t.Fatalf("flush %d of EL0's table: %#x hits again", i, pc)
+		}
+	}
+}

@@ -21,6 +21,7 @@ type jitCache struct {
 
 	blocks  uint64 // blocks translated
 	flushes uint64 // times the cache was emptied
+	entries uint64 // runFast's entries into translated code
 
 	perfMap io.Writer // Config.PerfMap
 }
@@ -42,6 +43,7 @@ func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 		if len(j.chunks)*j.chunk >= j.limit {
 			j.free()
 			j.flushes++
+			m.flushJumps()
 			for i := range m.code {
 				if p := m.code[i].Load(); p != nil {
 					p.blocks = nil

@@ -90,6 +90,9 @@ type Stats struct {
 	TranslatedBlocks uint64 // blocks translated to host code
 	CodeCacheBytes   int    // host code the cache holds
 	CodeCacheFlushes uint64 // times the full cache was emptied
+	// BlockEntries counts the interpreter loop's entries into translated
+	// code: a block reached without a chain or the jump cache.
+	BlockEntries uint64
 }
 
 // Machine is an AArch64 machine: CPUs, memory, UART and firmware (PSCI).
@@ -322,6 +325,7 @@ func (m *Machine) Stats() Stats {
 		TranslatedBlocks: m.jit.blocks,
 		CodeCacheBytes:   m.jit.size(),
 		CodeCacheFlushes: m.jit.flushes,
+		BlockEntries:     m.jit.entries,
 	}
 }
 

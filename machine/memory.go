@@ -197,6 +197,7 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 	// Any translated block may hold an overwritten instruction: drop them
 	// all, and make a CPU running one leave it after the store.
 	cp.blocks = nil
+	m.flushJumps()
 	m.refetch(p)
 }
 
@@ -204,6 +205,7 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 // was executing from it look the page up again on its next fetch.
 func (m *Machine) invalidate(p uint64) {
 	m.code[p].Store(nil)
+	m.flushJumps()
 	m.decodedPages.Add(-1)
 	m.invalidations.Add(1)
 	m.refetch(p)

@@ -160,6 +160,7 @@ func (c *CPU) mmuChanged() {
 }
 
 func (c *CPU) flushUTLB() {
+	c.flushJumps()
 	for i := range c.utlb {
 		c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
 	}
@@ -188,6 +189,7 @@ func (c *CPU) translationChanged(r SysReg) {
 				c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
 			}
 		}
+		c.flushJumpsEL(0)
 		c.pageVA = noPage
 		return
 	case TCR_EL1, SCTLR_EL1:

@@ -82,7 +82,13 @@ func (pt *pageTables) page(va, pa, attrs uint64) uint64 {
 // testHighVA+offset.
 func newMMUMachine(t testing.TB, code []uint32) (*Machine, *CPU, *pageTables) {
 	t.Helper()
-	m, c, _ := newTestMachine(t, code)
+	return newMMUMachineWith(t, code, Config{})
+}
+
+// newMMUMachineWith is newMMUMachine with cfg's mode.
+func newMMUMachineWith(t testing.TB, code []uint32, cfg Config) (*Machine, *CPU, *pageTables) {
+	t.Helper()
+	m, c, _ := newTestMachineWith(t, code, cfg)
 	pt := newPageTables(t, m, 1)
 	for a := uint64(RAMBase); a < testData+0x10000; a += PageSize {
 		pt.page(a, a, ptNormal)

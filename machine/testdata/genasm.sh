@@ -2,7 +2,8 @@
 # genasm.sh regenerates asm_table_test.go: the encodings of the assembly
 # lines used by the package's tests, assembled by llvm-mc so the tests never
 # depend on hand-computed bit patterns. Every string literal in the test
-# files that llvm-mc accepts as one instruction goes into the table. Run from
+# files that llvm-mc accepts as one instruction goes into the table (not
+# those with a ';', which llvm-mc reads as several). Run from
 # machine/:
 #   sh testdata/genasm.sh > asm_table_test.go
 set -eu
@@ -15,7 +16,7 @@ echo
 echo '// asmTable maps each assembly line used by the tests to its encoding.'
 echo 'func asmTable() map[string]uint32 {'
 echo '	return map[string]uint32{'
-grep -ho '"[^"]*"' $(ls *_test.go | grep -v asm_table_test.go) | sed 's/^"//; s/"$//' | grep '^[a-z]' | sort -u |
+grep -ho '"[^"]*"' $(ls *_test.go | grep -v asm_table_test.go) | sed 's/^"//; s/"$//' | grep '^[a-z]' | grep -v ';' | sort -u |
 while IFS= read -r line; do
 	enc=$(printf '%s\n' "$line" | $MC -triple=aarch64 -mattr=+crc,+lse,+rcpc -show-encoding 2>/dev/null |
 		sed -n 's/.*encoding: \[0x\(..\),0x\(..\),0x\(..\),0x\(..\)\].*/0x\4\3\2\1/p')
