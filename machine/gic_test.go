@@ -136,6 +136,17 @@ func TestGIC(t *testing.T) {
 			gicOp{op: "cw", off: giccEOIR, v: 49},
 			gicOp{op: "lines", v: 0},
 		)},
+		{"an input held high pends again when made level-sensitive", 1, append(gicOn(1),
+			gicOp{op: "dw", off: gicdICFGR + 12, v: 2 << 2}, // INTID 49 edge
+			gicOp{op: "dw", off: gicdISENABLER + 4, v: 1 << 17},
+			gicOp{op: "spi", off: 49, v: 1},
+			gicOp{op: "cr", off: giccIAR, want: 49},
+			gicOp{op: "cw", off: giccEOIR, v: 49},
+			gicOp{op: "lines", v: 0}, // the edge was taken; the input stays high
+			gicOp{op: "dw", off: gicdICFGR + 12, v: 0},
+			gicOp{op: "lines", v: lineIRQ},
+			gicOp{op: "cr", off: giccIAR, want: 49},
+		)},
 		{"sgi filters and source", 4, append(gicOn(4),
 			gicOp{cpu: 2, op: "dw", off: gicdSGIR, v: 0b1010<<16 | 5}, // list: CPUs 1 and 3
 			gicOp{cpu: 0, op: "lines", v: 0},
