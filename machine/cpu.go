@@ -101,7 +101,11 @@ type cpuState struct {
 	// be checked (alignment checking, watchpoints, parallel mode).
 	utlbOK bool
 	utlb   [utlbSize]utlbEntry // data-access micro-TLB, see mmu.go
-	tlb    [tlbSize]tlbEntry   // the TLB proper, tagged by ASID
+	// utlbGlobal marks the micro-TLB entries filled from a global TLB
+	// entry, which a change of ASID leaves valid (the kernel's
+	// mappings), so they survive TTBR writes.
+	utlbGlobal [utlbSize]bool
+	tlb        [tlbSize]tlbEntry // the TLB proper, tagged by ASID
 
 	// dbgActive makes run take the per-instruction debug path (debug.go):
 	// set while software step, a hardware breakpoint or watchpoint, or a

@@ -23,15 +23,16 @@ import (
 //go:noescape
 func jitEnter(code uintptr, c *CPU, left uint64) (rest, flags uint64, slot uintptr)
 
-// addrOf returns the address of b's first byte.
-func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
-
 // Offsets of the CPU fields translated code touches.
 const (
 	offR    = int32(unsafe.Offsetof(CPU{}.r))
 	offPC   = int32(unsafe.Offsetof(CPU{}.pc))
 	offNZCV = int32(unsafe.Offsetof(CPU{}.nzcvBits))
 	offUTLB = int32(unsafe.Offsetof(CPU{}.utlb))
+	offRTag = int32(unsafe.Offsetof(utlbEntry{}.rtag))
+	offWTag = int32(unsafe.Offsetof(utlbEntry{}.wtag))
+	offOff  = int32(unsafe.Offsetof(utlbEntry{}.off))
+	offHost = int32(unsafe.Offsetof(utlbEntry{}.host))
 	offIRQ  = int32(unsafe.Offsetof(CPU{}.lines))
 
 	offExcValid = int32(unsafe.Offsetof(CPU{}.excValid))
@@ -107,6 +108,9 @@ type mem struct {
 	scale       byte
 	disp        int32
 }
+
+// plus returns m displaced by d more bytes.
+func (m mem) plus(d int32) mem { m.disp += d; return m }
 
 // reg returns the operand of guest register slot s in c.r.
 func reg(s uint8) mem { return mem{base: rDI, index: noIndex, disp: offR + 8*int32(s)} }
@@ -876,10 +880,10 @@ func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
 	rn := a.rn
 	e.ld(rAX, rn, true)
 	e.aluImm(aluAND, true, rAX, -dczBlock)
-	e.access(c, k, dczBlock, true)
+	at := e.access(c, k, dczBlock, true, true)
 	e.opR(false, []byte{0x31}, rAX, rAX) // xor eax, eax
 	for i := int32(0); i < dczBlock; i += 8 {
-		e.store(rAX, 3, i)
+		e.store(rAX, 3, at.plus(i))
 	}
 }
 
@@ -903,8 +907,7 @@ func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 	e.raw(a.size())
 	fail3 := e.jcc(ccNE)
 	e.ld(r8, a.rd, true)
-	e.access(c, k, 1<<a.size(), true)
-	e.store(r8, a.size(), 0)
+	e.store(r8, a.size(), e.access(c, k, 1<<a.size(), true, true))
 	e.clearExclusive(c)
 	e.setReg(a.status(), 0)
 	done := e.jmp()
@@ -956,8 +959,7 @@ func shiftType(op opcode) uint8 {
 // load, then the monitor as setExclusive sets it.
 func (e *emitter) ldExclusive(c *CPU, a *ldstArgs, k int) {
 	e.opR(true, []byte{0x8b}, rSI, rAX) // mov rsi, rax: the VA
-	e.access(c, k, 1<<a.size(), false)
-	e.load(rAX, a.size(), extZero, 0)
+	e.load(rAX, a.size(), extZero, e.access(c, k, 1<<a.size(), false, true))
 	e.st(a.rd, rAX)
 	e.opM(true, []byte{0x89}, rAX, field(offExcVal))
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
@@ -1010,36 +1012,48 @@ func (e *emitter) bitfield(a *bitfieldArgs) {
 	e.st(a.rd, rAX)
 }
 
-// access turns the guest virtual address in AX into a RAM offset in DX
-// for an access of span bytes (both of a pair), bailing before
-// instruction k unless the fast path applies: RAM, within one page, and
-// with the MMU on a micro-TLB hit. A store also bails on pages holding
-// code (a store there invalidates decoded instructions) and while any
-// exclusive monitor is set (the store must snoop it). Clobbers BX, CX.
-func (e *emitter) access(c *CPU, k, span int, write bool) {
+// access checks a data access of span bytes (both of a pair) at the
+// guest virtual address in AX and returns where its data is: for a store
+// (write) or when ramOff asks, [CX+DX] with DX the RAM offset; for a load
+// with the MMU on, [DX+AX] with DX the micro-TLB entry's host. It bails
+// before instruction k unless the fast path applies: RAM, within one
+// page, and with the MMU on a micro-TLB hit. A store also bails on pages
+// holding code (a store there invalidates decoded instructions) and while
+// any exclusive monitor is set (the store must snoop it). Clobbers BX,
+// CX.
+func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 	m := c.m
 	if c.xlate {
-		tag := int32(0)
-		if write {
-			tag = 8
+		// The entry: index ((va >> 12) & utlbMask) * 32.
+		e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
+		e.shift(1, false, rCX, 12-5)
+		e.aluImm(aluAND, false, rCX, utlbMask*utlbEntrySize)
+		// The tag of the page of the access's last byte: an access that
+		// crosses into the next page matches no entry of its first.
+		if span > 1 {
+			e.opM(true, []byte{0x8d}, rDX, mem{base: rAX, index: noIndex, disp: int32(span - 1)}) // lea rdx, [rax+span-1]
+		} else {
+			e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
 		}
-		e.opR(true, []byte{0x8b}, rCX, rAX) // mov rcx, rax
-		e.shift(1, true, rCX, 12)
-		e.aluImm(aluAND, false, rCX, utlbMask)
-		e.opR(false, []byte{0x6b}, rCX, rCX) // imul ecx, ecx, 24
-		e.raw(byte(unsafe.Sizeof(utlbEntry{})))
-		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
 		e.aluImm(aluAND, true, rDX, -PageSize)
 		if c.el != 0 {
 			e.aluImm(aluOR, true, rDX, int32(c.el))
 		}
-		e.opM(true, []byte{0x3b}, rDX, mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + tag}) // cmp rdx, tag
+		entry := mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + offRTag}
+		if write {
+			entry.disp = offUTLB + offWTag
+		}
+		e.opM(true, []byte{0x3b}, rDX, entry) // cmp rdx, tag
 		e.bail(ccNE, k)
+		if !write && !ramOff {
+			entry.disp = offUTLB + offHost
+			e.opM(true, []byte{0x8b}, rDX, entry) // mov rdx, host
+			return mem{base: rDX, index: rAX, scale: 1}
+		}
 		e.opR(false, []byte{0x8b}, rDX, rAX) // mov edx, eax
 		e.aluImm(aluAND, false, rDX, PageSize-1)
-		e.aluImm(aluCMP, false, rDX, int32(PageSize-span))
-		e.bail(ccA, k)
-		e.opM(true, []byte{0x03}, rDX, mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + 16}) // add rdx, off
+		entry.disp = offUTLB + offOff
+		e.opM(true, []byte{0x03}, rDX, entry) // add rdx, off
 	} else {
 		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
 		e.aluImm(aluSUB, true, rDX, RAMBase)
@@ -1061,6 +1075,7 @@ func (e *emitter) access(c *CPU, k, span int, write bool) {
 		e.snoop(m, k, span)
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))
+	return mem{base: rCX, index: rDX, scale: 1}
 }
 
 // snoop bails before instruction k, a store of span bytes at RAM offset
@@ -1100,9 +1115,9 @@ func (e *emitter) snoop(m *Machine, k, span int) {
 	e.here(none)
 }
 
-// load loads 1<<lg bytes at [CX+DX+disp] into x, extended as ext says.
-func (e *emitter) load(x int, lg, ext uint8, disp int32) {
-	a := mem{base: rCX, index: rDX, scale: 1, disp: disp}
+// load loads 1<<lg bytes at a (what access returned, plus a
+// displacement) into x, extended as ext says.
+func (e *emitter) load(x int, lg, ext uint8, a mem) {
 	switch {
 	case lg == 0 && ext == extSign64:
 		e.opM(true, []byte{0x0f, 0xbe}, x, a)
@@ -1125,10 +1140,10 @@ func (e *emitter) load(x int, lg, ext uint8, disp int32) {
 	}
 }
 
-// store stores the low 1<<lg bytes of x at [CX+DX+disp]. x is AX or R8/R9,
-// whose low bytes need no REX quirks.
-func (e *emitter) store(x int, lg uint8, disp int32) {
-	a := mem{base: rCX, index: rDX, scale: 1, disp: disp}
+// store stores the low 1<<lg bytes of x at a (what access returned,
+// plus a displacement). x is AX or R8/R9, whose low bytes need no REX
+// quirks.
+func (e *emitter) store(x int, lg uint8, a mem) {
 	switch lg {
 	case 0:
 		e.opM(false, []byte{0x88}, x, a)
@@ -1218,13 +1233,13 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			e.ld(r8, rd, true)
 			e.ld(r9, a.rt2(), true)
 		}
-		e.access(c, k, 2*size, write)
+		at := e.access(c, k, 2*size, write, false)
 		if write {
-			e.store(r8, lg, 0)
-			e.store(r9, lg, int32(size))
+			e.store(r8, lg, at)
+			e.store(r9, lg, at.plus(int32(size)))
 		} else {
-			e.load(r8, lg, ext, 0)
-			e.load(r9, lg, ext, int32(size))
+			e.load(r8, lg, ext, at)
+			e.load(r9, lg, ext, at.plus(int32(size)))
 		}
 		if writeback {
 			e.st(rn, rSI)
@@ -1238,14 +1253,12 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	switch in.op {
 	case opSTRo, opSTRpre, opSTRpost, opSTRreg, opSTLR:
 		e.ld(r8, rd, true)
-		e.access(c, k, size, true)
-		e.store(r8, lg, 0)
+		e.store(r8, lg, e.access(c, k, size, true, false))
 		if writeback {
 			e.st(rn, rSI)
 		}
 	default:
-		e.access(c, k, size, false)
-		e.load(rAX, lg, ext, 0)
+		e.load(rAX, lg, ext, e.access(c, k, size, false, false))
 		if writeback {
 			e.st(rn, rSI)
 		}

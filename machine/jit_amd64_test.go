@@ -14,6 +14,8 @@ import (
 // with x86asm, and checks it is the intended instruction: the encodings
 // are hand-written, and a wrong REX bit or ModRM field would still run.
 func TestEmitterEncodings(t *testing.T) {
+	// Where access leaves the data: RAM offset, or micro-TLB host + VA.
+	ram, host := mem{base: rCX, index: rDX, scale: 1}, mem{base: rDX, index: rAX, scale: 1}
 	tests := []struct {
 		emit func(e *emitter)
 		want string // Intel syntax, instructions separated by "; "
@@ -41,12 +43,13 @@ func TestEmitterEncodings(t *testing.T) {
 		{func(e *emitter) { e.storeNZCV(afterLogic) }, "sets al; setz cl; shl al, 0x3; shl cl, 0x2; or al, cl; mov byte ptr [rdi+NZCV], al"},
 		{func(e *emitter) { e.storeNZCV(afterSub) }, "sets al; setz cl; setnb dl; seto bl; shl al, 0x3; shl cl, 0x2; add dl, dl; or al, cl; or al, dl; or al, bl; mov byte ptr [rdi+NZCV], al"},
 		{func(e *emitter) { e.ret(jitTaken) }, "mov rax, r10; mov ebx, 0x2; xor edx, edx; ret"},
-		{func(e *emitter) { e.load(rAX, 0, extSign64, 0) }, "movsx rax, byte ptr [rcx+rdx]"},
-		{func(e *emitter) { e.load(r8, 1, extZero, 8) }, "movzx r8d, word ptr [rcx+rdx+0x8]"},
-		{func(e *emitter) { e.load(rAX, 2, extSign64, 0) }, "movsxd rax, dword ptr [rcx+rdx]"},
-		{func(e *emitter) { e.store(r8, 0, 0) }, "mov byte ptr [rcx+rdx], r8b"},
-		{func(e *emitter) { e.store(rAX, 1, 2) }, "mov word ptr [rcx+rdx+0x2], ax"},
-		{func(e *emitter) { e.store(r9, 3, 8) }, "mov qword ptr [rcx+rdx+0x8], r9"},
+		{func(e *emitter) { e.load(rAX, 0, extSign64, ram) }, "movsx rax, byte ptr [rcx+rdx]"},
+		{func(e *emitter) { e.load(r8, 1, extZero, ram.plus(8)) }, "movzx r8d, word ptr [rcx+rdx+0x8]"},
+		{func(e *emitter) { e.load(rAX, 2, extSign64, ram) }, "movsxd rax, dword ptr [rcx+rdx]"},
+		{func(e *emitter) { e.store(r8, 0, ram) }, "mov byte ptr [rcx+rdx], r8b"},
+		{func(e *emitter) { e.store(rAX, 1, ram.plus(2)) }, "mov word ptr [rcx+rdx+0x2], ax"},
+		{func(e *emitter) { e.store(r9, 3, ram.plus(8)) }, "mov qword ptr [rcx+rdx+0x8], r9"},
+		{func(e *emitter) { e.load(r9, 3, extZero, host.plus(8)) }, "mov r9, qword ptr [rdx+rax+0x8]"},
 	}
 	for _, tt := range tests {
 		e := &emitter{}

@@ -400,3 +400,48 @@ func TestJumpCacheGenerations(t *testing.T) {
 		}
 	}
 }
+
+// TestTranslatedPageCrossing runs loads and stores that cross from one
+// virtual page into the next, hot enough to be translated, where the
+// next page is mapped elsewhere in RAM or not at all: the translated
+// code must leave such an access to the interpreter, which reads both
+// pages through their own translations or faults.
+func TestTranslatedPageCrossing(t *testing.T) {
+	const va = 0x30000000
+	const pa1, pa2 = testData + 0x1000, testData + 0x4000 // not adjacent
+	for _, insn := range []string{"ldr x0, [x1]", "ldp x4, x5, [x1]", "str x3, [x1]"} {
+		for _, mapped := range []bool{true, false} {
+			name := insn
+			if !mapped {
+				name += "/unmapped"
+			}
+			t.Run(name, func(t *testing.T) {
+				type result struct{ x0, x4, x5, end, after, start, pc, far, retired uint64 }
+				run := func(interpret bool) result {
+					// The load and store at the page's start fill the
+					// micro-TLB entry the crossing access then finds.
+					m, c, pt := newMMUMachineWith(t, prog("ldr x6, [x7]", "str x6, [x7]", insn, "b #-12"), Config{Interpret: interpret})
+					pt.page(va, pa1, ptNormal)
+					if mapped {
+						pt.page(va+PageSize, pa2, ptNormal)
+					}
+					mustWrite64(t, m, pa1+PageSize-8, 0x1111111100000000)
+					mustWrite64(t, m, pa1+PageSize, 0x4444444444444444) // what a wrong read finds
+					mustWrite64(t, m, pa2, 0x2222222222222222)
+					c.SetX(1, va+PageSize-4)
+					c.SetX(7, va)
+					c.SetX(3, 0x3333333355555555)
+					if err := m.Step(2001); err != nil {
+						t.Fatal(err)
+					}
+					return result{c.X(0), c.X(4), c.X(5), mustRead64(t, m, pa1+PageSize-8), mustRead64(t, m, pa1+PageSize), mustRead64(t, m, pa2),
+						c.PC(), c.SysReg(FAR_EL1), m.Stats().Instructions}
+				}
+				want, got := run(true), run(false)
+				if got != want {
+					t.Errorf("translated %+x\ninterpreted %+x", got, want)
+				}
+			})
+		}
+	}
+}

@@ -3,6 +3,7 @@ package machine
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // region is one device range of the physical memory map (TinyEMU's iomem
@@ -451,3 +452,7 @@ func (c *CPU) storeSlow(va uint64, lg uint8, v uint64, el uint8) bool {
 	}
 	return true
 }
+
+// addrOf returns the address of b's first byte. RAM is never moved, so
+// translated code and the micro-TLB may keep addresses into it.
+func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }

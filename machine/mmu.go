@@ -133,19 +133,20 @@ const (
 // utlbEntry maps one 4 KiB VA page to RAM for loads (rtag) and, if
 // writable, stores (wtag). A tag is the VA page | the EL it was filled for,
 // so EL0 and EL1 never share an entry and exception entry needs no flush.
+// Translated code indexes it by shifts: it is 32 bytes.
 type utlbEntry struct {
 	rtag, wtag uint64
 	off        uint64 // RAM offset of the page
-	// global: filled from a global TLB entry, which a change of ASID
-	// leaves valid (the kernel's mappings), so the entry survives TTBR
-	// writes.
-	global bool
+	// host is the host address of the page's RAM less the VA page, so
+	// that translated code loads from host+va.
+	host uint64
 }
 
 const (
-	utlbSize    = 256
-	utlbMask    = utlbSize - 1
-	utlbInvalid = 2 // never a valid tag: pages are 4 KiB aligned and EL ≤ 1
+	utlbEntrySize = 32 // bytes, a power of two (see utlbEntry)
+	utlbSize      = 256
+	utlbMask      = utlbSize - 1
+	utlbInvalid   = 2 // never a valid tag: pages are 4 KiB aligned and EL ≤ 1
 )
 
 // mmuChanged recomputes the access-path flags after SCTLR_EL1 or debug
@@ -185,7 +186,7 @@ func (c *CPU) translationChanged(r SysReg) {
 	switch r {
 	case TTBR0_EL1, TTBR1_EL1:
 		for i := range c.utlb {
-			if !c.utlb[i].global {
+			if !c.utlbGlobal[i] {
 				c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
 			}
 		}
@@ -526,15 +527,16 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	if off >= uint64(len(c.m.ram)) {
 		return
 	}
-	e := &c.utlb[va>>12&utlbMask]
+	i := va >> 12 & utlbMask
+	e := &c.utlb[i]
 	tag := va&^0xfff | uint64(el)
 	if e.rtag != tag || e.off != off {
-		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off}
+		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off, host: uint64(addrOf(c.m.ram)) + off - va&^0xfff}
 	}
 	// translate just matched (or filled) the TLB entry for va.
 	key := c.stripTag(va)
 	te := &c.tlb[key>>12&(tlbSize-1)]
-	e.global = te.va != tlbInvalid && key&^te.mask == te.va && te.global
+	c.utlbGlobal[i] = te.va != tlbInvalid && key&^te.mask == te.va && te.global
 	// A read fill proves read permission; a store proves write (and, on
 	// this architecture, writable implies readable at the same EL).
 	e.rtag = tag
