@@ -631,6 +631,7 @@ func asmTable() map[string]uint32 {
 		"str x2, [x9]":                     0xf9000122,
 		"str x3, [x1]":                     0xf9000023,
 		"str x3, [x2]":                     0xf9000043,
+		"str x3, [x7]":                     0xf90000e3,
 		"str x3, [x9, #0x300]":             0xf9018123,
 		"str x3, [x9, #8]":                 0xf9000523,
 		"str x6, [x7]":                     0xf90000e6,

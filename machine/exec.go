@@ -48,6 +48,7 @@ func (c *CPU) fetch(pc uint64) bool {
 		p = new(codePage)
 		m.code[off/PageSize].Store(p)
 		m.decodedPages.Add(1)
+		m.codeAppeared(off &^ (PageSize - 1))
 	}
 	c.page = p
 	c.pageVA = pc &^ (PageSize - 1)

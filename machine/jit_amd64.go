@@ -1065,13 +1065,16 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		e.aluImm(aluCMP, false, rCX, int32(PageSize-span))
 		e.bail(ccA, k)
 	}
-	if write {
+	if write && !c.xlate {
+		// (With the MMU on, no entry lets a store into a page of code.)
 		e.opR(true, []byte{0x8b}, rCX, rDX) // mov rcx, rdx
 		e.shift(1, true, rCX, 12)
 		e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.code[0]))))
 		e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: rCX, scale: 8}) // cmp qword [rbx+rcx*8], 0
 		e.raw(0)
 		e.bail(ccNE, k)
+	}
+	if write {
 		e.snoop(m, k, span)
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))

@@ -445,3 +445,39 @@ func TestTranslatedPageCrossing(t *testing.T) {
 		}
 	}
 }
+
+// TestTranslatedStoreToNewCode stores, from translated code, into a page
+// the loop also calls into, so that the page became code after the store
+// first filled the micro-TLB; then the store overwrites the called
+// instruction. The call must run the new instruction: a translated store
+// into a page of code goes through the interpreter, which drops what it
+// overwrote.
+func TestTranslatedStoreToNewCode(t *testing.T) {
+	const va = 0x30000000
+	const pa = testData + 0x1000
+	run := func(interpret bool) (x0, retired uint64) {
+		m, c, pt := newMMUMachineWith(t, prog("str x3, [x7]", "blr x1", "add x10, x10, x0", "b #-12"), Config{Interpret: interpret})
+		pt.page(va, pa, ptNormal)
+		mustWrite32(t, m, pa, I("mov x0, #1"))
+		mustWrite32(t, m, pa+4, I("ret"))
+		c.SetX(1, va)
+		c.SetX(7, va+0x100) // data beside the code, at first
+		c.SetX(3, uint64(I("mov x0, #2")))
+		if err := m.Step(4001); err != nil {
+			t.Fatal(err)
+		}
+		c.SetX(7, va) // now over the called instruction
+		if err := m.Step(4001); err != nil {
+			t.Fatal(err)
+		}
+		return c.X(0), m.Stats().Instructions
+	}
+	x0, n := run(false)
+	wantX0, wantN := run(true)
+	if wantX0 != 2 {
+		t.Fatalf("interpreter: x0 = %d, want 2", wantX0)
+	}
+	if x0 != wantX0 || n != wantN {
+		t.Errorf("translated: x0 = %d after %d instructions; interpreted: %d after %d", x0, n, wantX0, wantN)
+	}
+}

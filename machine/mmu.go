@@ -131,7 +131,7 @@ const (
 )
 
 // utlbEntry maps one 4 KiB VA page to RAM for loads (rtag) and, if
-// writable, stores (wtag). A tag is the VA page | the EL it was filled for,
+// writable and not holding code, stores (wtag). A tag is the VA page | the EL it was filled for,
 // so EL0 and EL1 never share an entry and exception entry needs no flush.
 // Translated code indexes it by shifts: it is 32 bytes.
 type utlbEntry struct {
@@ -540,8 +540,22 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	// A read fill proves read permission; a store proves write (and, on
 	// this architecture, writable implies readable at the same EL).
 	e.rtag = tag
-	if write {
+	if write && c.m.code[off/PageSize].Load() == nil {
 		e.wtag = tag
+	}
+}
+
+// codeAppeared drops the store permission of every micro-TLB entry that
+// maps RAM offset off, a page that now holds decoded code: translated
+// code stores through an entry without asking whether its page holds
+// code, so no page that does may have one (see fillUTLB).
+func (m *Machine) codeAppeared(off uint64) {
+	for _, c := range m.cpus {
+		for i := range c.utlb {
+			if c.utlb[i].off == off {
+				c.utlb[i].wtag = utlbInvalid
+			}
+		}
 	}
 }
 
