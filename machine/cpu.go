@@ -56,6 +56,9 @@ type cpuState struct {
 	pageVA uint64    // virtual base of the page being executed, or noPage
 	page   *codePage // decode cache of that page
 	pagePA uint64    // physical base of that page
+	// pageGlobal: a global translation maps that page (with the MMU on),
+	// one that TTBR writes leave as it is.
+	pageGlobal bool
 	// blockKey is blockKeyFor(pageVA): the key of the translated blocks
 	// (jit.go) valid on that page.
 	blockKey uint64

@@ -31,6 +31,9 @@ func (c *CPU) fetch(pc uint64) bool {
 			c.takeException(c.lowerOrSame(ecInsnAbortLow), fsc, pc)
 			return false
 		}
+		// translate just matched (or filled) the TLB entry for pc.
+		te := &c.tlb[pc>>12&(tlbSize-1)]
+		c.pageGlobal = te.va != tlbInvalid && pc&^te.mask == te.va && te.global
 	}
 	off := pa - RAMBase
 	if off >= uint64(len(m.ram)) {

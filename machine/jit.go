@@ -129,11 +129,8 @@ func (c *CPU) noteJump(pc uint64, b *block) {
 	if !c.xlate {
 		return
 	}
-	if c.el == 1 && c.sys[SCTLR_EL1]&sctlrM != 0 {
-		// Only global translations survive a TTBR write (see jumpCache).
-		if e, _, ok := c.lookup(pc, false); !ok || !e.global {
-			return
-		}
+	if c.el == 1 && c.sys[SCTLR_EL1]&sctlrM != 0 && !c.pageGlobal {
+		return // only global translations survive a TTBR write (see jumpCache)
 	}
 	el := c.el & 1
 	c.jumps.tables[el][pc>>2&(jumpSize-1)] = jumpEntry{tag: pc ^ c.jumps.gen[el], chain: b.chain}
