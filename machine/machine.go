@@ -191,18 +191,23 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.Console == nil {
 		cfg.Console = io.Discard
 	}
+	ram, err := newRAM(cfg.RAMSize)
+	if err != nil {
+		return nil, err
+	}
 	m := &Machine{
 		log:       cfg.Logger,
 		quantum:   uint64(cfg.Quantum),
-		ram:       make([]byte, cfg.RAMSize),
+		ram:       ram,
 		code:      make([]atomic.Pointer[codePage], cfg.RAMSize/PageSize),
 		hostcalls: make(map[uint16]HostcallFunc),
 		deadline:  noDeadline,
 		jit:       newJITCache(cfg.Interpret || cfg.Parallel, cfg.PerfMap),
 	}
-	// The code cache is mapped outside the Go heap: unmap it with the
-	// machine.
+	// The code cache and RAM are mapped outside the Go heap: unmap them
+	// with the machine.
 	runtime.AddCleanup(m, (*jitCache).free, m.jit)
+	runtime.AddCleanup(m, freeRAM, m.ram)
 	m.cond = sync.NewCond(&m.mu)
 	m.parallel = cfg.Parallel
 	m.epoch = time.Now()
