@@ -470,14 +470,16 @@ func (e *emitter) extend(x int, option, amt uint8) {
 
 // jitMRSOK: the registers the kernel reads most: current (SP_EL0), the
 // interrupt mask, the CPU number.
+// NZCV, at any EL, and CurrentEL and SPSel too: the kretprobe trampoline
+// builds a PSTATE from them at every return it catches.
 func jitMRSOK(a *sysArgs, el uint8) bool {
 	sr := SysReg(a.imm)
-	return el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1 || jitPlainSys(sr))
+	return sr == NZCV || el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1 || sr == CurrentEL || sr == SPSel || jitPlainSys(sr))
 }
 
 func jitMSROK(a *sysArgs, el uint8) bool {
 	sr := SysReg(a.imm)
-	return el == 1 && (sr == SP_EL0 || sr == DAIF || jitPlainSys(sr))
+	return sr == NZCV || el == 1 && (sr == SP_EL0 || sr == DAIF || jitPlainSys(sr))
 }
 
 // jitPlainSys reports whether MRS and MSR of sr at EL1 only read and
@@ -811,7 +813,7 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 }
 
 // emitMRS translates MRS.
-func (e *emitter) emitMRS(_ *CPU, a *sysArgs, k int, _ uint64) {
+func (e *emitter) emitMRS(c *CPU, a *sysArgs, k int, _ uint64) {
 	rd := a.rd
 	if sr := SysReg(a.imm); jitPlainSys(sr) {
 		e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(sr))) // mov rax, [sys+8*sr]
@@ -819,6 +821,14 @@ func (e *emitter) emitMRS(_ *CPU, a *sysArgs, k int, _ uint64) {
 		return
 	}
 	switch SysReg(a.imm) {
+	case NZCV:
+		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offNZCV)) // movzx eax, byte [nzcv]
+		e.shift(0, false, rAX, 28)
+	case CurrentEL: // the block's EL, which its key fixes
+		e.setReg(rd, uint64(c.el)<<2)
+		return
+	case SPSel:
+		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offSPSel)) // movzx eax, byte [spsel]
 	case SP_EL0:
 		// At EL1 with SPSel 0, SP_EL0 is the live SP: the interpreter's.
 		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
@@ -842,6 +852,13 @@ func (e *emitter) emitMSR(_ *CPU, a *sysArgs, k int, pc uint64) {
 	if sr := SysReg(a.imm); jitPlainSys(sr) {
 		e.ld(rAX, rn, true)
 		e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(sr))) // mov [sys+8*sr], rax
+		return
+	}
+	if SysReg(a.imm) == NZCV {
+		e.ld(rAX, rn, false)
+		e.shift(1, false, rAX, 28)
+		e.aluImm(aluAND, false, rAX, 15)
+		e.opM(false, []byte{0x88}, rAX, field(offNZCV)) // mov byte [nzcv], al
 		return
 	}
 	if SysReg(a.imm) == SP_EL0 {

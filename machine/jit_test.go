@@ -128,8 +128,8 @@ func TestTranslationRandomState(t *testing.T) {
 				}
 			case 8: // what the kernel does with the interrupt mask and current
 				g.emit([]uint32{0xd53b4220, 0xd51b4220, 0xd50342df, 0xd50342ff, 0xd5384100, 0xd5184100, 0xd53800a0}[rng.IntN(7)], "")
-			case 12: // exception entry and return: MRS and MSR of ELR, SPSR, ESR, FAR, TPIDR_EL1, TPIDR_EL0
-				sr := []uint32{0x4020, 0x4000, 0x5200, 0x6000, 0xd080, 0x3d040}[rng.IntN(6)] // op1, CRn, CRm, op2
+			case 12: // exception entry and return: MRS and MSR of ELR, SPSR, ESR, FAR, TPIDR_EL1, TPIDR_EL0; NZCV, CurrentEL, SPSel
+				sr := []uint32{0x4020, 0x4000, 0x5200, 0x6000, 0xd080, 0x3d040, 0x34200, 0x4240, 0x4200}[rng.IntN(9)] // op1, CRn, CRm, op2
 				op := []uint32{0xd5380000, 0xd5180000}[rng.IntN(2)]                          // MRS, MSR
 				g.emit(op|sr|g.reg(false), "")
 			case 9: // an exclusive pair on the scratch buffer
@@ -483,5 +483,37 @@ func TestTranslatedStoreToNewCode(t *testing.T) {
 	}
 	if x0 != wantX0 || n != wantN {
 		t.Errorf("translated: x0 = %d after %d instructions; interpreted: %d after %d", x0, n, wantX0, wantN)
+	}
+}
+
+// TestTranslatedPSTATEAccess runs MSR NZCV and MRS of NZCV, CurrentEL
+// and SPSel (what the kretprobe trampoline builds a PSTATE from) hot, at
+// EL1 with either stack pointer and at EL0, and requires the registers
+// the interpreter leaves.
+func TestTranslatedPSTATEAccess(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pstate uint64
+		code   []string
+	}{
+		// Each iteration's reads are summed, so a wrong one shows.
+		{"el1h", 5, []string{"msr nzcv, x1", "mrs x2, nzcv", "mrs x3, currentel", "mrs x4, spsel", "add x6, x6, x2", "add x7, x7, x3", "add x8, x8, x4", "add x1, x1, x5", "b #-32"}},
+		{"el1t", 4, []string{"msr nzcv, x1", "mrs x2, nzcv", "mrs x3, currentel", "mrs x4, spsel", "add x6, x6, x2", "add x7, x7, x3", "add x8, x8, x4", "add x1, x1, x5", "b #-32"}},
+		{"el0", 0, []string{"msr nzcv, x1", "mrs x2, nzcv", "add x6, x6, x2", "add x1, x1, x5", "b #-16"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(interpret bool) [6]uint64 {
+				m, c, _ := newTestMachineWith(t, prog(tc.code...), Config{Interpret: interpret})
+				c.SetX(5, 3<<27)
+				c.SetPSTATE(tc.pstate)
+				if err := m.Step(2001); err != nil {
+					t.Fatal(err)
+				}
+				return [6]uint64{c.X(1), c.X(6), c.X(7), c.X(8), c.PSTATE(), c.PC()}
+			}
+			if got, want := run(false), run(true); got != want {
+				t.Errorf("translated x1, the sums, PSTATE, pc %#x\ninterpreted %#x", got, want)
+			}
+		})
 	}
 }
