@@ -163,6 +163,7 @@ func (kp *Kprobes) hcKretprobeTrampoline(cpu *machine.CPU) error {
 		cpu.SetX(0, 0)
 		return nil
 	}
+	defer kp.putRegs(regs) // the handlers and observers keep no pt_regs
 	regs.CPU = cpu.Index()
 	frame := regs.X[29]
 	task := kp.k.CurrentTask(regs.CPU)
@@ -187,12 +188,11 @@ func (kp *Kprobes) hcKretprobeTrampoline(cpu *machine.CPU) error {
 		cpu.SetX(0, 0)
 		return nil
 	}
-	mine := append([]*KretprobeInstance(nil), stack[found:]...)
-	if found == 0 {
-		delete(kp.instances.tasks, task)
-	} else {
-		kp.instances.tasks[task] = stack[:found]
-	}
+	var nest [4]*KretprobeInstance // more than one only when kretprobes nest
+	mine := append(nest[:0], stack[found:]...)
+	// An emptied stack stays, so that the task's next entry appends
+	// without allocating; flushTask drops it when the task exits.
+	kp.instances.tasks[task] = stack[:found]
 	kp.instances.mu.Unlock()
 
 	correct := mine[0].RetAddr
