@@ -23,7 +23,19 @@ func (c *CPU) fetch(pc uint64) bool {
 	}
 	m := c.m
 	pa := pc
-	if c.sys[SCTLR_EL1]&sctlrM != 0 {
+	mmu := c.sys[SCTLR_EL1]&sctlrM != 0
+	var f *fetchEntry
+	if mmu && !c.par {
+		// A page fetched before, under the jump cache's generation.
+		el, va := c.el&1, pc&^(PageSize-1)
+		f = &c.jumps.pages[el][va>>12&(jumpPages-1)]
+		if f.tag == va^c.jumps.gen[el] {
+			c.page, c.pageVA, c.pagePA, c.pageGlobal = f.page, va, f.pa, f.global
+			c.blockKey = c.blockKeyFor(va)
+			return true
+		}
+	}
+	if mmu {
 		var fsc uint32
 		var ok bool
 		if pa, _, fsc, ok = c.translate(pc, AccessExec, c.el); !ok {
@@ -57,6 +69,9 @@ func (c *CPU) fetch(pc uint64) bool {
 	c.pageVA = pc &^ (PageSize - 1)
 	c.pagePA = pa &^ (PageSize - 1)
 	c.blockKey = c.blockKeyFor(c.pageVA)
+	if f != nil && (c.el == 0 || c.pageGlobal) { // as noteJump: EL1's survive TTBR writes
+		*f = fetchEntry{tag: c.pageVA ^ c.jumps.gen[c.el&1], pa: c.pagePA, page: p, global: c.pageGlobal}
+	}
 	return true
 }
 

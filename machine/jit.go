@@ -65,6 +65,11 @@ type block struct {
 // text reused), and clearing the tables each time cost 6% of its run.
 type jumpCache struct {
 	tables [2][jumpSize]jumpEntry
+	// pages keeps, per EL and under the same generations, what fetch
+	// found for recent code pages, so that a page crossing in runFast
+	// (an exception's vector, an ERET, a branch the tables miss) skips
+	// the translation: a kprobe hit makes some eight.
+	pages [2][jumpPages]fetchEntry
 	// gen is each table's generation, in pc bits [11:2]: an entry's tag
 	// is its pc ^ gen. Entries of an older generation sit in the slot
 	// their pc's bits [11:2] pick, so their tags differ from any current
@@ -80,7 +85,16 @@ type jumpEntry struct {
 	chain uintptr
 }
 
+// fetchEntry is one jumpCache.pages slot: the code page at tag ^ gen.
+type fetchEntry struct {
+	tag    uint64 // jumpEmpty when empty
+	pa     uint64
+	page   *codePage
+	global bool
+}
+
 const (
+	jumpPages     = 64   // pages entries per EL, indexed by VA bits [17:12]
 	jumpSize      = 1024 // entries per EL, indexed by pc bits [11:2]
 	jumpEntrySize = 16   // bytes: translated code indexes the tables
 	jumpGenMask   = (jumpSize - 1) * 4
@@ -90,11 +104,19 @@ const (
 // clearJumps empties both tables of c's jump cache by clearing them.
 func (c *CPU) clearJumps() {
 	for el := range c.jumps.tables {
-		t := &c.jumps.tables[el]
-		for i := range t {
-			t[i] = jumpEntry{tag: jumpEmpty}
-		}
+		c.clearJumpsEL(el)
 		c.jumps.gen[el] = 0
+	}
+}
+
+// clearJumpsEL clears the table and pages of EL el.
+func (c *CPU) clearJumpsEL(el int) {
+	t := &c.jumps.tables[el]
+	for i := range t {
+		t[i] = jumpEntry{tag: jumpEmpty}
+	}
+	for i := range c.jumps.pages[el] {
+		c.jumps.pages[el][i] = fetchEntry{tag: jumpEmpty}
 	}
 }
 
@@ -108,10 +130,7 @@ func (c *CPU) flushJumps() {
 func (c *CPU) flushJumpsEL(el int) {
 	g := (c.jumps.gen[el] + 4) & jumpGenMask
 	if g == 0 {
-		t := &c.jumps.tables[el]
-		for i := range t {
-			t[i] = jumpEntry{tag: jumpEmpty}
-		}
+		c.clearJumpsEL(el)
 	}
 	c.jumps.gen[el] = g
 }
