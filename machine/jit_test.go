@@ -130,7 +130,7 @@ func TestTranslationRandomState(t *testing.T) {
 				g.emit([]uint32{0xd53b4220, 0xd51b4220, 0xd50342df, 0xd50342ff, 0xd5384100, 0xd5184100, 0xd53800a0}[rng.IntN(7)], "")
 			case 12: // exception entry and return: MRS and MSR of ELR, SPSR, ESR, FAR, TPIDR_EL1, TPIDR_EL0; NZCV, CurrentEL, SPSel
 				sr := []uint32{0x4020, 0x4000, 0x5200, 0x6000, 0xd080, 0x3d040, 0x34200, 0x4240, 0x4200}[rng.IntN(9)] // op1, CRn, CRm, op2
-				op := []uint32{0xd5380000, 0xd5180000}[rng.IntN(2)]                          // MRS, MSR
+				op := []uint32{0xd5380000, 0xd5180000}[rng.IntN(2)]                                                   // MRS, MSR
 				g.emit(op|sr|g.reg(false), "")
 			case 9: // an exclusive pair on the scratch buffer
 				g.setBase()
