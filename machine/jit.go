@@ -57,8 +57,8 @@ type block struct {
 // dropped (a store to code, a full code cache). A TTBR write (a context
 // switch) empties only EL0's table: EL1's holds only pcs that global
 // translations map, which a change of ASID leaves as they are. The EL
-// cannot change inside translated code, and nor can xlate, which every
-// entry has (blocks built without it never look the tables up).
+// cannot change inside translated code, and nor can xlate (the MMU, which
+// flushes the micro-TLB when it changes, and with it the tables).
 //
 // Emptying is a new generation, not a clear: the kernel stores to pages
 // that hold code thousands of times a second (a freed page of a program's
@@ -145,9 +145,6 @@ func (c *CPU) jumpHit(pc uint64) bool {
 // noteJump enters block b, about to run at pc on the current page, in
 // the jump cache, where translated code will find it.
 func (c *CPU) noteJump(pc uint64, b *block) {
-	if !c.xlate {
-		return
-	}
 	if c.el == 1 && c.sys[SCTLR_EL1]&sctlrM != 0 && !c.pageGlobal {
 		return // only global translations survive a TTBR write (see jumpCache)
 	}

@@ -122,9 +122,8 @@ type emitter struct {
 	bails []bailRef
 	links []linkRef // LEAs that must address a chaining slot
 	irq   []int     // rel32s of jumps to the exit for a pending interrupt
-	// jumps is the offset in CPU of the jump cache table the block's
-	// branches look up, or 0 if they do not (a block built without
-	// xlate).
+	// jumps is the offset in CPU of the jump cache table (its EL's) the
+	// block's branches look up, or 0 if they do not.
 	jumps int32
 }
 
@@ -511,9 +510,7 @@ func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 
 // slots, whose initial values jitCache.add fills in.
 func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e := &emitter{b: make([]byte, 0, 64*len(insts)), pc: pc}
-	if c.xlate {
-		e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
-	}
+	e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
 	n := len(insts)
 	// Chain entry: runFast's "does all of the block fit" check.
 	e.opR(true, []byte{0x81}, aluCMP, r10)
