@@ -6,7 +6,7 @@
 # With -b it does the same for the kernel workload too (kernel's
 # BenchmarkUserWorkload: the booted system's guest MIPS).
 #
-#   scripts/bench-ab.sh [-b] [-k MODE] [-r RUNS] [-n ITERATIONS] [BASE [NEW]]
+#   scripts/bench-ab.sh [-b] [-c [-p KIND]] [-k MODE] [-r RUNS] [-n ITERATIONS] [BASE [NEW]]
 #
 #   BASE        a git revision (default HEAD)
 #   NEW         a git revision (default: the work tree, uncommitted changes
@@ -18,10 +18,19 @@
 #               steps of a million instructions a run after the boot
 #   -k MODE     the kernel workload's mode: translated (default) or
 #               interpreted
+#   -c          count instead of time: each side's host instructions
+#               (valgrind's cachegrind; needs valgrind) for one run of
+#               each benchmark, the two sides at once; with -p KIND also
+#               BenchmarkProbeHit/KIND (kprobe, kretprobe, jprobe-go,
+#               jprobe-guest)
 #
 # Why: on a shared 2-core VM one run's MIPS varies by about ±10%, so two
 # numbers from separate invocations cannot show a 5% change; alternating
 # the two binaries spreads the host's noise over both. Compare medians.
+# Some days the noise is ±30%: then -c decides. The guest's work is the
+# same on both sides, so host instructions differ by the change alone
+# (and some thousandths from the Go runtime); cache misses and branch
+# mispredictions do not show.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,9 +38,13 @@ RUNS=8
 ITER=1000
 KERNEL=
 KMODE=translated
-while getopts bk:r:n: opt; do
+COUNT=
+PROBE=
+while getopts bck:p:r:n: opt; do
 	case $opt in
 	b) KERNEL=1 ;;
+	c) COUNT=1 ;;
+	p) PROBE=$OPTARG ;;
 	k) KMODE=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	n) ITER=$OPTARG ;;
@@ -46,10 +59,17 @@ GO=${GO:-go}
 tmp=$(mktemp -d /tmp/kpemu-bench-ab.XXXXXX)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; git worktree remove --force "$tmp/new" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 
+if [ -n "$COUNT" ] && ! command -v valgrind >/dev/null; then
+	echo "bench-ab.sh: -c needs valgrind (apt-get install valgrind)" >&2
+	exit 1
+fi
 build() { # DIR OUT
 	(cd "$1" && $GO test -c -o "$2" ./machine/)
 	if [ -n "$KERNEL" ]; then
 		(cd "$1" && $GO test -c -o "$2.kernel" ./kernel/)
+	fi
+	if [ -n "$PROBE" ]; then
+		(cd "$1" && $GO test -c -o "$2.kprobes" ./kprobes/)
 	fi
 }
 git worktree add --detach -q "$tmp/base" "$BASE"
@@ -71,6 +91,30 @@ runk() { # BINARY
 	(cd kernel && taskset -c "$cpu" "$1.kernel" -test.run '^$' \
 		-test.bench "^BenchmarkUserWorkload\$/^${KMODE}\$" -test.benchtime 200x | mips)
 }
+if [ -n "$COUNT" ]; then
+	# irefs DIR BINARY BENCH BENCHTIME: the host instructions of one run.
+	irefs() {
+		(cd "$1" && valgrind --tool=cachegrind --cache-sim=no --smc-check=all-non-file \
+			--cachegrind-out-file=/dev/null "$2" -test.run '^$' -test.bench "$3" -test.benchtime "$4" 2>&1 |
+			awk '/I +refs:/ { gsub(",", "", $NF); print $NF }')
+	}
+	count() { # NAME DIR SUFFIX BENCH BENCHTIME
+		irefs "$2" "$tmp/base.test$3" "$4" "$5" >"$tmp/$1.base" &
+		irefs "$2" "$tmp/new.test$3" "$4" "$5" >"$tmp/$1.new"
+		wait
+		awk -v what="$1" -v b="$(cat "$tmp/$1.base")" -v n="$(cat "$tmp/$1.new")" 'BEGIN {
+			printf "%s host instructions: base %d, new %d, new/base %.4f\n", what, b, n, n / b }'
+	}
+	count coremark machine "" '^BenchmarkCoreMark$' "${ITER}x"
+	if [ -n "$KERNEL" ]; then
+		count "kernel workload ($KMODE)" kernel .kernel "^BenchmarkUserWorkload\$/^${KMODE}\$" 100x
+	fi
+	if [ -n "$PROBE" ]; then
+		count "probe hit ($PROBE)" kprobes .kprobes "^BenchmarkProbeHit\$/^${PROBE}\$" 1x
+	fi
+	exit 0
+fi
+
 for _ in $(seq "$RUNS"); do
 	echo "base $(run "$tmp/base.test")"
 	echo "new $(run "$tmp/new.test")"
