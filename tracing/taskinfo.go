@@ -27,8 +27,8 @@ const savedCmdlinesHead = (((pidMaxDefault+1)*4+7)&^7 + 8 + 4 + 4)
 
 type savedCmdlines struct {
 	mu    sync.Mutex
-	byPid map[int]int // map_pid_to_cmdline, by pid & (PID_MAX_DEFAULT-1)
-	pids  []int       // map_cmdline_to_pid, 0 for a free slot; nil until the first save
+	byPid []int32 // map_pid_to_cmdline, by pid & (PID_MAX_DEFAULT-1); -1 for none
+	pids  []int   // map_cmdline_to_pid, 0 for a free slot; nil until the first save
 	comms []string
 	idx   int // cmdline_idx
 }
@@ -46,10 +46,10 @@ func (s *savedCmdlines) save(pid int, comm string) {
 		s.reset(savedCmdlinesNum(savedCmdlinesDefault))
 	}
 	tpid := pid & (pidMaxDefault - 1)
-	i, ok := s.byPid[tpid]
-	if !ok {
+	i := int(s.byPid[tpid])
+	if i < 0 {
 		i = (s.idx + 1) % len(s.pids)
-		s.byPid[tpid] = i
+		s.byPid[tpid] = int32(i)
 		s.idx = i
 	}
 	s.pids[i] = pid
@@ -64,7 +64,10 @@ func (s *savedCmdlines) find(pid int) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if i, ok := s.byPid[pid&(pidMaxDefault-1)]; ok && s.pids[i] == pid {
+	if s.byPid == nil {
+		return "<...>"
+	}
+	if i := s.byPid[pid&(pidMaxDefault-1)]; i >= 0 && s.pids[i] == pid {
 		return s.comms[i]
 	}
 	return "<...>"
@@ -87,7 +90,12 @@ func savedCmdlinesNum(val int) int {
 // reset is tracing_resize_saved_cmdlines' new buffer: n slots, empty;
 // s.mu is held.
 func (s *savedCmdlines) reset(n int) {
-	s.byPid = make(map[int]int)
+	if s.byPid == nil {
+		s.byPid = make([]int32, pidMaxDefault) // a map cost a fifth of each event's recording
+	}
+	for i := range s.byPid {
+		s.byPid[i] = -1
+	}
 	s.pids = make([]int, n)
 	s.comms = make([]string, n)
 	s.idx = 0
