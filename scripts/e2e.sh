@@ -989,7 +989,8 @@ if ls "$MNT" >/dev/null 2>&1; then bad "SIGKILL leaves a dead mount (test setup)
 pid=$!
 if wait_mounted; then ok "a stale mount is cleaned at the next start"; else bad "a stale mount is cleaned at the next start" "$(cat "$LOG")"; fi
 expect "the new run lists its probe" "1" "$(grep -c '  k  tcp_v4_rcv+0x0    $' "$D/kprobes/list")"
-poll grep -q ramfs_helper "$D/kpemu/modules"
+# The module shows as Loading while its init runs (as /proc/modules does): wait for Live.
+poll grep -q "^ramfs_helper .* Live " "$D/kpemu/modules"
 expect "--module loads a module at boot" "ramfs_helper 4096 0 - Live $MODULES_VADDR" "$(cat "$D/kpemu/modules")"
 stop_kpemu INT
 expect "SIGINT exits 0" 0 "$rc"
