@@ -43,9 +43,7 @@ func (c *CPU) fetch(pc uint64) bool {
 			c.takeException(c.lowerOrSame(ecInsnAbortLow), fsc, pc)
 			return false
 		}
-		// translate just matched (or filled) the TLB entry for pc.
-		te := &c.tlb[pc>>12&(tlbSize-1)]
-		c.pageGlobal = te.va != tlbInvalid && pc&^te.mask == te.va && te.global
+		c.pageGlobal = c.tlbGlobal(pc)
 	}
 	off := pa - RAMBase
 	if off >= uint64(len(m.ram)) {
@@ -69,7 +67,7 @@ func (c *CPU) fetch(pc uint64) bool {
 	c.pageVA = pc &^ (PageSize - 1)
 	c.pagePA = pa &^ (PageSize - 1)
 	c.blockKey = c.blockKeyFor(c.pageVA)
-	if f != nil && (c.el == 0 || c.pageGlobal) { // as noteJump: EL1's survive TTBR writes
+	if f != nil && c.pageJumpable() {
 		*f = fetchEntry{tag: c.pageVA ^ c.jumps.gen[c.el&1], pa: c.pagePA, page: p, global: c.pageGlobal}
 	}
 	return true

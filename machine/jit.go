@@ -145,11 +145,18 @@ func (c *CPU) jumpHit(pc uint64) bool {
 // noteJump enters block b, about to run at pc on the current page, in
 // the jump cache, where translated code will find it.
 func (c *CPU) noteJump(pc uint64, b *block) {
-	if c.el == 1 && c.sys[SCTLR_EL1]&sctlrM != 0 && !c.pageGlobal {
-		return // only global translations survive a TTBR write (see jumpCache)
+	if !c.pageJumpable() {
+		return
 	}
 	el := c.el & 1
 	c.jumps.tables[el][pc>>2&(jumpSize-1)] = jumpEntry{tag: pc ^ c.jumps.gen[el], chain: b.chain}
+}
+
+// pageJumpable reports whether the jump cache may keep the current page
+// (its pcs, and fetch's entry for it): at EL1 with the MMU on, only a
+// global page, since TTBR writes keep EL1's half (see jumpCache).
+func (c *CPU) pageJumpable() bool {
+	return c.el == 0 || c.sys[SCTLR_EL1]&sctlrM == 0 || c.pageGlobal
 }
 
 // flushJumps empties every CPU's jump cache: blocks were dropped.

@@ -533,16 +533,20 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	if e.rtag != tag || e.off != off {
 		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off, host: uint64(addrOf(c.m.ram)) + off - va&^0xfff}
 	}
-	// translate just matched (or filled) the TLB entry for va.
-	key := c.stripTag(va)
-	te := &c.tlb[key>>12&(tlbSize-1)]
-	c.utlbGlobal[i] = te.va != tlbInvalid && key&^te.mask == te.va && te.global
+	c.utlbGlobal[i] = c.tlbGlobal(c.stripTag(va))
 	// A read fill proves read permission; a store proves write (and, on
 	// this architecture, writable implies readable at the same EL).
 	e.rtag = tag
 	if write && c.m.code[off/PageSize].Load() == nil {
 		e.wtag = tag
 	}
+}
+
+// tlbGlobal reports whether the TLB entry translate has just matched (or
+// filled) for key is global: one that a change of ASID leaves valid.
+func (c *CPU) tlbGlobal(key uint64) bool {
+	te := &c.tlb[key>>12&(tlbSize-1)]
+	return te.va != tlbInvalid && key&^te.mask == te.va && te.global
 }
 
 // codeAppeared drops the store permission of every micro-TLB entry that
