@@ -170,7 +170,9 @@ func (m *Machine) flushJumps() {
 // before it is translated.
 const jitThreshold = 2
 
-// jitCode is a translated block before it goes into the code cache.
+// jitCode is a translated block before it goes into the code cache. Its
+// code and slots are the translator's buffers, valid until it translates
+// the next block.
 type jitCode struct {
 	code  []byte
 	body  int      // offset of the body; the chain entry is at 0

@@ -9,12 +9,14 @@ import (
 
 // The x86-64 translator of blocks (jit.go).
 //
-// Translated code runs with DI = the *CPU and keeps no guest state in host
-// registers between instructions: each instruction loads its operands
-// from c.r, computes in AX, BX, CX, DX, SI and R8/R9, and stores its
-// result back. So at every instruction boundary the CPU struct is
-// exactly as the interpreter would leave it, and the code can stop before
-// any instruction (a "bail") and let runFast go on with the interpreter.
+// Translated code runs with DI = the *CPU. Each instruction loads its
+// operands, computes in AX, BX, CX, DX, SI and R8/R9, and stores its
+// result. A block keeps the guest registers it uses most in R11-R15
+// (regCache): loaded at the block's entry, written back to c.r at each of
+// its exits. Every other guest register lives in c.r. So whenever the
+// code leaves (at its end, or stopping before an instruction, a "bail",
+// for runFast to go on with the interpreter) the CPU struct is exactly as
+// the interpreter would leave it.
 
 // jitEnter runs translated code at code with DI = c and R10 = left, the
 // instructions it may retire (jit_amd64.s). It returns what is left, the
@@ -64,6 +66,7 @@ const (
 	r8  = 8
 	r9  = 9
 	r10 = 10 // the instructions left in the budget
+	r11 = 11 // R11-R15: guest registers a block caches (regCache)
 
 	noIndex = -1
 
@@ -115,21 +118,46 @@ func (m mem) plus(d int32) mem { m.disp += d; return m }
 // reg returns the operand of guest register slot s in c.r.
 func reg(s uint8) mem { return mem{base: rDI, index: noIndex, disp: offR + 8*int32(s)} }
 
+// regCache is how many guest registers a block may keep in host
+// registers, R11 up.
+const regCache = 5
+
 // emitter assembles one block.
 type emitter struct {
-	b     []byte
-	pc    uint64 // of the block's first instruction
-	bails []bailRef
-	links []linkRef // LEAs that must address a chaining slot
-	irq   []int     // rel32s of jumps to the exit for a pending interrupt
+	b  []byte
+	pc uint64 // of the block's first instruction
+	// host is the host register that holds guest register slot s in
+	// this block, or 0 (AX, never a cache register) if it lives in c.r.
+	host [regSink + 1]uint8
+	// uses counts, in a block's first emission (counting), the accesses
+	// to each slot, from which the second picks the slots to cache.
+	uses     [regSink + 1]int
+	counting bool
+	// writes holds bit s if the block may write slot s, entry if it may
+	// read s before writing it, and loops whether it branches back to its
+	// own start: all three found counting.
+	writes, entry uint64
+	loops         bool
+	loop          int // where the loop goes back to: the body after the loads
+	// written holds bit s once the code so far may have changed cached
+	// slot s: what an exit writes back.
+	written uint64
+	bails   []bailRef
+	stubs   []bailRef // the bail exits emitted: where, for which k and written
+	slots   [][2]int  // jitCode.slots
+	links   []linkRef // LEAs that must address a chaining slot
+	irq     []int     // rel32s of jumps to the exit for a pending interrupt
 	// jumps is the offset in CPU of the jump cache table (its EL's) the
 	// block's branches look up, or 0 if they do not.
 	jumps int32
 }
 
 // bailRef is a rel32 at b[at:] that must jump to the exit before
-// instruction k.
-type bailRef struct{ at, k int }
+// instruction k, which writes back the cached slots in written.
+type bailRef struct {
+	at, k   int
+	written uint64
+}
 
 // linkRef is the rel32 at b[at:] of a LEA of a chaining slot, on the exit
 // of a taken branch or not.
@@ -190,10 +218,141 @@ func (e *emitter) opR(w bool, op []byte, r, rm int) {
 }
 
 // ld loads guest register s into x (w false: its low 32 bits, zero-extended).
-func (e *emitter) ld(x int, s uint8, w bool) { e.opM(w, []byte{0x8b}, x, reg(s)) }
+func (e *emitter) ld(x int, s uint8, w bool) {
+	e.read(s)
+	switch h := int(e.host[s]); {
+	case h == 0:
+		e.opM(w, []byte{0x8b}, x, reg(s))
+	case h != x || !w:
+		e.opR(w, []byte{0x8b}, x, h) // mov x, h
+	}
+}
 
-// st stores x into guest register s.
-func (e *emitter) st(s uint8, x int) { e.opM(true, []byte{0x89}, x, reg(s)) }
+// ldFor loads guest register s into x for an operation at width w that
+// writes x next: if x is s's host register, there is nothing to do (a
+// 32-bit operation clears the upper half itself).
+func (e *emitter) ldFor(x int, s uint8, w bool) {
+	if e.host[s] != 0 && int(e.host[s]) == x {
+		e.read(s)
+		return
+	}
+	e.ld(x, s, w)
+}
+
+// src returns a register holding guest register s, to read (at width w)
+// before anything writes that register: s's host register if s is
+// cached, else x, loaded.
+func (e *emitter) src(s uint8, x int, w bool) int {
+	if h := int(e.host[s]); h != 0 {
+		e.read(s)
+		return h
+	}
+	e.ld(x, s, w)
+	return x
+}
+
+// into returns the register to compute guest register s's new value in,
+// for st(s, ...): s's host register if s is cached, else x.
+func (e *emitter) into(s uint8, x int) int {
+	if h := int(e.host[s]); h != 0 {
+		return h
+	}
+	return x
+}
+
+// st stores x into guest register s. Writes to the sink (XZR as a
+// destination) are dropped: nothing reads it.
+func (e *emitter) st(s uint8, x int) {
+	e.use(s)
+	switch h := int(e.host[s]); {
+	case s == regSink:
+	case h != 0:
+		if h != x {
+			e.opR(true, []byte{0x8b}, h, x) // mov h, x
+		}
+		e.wrote(s)
+	default:
+		e.opM(true, []byte{0x89}, x, reg(s))
+		e.wrote(s)
+	}
+}
+
+// use counts an access to slot s, when counting.
+func (e *emitter) use(s uint8) {
+	if e.counting && int(s) < len(e.uses) {
+		e.uses[s]++
+	}
+}
+
+// read counts a read of slot s, which, before any write to s, makes s a
+// slot the block's entry must load if it caches s.
+func (e *emitter) read(s uint8) {
+	e.use(s)
+	if e.writes&(1<<s) == 0 {
+		e.entry |= 1 << s
+	}
+}
+
+// wrote notes a write to slot s: to write back at exits, if s is cached.
+func (e *emitter) wrote(s uint8) {
+	e.writes |= 1 << s
+	if e.host[s] != 0 {
+		e.written |= 1 << s
+	}
+}
+
+// cacheRegs picks the slots to keep in host registers: the most used,
+// of those used at least twice (a slot used once gains nothing from its
+// load at the block's entry). XZR reads as zero and the sink is never
+// read: neither is worth a register.
+func (e *emitter) cacheRegs(uses *[regSink + 1]int) {
+	for i := range regCache {
+		best := -1
+		for s, n := range uses {
+			if s == regZR || s == regSink || e.host[s] != 0 || n < 2 {
+				continue
+			}
+			if best < 0 || n > uses[best] {
+				best = s
+			}
+		}
+		if best < 0 {
+			return
+		}
+		e.host[best] = uint8(r11 + i)
+	}
+}
+
+// loadCache loads the cached slots the block may read before it writes
+// them into their host registers. (An exit writes back only slots
+// written by then: see written.)
+func (e *emitter) loadCache() {
+	for s, h := range e.host {
+		if h != 0 && e.entry&(1<<s) != 0 {
+			e.opM(true, []byte{0x8b}, int(h), reg(uint8(s)))
+		}
+	}
+}
+
+// writeBack stores the cached slots in set from their host registers.
+func (e *emitter) writeBack(set uint64) {
+	for s, h := range e.host {
+		if h != 0 && set&(1<<s) != 0 {
+			e.opM(true, []byte{0x89}, int(h), reg(uint8(s)))
+		}
+	}
+}
+
+// testSPAligned sets ZF if SP is 16-byte aligned.
+func (e *emitter) testSPAligned() {
+	e.read(regSP)
+	if h := e.host[regSP]; h != 0 {
+		e.opR(false, []byte{0xf6}, 0, int(h)) // test h8, 15
+	} else {
+		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
+	}
+	e.raw(15)
+}
 
 // stPC stores x into c.pc.
 func (e *emitter) stPC(x int) {
@@ -217,15 +376,23 @@ func (e *emitter) movImm(x int, v uint64) {
 	}
 }
 
-// setReg sets guest register s to the constant v.
+// setReg sets guest register s to the constant v. Clobbers AX.
 func (e *emitter) setReg(s uint8, v uint64) {
-	if int64(v) == int64(int32(v)) {
+	switch h := int(e.host[s]); {
+	case s == regSink:
+	case h != 0:
+		e.use(s)
+		e.wrote(s)
+		e.movImm(h, v)
+	case int64(v) == int64(int32(v)):
+		e.use(s)
+		e.wrote(s)
 		e.opM(true, []byte{0xc7}, 0, reg(s))
 		e.imm32(int32(v))
-		return
+	default:
+		e.movImm(rAX, v)
+		e.st(s, rAX)
 	}
-	e.movImm(rAX, v)
-	e.st(s, rAX)
 }
 
 // alu emits "op dst, src" (a group-1 operation) at width w.
@@ -270,7 +437,7 @@ func (e *emitter) setcc(cc byte, x int) { e.opR(false, []byte{0x0f, 0x90 + cc}, 
 // bail jumps, if cc holds, to the exit before instruction k.
 func (e *emitter) bail(cc byte, k int) {
 	e.raw(0x0f, 0x80+cc)
-	e.bails = append(e.bails, bailRef{at: len(e.b), k: k})
+	e.bails = append(e.bails, bailRef{at: len(e.b), k: k, written: e.written})
 	e.imm32(0)
 }
 
@@ -308,6 +475,14 @@ func (e *emitter) ret(flags uint32) {
 // A taken branch exits instead while an interrupt is pending, so that
 // runFast polls it exactly where the interpreter would.
 func (e *emitter) leave(target uint64, taken bool, n int) {
+	if taken && target == e.pc {
+		e.loops = true
+		if !e.counting {
+			e.loopBack(n)
+			return
+		}
+	}
+	e.writeBack(e.written)
 	e.aluImm(aluSUB, true, r10, int32(n))
 	e.movImm(rAX, target)
 	e.stPC(rAX)
@@ -329,6 +504,31 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 	}
 	e.raw(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
 	e.links = append(e.links, linkRef{len(e.b), taken})
+	e.imm32(0)
+	e.raw(0xff, 0x22) // jmp [rdx]
+}
+
+// loopBack ends a block, n instructions long, that branches back to its
+// own start: while the next iteration fits the budget and no interrupt
+// line is up, it goes on at once, with the cached registers where they
+// are; else it leaves as any taken branch does.
+func (e *emitter) loopBack(n int) {
+	e.aluImm(aluSUB, true, r10, int32(n))
+	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
+	e.raw(0)
+	irq := e.jcc(ccNE)
+	e.aluImm(aluCMP, true, r10, int32(n))
+	short := e.jcc(ccB)
+	e.raw(0xe9) // jmp loop
+	e.imm32(int32(e.loop - (len(e.b) + 4)))
+	e.here(irq)
+	e.here(short)
+	e.writeBack(e.written)
+	e.movImm(rAX, e.pc)
+	e.stPC(rAX)
+	e.irqCheck()
+	e.raw(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
+	e.links = append(e.links, linkRef{len(e.b), true})
 	e.imm32(0)
 	e.raw(0xff, 0x22) // jmp [rdx]
 }
@@ -509,29 +709,46 @@ func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 
 // needs), the body (where runFast enters), the exits, and the chaining
 // slots, whose initial values jitCache.add fills in.
 func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
-	e := &emitter{b: make([]byte, 0, 64*len(insts)), pc: pc}
-	e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
-	n := len(insts)
+	// The first emission only counts each guest register's accesses,
+	// for the second to pick the ones it caches.
+	e := &c.m.jit.emit
+	e.reset(pc)
+	e.counting = true
+	e.body(c, insts)
+	uses, writes, entry, loops := e.uses, e.writes, e.entry, e.loops
+	e.reset(pc)
+	e.cacheRegs(&uses)
+	e.entry, e.loops = entry, loops
+	if loops {
+		// Any exit may follow an earlier iteration's writes: each must
+		// write back every cached slot the block writes, which the entry
+		// must load then.
+		e.written = writes
+		e.entry |= writes
+	}
 	// Chain entry: runFast's "does all of the block fit" check.
+	n := len(insts)
 	e.opR(true, []byte{0x81}, aluCMP, r10)
 	e.imm32(int32(n))
 	short := e.jcc(ccB)
 	body := len(e.b)
-	for k, in := range insts {
-		e.inst(c, in, k, pc+uint64(k)*4)
-	}
-	if !endsBlock(insts[n-1]) {
-		e.leave(pc+uint64(n)*4, false, n)
-	}
+	e.body(c, insts)
 	e.here(short)
 	e.ret(0) // c.pc is this block's start already
-	// One exit per instruction that may bail: c.pc is that instruction.
-	stub := map[int]int{}
+	// One exit per instruction that may bail, and per set of registers
+	// to write back: c.pc is that instruction.
+	stubs := e.stubs[:0]
 	for _, r := range e.bails {
-		at, ok := stub[r.k]
-		if !ok {
+		at := -1
+		for _, s := range stubs {
+			if s.k == r.k && s.written == r.written {
+				at = s.at
+			}
+		}
+		if at < 0 {
 			at = len(e.b)
-			stub[r.k] = at
+			stubs = append(stubs, bailRef{at: at, k: r.k, written: r.written})
+			e.writeBack(r.written)
 			e.movImm(rAX, pc+uint64(r.k)*4)
 			e.stPC(rAX)
 			if r.k != 0 {
@@ -541,6 +758,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 		}
 		binary.LittleEndian.PutUint32(e.b[r.at:], uint32(at-(r.at+4)))
 	}
+	e.stubs = stubs
 	if len(e.irq) > 0 {
 		at := len(e.b)
 		e.ret(jitTaken)
@@ -557,7 +775,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e.opR(true, []byte{0x8b}, rAX, r10)
 	e.movImm(rBX, jitTaken)
 	e.raw(0xc3)
-	out := jitCode{body: body, n: n, pc: pc}
+	out := jitCode{body: body, n: n, pc: pc, slots: e.slots[:0]}
 	for len(e.b)%8 != 0 {
 		e.raw(0xcc)
 	}
@@ -571,8 +789,28 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 		out.slots = append(out.slots, [2]int{slot, stubAt})
 		e.b = binary.LittleEndian.AppendUint64(e.b, 0)
 	}
-	out.code = e.b
+	out.code, e.slots = e.b, out.slots
 	return out
+}
+
+// reset readies e for a block at pc, keeping its buffers.
+func (e *emitter) reset(pc uint64) {
+	*e = emitter{b: e.b[:0], pc: pc, bails: e.bails[:0], stubs: e.stubs[:0], links: e.links[:0], irq: e.irq[:0], slots: e.slots}
+}
+
+// body emits the block's body: the cached registers' loads, then insts
+// (the first at e.pc), and, unless the last ends the block, the exit to
+// the next instruction.
+func (e *emitter) body(c *CPU, insts []*inst) {
+	e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
+	e.loadCache()
+	e.loop = len(e.b)
+	for k, in := range insts {
+		e.inst(c, in, k, e.pc+uint64(k)*4)
+	}
+	if n := len(insts); !endsBlock(insts[n-1]) {
+		e.leave(e.pc+uint64(n)*4, false, n)
+	}
 }
 
 // emitNOP translates NOP.
@@ -605,9 +843,10 @@ func (e *emitter) emitAddSubImm(_ *CPU, in *inst, _ int, _ uint64) {
 	if in.op == opSUBi || in.op == opSUBSi {
 		op = aluSUB
 	}
-	e.ld(rSI, rn, sf)
-	e.aluImm(op, sf, rSI, int32(in.imm))
-	e.st(rd, rSI)
+	x := e.into(rd, rSI)
+	e.ldFor(x, rn, sf)
+	e.aluImm(op, sf, x, int32(in.imm))
+	e.st(rd, x)
 	if in.op == opADDSi || in.op == opSUBSi {
 		e.storeNZCV(flagsAfter(op))
 	}
@@ -616,9 +855,10 @@ func (e *emitter) emitAddSubImm(_ *CPU, in *inst, _ int, _ uint64) {
 // emitLogicImm translates ANDi, ORRi, EORi, ANDSi.
 func (e *emitter) emitLogicImm(_ *CPU, in *inst, _ int, _ uint64) {
 	rd, rn, sf := in.rd, in.rn, in.sf
-	e.ld(rSI, rn, true)
-	e.aluConst(logicALU(in.op), sf || in.op == opANDi, rSI, in.imm)
-	e.st(rd, rSI)
+	x := e.into(rd, rSI)
+	e.ldFor(x, rn, true)
+	e.aluConst(logicALU(in.op), sf || in.op == opANDi, x, in.imm)
+	e.st(rd, x)
 	if in.op == opANDSi {
 		e.storeNZCV(afterLogic)
 	}
@@ -627,18 +867,20 @@ func (e *emitter) emitLogicImm(_ *CPU, in *inst, _ int, _ uint64) {
 // emitMOVK translates MOVK.
 func (e *emitter) emitMOVK(_ *CPU, a *movkArgs, _ int, _ uint64) {
 	rd, ra, sf := a.rd, a.old(), a.sf
-	e.ld(rAX, ra, true)
-	e.aluConst(aluAND, true, rAX, a.keep())
-	e.aluConst(aluOR, sf, rAX, a.imm)
-	e.st(rd, rAX)
+	x := e.into(rd, rAX)
+	e.ldFor(x, ra, true)
+	e.aluConst(aluAND, true, x, a.keep())
+	e.aluConst(aluOR, sf, x, a.imm)
+	e.st(rd, x)
 }
 
 // emitShiftImm translates LSLi, LSRi, ASRi.
 func (e *emitter) emitShiftImm(_ *CPU, a *shiftimmArgs, _ int, _ uint64) {
 	rd, rn, sf := a.rd, a.rn, a.sf
-	e.ld(rAX, rn, sf)
-	e.shift(shiftType(a.op), sf, rAX, a.shift())
-	e.st(rd, rAX)
+	x := e.into(rd, rAX)
+	e.ld(x, rn, sf)
+	e.shift(shiftType(a.op), sf, x, a.shift())
+	e.st(rd, x)
 }
 
 // emitBitfield translates UBFM, SBFM, BFM.
@@ -649,21 +891,29 @@ func (e *emitter) emitBitfield(_ *CPU, a *bitfieldArgs, _ int, _ uint64) {
 // emitMOVr translates MOVr.
 func (e *emitter) emitMOVr(_ *CPU, in *inst, _ int, _ uint64) {
 	rd, rm, sf := in.rd, in.rm, in.sf
-	e.ld(rAX, rm, sf)
-	e.st(rd, rAX)
+	x := e.into(rd, rAX)
+	e.ld(x, rm, sf)
+	e.st(rd, x)
 }
 
 // emitLogicReg translates ANDr, ORRr, EORr, ANDSr.
 func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
 	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
-	e.ld(rCX, rm, sf)
-	e.shift(a.shift(), sf, rCX, a.amount())
-	if a.invert() {
-		e.opR(sf, []byte{0xf7}, 2, rCX) // not
+	x := e.into(rd, rSI)
+	var y int
+	if a.amount() == 0 && !a.invert() && int(e.host[rm]) != x {
+		y = e.src(rm, rCX, sf)
+	} else {
+		e.ld(rCX, rm, sf)
+		e.shift(a.shift(), sf, rCX, a.amount())
+		if a.invert() {
+			e.opR(sf, []byte{0xf7}, 2, rCX) // not
+		}
+		y = rCX
 	}
-	e.ld(rSI, rn, sf)
-	e.alu(logicALU(a.op), sf, rSI, rCX)
-	e.st(rd, rSI)
+	e.ldFor(x, rn, sf)
+	e.alu(logicALU(a.op), sf, x, y)
+	e.st(rd, x)
 	if a.op == opANDSr {
 		e.storeNZCV(afterLogic)
 	}
@@ -674,22 +924,25 @@ func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
 func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
 	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
 	sub := in.op == opSUBr || in.op == opSUBSr || in.op == opSUBx || in.op == opSUBSx
+	x := e.into(rd, rSI)
+	y := rCX
 	if in.op == opADDx || in.op == opSUBx || in.op == opADDSx || in.op == opSUBSx {
 		a := (*extendedArgs)(in)
 		e.ld(rCX, rm, true)
 		e.extend(rCX, a.extend(), a.amount())
+	} else if a := (*shiftedArgs)(in); a.amount() == 0 && int(e.host[rm]) != x {
+		y = e.src(rm, rCX, sf)
 	} else {
-		a := (*shiftedArgs)(in)
 		e.ld(rCX, rm, sf)
 		e.shift(a.shift(), sf, rCX, a.amount())
 	}
-	e.ld(rSI, rn, sf)
+	e.ldFor(x, rn, sf)
 	op := byte(aluADD)
 	if sub {
 		op = aluSUB
 	}
-	e.alu(op, sf, rSI, rCX)
-	e.st(rd, rSI)
+	e.alu(op, sf, x, y)
+	e.st(rd, x)
 	if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
 		e.storeNZCV(flagsAfter(op))
 	}
@@ -748,9 +1001,7 @@ func (e *emitter) emitB(_ *CPU, in *inst, k int, pc uint64) {
 
 // emitBL translates BL.
 func (e *emitter) emitBL(_ *CPU, in *inst, k int, pc uint64) {
-	next := pc + 4
-	e.movImm(rAX, next)
-	e.st(30, rAX)
+	e.setReg(30, pc+4)
 	e.leave(pc+in.imm, true, k+1)
 }
 
@@ -760,9 +1011,12 @@ func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
 	next := pc + 4
 	e.ld(rAX, rn, true)
 	if in.op == opBLR {
-		e.movImm(rCX, next)
-		e.st(30, rCX)
+		// (Not setReg, whose scratch register is AX: the target.)
+		x := e.into(30, rCX)
+		e.movImm(x, next)
+		e.st(30, x)
 	}
+	e.writeBack(e.written)
 	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
 	if e.jumps != 0 {
@@ -787,16 +1041,16 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 		e.cond(cond)
 		notTaken = e.jcc(ccAE)
 	case opCBZ, opCBNZ:
-		e.ld(rAX, rn, sf)
-		e.opR(sf, []byte{0x85}, rAX, rAX) // test
+		x := e.src(rn, rAX, sf)
+		e.opR(sf, []byte{0x85}, x, x) // test
 		if in.op == opCBZ {
 			notTaken = e.jcc(ccNE)
 		} else {
 			notTaken = e.jcc(ccE)
 		}
 	default:
-		e.ld(rAX, rn, true)
-		e.opR(true, []byte{0x0f, 0xba}, 4, rAX) // bt rax, bit
+		x := e.src(rn, rAX, true)
+		e.opR(true, []byte{0x0f, 0xba}, 4, x) // bt x, bit
 		e.raw((*testbitArgs)(in).bit())
 		if in.op == opTBZ {
 			notTaken = e.jcc(ccB)
@@ -907,8 +1161,7 @@ func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
 // before the monitor changes.
 func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 	if a.pre&preSP != 0 {
-		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
-		e.raw(15)
+		e.testSPAligned()
 		e.bail(ccNE, k)
 	}
 	e.ld(rAX, a.rn, true)
@@ -1158,8 +1411,8 @@ func (e *emitter) load(x int, lg, ext uint8, a mem) {
 }
 
 // store stores the low 1<<lg bytes of x at a (what access returned,
-// plus a displacement). x is AX or R8/R9, whose low bytes need no REX
-// quirks.
+// plus a displacement). x is AX, R8/R9 or a cache register, whose low
+// bytes need no REX quirks.
 func (e *emitter) store(x int, lg uint8, a mem) {
 	switch lg {
 	case 0:
@@ -1194,8 +1447,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	size := 1 << lg
 	if in.pre&preSP != 0 {
 		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
-		e.opM(false, []byte{0xf6}, 0, reg(regSP)) // test byte [sp], 15
-		e.raw(15)
+		e.testSPAligned()
 		e.bail(ccNE, k)
 	}
 	// AX: the address; SI: the base register's written-back value.
@@ -1204,15 +1456,11 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	case opLDRlit:
 		e.movImm(rAX, pc+in.imm)
 	case opLDRo, opSTRo:
-		e.ld(rAX, rn, true)
-		if in.imm != 0 {
-			e.aluImm(aluADD, true, rAX, int32(in.imm))
-		}
+		e.addr(rn, int32(in.imm))
 	case opLDRpre, opSTRpre, opLDRpost, opSTRpost:
 		writeback = true
 		e.ld(rAX, rn, true)
-		e.opR(true, []byte{0x8b}, rSI, rAX) // mov rsi, rax
-		e.aluImm(aluADD, true, rSI, int32(in.imm))
+		e.opM(true, []byte{0x8d}, rSI, mem{base: rAX, index: noIndex, disp: int32(in.imm)}) // lea rsi, [rax+imm]
 		if in.op == opLDRpre || in.op == opSTRpre {
 			e.opR(true, []byte{0x8b}, rAX, rSI)
 		}
@@ -1235,50 +1483,73 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		e.alu(aluADD, true, rAX, rCX)
 	case opLDP, opSTP:
 		a := (*pairArgs)(in)
-		e.ld(rAX, rn, true)
 		if a.mode() != modeOffset {
 			writeback = true
-			e.opR(true, []byte{0x8b}, rSI, rAX)
-			e.aluImm(aluADD, true, rSI, int32(in.imm))
-		}
-		if a.mode() != modePost && in.imm != 0 {
-			e.aluImm(aluADD, true, rAX, int32(in.imm))
-		}
-		write := in.op == opSTP
-		if write {
-			// Both sources before any writeback.
-			e.ld(r8, rd, true)
-			e.ld(r9, a.rt2(), true)
-		}
-		at := e.access(c, k, 2*size, write, false)
-		if write {
-			e.store(r8, lg, at)
-			e.store(r9, lg, at.plus(int32(size)))
+			e.ld(rAX, rn, true)
+			e.opM(true, []byte{0x8d}, rSI, mem{base: rAX, index: noIndex, disp: int32(in.imm)}) // lea rsi, [rax+imm]
+			if a.mode() == modePre {
+				e.opR(true, []byte{0x8b}, rAX, rSI)
+			}
 		} else {
-			e.load(r8, lg, ext, at)
-			e.load(r9, lg, ext, at.plus(int32(size)))
+			e.addr(rn, int32(in.imm))
 		}
+		rt2 := a.rt2()
+		if in.op == opSTP {
+			// Both sources before any writeback.
+			x, y := e.src(rd, r8, true), e.src(rt2, r9, true)
+			at := e.access(c, k, 2*size, true, false)
+			e.store(x, lg, at)
+			e.store(y, lg, at.plus(int32(size)))
+			if writeback {
+				e.st(rn, rSI)
+			}
+			return
+		}
+		at := e.access(c, k, 2*size, false, false)
+		// Straight into cached destinations, unless a writeback of the
+		// same register must come first (the interpreter's order).
+		x, y := r8, r9
+		if !writeback || rd != rn && rt2 != rn {
+			x, y = e.into(rd, r8), e.into(rt2, r9)
+		}
+		e.load(x, lg, ext, at)
+		e.load(y, lg, ext, at.plus(int32(size)))
 		if writeback {
 			e.st(rn, rSI)
 		}
-		if !write {
-			e.st(rd, r8)
-			e.st(a.rt2(), r9)
-		}
+		e.st(rd, x)
+		e.st(rt2, y)
 		return
 	}
 	switch in.op {
 	case opSTRo, opSTRpre, opSTRpost, opSTRreg, opSTLR:
-		e.ld(r8, rd, true)
-		e.store(r8, lg, e.access(c, k, size, true, false))
+		x := e.src(rd, r8, true)
+		e.store(x, lg, e.access(c, k, size, true, false))
 		if writeback {
 			e.st(rn, rSI)
 		}
 	default:
-		e.load(rAX, lg, ext, e.access(c, k, size, false, false))
+		x := rAX
+		if !writeback || rd != rn {
+			x = e.into(rd, rAX)
+		}
+		e.load(x, lg, ext, e.access(c, k, size, false, false))
 		if writeback {
 			e.st(rn, rSI)
 		}
-		e.st(rd, rAX)
+		e.st(rd, x)
+	}
+}
+
+// addr sets AX to guest register s plus disp.
+func (e *emitter) addr(s uint8, disp int32) {
+	if h := e.host[s]; h != 0 {
+		e.read(s)
+		e.opM(true, []byte{0x8d}, rAX, mem{base: int(h), index: noIndex, disp: disp}) // lea rax, [h+disp]
+		return
+	}
+	e.ld(rAX, s, true)
+	if disp != 0 {
+		e.aluImm(aluADD, true, rAX, disp)
 	}
 }

@@ -146,7 +146,7 @@ func TestTranslationRandomState(t *testing.T) {
 				g.emit([]uint32{0xf94007e0, 0xf90003e1, 0xa9bf07e0, 0xa8c107e0}[rng.IntN(4)], "")
 			default:
 				if rng.IntN(3) == 0 {
-					g.emit(0xd65f03c0, "") // RET
+					g.emit([]uint32{0xd65f03c0, 0xd63f03c0}[rng.IntN(2)], "") // RET, BLR x30
 					break
 				}
 				// LDUR/STUR, maybe misaligned, maybe across the page
@@ -176,7 +176,7 @@ func TestTranslationRandomState(t *testing.T) {
 			}
 		}
 		regs[28] = mid
-		regs[30] = testCode + 4*rng.Uint64N(40) // RET lands in the sequence
+		regs[30] = testCode + 4*rng.Uint64N(40) // RET and BLR land in the sequence
 		var states [2]string
 		for i, interpret := range []bool{false, true} {
 			m, c, _ := newTestMachineWith(t, g.words, Config{Interpret: interpret})
@@ -515,5 +515,109 @@ func TestTranslatedPSTATEAccess(t *testing.T) {
 				t.Errorf("translated x1, the sums, PSTATE, pc %#x\ninterpreted %#x", got, want)
 			}
 		})
+	}
+}
+
+// TestTranslatedLoop runs blocks that branch back to themselves, which
+// translated code repeats without writing its cached registers back,
+// until an 8-byte load straddles a page end and the code bails before
+// it, at the block's first instruction. That exit must write back what
+// the iterations before wrote, and only values the registers hold: x6,
+// written before it is read, is written back by every exit of a loop,
+// so the block's entry must load it. In the second program every
+// iteration's load straddles; the budgets end the run at each point of
+// an iteration. A last block loops on itself until the budget runs out.
+func TestTranslatedLoop(t *testing.T) {
+	const boundary = testData + 0x1000
+	for _, tc := range []struct {
+		name  string
+		code  []string
+		x1    uint64
+		steps []int
+	}{
+		{"walk", []string{"ldr x2, [x1]", "add x4, x4, x2", "add x6, x2, #1", "add x1, x1, #4", "add x3, x3, #1", "cmp x3, x5", "b.ne #-24", "b #0"},
+			boundary - 400, []int{5003}}, // straddles at the 100th iteration
+		{"straddle", []string{"ldr x2, [x1]", "add x6, x2, #1", "add x4, x4, x6", "add x3, x3, #1", "cmp x3, x5", "b.ne #-20", "b #0"},
+			boundary - 4, []int{601, 602, 603, 604, 605, 606}},
+	} {
+		for _, steps := range tc.steps {
+			type result struct{ x1, x2, x3, x4, x6, pc, retired uint64 }
+			run := func(interpret bool) result {
+				m, c, _ := newTestMachineWith(t, prog(tc.code...), Config{Interpret: interpret})
+				for a := uint64(boundary - 512); a < boundary+512; a += 8 {
+					mustWrite64(t, m, a, a*0x9e3779b97f4a7c15)
+				}
+				c.SetX(1, tc.x1)
+				c.SetX(5, 200)
+				c.SetX(6, 0x6666)
+				if err := m.Step(uint64(steps)); err != nil {
+					t.Fatal(err)
+				}
+				return result{c.X(1), c.X(2), c.X(3), c.X(4), c.X(6), c.PC(), m.Stats().Instructions}
+			}
+			want, got := run(true), run(false)
+			if got != want {
+				t.Errorf("%s, %d steps: translated %+x\ninterpreted %+x", tc.name, steps, got, want)
+			}
+			if tc.name == "walk" && (want.x3 != 200 || want.pc != testCode+28) {
+				t.Errorf("interpreted %+x: the loop did not run to its end", want)
+			}
+		}
+	}
+	// The loop's first translated iteration faults: the exception (a
+	// parking vector) must find x6 as the interpreted iteration before
+	// left it, not whatever its host register held.
+	const va = 0x30000000
+	type result struct{ x1, x6, pc, esr, retired uint64 }
+	run := func(interpret bool) result {
+		m, c, pt := newMMUMachineWith(t, prog("ldr x2, [x1]", "add x6, x2, #1", "add x4, x4, x6", "add x1, x1, #8", "b #-16"), Config{Interpret: interpret})
+		pt.page(va, testData+0x1000, ptNormal) // and the next page unmapped
+		mustWrite64(t, m, testData+0x2000-8, 0x5555)
+		c.SetX(1, va+PageSize-8)
+		if err := m.Step(100); err != nil {
+			t.Fatal(err)
+		}
+		return result{c.X(1), c.X(6), c.PC(), c.SysReg(ESR_EL1), m.Stats().Instructions}
+	}
+	want, got := run(true), run(false)
+	if got != want || want.x6 != 0x5556 {
+		t.Errorf("fault: translated %+x\ninterpreted %+x", got, want)
+	}
+}
+
+// TestTranslatedCallHigh calls through a register from code at a kernel
+// address, as the kernel's indirect calls do: BLR's return address
+// then needs a 64-bit immediate, which must not overwrite the target.
+func TestTranslatedCallHigh(t *testing.T) {
+	const fn = testData + 0x1000
+	run := func(interpret bool) (x10, x30, pc, retired uint64) {
+		m, c, _ := newTestMachineWith(t, prog("blr x1", "add x10, x10, x0", "b #-8"), Config{Interpret: interpret})
+		lo := newPageTables(t, m, 1)
+		hi := &pageTables{t: t, m: m, next: lo.next, start: 1}
+		hi.root = hi.alloc()
+		hi.page(testHighVA, testCode&^(PageSize-1), ptNormal)
+		hi.page(testHighVA+PageSize, fn, ptNormal)
+		mustWrite32(t, m, fn, I("mov x0, #1"))
+		mustWrite32(t, m, fn+4, I("ret"))
+		c.SetSysReg(MAIR_EL1, testMAIR)
+		c.SetSysReg(TCR_EL1, tcr39)
+		c.SetSysReg(TTBR0_EL1, lo.root)
+		c.SetSysReg(TTBR1_EL1, hi.root)
+		c.SetSysReg(SCTLR_EL1, testSCTLR|sctlrM)
+		c.SetPC(testHighVA + testCode&(PageSize-1))
+		c.SetX(1, testHighVA+PageSize)
+		if err := m.Step(2001); err != nil {
+			t.Fatal(err)
+		}
+		return c.X(10), c.X(30), c.PC(), m.Stats().Instructions
+	}
+	want10, want30, wantPC, wantN := run(true)
+	got10, got30, gotPC, gotN := run(false)
+	if got10 != want10 || got30 != want30 || gotPC != wantPC || gotN != wantN {
+		t.Errorf("translated x10 %d x30 %#x pc %#x after %d; interpreted x10 %d x30 %#x pc %#x after %d",
+			got10, got30, gotPC, gotN, want10, want30, wantPC, wantN)
+	}
+	if want10 < 300 {
+		t.Errorf("interpreted: x10 = %d, want one per call", want10)
 	}
 }

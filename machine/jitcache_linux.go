@@ -24,6 +24,11 @@ type jitCache struct {
 	entries uint64 // runFast's entries into translated code
 
 	perfMap io.Writer // Config.PerfMap
+
+	// emit is reused for every block: the kernel translates thousands
+	// a second (its code pages are stored to and dropped), and a fresh
+	// emitter's buffers each time were garbage for the GC.
+	emit emitter
 }
 
 func newJITCache(interpret bool, perfMap io.Writer) *jitCache {
