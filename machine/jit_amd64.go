@@ -1302,9 +1302,10 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		} else {
 			e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
 		}
-		e.aluImm(aluAND, true, rDX, -PageSize)
-		if c.el != 0 {
-			e.aluImm(aluOR, true, rDX, int32(c.el))
+		if c.el != 0 { // utlbTag
+			e.aluImm(aluOR, true, rDX, PageSize-1)
+		} else {
+			e.aluImm(aluAND, true, rDX, -PageSize)
 		}
 		entry := mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + offRTag}
 		if write {

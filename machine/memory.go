@@ -246,7 +246,7 @@ func (c *CPU) load(va uint64, lg uint8) (uint64, bool) {
 	off := va - RAMBase
 	if c.xlate {
 		e := &c.utlb[va>>12&utlbMask]
-		if e.rtag != va&^0xfff|uint64(c.el) || va&0xfff > PageSize-8 {
+		if e.rtag != utlbTag(va, c.el) || va&0xfff > PageSize-8 {
 			return c.loadSlow(va, lg, c.el)
 		}
 		off = e.off + va&0xfff
@@ -401,7 +401,7 @@ func (c *CPU) store(va uint64, lg uint8, v uint64) bool {
 	off := va - RAMBase
 	if c.xlate {
 		e := &c.utlb[va>>12&utlbMask]
-		if e.wtag != va&^0xfff|uint64(c.el) || va&0xfff > PageSize-8 {
+		if e.wtag != utlbTag(va, c.el) || va&0xfff > PageSize-8 {
 			return c.storeSlow(va, lg, v, c.el)
 		}
 		off = e.off + va&0xfff

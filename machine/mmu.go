@@ -131,8 +131,9 @@ const (
 )
 
 // utlbEntry maps one 4 KiB VA page to RAM for loads (rtag) and, if
-// writable and not holding code, stores (wtag). A tag is the VA page | the EL it was filled for,
-// so EL0 and EL1 never share an entry and exception entry needs no flush.
+// writable and not holding code, stores (wtag). A tag is utlbTag of the
+// page at the EL it was filled for, so EL0 and EL1 never share an entry
+// and exception entry needs no flush.
 // Translated code indexes it by shifts: it is 32 bytes.
 type utlbEntry struct {
 	rtag, wtag uint64
@@ -146,8 +147,18 @@ const (
 	utlbEntrySize = 32 // bytes, a power of two (see utlbEntry)
 	utlbSize      = 256
 	utlbMask      = utlbSize - 1
-	utlbInvalid   = 2 // never a valid tag: pages are 4 KiB aligned and EL ≤ 1
+	utlbInvalid   = 2 // never a valid tag (see utlbTag)
 )
+
+// utlbTag returns the micro-TLB tag of va's page at EL el: the page with
+// its low 12 bits clear at EL0, set at EL1. Translated code makes it
+// from any address in the page with one AND or one OR.
+func utlbTag(va uint64, el uint8) uint64 {
+	if el != 0 {
+		return va | 0xfff
+	}
+	return va &^ 0xfff
+}
 
 // mmuChanged recomputes the access-path flags after SCTLR_EL1 or debug
 // state changed.
@@ -529,7 +540,7 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	}
 	i := va >> 12 & utlbMask
 	e := &c.utlb[i]
-	tag := va&^0xfff | uint64(el)
+	tag := utlbTag(va, el)
 	if e.rtag != tag || e.off != off {
 		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off, host: uint64(addrOf(c.m.ram)) + off - va&^0xfff}
 	}
