@@ -680,6 +680,7 @@ func asmTable() map[string]uint32 {
 		"subs x0, x1, x2":                  0xeb020020,
 		"subs x1, x1, #1":                  0xf1000421,
 		"subs x10, x10, #1":                0xf100054a,
+		"subs x2, x2, #1":                  0xf1000442,
 		"svc #0":                           0xd4000001,
 		"svc #1":                           0xd4000021,
 		"svc #3":                           0xd4000061,

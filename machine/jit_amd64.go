@@ -1280,9 +1280,9 @@ func (e *emitter) bitfield(a *bitfieldArgs) {
 }
 
 // access checks a data access of span bytes (both of a pair) at the
-// guest virtual address in AX and returns where its data is: for a store
-// (write) or when ramOff asks, [CX+DX] with DX the RAM offset; for a load
-// with the MMU on, [DX+AX] with DX the micro-TLB entry's host. It bails
+// guest virtual address in AX and returns where its data is: with the
+// MMU on, unless ramOff asks for the RAM offset, [DX+AX] with DX the
+// micro-TLB entry's host; else [CX+DX] with DX the RAM offset. It bails
 // before instruction k unless the fast path applies: RAM, within one
 // page, and with the MMU on a micro-TLB hit. A store also bails on pages
 // holding code (a store there invalidates decoded instructions) and while
@@ -1313,9 +1313,12 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		}
 		e.opM(true, []byte{0x3b}, rDX, entry) // cmp rdx, tag
 		e.bail(ccNE, k)
-		if !write && !ramOff {
+		if !ramOff {
 			entry.disp = offUTLB + offHost
 			e.opM(true, []byte{0x8b}, rDX, entry) // mov rdx, host
+			if write {
+				e.snoop(m, k, span, true)
+			}
 			return mem{base: rDX, index: rAX, scale: 1}
 		}
 		e.opR(false, []byte{0x8b}, rDX, rAX) // mov edx, eax
@@ -1343,7 +1346,7 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		e.bail(ccNE, k)
 	}
 	if write {
-		e.snoop(m, k, span)
+		e.snoop(m, k, span, false)
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))
 	return mem{base: rCX, index: rDX, scale: 1}
@@ -1352,12 +1355,21 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 // snoop bails before instruction k, a store of span bytes at RAM offset
 // DX, if another CPU's exclusive monitor holds a granule the store
 // touches: the interpreter's store clears it. (Which CPU is "another" is
-// known only at run time: blocks are shared by the CPUs.) Clobbers BX, CX.
-func (e *emitter) snoop(m *Machine, k, span int) {
+// known only at run time: blocks are shared by the CPUs.) With host, DX
+// is instead the micro-TLB entry's host, for the VA in AX, which the
+// check (rarely needed: only while a monitor is set) turns into the RAM
+// offset and back. Clobbers BX, CX.
+func (e *emitter) snoop(m *Machine, k, span int, host bool) {
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
 	e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
 	e.raw(0)
 	none := e.jcc(ccE)
+	ram := uint64(addrOf(m.ram))
+	if host { // DX = host + va - ram
+		e.alu(aluADD, true, rDX, rAX)
+		e.movImm(rCX, ram)
+		e.alu(aluSUB, true, rDX, rCX)
+	}
 	for _, o := range m.cpus {
 		base := uint64(uintptr(unsafe.Pointer(o)))
 		e.movImm(rBX, base)
@@ -1382,6 +1394,11 @@ func (e *emitter) snoop(m *Machine, k, span int) {
 		e.here(below)
 		e.here(skip)
 		e.here(self)
+	}
+	if host { // back: DX = offset + ram - va
+		e.movImm(rCX, ram)
+		e.alu(aluADD, true, rDX, rCX)
+		e.alu(aluSUB, true, rDX, rAX)
 	}
 	e.here(none)
 }

@@ -621,3 +621,43 @@ func TestTranslatedCallHigh(t *testing.T) {
 		t.Errorf("interpreted: x10 = %d, want one per call", want10)
 	}
 }
+
+// TestTranslatedStoreSnoop stores, with the MMU on, near and then into
+// the granule another CPU's exclusive monitor holds: translated code must
+// clear the monitor exactly at the store into the granule, as the
+// interpreter's store does.
+func TestTranslatedStoreSnoop(t *testing.T) {
+	const va = 0x30000000
+	const pa = testData + 0x1000
+	for _, at := range []uint64{0x100, 0x400} { // 0x400: never stored to
+		type result struct {
+			valid           bool
+			x1, x2, retired uint64
+		}
+		run := func(interpret bool) result {
+			m, c, pt := newMMUMachineWith(t, prog("str x3, [x1]", "add x1, x1, #8", "subs x2, x2, #1", "b.ne #-12", "b #0"), Config{Interpret: interpret, NumCPUs: 2})
+			pt.page(va, pa, ptNormal)
+			o := m.CPU(1)
+			o.excValid, o.excAddr, o.excSize, o.excPA = true, va+at, 3, pa+at
+			m.reservations++
+			c.SetX(1, va)
+			c.SetX(2, 0x300/8)
+			c.SetX(3, 7)
+			// Stop where the loop's store has just reached 0x100.
+			if err := m.Step(4*0x100/8 + 1); err != nil {
+				t.Fatal(err)
+			}
+			if o.excValid != (at == 0x400) {
+				t.Errorf("interpret %v: monitor at %#x valid %v after the store at 0x100", interpret, at, o.excValid)
+			}
+			if err := m.Step(2000); err != nil {
+				t.Fatal(err)
+			}
+			return result{o.excValid, c.X(1), c.X(2), m.Stats().Instructions}
+		}
+		want, got := run(true), run(false)
+		if got != want || want.valid != (at == 0x400) {
+			t.Errorf("monitor at %#x: translated %+v, interpreted %+v", at, got, want)
+		}
+	}
+}
