@@ -30,12 +30,14 @@ const (
 	offR    = int32(unsafe.Offsetof(CPU{}.r))
 	offPC   = int32(unsafe.Offsetof(CPU{}.pc))
 	offNZCV = int32(unsafe.Offsetof(CPU{}.nzcvBits))
-	offUTLB = int32(unsafe.Offsetof(CPU{}.utlb))
-	offRTag = int32(unsafe.Offsetof(utlbEntry{}.rtag))
-	offWTag = int32(unsafe.Offsetof(utlbEntry{}.wtag))
-	offOff  = int32(unsafe.Offsetof(utlbEntry{}.off))
-	offHost = int32(unsafe.Offsetof(utlbEntry{}.host))
-	offIRQ  = int32(unsafe.Offsetof(CPU{}.lines))
+
+	offFlagBits = int32(unsafe.Offsetof(CPU{}.flagBits))
+	offUTLB     = int32(unsafe.Offsetof(CPU{}.utlb))
+	offRTag     = int32(unsafe.Offsetof(utlbEntry{}.rtag))
+	offWTag     = int32(unsafe.Offsetof(utlbEntry{}.wtag))
+	offOff      = int32(unsafe.Offsetof(utlbEntry{}.off))
+	offHost     = int32(unsafe.Offsetof(utlbEntry{}.host))
+	offIRQ      = int32(unsafe.Offsetof(CPU{}.lines))
 
 	offExcValid = int32(unsafe.Offsetof(CPU{}.excValid))
 	offExcAddr  = int32(unsafe.Offsetof(CPU{}.excAddr))
@@ -610,30 +612,20 @@ func flagsAfter(op byte) int {
 	return afterAdd
 }
 
-// storeNZCV stores NZCV (N<<3 | Z<<2 | C<<1 | V) from the x86 flags.
+// storeNZCV stores NZCV (N<<3 | Z<<2 | C<<1 | V) from the x86 flags:
+// N, Z and C through LAHF and CPU.flagBits, V from OF. Clobbers AX, CX.
 func (e *emitter) storeNZCV(after int) {
-	arith := after != afterLogic
-	e.setcc(ccS, rAX)
-	e.setcc(ccE, rCX)
-	if arith {
-		if after == afterSub {
-			e.setcc(ccAE, rDX)
-		} else {
-			e.setcc(ccB, rDX)
-		}
-		e.setcc(ccO, rBX)
+	e.raw(0x9f)                              // lahf
+	e.opR(false, []byte{0x0f, 0xb6}, rCX, 4) // movzx ecx, ah
+	row := mem{base: rDI, index: rCX, scale: 1, disp: offFlagBits}
+	if after == afterSub {
+		row.disp += 256
 	}
-	e.opR(false, []byte{0xc0}, 4, rAX) // shl al, 3
-	e.raw(3)
-	e.opR(false, []byte{0xc0}, 4, rCX) // shl cl, 2
-	e.raw(2)
-	if arith {
-		e.opR(false, []byte{0x00}, rDX, rDX) // add dl, dl
-	}
-	e.opR(false, []byte{0x08}, rCX, rAX) // or al, cl
-	if arith {
-		e.opR(false, []byte{0x08}, rDX, rAX) // or al, dl
-		e.opR(false, []byte{0x08}, rBX, rAX) // or al, bl
+	if after == afterLogic { // V is 0
+		e.opM(false, []byte{0x8a}, rAX, row) // mov al, [row+rcx]
+	} else {
+		e.setcc(ccO, rAX)
+		e.opM(false, []byte{0x0a}, rAX, row) // or al, [row+rcx]
 	}
 	e.opM(false, []byte{0x88}, rAX, field(offNZCV))
 }

@@ -213,6 +213,7 @@ func New(cfg Config) (*Machine, error) {
 	m.epoch = time.Now()
 	for i := 0; i < cfg.NumCPUs; i++ {
 		c := &CPU{m: m, index: i}
+		c.fillFlagBits()
 		c.reset()
 		m.cpus = append(m.cpus, c)
 	}
