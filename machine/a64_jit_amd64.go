@@ -7,7 +7,7 @@ package machine
 // translatable reports whether the translator handles in at EL el.
 func translatable(in *inst, el uint8) bool {
 	switch in.op {
-	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opMADD, opMSUB:
+	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCCMN, opCCMP, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opREV16, opREV32, opREV, opMADD, opMSUB, opSMADDL, opSMSUBL, opUMADDL, opUMSUBL, opSMULH, opUMULH:
 		return true
 	case opMSRi:
 		return jitMSRiOK((*pstateArgs)(in), el)
@@ -72,11 +72,19 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.emitLogicReg(c, (*shiftedArgs)(in), k, pc)
 	case opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx:
 		e.emitAddSubReg(c, in, k, pc)
+	case opCCMN, opCCMP:
+		e.emitCCMP(c, (*ccmpArgs)(in), k, pc)
 	case opCSEL, opCSINC, opCSINV, opCSNEG:
 		e.emitCondSelect(c, (*condArgs)(in), k, pc)
 	case opLSLV, opLSRV, opASRV, opRORV:
 		e.emitShiftReg(c, in, k, pc)
+	case opREV16, opREV32, opREV:
+		e.emitRev(c, in, k, pc)
 	case opMADD, opMSUB:
 		e.emitMulAdd(c, (*muladdArgs)(in), k, pc)
+	case opSMADDL, opSMSUBL, opUMADDL, opUMSUBL:
+		e.emitMulLong(c, (*muladdArgs)(in), k, pc)
+	case opSMULH, opUMULH:
+		e.emitMulHigh(c, in, k, pc)
 	}
 }

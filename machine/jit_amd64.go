@@ -662,10 +662,13 @@ func (e *emitter) extend(x int, option, amt uint8) {
 // jitMRSOK: the registers the kernel reads most: current (SP_EL0), the
 // interrupt mask, the CPU number.
 // NZCV, at any EL, and CurrentEL and SPSel too: the kretprobe trampoline
-// builds a PSTATE from them at every return it catches.
+// builds a PSTATE from them at every return it catches. MDSCR_EL1 (the
+// entry code's single-step check) and DCZID_EL0 (memset's): each split a
+// block on most system calls.
 func jitMRSOK(a *sysArgs, el uint8) bool {
 	sr := SysReg(a.imm)
-	return sr == NZCV || el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1 || sr == CurrentEL || sr == SPSel || jitPlainSys(sr))
+	return sr == NZCV || el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1 || sr == CurrentEL || sr == SPSel ||
+		sr == MDSCR_EL1 || sr == DCZID_EL0 || jitPlainSys(sr))
 }
 
 func jitMSROK(a *sysArgs, el uint8) bool {
@@ -976,6 +979,105 @@ func (e *emitter) emitMulAdd(_ *CPU, a *muladdArgs, _ int, _ uint64) {
 	}
 }
 
+// emitMulLong translates SMADDL, SMSUBL, UMADDL, UMSUBL: Ra plus or
+// minus the product of Wn and Wm, sign- or zero-extended to 64 bits (the
+// low 64 bits of that product are imul's of the extended values).
+func (e *emitter) emitMulLong(_ *CPU, a *muladdArgs, _ int, _ uint64) {
+	signed := a.op == opSMADDL || a.op == opSMSUBL
+	e.ld(rAX, a.rn, false)
+	e.ld(rCX, a.rm, false)
+	if signed {
+		e.extend(rAX, 6, 0) // movsxd
+		e.extend(rCX, 6, 0)
+	}
+	e.opR(true, []byte{0x0f, 0xaf}, rAX, rCX) // imul rax, rcx
+	e.ld(rDX, a.addend(), true)
+	if a.op == opSMADDL || a.op == opUMADDL {
+		e.alu(aluADD, true, rAX, rDX)
+		e.st(a.rd, rAX)
+	} else {
+		e.alu(aluSUB, true, rDX, rAX)
+		e.st(a.rd, rDX)
+	}
+}
+
+// emitMulHigh translates SMULH, UMULH: the high 64 bits of the 128-bit
+// product, which x86's one-operand IMUL and MUL leave in DX.
+func (e *emitter) emitMulHigh(_ *CPU, in *inst, _ int, _ uint64) {
+	e.ld(rAX, in.rn, true)
+	e.ld(rCX, in.rm, true)
+	digit := 4 // mul rcx
+	if in.op == opSMULH {
+		digit = 5 // imul rcx
+	}
+	e.opR(true, []byte{0xf7}, digit, rCX)
+	e.st(in.rd, rDX)
+}
+
+// emitRev translates REV, REV16, REV32.
+func (e *emitter) emitRev(_ *CPU, in *inst, _ int, _ uint64) {
+	sf := in.sf
+	x := e.into(in.rd, rAX)
+	switch in.op {
+	case opREV16: // (x & M) << 8 | (x >> 8) & M, M = 0x00ff... per halfword
+		const m = 0x00ff00ff00ff00ff
+		e.ld(rAX, in.rn, sf)
+		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
+		e.movImm(rCX, m)
+		e.alu(aluAND, sf, rAX, rCX)
+		e.shift(0, sf, rAX, 8)
+		e.shift(1, sf, rDX, 8)
+		e.alu(aluAND, sf, rDX, rCX)
+		e.alu(aluOR, sf, rAX, rDX)
+		e.st(in.rd, rAX)
+		return
+	case opREV32: // each word's bytes reversed: all eight, then the words swapped
+		e.ld(x, in.rn, true)
+		e.bswap(true, x)
+		e.shift(3, true, x, 32)
+	default:
+		e.ld(x, in.rn, sf)
+		e.bswap(sf, x)
+	}
+	e.st(in.rd, x)
+}
+
+// bswap reverses the bytes of x (w false: of its low half, zero-extended).
+func (e *emitter) bswap(w bool, x int) {
+	e.rex(w, 0, 0, x)
+	e.raw(0x0f, 0xc8+byte(x&7))
+}
+
+// emitCCMP translates CCMP and CCMN: if cond holds, the flags of Rn
+// minus (plus) Rm or the immediate; else the instruction's nzcv.
+func (e *emitter) emitCCMP(_ *CPU, a *ccmpArgs, _ int, _ uint64) {
+	sf := a.sf
+	var fail int
+	always := a.cond()&14 == 14 // AL, and NV, which acts as AL here
+	if !always {
+		e.cond(a.cond())
+		fail = e.jcc(ccAE)
+	}
+	op, after := byte(aluCMP), afterSub
+	if a.op == opCCMN {
+		op, after = aluADD, afterAdd
+	}
+	e.ld(rSI, a.rn, sf)
+	if a.immediate() {
+		e.aluImm(op, sf, rSI, int32(a.imm))
+	} else {
+		e.alu(op, sf, rSI, e.src(a.rm, rCX, sf))
+	}
+	e.storeNZCV(after)
+	if !always {
+		done := e.jmp()
+		e.here(fail)
+		e.opM(false, []byte{0xc6}, 0, field(offNZCV)) // mov byte [nzcv], nzcv
+		e.raw(a.nzcv())
+		e.here(done)
+	}
+}
+
 // emitShiftReg translates LSLV, LSRV, ASRV, RORV.
 func (e *emitter) emitShiftReg(_ *CPU, in *inst, _ int, _ uint64) {
 	rd, rn, rm, sf := in.rd, in.rn, in.rm, in.sf
@@ -1058,12 +1160,15 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 // emitMRS translates MRS.
 func (e *emitter) emitMRS(c *CPU, a *sysArgs, k int, _ uint64) {
 	rd := a.rd
-	if sr := SysReg(a.imm); jitPlainSys(sr) {
+	if sr := SysReg(a.imm); jitPlainSys(sr) || sr == MDSCR_EL1 { // (MDSCR_EL1 is plain to read)
 		e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(sr))) // mov rax, [sys+8*sr]
 		e.st(rd, rAX)
 		return
 	}
 	switch SysReg(a.imm) {
+	case DCZID_EL0: // at EL1, DC ZVA's block size, whatever SCTLR_EL1.DZE says
+		e.setReg(rd, dczidValue)
+		return
 	case NZCV:
 		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offNZCV)) // movzx eax, byte [nzcv]
 		e.shift(0, false, rAX, 28)
