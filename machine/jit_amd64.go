@@ -1428,10 +1428,15 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		e.movImm(rCX, uint64(len(m.ram)-span))
 		e.alu(aluCMP, true, rDX, rCX)
 		e.bail(ccA, k)
-		e.opR(false, []byte{0x8b}, rCX, rDX) // mov ecx, edx
-		e.aluImm(aluAND, false, rCX, PageSize-1)
-		e.aluImm(aluCMP, false, rCX, int32(PageSize-span))
-		e.bail(ccA, k)
+		if write {
+			// A store that crosses into the next page: the code check
+			// below looks at the first page only. (A load may cross:
+			// RAM is contiguous, and so is the interpreter's fast path.)
+			e.opR(false, []byte{0x8b}, rCX, rDX) // mov ecx, edx
+			e.aluImm(aluAND, false, rCX, PageSize-1)
+			e.aluImm(aluCMP, false, rCX, int32(PageSize-span))
+			e.bail(ccA, k)
+		}
 	}
 	if write && !c.xlate {
 		// (With the MMU on, no entry lets a store into a page of code.)

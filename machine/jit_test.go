@@ -520,8 +520,8 @@ func TestTranslatedPSTATEAccess(t *testing.T) {
 
 // TestTranslatedLoop runs blocks that branch back to themselves, which
 // translated code repeats without writing its cached registers back,
-// until an 8-byte load straddles a page end and the code bails before
-// it, at the block's first instruction. That exit must write back what
+// until an 8-byte load straddles a page end and the code (with the MMU
+// on) bails before it, at the block's first instruction. That exit must write back what
 // the iterations before wrote, and only values the registers hold: x6,
 // written before it is read, is written back by every exit of a loop,
 // so the block's entry must load it. In the second program every
@@ -543,7 +543,9 @@ func TestTranslatedLoop(t *testing.T) {
 		for _, steps := range tc.steps {
 			type result struct{ x1, x2, x3, x4, x6, pc, retired uint64 }
 			run := func(interpret bool) result {
-				m, c, _ := newTestMachineWith(t, prog(tc.code...), Config{Interpret: interpret})
+				// With the MMU on: a load that crosses a page bails
+				// (the micro-TLB's tag is the last byte's page).
+				m, c, _ := newMMUMachineWith(t, prog(tc.code...), Config{Interpret: interpret})
 				for a := uint64(boundary - 512); a < boundary+512; a += 8 {
 					mustWrite64(t, m, a, a*0x9e3779b97f4a7c15)
 				}
