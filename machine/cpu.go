@@ -44,10 +44,10 @@ type CPU struct {
 	// cpuState because its empty entries are not zero: reset clears it.
 	jumps jumpCache
 
-	// flagBits maps the byte x86's LAHF loads after an ADD or AND (row
-	// 0) or a SUB (row 1) to NZCV's N, Z and C as nzcvBits has them, for
+	// flagBits maps OF<<8 | the byte x86's LAHF loads, after an ADD or
+	// AND (row 0) or a SUB (row 1), to NZCV as nzcvBits has it, for
 	// translated code's flag-setting instructions (jit_amd64.go).
-	flagBits [2][256]uint8
+	flagBits [2][512]uint8
 
 	// host is the machine's host-debugger state (hostdebug.go), shared by
 	// all its CPUs and kept across resets; nil until first used.
@@ -234,10 +234,10 @@ func (c *CPU) SetPSTATE(v uint64) {
 // fillFlagBits fills flagBits. LAHF's byte is SF ZF 0 AF 0 PF 1 CF; after
 // a SUB, x86's CF is the borrow, A64's C its inverse.
 func (c *CPU) fillFlagBits() {
-	for ah := range 256 {
-		n, z, cf := uint8(ah>>7&1), uint8(ah>>6&1), uint8(ah&1)
-		c.flagBits[0][ah] = n<<3 | z<<2 | cf<<1
-		c.flagBits[1][ah] = n<<3 | z<<2 | (cf^1)<<1
+	for i := range 512 {
+		n, z, cf, v := uint8(i>>7&1), uint8(i>>6&1), uint8(i&1), uint8(i>>8)
+		c.flagBits[0][i] = n<<3 | z<<2 | cf<<1 | v
+		c.flagBits[1][i] = n<<3 | z<<2 | (cf^1)<<1 | v
 	}
 }
 

@@ -32,6 +32,7 @@ const (
 	offNZCV = int32(unsafe.Offsetof(CPU{}.nzcvBits))
 
 	offFlagBits = int32(unsafe.Offsetof(CPU{}.flagBits))
+	flagRow     = int32(unsafe.Sizeof(CPU{}.flagBits[0]))
 	offUTLB     = int32(unsafe.Offsetof(CPU{}.utlb))
 	offRTag     = int32(unsafe.Offsetof(utlbEntry{}.rtag))
 	offWTag     = int32(unsafe.Offsetof(utlbEntry{}.wtag))
@@ -149,6 +150,9 @@ type emitter struct {
 	slots   [][2]int  // jitCode.slots
 	links   []linkRef // LEAs that must address a chaining slot
 	irq     []int     // rel32s of jumps to the exit for a pending interrupt
+	// flagsAt is where the last flag setter's code ends, and flagsAfter
+	// what set its x86 flags (see flagsFor).
+	flagsAt, flagsAfter int
 	// jumps is the offset in CPU of the jump cache table (its EL's) the
 	// block's branches look up, or 0 if they do not.
 	jumps int32
@@ -460,6 +464,7 @@ func (e *emitter) jmp() int {
 // here makes the jump returned by jcc or jmp land at the current position.
 func (e *emitter) here(j int) {
 	binary.LittleEndian.PutUint32(e.b[j-4:], uint32(len(e.b)-j))
+	e.flagsAt = -1 // a jump lands here: the x86 flags may be any
 }
 
 // ret returns to jitEnter with flags and no chaining slot.
@@ -613,21 +618,42 @@ func flagsAfter(op byte) int {
 }
 
 // storeNZCV stores NZCV (N<<3 | Z<<2 | C<<1 | V) from the x86 flags:
-// N, Z and C through LAHF and CPU.flagBits, V from OF. Clobbers AX, CX.
+// LAHF's byte (SF, ZF, CF) and OF index CPU.flagBits. It leaves the x86
+// flags as they were, for a B.cond right after it (flagsFor). Clobbers
+// AX, CX.
 func (e *emitter) storeNZCV(after int) {
 	e.raw(0x9f)                              // lahf
 	e.opR(false, []byte{0x0f, 0xb6}, rCX, 4) // movzx ecx, ah
+	e.setcc(ccO, 5)                          // seto ch
 	row := mem{base: rDI, index: rCX, scale: 1, disp: offFlagBits}
 	if after == afterSub {
-		row.disp += 256
+		row.disp += flagRow
 	}
-	if after == afterLogic { // V is 0
-		e.opM(false, []byte{0x8a}, rAX, row) // mov al, [row+rcx]
-	} else {
-		e.setcc(ccO, rAX)
-		e.opM(false, []byte{0x0a}, rAX, row) // or al, [row+rcx]
-	}
+	e.opM(false, []byte{0x8a}, rAX, row) // mov al, [row+rcx]
 	e.opM(false, []byte{0x88}, rAX, field(offNZCV))
+	e.flagsAt, e.flagsAfter = len(e.b), after
+}
+
+// flagsFor returns the x86 condition code that tests the A64 condition
+// cc on the x86 flags as the flag setter just emitted left them, if the
+// code is right after it (no instruction or jump target in between)
+// and one x86 condition says the same; else ok is false.
+func (e *emitter) flagsFor(cc uint8) (x86 byte, ok bool) {
+	if e.flagsAt != len(e.b) {
+		return 0, false
+	}
+	// By A64 condition, EQ to LE: the x86 condition after a SUB (whose
+	// CF is A64's C inverted), after an ADD, after an AND (C and V are
+	// 0: the conditions on them are constants); 0xff: none.
+	tab := [3][14]byte{
+		afterSub:   {ccE, ccNE, ccAE, ccB, ccS, ccS + 1, ccO, ccO + 1, ccA, ccBE, 0xd, 0xc, 0xf, 0xe},
+		afterAdd:   {ccE, ccNE, ccB, ccAE, ccS, ccS + 1, ccO, ccO + 1, 0xff, 0xff, 0xd, 0xc, 0xf, 0xe},
+		afterLogic: {ccE, ccNE, 0xff, 0xff, ccS, ccS + 1, 0xff, 0xff, 0xff, 0xff, 0xd, 0xc, 0xf, 0xe},
+	}
+	if cc >= 14 || tab[e.flagsAfter][cc] == 0xff {
+		return 0, false
+	}
+	return tab[e.flagsAfter][cc], true
 }
 
 // cond sets x86's CF to the A64 condition cc (not AL or NV), using BX
@@ -790,7 +816,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 
 // reset readies e for a block at pc, keeping its buffers.
 func (e *emitter) reset(pc uint64) {
-	*e = emitter{b: e.b[:0], pc: pc, bails: e.bails[:0], stubs: e.stubs[:0], links: e.links[:0], irq: e.irq[:0], slots: e.slots}
+	*e = emitter{b: e.b[:0], pc: pc, bails: e.bails[:0], stubs: e.stubs[:0], links: e.links[:0], irq: e.irq[:0], slots: e.slots, flagsAt: -1}
 }
 
 // body emits the block's body: the cached registers' loads, then insts
@@ -1131,6 +1157,10 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 		if cond&14 == 14 {
 			e.leave(pc+in.imm, true, k+1)
 			return
+		}
+		if x86, ok := e.flagsFor(cond); ok {
+			notTaken = e.jcc(x86 ^ 1)
+			break
 		}
 		e.cond(cond)
 		notTaken = e.jcc(ccAE)

@@ -696,3 +696,33 @@ func TestTranslatedIntegerOps(t *testing.T) {
 		}
 	}
 }
+
+// TestTranslatedFlagsToBranch runs each A64 condition's B.cond right
+// after each kind of flag setter (a subtraction, an addition, a logical
+// operation; 64- and 32-bit), which translated code may branch on the
+// x86 flags directly, in a loop whose operands vary, translated and
+// interpreted, and requires the same count of branches taken.
+func TestTranslatedFlagsToBranch(t *testing.T) {
+	branches := []string{"b.eq #8", "b.ne #8", "b.hs #8", "b.lo #8", "b.mi #8", "b.pl #8", "b.vs #8", "b.vc #8",
+		"b.hi #8", "b.ls #8", "b.ge #8", "b.lt #8", "b.gt #8", "b.le #8"}
+	for _, setter := range []string{"cmp x1, x2", "cmn x1, x2", "tst x1, x2", "cmp w1, w2", "cmn w1, #7", "subs w3, w1, w2", "ands x3, x1, x2"} {
+		for _, insn := range branches {
+			type result struct{ x5, nzcv, retired uint64 }
+			run := func(interpret bool) result {
+				m, c, _ := newTestMachineWith(t, prog(setter, insn, "add x5, x5, #1",
+					"add x1, x1, x6", "add x2, x2, x7", "subs x9, x9, #1", "b.ne #-24", "b #0"), Config{Interpret: interpret})
+				for r, v := range map[int]uint64{1: 0x7ffffffffffffff0, 2: 0x7ffffff0, 6: 0x9e3779b97f4a7c15,
+					7: 0xc2b2ae3d27d4eb4f, 9: 300} {
+					c.SetX(r, v)
+				}
+				if err := m.Step(3000); err != nil {
+					t.Fatal(err)
+				}
+				return result{c.X(5), c.nzcv(), m.Stats().Instructions}
+			}
+			if want, got := run(true), run(false); got != want {
+				t.Errorf("%s; %s: translated %+x, interpreted %+x", setter, insn, got, want)
+			}
+		}
+	}
+}
