@@ -486,7 +486,6 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 		e.loops = true
 		if !e.counting {
 			e.loopBack(n)
-			return
 		}
 	}
 	e.writeBack(e.written)
@@ -515,10 +514,11 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 	e.raw(0xff, 0x22) // jmp [rdx]
 }
 
-// loopBack ends a block, n instructions long, that branches back to its
-// own start: while the next iteration fits the budget and no interrupt
-// line is up, it goes on at once, with the cached registers where they
-// are; else it leaves as any taken branch does.
+// loopBack starts the exit of a block, n instructions long, that
+// branches back to its own start: while the next iteration fits the
+// budget and no interrupt line is up, it goes on at once, with the cached
+// registers where they are; else it falls through to the exit leave
+// emits next, as any taken branch's.
 func (e *emitter) loopBack(n int) {
 	e.aluImm(aluSUB, true, r10, int32(n))
 	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
@@ -530,14 +530,7 @@ func (e *emitter) loopBack(n int) {
 	e.imm32(int32(e.loop - (len(e.b) + 4)))
 	e.here(irq)
 	e.here(short)
-	e.writeBack(e.written)
-	e.movImm(rAX, e.pc)
-	e.stPC(rAX)
-	e.irqCheck()
-	e.raw(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
-	e.links = append(e.links, linkRef{len(e.b), true})
-	e.imm32(0)
-	e.raw(0xff, 0x22) // jmp [rdx]
+	e.aluImm(aluADD, true, r10, int32(n)) // leave takes them off
 }
 
 // jumpConst jumps to the block at target (in RAX) if the jump cache
