@@ -660,14 +660,20 @@ func (c *CPU) execNOP(in *inst, pc uint64) {
 
 }
 
+// execDMB executes DMB and DSB: nothing to do, as every access of the
+// interpreter is sequentially consistent (parallel mode's are atomics).
+func (c *CPU) execDMB(in *inst, pc uint64) {
+
+}
+
 // execISB executes ISB.
 func (c *CPU) execISB(in *inst, pc uint64) {
 	if c.par {
-		// Context synchronization: fetch the page afresh, so code
-		// another vCPU patched (and invalidated) before this CPU
-		// observed its flag runs from now on. Deterministic mode
-		// invalidates every CPU's page at the store itself.
-		c.pageVA = noPage
+		// Context synchronization: code another vCPU patched (and
+		// invalidated) before this CPU observed its flag runs from now
+		// on. Deterministic mode invalidates every CPU's page at the
+		// store itself.
+		c.syncCode()
 	}
 }
 

@@ -7,7 +7,7 @@ package machine
 // translatable reports whether the translator handles in at EL el.
 func translatable(in *inst, el uint8) bool {
 	switch in.op {
-	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCCMN, opCCMP, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opREV16, opREV32, opREV, opMADD, opMSUB, opSMADDL, opSMSUBL, opUMADDL, opUMSUBL, opSMULH, opUMULH:
+	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opDMB, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCCMN, opCCMP, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opREV16, opREV32, opREV, opMADD, opMSUB, opSMADDL, opSMSUBL, opUMADDL, opUMSUBL, opSMULH, opUMULH:
 		return true
 	case opMSRi:
 		return jitMSRiOK((*pstateArgs)(in), el)
@@ -52,6 +52,8 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.emitCondBranch(c, in, k, pc)
 	case opNOP:
 		e.emitNOP(c, in, k, pc)
+	case opDMB:
+		e.emitDMB(c, in, k, pc)
 	case opMSRi:
 		e.emitMSRi(c, (*pstateArgs)(in), k, pc)
 	case opDCZVA:

@@ -40,6 +40,12 @@ type CPU struct {
 	// parallel mode. Outside cpuState for the same reason as lines.
 	tlbFlushReq atomic.Bool
 
+	// jit is the cache this CPU translates blocks into, and jitOwner the
+	// index of its blocks in codePage.blocks: shared by every CPU (0) in
+	// deterministic mode, this CPU's own (its index) in parallel mode.
+	jit      *jitCache
+	jitOwner uint8
+
 	// jumps is the jump cache of translated code (jit.go). It is outside
 	// cpuState because its empty entries are not zero: reset clears it.
 	jumps jumpCache
@@ -89,6 +95,14 @@ type cpuState struct {
 	vr [32][2]uint64
 	fp fpState
 
+	// codeStore is, in parallel mode, 1 + the RAM page of code that
+	// translated code stored to before it stopped (jitBail) for runFast
+	// to do storedPar's bookkeeping; else 0.
+	codeStore uint64
+	// codeSeen is Machine.invalidations when this CPU last emptied its
+	// jump cache for pages withdrawn (parallel mode; syncJumps).
+	codeSeen uint64
+
 	// The local exclusive monitor.
 	excValid bool
 	excAddr  uint64
@@ -106,7 +120,8 @@ type cpuState struct {
 	// stores go straight to RAM as before the MMU existed.
 	xlate bool
 	// utlbOK allows filling the micro-TLB; clear while every access must
-	// be checked (alignment checking, watchpoints, parallel mode).
+	// be checked (alignment checking, watchpoints). In parallel mode
+	// only translated code uses it (see load).
 	utlbOK bool
 	utlb   [utlbSize]utlbEntry // data-access micro-TLB, see mmu.go
 	// utlbGlobal marks the micro-TLB entries filled from a global TLB

@@ -105,9 +105,10 @@ type codePage struct {
 	gen   uint32 // parallel mode: Machine.codeGen of the page when decoded
 	live  uint16 // deterministic mode: entries decoded (op != opNone)
 
-	// blocks holds the translated blocks (jit.go) by starting slot;
-	// deterministic mode only, allocated on first use.
-	blocks *[PageSize / 4]*block
+	// blocks holds the translated blocks (jit.go) by owner
+	// (CPU.jitOwner) and starting slot, each table allocated on first
+	// use. Each owner's table is touched only by its own goroutine.
+	blocks [gicMaxCPUs]*[PageSize / 4]*block
 }
 
 // Decoded describes a decoded instruction for tests and tools; it exposes

@@ -123,9 +123,9 @@ func (c *CPU) run(budget uint64) uint64 {
 // (jit.go) it enters translated code at each block it can, and
 // interprets the instructions that code leaves to it.
 func (c *CPU) runFast(budget uint64) uint64 {
-	m := c.m
 	var n uint64
-	translating := m.jit.enabled()
+	j := c.jit
+	translating := j.enabled()
 	// Entering the loop is leaving the fast path of whatever ran before.
 	c.pollTLB()
 	c.pollIRQ()
@@ -147,7 +147,7 @@ loop:
 			// blockAt's hit path, inlined.
 			idx := pc >> 2 & (PageSize/4 - 1)
 			var b *block
-			if bs := c.page.blocks; bs != nil {
+			if bs := c.page.blocks[c.jitOwner&(gicMaxCPUs-1)]; bs != nil {
 				b = bs[idx]
 			}
 			if b == nil || b.key != c.blockKey || b.cold != 0 {
@@ -158,7 +158,7 @@ loop:
 					c.noteJump(pc, b)
 				}
 				rest, flags, slot := jitEnter(b.code, c, budget-n)
-				m.jit.entries++
+				j.entries.Store(j.entries.Load() + 1)
 				n = budget - rest
 				pc = c.pc
 				if flags&jitBail == 0 {
@@ -177,11 +177,19 @@ loop:
 						// is not chained to yet: chain them.
 						// (Unless translating emptied the cache, slot's
 						// code with it.)
-						flushes := m.jit.flushes
-						if nb := c.blockAt(pc >> 2 & (PageSize/4 - 1)); nb.n != 0 && m.jit.flushes == flushes {
-							m.jit.link(slot, nb.chain)
+						flushes := j.flushes.Load()
+						if nb := c.blockAt(pc >> 2 & (PageSize/4 - 1)); nb.n != 0 && j.flushes.Load() == flushes {
+							j.link(slot, nb.chain)
 						}
 					}
+					continue
+				}
+				if c.codeStore != 0 {
+					// Parallel mode: the code stored to a page of code
+					// and stopped after that store, for the bookkeeping
+					// (storedPar) that the interpreter's stores do.
+					c.m.storedPar(c, (c.codeStore-1)*PageSize, 1)
+					c.codeStore = 0
 					continue
 				}
 				// The code stopped before an instruction that needs the
@@ -354,13 +362,15 @@ loop:
 
 		case opCLREX: // execCLREX
 			c.clearExclusive()
+		case opDMB: // execDMB
+
 		case opISB: // execISB
 			if c.par {
-				// Context synchronization: fetch the page afresh, so code
-				// another vCPU patched (and invalidated) before this CPU
-				// observed its flag runs from now on. Deterministic mode
-				// invalidates every CPU's page at the store itself.
-				c.pageVA = noPage
+				// Context synchronization: code another vCPU patched (and
+				// invalidated) before this CPU observed its flag runs from now
+				// on. Deterministic mode invalidates every CPU's page at the
+				// store itself.
+				c.syncCode()
 			}
 		case opMSRi: // execMSRi
 			if c.el == 0 && c.el0Denied(in.cc, in.amt, in.im2, pc) {

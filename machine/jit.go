@@ -19,9 +19,12 @@ package machine
 // every instruction's slow and faulting behaviour, and a block needs no
 // way to raise an exception.
 //
-// Blocks are built in deterministic mode only: in parallel mode the decode
-// caches are shared between vCPU goroutines and replaced wholesale on a
-// store, and every access goes through the atomic slow path anyway. Where
+// In deterministic mode the CPUs share one code cache and one set of
+// blocks per page. In parallel mode each vCPU goroutine translates into
+// its own cache and keeps its own blocks on the (shared, immutable) code
+// pages, so translation needs no locks; its translated code differs where
+// other vCPUs run beside it (see parallelState): no exclusives, fences
+// for DMB and STLR, and stores that check for code after they land. Where
 // the host has no translator (jit_other.go) every block is empty and
 // runFast interprets everything.
 
@@ -203,8 +206,8 @@ func (c *CPU) blockKeyFor(pageVA uint64) uint64 {
 func (c *CPU) blockAt(idx uint64) *block {
 	p := c.page
 	var b *block
-	if p.blocks != nil {
-		b = p.blocks[idx]
+	if bs := p.blocks[c.jitOwner]; bs != nil {
+		b = bs[idx]
 	}
 	switch {
 	case b != nil && b.key == c.blockKey && b.cold == 0:
@@ -220,16 +223,17 @@ func (c *CPU) blockAt(idx uint64) *block {
 		b = c.translate1(idx)
 	}
 	// After translating: a full code cache drops every page's blocks.
-	if p.blocks == nil {
-		p.blocks = new([PageSize / 4]*block)
+	bs := p.blocks[c.jitOwner]
+	if bs == nil {
+		bs = new([PageSize / 4]*block)
+		p.blocks[c.jitOwner] = bs
 	}
-	p.blocks[idx] = b
+	bs[idx] = b
 	return b
 }
 
 // translate1 builds the block starting at slot idx of the current page.
 func (c *CPU) translate1(idx uint64) *block {
-	m := c.m
 	p := c.page
 	b := &block{key: c.blockKey}
 	end := min(idx+maxBlock, PageSize/4)
@@ -239,7 +243,7 @@ func (c *CPU) translate1(idx uint64) *block {
 		if in.op == opNone {
 			c.decodeSlot(i)
 		}
-		if !translatable(in, c.el) {
+		if !translatable(in, c.el) || c.par && !parallelSafe(in) {
 			break
 		}
 		insts = append(insts, in)
@@ -251,11 +255,17 @@ func (c *CPU) translate1(idx uint64) *block {
 		return b
 	}
 	jc := c.emitBlock(insts, c.pageVA+idx*4)
-	if base := m.jit.add(m, jc); base != 0 {
+	if base := c.jit.add(c, jc); base != 0 {
 		b.code, b.chain, b.n = base+uintptr(jc.body), base, uint64(jc.n)
 	}
 	return b
 }
+
+// parallelSafe reports whether translated code may run in (translatable)
+// in parallel mode. The exclusives' translation keeps deterministic
+// mode's monitor, which other vCPUs' stores do not snoop there: parallel
+// mode's store-exclusive is a compare-and-swap, in the interpreter.
+func parallelSafe(in *inst) bool { return in.op != opLDXR && in.op != opSTXR }
 
 // unmasksIRQ reports whether in, an MSR to DAIF or MSR DAIFClr, may let
 // an interrupt in, which runFast polls for after the block (a64.decode's

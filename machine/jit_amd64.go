@@ -39,6 +39,7 @@ const (
 	offOff      = int32(unsafe.Offsetof(utlbEntry{}.off))
 	offHost     = int32(unsafe.Offsetof(utlbEntry{}.host))
 	offIRQ      = int32(unsafe.Offsetof(CPU{}.lines))
+	offCodeStr  = int32(unsafe.Offsetof(CPU{}.codeStore))
 
 	offExcValid = int32(unsafe.Offsetof(CPU{}.excValid))
 	offExcAddr  = int32(unsafe.Offsetof(CPU{}.excAddr))
@@ -725,7 +726,7 @@ func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 
 func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	// The first emission only counts each guest register's accesses,
 	// for the second to pick the ones it caches.
-	e := &c.m.jit.emit
+	e := &c.jit.emit
 	e.reset(pc)
 	e.counting = true
 	e.body(c, insts)
@@ -830,6 +831,16 @@ func (e *emitter) body(c *CPU, insts []*inst) {
 // emitNOP translates NOP.
 func (e *emitter) emitNOP(_ *CPU, in *inst, _ int, _ uint64) {
 
+}
+
+// emitDMB translates DMB and DSB. x86 orders every pair of accesses but
+// a store and a later load, so only a barrier that orders those (not the
+// loads-only or stores-only kinds, CRm<1:0> 01 and 10) needs MFENCE,
+// and only where another vCPU runs beside this one.
+func (e *emitter) emitDMB(c *CPU, in *inst, _ int, _ uint64) {
+	if c.par && in.imm&3 != 1 && in.imm&3 != 2 {
+		e.raw(0x0f, 0xae, 0xf0) // mfence
+	}
 }
 
 // emitADR translates ADR.
@@ -1273,6 +1284,7 @@ func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
 	for i := int32(0); i < dczBlock; i += 8 {
 		e.store(rAX, 3, at.plus(i))
 	}
+	e.codeCheck(c, k)
 }
 
 // emitSTXR translates STXR (and STLXR): it succeeds if this CPU's
@@ -1436,7 +1448,14 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		if !ramOff {
 			entry.disp = offUTLB + offHost
 			e.opM(true, []byte{0x8b}, rDX, entry) // mov rdx, host
-			if write {
+			switch {
+			case write && c.par:
+				// BX = the RAM page: (host + va - ram) >> 12.
+				e.opM(true, []byte{0x8d}, rBX, mem{base: rDX, index: rAX, scale: 1}) // lea rbx, [rdx+rax]
+				e.movImm(rCX, uint64(addrOf(m.ram)))
+				e.alu(aluSUB, true, rBX, rCX)
+				e.shift(1, true, rBX, 12)
+			case write:
 				e.snoop(m, k, span, true)
 			}
 			return mem{base: rDX, index: rAX, scale: 1}
@@ -1470,11 +1489,39 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		e.raw(0)
 		e.bail(ccNE, k)
 	}
-	if write {
+	switch {
+	case write && c.par:
+		e.opR(true, []byte{0x8b}, rBX, rDX) // mov rbx, rdx
+		e.shift(1, true, rBX, 12)
+	case write:
 		e.snoop(m, k, span, false)
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))
 	return mem{base: rCX, index: rDX, scale: 1}
+}
+
+// codeCheck follows a store in parallel mode, instruction k, whose RAM
+// page access left in BX: if the page holds code, the code stops after
+// the store, with CPU.codeStore set for runFast to do the bookkeeping
+// the interpreter's stores do (storedPar). The check comes after the
+// store, as in the interpreter, so that a page another vCPU starts to
+// decode meanwhile sees the store or is withdrawn (fetchPagePar). No-op
+// in deterministic mode, whose stores never reach a page of code here
+// (access bails first). Clobbers BX, CX.
+func (e *emitter) codeCheck(c *CPU, k int) {
+	if !c.par {
+		return
+	}
+	e.movImm(rCX, uint64(uintptr(unsafe.Pointer(&c.m.codeGen[0]))))
+	e.opM(false, []byte{0x83}, aluCMP, mem{base: rCX, index: rBX, scale: 4}) // cmp dword [rcx+rbx*4], 0
+	e.raw(0)
+	none := e.jcc(ccE)
+	e.opM(true, []byte{0x8d}, rBX, mem{base: rBX, index: noIndex, disp: 1}) // lea rbx, [rbx+1]
+	e.opM(true, []byte{0x89}, rBX, field(offCodeStr))
+	e.raw(0xe9) // jmp: the exit before instruction k+1
+	e.bails = append(e.bails, bailRef{at: len(e.b), k: k + 1, written: e.written})
+	e.imm32(0)
+	e.here(none)
 }
 
 // snoop bails before instruction k, a store of span bytes at RAM offset
@@ -1570,6 +1617,22 @@ func (e *emitter) store(x int, lg uint8, a mem) {
 	}
 }
 
+// xchg exchanges the low 1<<lg bytes of x with those at a, as store
+// stores them: x gets the old value.
+func (e *emitter) xchg(x int, lg uint8, a mem) {
+	switch lg {
+	case 0:
+		e.opM(false, []byte{0x86}, x, a)
+	case 1:
+		e.raw(0x66)
+		e.opM(false, []byte{0x87}, x, a)
+	case 2:
+		e.opM(false, []byte{0x87}, x, a)
+	default:
+		e.opM(true, []byte{0x87}, x, a)
+	}
+}
+
 // emitMem translates the loads and stores, whose ops are of three
 // argument sets (&ldst, &ldstReg, &pair): it reads their operands
 // through each op's view.
@@ -1646,6 +1709,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			if writeback {
 				e.st(rn, rSI)
 			}
+			e.codeCheck(c, k)
 			return
 		}
 		at := e.access(c, k, 2*size, false, false)
@@ -1667,10 +1731,22 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	switch in.op {
 	case opSTRo, opSTRpre, opSTRpost, opSTRreg, opSTLR:
 		x := e.src(rd, r8, true)
-		e.store(x, lg, e.access(c, k, size, true, false))
+		at := e.access(c, k, size, true, false)
+		if in.op == opSTLR && c.par {
+			// A store-release must not pass a later load-acquire (A64's
+			// release is sequentially consistent with acquires): XCHG,
+			// a locked store, orders it as MFENCE would.
+			if x != r8 {
+				e.opR(true, []byte{0x8b}, r8, x) // mov r8, x
+			}
+			e.xchg(r8, lg, at)
+		} else {
+			e.store(x, lg, at)
+		}
 		if writeback {
 			e.st(rn, rSI)
 		}
+		e.codeCheck(c, k)
 	default:
 		x := rAX
 		if !writeback || rd != rn {

@@ -58,7 +58,7 @@ func TestTranslationMatchesInterpreter(t *testing.T) {
 			// And with a code cache so small that it fills, empties and
 			// fills again while blocks are chained.
 			tiny, tinySt := runWith(t, p.path, cfg, func(m *Machine) {
-				m.jit.shrink(4096, 8192)
+				m.jits[0].shrink(4096, 8192)
 				if p.patch != nil {
 					p.patch(m)
 				}
@@ -66,11 +66,17 @@ func TestTranslationMatchesInterpreter(t *testing.T) {
 			if tinySt.TranslatedBlocks > 100 && tinySt.CodeCacheFlushes == 0 {
 				t.Errorf("%d blocks translated into an 8 KiB code cache, and it never filled", tinySt.TranslatedBlocks)
 			}
+			// And in parallel mode, whose translated code differs.
+			cfg.Parallel = true
+			par, parSt := runWith(t, p.path, cfg, p.patch)
+			if parSt.TranslatedBlocks == 0 {
+				t.Errorf("parallel mode translated no block")
+			}
 			for _, r := range []struct {
 				name string
 				out  []byte
 				st   Stats
-			}{{"translated", got, gotSt}, {"translated, tiny code cache", tiny, tinySt}} {
+			}{{"translated", got, gotSt}, {"translated, tiny code cache", tiny, tinySt}, {"translated, parallel mode", par, parSt}} {
 				if !bytes.Equal(r.out, want) {
 					t.Errorf("%s: output differs from the interpreter's\n%s", r.name, lineDiff(r.out, want))
 				}
@@ -95,6 +101,12 @@ func TestTranslationMatchesInterpreter(t *testing.T) {
 // after a change to the translator (20,000 take about 30 s).
 func TestTranslationRandomState(t *testing.T) {
 	rounds := envCount(t, "KPEMU_JITROUNDS", 400)
+	var translated [2]uint64 // blocks, deterministic and parallel mode
+	defer func() {
+		if !t.Failed() && (translated[0] == 0 || translated[1] == 0) {
+			t.Errorf("blocks translated: %d deterministic, %d parallel", translated[0], translated[1])
+		}
+	}()
 	for round := range rounds {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))
 		g := &randGen{r: rng}
@@ -132,10 +144,17 @@ func TestTranslationRandomState(t *testing.T) {
 				sr := []uint32{0x4020, 0x4000, 0x5200, 0x6000, 0xd080, 0x3d040, 0x34200, 0x4240, 0x4200}[rng.IntN(9)] // op1, CRn, CRm, op2
 				op := []uint32{0xd5380000, 0xd5180000}[rng.IntN(2)]                                                   // MRS, MSR
 				g.emit(op|sr|g.reg(false), "")
-			case 9: // an exclusive pair on the scratch buffer
+			case 9: // an exclusive pair, or acquire/release and barriers, on the scratch buffer
 				g.setBase()
-				g.emit(0xc85f7f60, "") // LDXR x0, [x27]
-				g.emit(0xc8017f60, "") // STXR w1, x0, [x27]
+				if rng.IntN(2) == 0 {
+					g.emit(0xc85f7f60, "") // LDXR x0, [x27]
+					g.emit(0xc8017f60, "") // STXR w1, x0, [x27]
+					break
+				}
+				size := uint32(rng.IntN(4))
+				g.emit(size<<30|0x089ffc00|27<<5|g.reg(true), "")                                 // STLR
+				g.emit([]uint32{0xd5033bbf, 0xd50339bf, 0xd5033abf, 0xd5033b9f}[rng.IntN(4)], "") // DMB ISH, ISHLD, ISHST; DSB ISH
+				g.emit(size<<30|0x08dffc00|27<<5|g.reg(true), "")                                 // LDAR
 			case 10:
 				if rng.IntN(2) == 0 {
 					g.emit(rng.Uint32(), "")
@@ -177,9 +196,12 @@ func TestTranslationRandomState(t *testing.T) {
 		}
 		regs[28] = mid
 		regs[30] = testCode + 4*rng.Uint64N(40) // RET and BLR land in the sequence
-		var states [2]string
-		for i, interpret := range []bool{false, true} {
-			m, c, _ := newTestMachineWith(t, g.words, Config{Interpret: interpret})
+		// Deterministic mode's translated and interpreted runs, then
+		// parallel mode's (under Step, on this goroutine).
+		var states [4]string
+		for i := range states {
+			interpret, parallel := i%2 == 1, i >= 2
+			m, c, _ := newTestMachineWith(t, g.words, Config{Interpret: interpret, Parallel: parallel})
 			if mmu {
 				pt := newPageTables(t, m, 1)
 				for a := uint64(RAMBase); a < testData+0x4000; a += PageSize {
@@ -214,8 +236,14 @@ func TestTranslationRandomState(t *testing.T) {
 				t.Fatal(err)
 			}
 			states[i] = describeState(t, m, c)
+			if !interpret {
+				translated[b2u(parallel)] += m.Stats().TranslatedBlocks
+			}
 		}
-		if states[0] != states[1] {
+		for i := 0; i < len(states); i += 2 {
+			if states[i] == states[i+1] {
+				continue
+			}
 			var dis []string
 			for _, w := range g.words {
 				in, ok := armDecode(w)
@@ -225,8 +253,8 @@ func TestTranslationRandomState(t *testing.T) {
 					dis = append(dis, fmt.Sprintf("%08x ?", w))
 				}
 			}
-			t.Fatalf("round %d (mmu %v, el0 %v): translated and interpreted differ:\n%s\nsequence:\n%s",
-				round, mmu, el0, lineDiff([]byte(states[0]), []byte(states[1])), strings.Join(dis, "\n"))
+			t.Fatalf("round %d (mmu %v, el0 %v, parallel %v): translated and interpreted differ:\n%s\nsequence:\n%s",
+				round, mmu, el0, i == 2, lineDiff([]byte(states[i]), []byte(states[i+1])), strings.Join(dis, "\n"))
 		}
 	}
 }
@@ -299,7 +327,7 @@ func TestJumpCache(t *testing.T) {
 			type result struct{ x0, x10, pc, retired uint64 }
 			run := func(interpret bool) (out []result) {
 				m, c, pt := newMMUMachineWith(t, prog("blr x1", "add x10, x10, x0", "b #-8"), Config{Interpret: interpret})
-				if !interpret && !m.jit.enabled() {
+				if !interpret && !m.jits[0].enabled() {
 					t.Skip("no block translation on this host")
 				}
 				attrs := uint64(ptNormal)
@@ -337,8 +365,8 @@ func TestJumpCache(t *testing.T) {
 					},
 					func() { mustWrite32(t, m, pa2, I("mov x0, #3")) }, // new code
 					func() { // other code fills the code cache, which drops every block
-						for flushes := m.jit.flushes; m.jit.enabled() && m.jit.flushes == flushes; {
-							m.jit.add(m, jitCode{code: make([]byte, 4096)})
+						for flushes := m.jits[0].flushes.Load(); m.jits[0].enabled() && m.jits[0].flushes.Load() == flushes; {
+							m.jits[0].add(m.cpus[0], jitCode{code: make([]byte, 4096)})
 						}
 					},
 				}
@@ -693,6 +721,82 @@ func TestTranslatedIntegerOps(t *testing.T) {
 		}
 		if want, got := run(true), run(false); got != want {
 			t.Errorf("%s: translated %+x, interpreted %+x", insn, got, want)
+		}
+	}
+}
+
+// TestTranslatedParallelStores runs each store and barrier whose
+// translation differs in parallel mode (STLR becomes XCHG, every store
+// checks for code after it lands, DMB may fence) in a loop over a
+// buffer, translated and interpreted in parallel mode, and requires the
+// same registers and memory. The buffer's page holds code too (a RET
+// called once), which its micro-TLB entry does not know, having been
+// filled by a store before: translated stores there stop right after
+// they land, for runFast to do storedPar's bookkeeping.
+func TestTranslatedParallelStores(t *testing.T) {
+	for _, insn := range []string{
+		"stlr x3, [x10]", "stlr w3, [x10]", "stlrh w3, [x10]", "stlrb w3, [x10]",
+		"str x3, [x10]", "strh w3, [x10, #2]", "strb w3, [x10, #5]", "stp x3, x1, [x10]", "stp w3, w1, [x10, #-8]",
+		"str x3, [x10], #0", "str w3, [x10, #-4]!", "dc zva, x10",
+		"dmb ish", "dmb ishld", "dmb ishst", "dsb ish", "dmb sy", "ldar x4, [x10]",
+	} {
+		type result struct {
+			x3, x5, x10, retired uint64
+			mem                  [sha256.Size]byte
+		}
+		run := func(interpret bool) result {
+			m, c, _ := newTestMachineWith(t, prog("str xzr, [x10]", "blr x11",
+				insn, "ldr x4, [x10]", "eor x5, x5, x4",
+				"add x3, x3, x6", "add x10, x10, #8", "subs x9, x9, #1", "b.ne #-24", "b #0"), Config{Interpret: interpret, Parallel: true})
+			mustWrite32(t, m, testData+0x800, I("ret"))
+			for r, v := range map[int]uint64{1: 0x0123456789abcdef, 3: 0xfedcba9876543210, 6: 0x9e3779b97f4a7c15,
+				9: 200, 10: testData + 0x100, 11: testData + 0x800} {
+				c.SetX(r, v)
+			}
+			if err := m.Step(3000); err != nil {
+				t.Fatal(err)
+			}
+			data := make([]byte, 0x1000)
+			if err := m.ReadMem(testData, data); err != nil {
+				t.Fatal(err)
+			}
+			if !interpret && m.Stats().TranslatedBlocks == 0 {
+				t.Errorf("%s: nothing translated", insn)
+			}
+			return result{c.X(3), c.X(5), c.X(10), m.Stats().Instructions, sha256.Sum256(data)}
+		}
+		if want, got := run(true), run(false); got != want {
+			t.Errorf("%s: translated %+x, interpreted %+x", insn, got, want)
+		}
+	}
+}
+
+// TestTranslatedStoresToCode stores "mov x3, #i; ret" into a function
+// and calls it, then zeroes it with DC ZVA and calls it again (the zero
+// word is UDF: the handler returns 0x7ff), 64 times, counting calls that
+// returned a stale x3. The function's page was mapped for stores before
+// it held code, so in parallel mode translated stores reach it through
+// the micro-TLB and must check for code themselves; both kinds of store
+// address (the micro-TLB's host pointer, DC ZVA's RAM offset) must name
+// the page.
+func TestTranslatedStoresToCode(t *testing.T) {
+	fn := uint64(testData + 0x40)
+	for _, cfg := range []Config{{}, {Interpret: true}, {Parallel: true}, {Parallel: true, Interpret: true}} {
+		m, c, _ := newTestMachineWith(t, prog("str xzr, [x22]", "mov x1, #0", "mov x10, #0",
+			"mov w4, #3", "movk w4, #0xd280, lsl #16", "add w4, w4, w1, lsl #5", "str w4, [x22]", "str w25, [x22, #4]",
+			"blr x22", "cmp x3, x1", "b.eq #8", "add x10, x10, #1",
+			"dc zva, x22", "blr x22", "cmp x3, #0x7ff", "b.eq #8", "add x10, x10, #1",
+			"add x1, x1, #1", "cmp x1, #64", "b.ne #-64", "b #0"), cfg)
+		for i, w := range prog("mov x3, #0x7ff", "msr elr_el1, x30", "eret") {
+			mustWrite32(t, m, testVBAR+0x200+uint64(4*i), w)
+		}
+		c.SetX(22, fn)
+		c.SetX(25, uint64(I("ret")))
+		if err := m.Step(20000); err != nil {
+			t.Fatal(err)
+		}
+		if c.X(1) != 64 || c.X(10) != 0 {
+			t.Errorf("%+v: %d calls, %d returned stale code (pc %#x)", cfg, c.X(1), c.X(10), c.PC())
 		}
 	}
 }

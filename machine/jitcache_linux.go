@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"syscall"
 )
 
-// jitCache is a machine's store of translated code: executable chunks
-// filled in order. When it reaches its limit it is emptied at once, and
-// every block dropped.
+// jitCache is a store of translated code: executable chunks filled in
+// order. When it reaches its limit it is emptied at once, and every block
+// in it dropped. Only the goroutine running its CPUs touches it; the
+// counters are atomic for Stats, and only that goroutine writes them.
 type jitCache struct {
 	chunks [][]byte
 	used   int  // bytes used of the last chunk
@@ -19,9 +21,10 @@ type jitCache struct {
 
 	chunk, limit int // bytes per mapping, and in all (tests make them small)
 
-	blocks  uint64 // blocks translated
-	flushes uint64 // times the cache was emptied
-	entries uint64 // runFast's entries into translated code
+	blocks  atomic.Uint64 // blocks translated
+	flushes atomic.Uint64 // times the cache was emptied
+	entries atomic.Uint64 // runFast's entries into translated code
+	bytes   atomic.Int64  // bytes of code held
 
 	perfMap io.Writer // Config.PerfMap
 
@@ -35,11 +38,13 @@ func newJITCache(interpret bool, perfMap io.Writer) *jitCache {
 	return &jitCache{off: interpret, chunk: 1 << 20, limit: 16 << 20, perfMap: perfMap}
 }
 
-// add copies code into the cache and returns its address, or 0 if it
-// cannot (the block is then left to the interpreter; if mapping failed,
-// every block from now on). It is called between blocks of m's only
-// running CPU: a full cache can be emptied.
-func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
+// add copies code into the cache of c and returns its address, or 0 if
+// it cannot (the block is then left to the interpreter; if mapping
+// failed, every block from now on). It is called between blocks, with no
+// CPU translating into this cache in its translated code: a full cache
+// can be emptied.
+func (j *jitCache) add(c *CPU, jc jitCode) uintptr {
+	m := c.m
 	code := jc.code
 	if j.off || len(code) > j.chunk {
 		return 0
@@ -47,13 +52,21 @@ func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 	if len(j.chunks) == 0 || j.used+len(code) > j.chunk {
 		if len(j.chunks)*j.chunk >= j.limit {
 			j.free()
-			j.flushes++
-			m.flushJumps()
-			for i := range m.code {
-				if p := m.code[i].Load(); p != nil {
-					p.blocks = nil
+			j.flushes.Store(j.flushes.Load() + 1)
+			// Drop every block of the cache: its owner's, on every page.
+			for _, o := range m.cpus {
+				if o.jit == j {
+					o.flushJumps()
 				}
 			}
+			for i := range m.code {
+				if p := m.code[i].Load(); p != nil {
+					p.blocks[c.jitOwner] = nil
+				}
+			}
+			// The page running now may be one no longer in m.code
+			// (parallel mode withdraws pages): fetch it afresh.
+			c.pageVA = noPage
 		}
 		mem, err := syscall.Mmap(-1, 0, j.chunk, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err != nil {
@@ -74,7 +87,8 @@ func (j *jitCache) add(m *Machine, jc jitCode) uintptr {
 	}
 	// 16-byte aligned entries, as compilers align branch targets.
 	j.used = (at + len(code) + 15) &^ 15
-	j.blocks++
+	j.bytes.Store(int64(j.size()))
+	j.blocks.Store(j.blocks.Load() + 1)
 	if j.perfMap != nil {
 		fmt.Fprintf(j.perfMap, "%x %x kpemu@%#x+%d\n", base, len(code), jc.pc, jc.n)
 	}
@@ -97,6 +111,7 @@ func (j *jitCache) free() {
 		_ = syscall.Munmap(mem)
 	}
 	j.chunks, j.used = nil, 0
+	j.bytes.Store(0)
 }
 
 // shrink sets the mapping size and limit, so that tests can fill the
@@ -113,3 +128,27 @@ func (j *jitCache) size() int {
 
 // enabled reports whether blocks may be translated.
 func (j *jitCache) enabled() bool { return !j.off }
+
+// disable turns translation off before anything was translated.
+func (j *jitCache) disable() { j.off = true }
+
+// Linux's membarrier(2) on amd64: a full barrier on every thread of the
+// process that is running, by IPI (the "expedited" kind, which needs the
+// process registered once).
+const (
+	sysMembarrier                      = 324
+	membarrierPrivateExpedited         = 1 << 3
+	membarrierRegisterPrivateExpedited = 1 << 4
+)
+
+// registerFence readies fenceAll; false if the host kernel lacks it.
+func registerFence() bool {
+	_, _, errno := syscall.Syscall(sysMembarrier, membarrierRegisterPrivateExpedited, 0, 0)
+	return errno == 0
+}
+
+// fenceAll runs a memory barrier on every thread of the process that is
+// running. It cannot fail once registerFence succeeded.
+func fenceAll() {
+	_, _, _ = syscall.Syscall(sysMembarrier, membarrierPrivateExpedited, 0, 0)
+}

@@ -86,7 +86,7 @@ type Stats struct {
 	Invalidations uint64 // stores that overwrote decoded instructions (or, in parallel mode, a decoded page)
 	Undefined     uint64 // undefined-instruction exceptions taken
 
-	// Block translation (deterministic mode; jit.go).
+	// Block translation (jit.go), summed over the code caches.
 	TranslatedBlocks uint64 // blocks translated to host code
 	CodeCacheBytes   int    // host code the cache holds
 	CodeCacheFlushes uint64 // times the full cache was emptied
@@ -102,7 +102,9 @@ type Machine struct {
 
 	ram  []byte
 	code []atomic.Pointer[codePage] // decode cache per RAM page; nil where no code was fetched
-	jit  *jitCache                  // translated code of deterministic mode (jit.go)
+	// jits are the caches of translated code (jit.go): one shared by the
+	// CPUs in deterministic mode, one per vCPU goroutine in parallel mode.
+	jits []*jitCache
 	// codeGen is, per RAM page, 0 while no code was ever fetched from it,
 	// else odd and bumped by 2 by every store to it: parallel mode's fetch
 	// decodes a page, publishes it, and withdraws it again if a store came
@@ -202,17 +204,31 @@ func New(cfg Config) (*Machine, error) {
 		code:      make([]atomic.Pointer[codePage], cfg.RAMSize/PageSize),
 		hostcalls: make(map[uint16]HostcallFunc),
 		deadline:  noDeadline,
-		jit:       newJITCache(cfg.Interpret || cfg.Parallel, cfg.PerfMap),
 	}
-	// The code cache and RAM are mapped outside the Go heap: unmap them
-	// with the machine.
-	runtime.AddCleanup(m, (*jitCache).free, m.jit)
+	caches := 1
+	perfMap := cfg.PerfMap
+	if cfg.Parallel {
+		caches = cfg.NumCPUs
+		if perfMap != nil {
+			perfMap = &lockedWriter{w: perfMap}
+		}
+	}
+	for range max(caches, 1) {
+		j := newJITCache(cfg.Interpret, perfMap)
+		m.jits = append(m.jits, j)
+		// The code caches and RAM are mapped outside the Go heap: unmap
+		// them with the machine.
+		runtime.AddCleanup(m, (*jitCache).free, j)
+	}
 	runtime.AddCleanup(m, freeRAM, m.ram)
 	m.cond = sync.NewCond(&m.mu)
 	m.parallel = cfg.Parallel
 	m.epoch = time.Now()
 	for i := 0; i < cfg.NumCPUs; i++ {
-		c := &CPU{m: m, index: i}
+		c := &CPU{m: m, index: i, jit: m.jits[0]}
+		if cfg.Parallel {
+			c.jit, c.jitOwner = m.jits[i], uint8(i)
+		}
 		c.fillFlagBits()
 		c.reset()
 		m.cpus = append(m.cpus, c)
@@ -230,6 +246,16 @@ func New(cfg Config) (*Machine, error) {
 	if cfg.Parallel {
 		m.par = newParallelState(m)
 		m.codeGen = make([]atomic.Uint32, cfg.RAMSize/PageSize)
+		if m.jits[0].enabled() {
+			if registerFence() {
+				m.par.fence = true
+			} else {
+				m.log.Warn("machine: block translation off in parallel mode: no membarrier(2) on this host")
+				for _, j := range m.jits {
+					j.disable()
+				}
+			}
+		}
 	}
 	if cfg.ConsoleIn != nil {
 		go m.feedConsole(cfg.ConsoleIn)
@@ -320,19 +346,34 @@ func (m *Machine) PoweredOff() bool { return m.off.Load() }
 
 // Stats returns a snapshot of the counters; safe from any goroutine.
 func (m *Machine) Stats() Stats {
-	return Stats{
+	s := Stats{
 		Instructions:  m.instructions.Load(),
 		Exceptions:    m.exceptions.Load(),
 		Hostcalls:     m.hostcallCount.Load(),
 		DecodedPages:  int(m.decodedPages.Load()),
 		Invalidations: m.invalidations.Load(),
 		Undefined:     m.undefined.Load(),
-
-		TranslatedBlocks: m.jit.blocks,
-		CodeCacheBytes:   m.jit.size(),
-		CodeCacheFlushes: m.jit.flushes,
-		BlockEntries:     m.jit.entries,
 	}
+	for _, j := range m.jits {
+		s.TranslatedBlocks += j.blocks.Load()
+		s.CodeCacheBytes += int(j.bytes.Load())
+		s.CodeCacheFlushes += j.flushes.Load()
+		s.BlockEntries += j.entries.Load()
+	}
+	return s
+}
+
+// lockedWriter serializes the writes of parallel mode's code caches to
+// one perf map.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // Run runs the vCPUs until ctx is done (returns nil), the guest powers off
@@ -487,6 +528,9 @@ func (m *Machine) runSome(budget uint64) (uint64, error) {
 		if m.deadline != noDeadline {
 			// evalTimers returns only deadlines in the future.
 			want = min(want, m.deadline-m.systemCounter(0))
+		}
+		if m.par != nil && m.sliceUsed == 0 {
+			c.syncCode() // as at a slice of vcpuLoop
 		}
 		n := c.run(want)
 		done += n

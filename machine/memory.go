@@ -197,7 +197,7 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 	m.invalidations.Add(1)
 	// Any translated block may hold an overwritten instruction: drop them
 	// all, and make a CPU running one leave it after the store.
-	cp.blocks = nil
+	cp.blocks[0] = nil // deterministic mode's CPUs share owner 0
 	m.flushJumps()
 	m.refetch(p)
 }
@@ -246,7 +246,9 @@ func (c *CPU) load(va uint64, lg uint8) (uint64, bool) {
 	off := va - RAMBase
 	if c.xlate {
 		e := &c.utlb[va>>12&utlbMask]
-		if e.rtag != utlbTag(va, c.el) || va&0xfff > PageSize-8 {
+		// In parallel mode only translated code takes the micro-TLB's
+		// plain access: Go code must reach RAM through atomics.
+		if e.rtag != utlbTag(va, c.el) || va&0xfff > PageSize-8 || c.par {
 			return c.loadSlow(va, lg, c.el)
 		}
 		off = e.off + va&0xfff
@@ -401,7 +403,7 @@ func (c *CPU) store(va uint64, lg uint8, v uint64) bool {
 	off := va - RAMBase
 	if c.xlate {
 		e := &c.utlb[va>>12&utlbMask]
-		if e.wtag != utlbTag(va, c.el) || va&0xfff > PageSize-8 {
+		if e.wtag != utlbTag(va, c.el) || va&0xfff > PageSize-8 || c.par { // (see load)
 			return c.storeSlow(va, lg, v, c.el)
 		}
 		off = e.off + va&0xfff

@@ -166,7 +166,7 @@ func (c *CPU) mmuChanged() {
 	sctlr := c.sys[SCTLR_EL1]
 	watch := c.watchActive()
 	c.xlate = sctlr&(sctlrM|sctlrA) != 0 || watch || c.par
-	c.utlbOK = sctlr&sctlrA == 0 && !watch && !c.par
+	c.utlbOK = sctlr&sctlrA == 0 && !watch
 	c.flushUTLB()
 	c.pageVA = noPage
 }

@@ -30,15 +30,26 @@ import (
 // atomics are compare-and-swap loops too; 16-byte pairs (LDXP/STXP/CASP
 // of X registers) go under pairMu (atomic.go).
 //
+// Translated code (jit.go) is not Go: its plain x86 accesses are the
+// hardware's, single-copy atomic when aligned and ordered as x86 orders
+// them (TSO), which is stronger than A64 except that a store may pass a
+// later load. So DMB and DSB become MFENCE there (but the load-only and
+// store-only kinds) and STLR an XCHG; the exclusives stay interpreted.
+// Each vCPU translates into its own code cache and keeps its own blocks
+// and jump cache, so nothing translated is shared.
+//
 // Decode cache. A vCPU decodes a whole page before publishing it in
 // m.code with an atomic pointer, so published pages are immutable and
 // shared without locks. Stores bump the page's generation (codeGen) and
 // withdraw it; a fetch uses a page only if its generation is current, so
 // once a store happened before a fetch (a flag handshake), the fetch sees
 // the new code. A vCPU executing from a page someone else invalidated
-// keeps its decoded copy until its next context synchronization (ISB,
-// which refetches) or slice boundary, as the architecture allows for
-// cross-modified code without an ISB.
+// keeps its decoded copy, and its blocks, until its next context
+// synchronization (ISB) or slice boundary (syncCode), as the
+// architecture allows for cross-modified code without an ISB. A store
+// checks the generation after it lands; translated code does so without
+// a fence, so marking a page as code first fences every vCPU
+// (fetchPagePar).
 //
 // Exclusive monitors belong to their vCPU's goroutine; nothing snoops
 // them except the host, whose stores happen with the world stopped.
@@ -52,6 +63,9 @@ type parallelState struct {
 	stopped atomic.Bool
 	errMu   sync.Mutex
 	err     error
+	// fence: vCPUs run translated code, whose stores fenceAll must
+	// drain when a page becomes code (fetchPagePar).
+	fence bool
 }
 
 func newParallelState(m *Machine) *parallelState {
@@ -165,9 +179,9 @@ func (m *Machine) vcpuLoop(ctx context.Context, c *CPU, idx int) {
 		// The slice ends early enough for this CPU's timers to fire
 		// within one quantum of their deadline.
 		m.evalTimer(c, m.systemCounter(0))
-		// Refetch the code page: a slice boundary bounds how long this
-		// CPU runs code that another one patched.
-		c.pageVA = noPage
+		// A slice boundary bounds how long this CPU runs code that
+		// another one patched.
+		c.syncCode()
 		c.inSlice = true
 		n := c.run(m.quantum)
 		c.inSlice = false
@@ -214,6 +228,24 @@ func (m *Machine) sleep(ctx context.Context, c *CPU, idx int, on bool) {
 		p.world.RLock()
 		m.evalTimer(c, m.systemCounter(0))
 		p.world.RUnlock()
+	}
+}
+
+// syncCode makes c run code that other vCPUs stored since c last did
+// this: it refetches the code page and, if any published page was
+// withdrawn meanwhile, empties c's jump cache, whose entries lead into
+// blocks of the pages c used (its chains stay within one page).
+func (c *CPU) syncCode() {
+	c.pageVA = noPage
+	c.syncJumps()
+}
+
+// syncJumps empties c's jump cache if a published page was withdrawn
+// since it last did.
+func (c *CPU) syncJumps() {
+	if n := c.m.invalidations.Load(); n != c.codeSeen {
+		c.codeSeen = n
+		c.flushJumps()
 	}
 }
 
@@ -326,8 +358,15 @@ func (m *Machine) fetchPagePar(pg uint64) *codePage {
 	for {
 		g := gen.Load()
 		if g&1 == 0 {
-			// Mark the page as code, so stores start bumping g.
+			// Mark the page as code, so stores start bumping g. Translated
+			// stores check g after they land, with no fence between (see
+			// codeCheck): a store still in its CPU's store buffer may
+			// have read g as 0 already. The barrier on every vCPU
+			// makes such a store visible to the decode below.
 			g = gen.Or(1) | 1
+			if m.par.fence {
+				fenceAll()
+			}
 		}
 		p := slot.Load()
 		if p != nil && p.gen == g {
@@ -341,12 +380,20 @@ func (m *Machine) fetchPagePar(pg uint64) *codePage {
 		if gen.Load() != g {
 			continue // a store raced with the decode
 		}
-		if slot.CompareAndSwap(p, np) {
-			if p == nil {
-				m.decodedPages.Add(1)
-			}
-			return np
+		if !slot.CompareAndSwap(p, np) {
+			continue
 		}
+		if p == nil {
+			m.decodedPages.Add(1)
+		}
+		// A store that bumped g after the check above withdrew p, or
+		// nothing, not np: it may have changed an instruction np holds.
+		// Once np is published, every later store withdraws np itself
+		// (and counts, which other vCPUs' syncCode sees).
+		if gen.Load() != g {
+			continue
+		}
+		return np
 	}
 }
 
@@ -363,6 +410,9 @@ func (m *Machine) storedPar(c *CPU, off, n uint64) {
 			m.decodedPages.Add(-1)
 			m.invalidations.Add(1)
 		}
+		// This CPU's blocks of the page, which its jump cache may
+		// reach, are stale now even if another vCPU withdrew the page.
+		c.syncJumps()
 		if c.pagePA == pg*PageSize+RAMBase {
 			// Self-modifying code takes effect at once, as in
 			// deterministic mode.

@@ -56,7 +56,15 @@ type smpCase struct {
 	handler []string // IRQ handler at smpVectors+0x280, if any
 	setup   func(t *testing.T, m *Machine)
 	want    map[uint64]uint64 // offset from testData → 64-bit value after
+	check   func(t *testing.T, m *Machine)
 }
+
+// smpFunc is where the cases that call a function on another page than
+// their body's (x23) keep it, written by their setup.
+const smpFunc = RAMBase + 0x38000
+
+// sbRounds is how many rounds the store-buffering case runs.
+const sbRounds = 5000
 
 // The spinlock bodies increment data+0 without atomics inside the lock
 // (data+0x40); a broken lock loses increments.
@@ -267,6 +275,139 @@ var smpCases = []smpCase{
 	},
 }
 
+// The cases that check parallel mode's translated code, whose stores and
+// fences differ there.
+var smpCodeCases = []smpCase{
+	{
+		// CPU 1 calls a function on another page (smpFunc: "mov x3, #1;
+		// ret"), counting its calls in data+0x280, until it sees CPU 0's
+		// flag (data+0x288); then it executes ISB, calls it once more
+		// and stores x3 at data+0x300. CPU 0 waits for 100 calls, so
+		// that CPU 1 runs them translated, then patches the function to
+		// "mov x3, #2" and sets the flag. Translated code reaches the
+		// function's block through the jump cache, which must not keep
+		// the stale block after the ISB.
+		name: "code-patching-call", ncpu: 2,
+		body: []string{
+			"mov x9, #0x40020000",
+			"add x5, x9, #0x280",
+			"add x6, x9, #0x288",
+			"mov x23, #0x8000",
+			"movk x23, #0x4003, lsl #16",
+			"mov x8, #0",
+			"cbnz x0, #44",
+			"ldar x7, [x5]",
+			"cmp x7, #100",
+			"b.lo #-8",
+			"str w21, [x23]",
+			"dc cvau, x23",
+			"dsb ish",
+			"ic ivau, x23",
+			"dsb ish",
+			"stlr x7, [x6]",
+			"b #32",
+			"ldar x7, [x6]",
+			"isb",
+			"blr x23",
+			"add x8, x8, #1",
+			"stlr x8, [x5]",
+			"cbz x7, #-20",
+			"str x3, [x9, #0x300]",
+		},
+		setup: func(t *testing.T, m *Machine) {
+			for i, w := range prog("mov x3, #1", "ret") {
+				mustWrite32(t, m, smpFunc+uint64(4*i), w)
+			}
+			m.CPU(0).SetX(21, uint64(I("mov x3, #2")))
+		},
+		want: map[uint64]uint64{0x300: 2},
+	},
+	{
+		// CPU 0 stores "mov x3, #i" into smpFunc and calls it, for i
+		// from 0 to 63, counting calls that returned another x3 in
+		// data+0x300. Its first store maps smpFunc for stores before
+		// the page holds code, so that later ones, once translated, go
+		// straight to RAM: they must still invalidate the page.
+		name: "self-modifying-store", ncpu: 2,
+		body: []string{
+			"cbnz x0, #76",
+			"mov x9, #0x40020000",
+			"mov x22, #0x8000",
+			"movk x22, #0x4003, lsl #16",
+			"mov x1, #0",
+			"mov x10, #0",
+			"mov w4, #3",
+			"movk w4, #0xd280, lsl #16",
+			"add w4, w4, w1, lsl #5",
+			"str w4, [x22]",
+			"blr x22",
+			"cmp x3, x1",
+			"b.eq #8",
+			"add x10, x10, #1",
+			"add x1, x1, #1",
+			"cmp x1, #64",
+			"b.ne #-40",
+			"str x10, [x9, #0x300]",
+			"str x1, [x9, #0x308]",
+		},
+		setup: func(t *testing.T, m *Machine) {
+			mustWrite32(t, m, smpFunc+4, I("ret"))
+		},
+		want: map[uint64]uint64{0x300: 0, 0x308: 64},
+	},
+	{
+		// Store buffering, in lockstep rounds k = 1..sbRounds: each CPU
+		// stores k to its flag (data+0x400+64*index), DMB ISH, loads the
+		// other's flag and records in its byte array (data+0x1000+
+		// 0x4000*index) whether it was older than k, then waits for it
+		// to be k. Sequential consistency, which DMB restores, forbids
+		// both CPUs seeing the old value in the same round; x86 without
+		// a fence allows it (a store waits in the store buffer).
+		name: "store-buffering", ncpu: 2,
+		body: []string{
+			"mov x9, #0x40020000",
+			"add x10, x9, #0x400",
+			"add x11, x10, x0, lsl #6",
+			"eor x12, x0, #1",
+			"add x12, x10, x12, lsl #6",
+			"add x13, x9, #0x1000",
+			"add x13, x13, x0, lsl #14",
+			"mov x1, #1",
+			"mov x2, #5000", // sbRounds
+			"str x1, [x11]",
+			"dmb ish",
+			"ldr x3, [x12]",
+			"cmp x3, x1",
+			"cset w4, lo",
+			"strb w4, [x13, x1]",
+			"ldr x3, [x12]",
+			"cmp x3, x1",
+			"b.lo #-8",
+			"add x1, x1, #1",
+			"cmp x1, x2",
+			"b.ls #-44",
+		},
+		check: func(t *testing.T, m *Machine) {
+			both := 0
+			for k := uint64(1); k <= sbRounds; k++ {
+				b0, b1 := make([]byte, 1), make([]byte, 1)
+				if err := m.ReadMem(testData+0x1000+k, b0); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.ReadMem(testData+0x5000+k, b1); err != nil {
+					t.Fatal(err)
+				}
+				if b0[0] == 1 && b1[0] == 1 {
+					both++
+				}
+			}
+			if both != 0 {
+				t.Errorf("both CPUs saw the other's old flag in %d of %d rounds", both, sbRounds)
+			}
+		},
+	},
+}
+
 // runSMP runs an smpCase to power-off and checks the memory it wants.
 func runSMP(t *testing.T, tc smpCase, parallel bool) {
 	m, err := New(Config{RAMSize: testRAM, NumCPUs: tc.ncpu, Parallel: parallel, Logger: slog.New(slog.DiscardHandler)})
@@ -300,10 +441,13 @@ func runSMP(t *testing.T, tc smpCase, parallel bool) {
 			t.Errorf("mem[data+%#x] = %d, want %d", off, got, want)
 		}
 	}
+	if tc.check != nil {
+		tc.check(t, m)
+	}
 }
 
 func TestSMPSharedMemory(t *testing.T) {
-	for _, tc := range smpCases {
+	for _, tc := range append(smpCases, smpCodeCases...) {
 		for _, mode := range []struct {
 			name     string
 			parallel bool
