@@ -23,8 +23,9 @@ package machine
 // blocks per page. In parallel mode each vCPU goroutine translates into
 // its own cache and keeps its own blocks on the (shared, immutable) code
 // pages, so translation needs no locks; its translated code differs where
-// other vCPUs run beside it (see parallelState): no exclusives, fences
-// for DMB and STLR, and stores that check for code after they land. Where
+// other vCPUs run beside it (see parallelState): compare-and-swap
+// store-exclusives, fences for DMB and STLR, and stores that check for
+// code after they land. Where
 // the host has no translator (jit_other.go) every block is empty and
 // runFast interprets everything.
 
@@ -243,7 +244,7 @@ func (c *CPU) translate1(idx uint64) *block {
 		if in.op == opNone {
 			c.decodeSlot(i)
 		}
-		if !translatable(in, c.el) || c.par && !parallelSafe(in) {
+		if !translatable(in, c.el) {
 			break
 		}
 		insts = append(insts, in)
@@ -260,12 +261,6 @@ func (c *CPU) translate1(idx uint64) *block {
 	}
 	return b
 }
-
-// parallelSafe reports whether translated code may run in (translatable)
-// in parallel mode. The exclusives' translation keeps deterministic
-// mode's monitor, which other vCPUs' stores do not snoop there: parallel
-// mode's store-exclusive is a compare-and-swap, in the interpreter.
-func parallelSafe(in *inst) bool { return in.op != opLDXR && in.op != opSTXR }
 
 // unmasksIRQ reports whether in, an MSR to DAIF or MSR DAIFClr, may let
 // an interrupt in, which runFast polls for after the block (a64.decode's

@@ -1296,6 +1296,10 @@ func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 		e.testSPAligned()
 		e.bail(ccNE, k)
 	}
+	if c.par {
+		e.stxrParallel(c, a, k)
+		return
+	}
 	e.ld(rAX, a.rn, true)
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
 	e.raw(0)
@@ -1318,6 +1322,49 @@ func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 	invalid := e.jcc(ccE)
 	e.clearExclusive(c)
 	e.here(invalid)
+	e.setReg(a.status(), 1)
+	e.here(done)
+}
+
+// stxrParallel translates STXR in parallel mode, as execSTXR: with the
+// monitor holding the address and size, a compare-and-swap against the
+// value the load-exclusive read (LOCK CMPXCHG) stores, and the status
+// says whether it did; the monitor is cleared either way.
+func (e *emitter) stxrParallel(c *CPU, a *exclStoreArgs, k int) {
+	e.ld(rAX, a.rn, true)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
+	e.raw(0)
+	fail1 := e.jcc(ccE)
+	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
+	fail2 := e.jcc(ccNE)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
+	e.raw(a.size())
+	fail3 := e.jcc(ccNE)
+	at := e.access(c, k, 1<<a.size(), true, true)
+	e.ld(r8, a.rd, true)
+	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
+	e.raw(0)
+	e.opM(true, []byte{0x8b}, rAX, field(offExcVal)) // mov rax, [excVal]
+	e.raw(0xf0)                                      // lock
+	switch a.size() {
+	case 0:
+		e.opM(false, []byte{0x0f, 0xb0}, r8, at)
+	case 1:
+		e.raw(0x66)
+		e.opM(false, []byte{0x0f, 0xb1}, r8, at)
+	default:
+		e.opM(a.size() == 3, []byte{0x0f, 0xb1}, r8, at)
+	}
+	e.setcc(ccNE, rAX)
+	e.opR(false, []byte{0x0f, 0xb6}, rAX, rAX) // movzx eax, al
+	e.st(a.status(), rAX)
+	e.codeCheck(c, k)
+	done := e.jmp()
+	e.here(fail1)
+	e.here(fail2)
+	e.here(fail3)
+	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
+	e.raw(0)
 	e.setReg(a.status(), 1)
 	e.here(done)
 }
@@ -1361,14 +1408,19 @@ func (e *emitter) ldExclusive(c *CPU, a *ldstArgs, k int) {
 	e.load(rAX, a.size(), extZero, e.access(c, k, 1<<a.size(), false, true))
 	e.st(a.rd, rAX)
 	e.opM(true, []byte{0x89}, rAX, field(offExcVal))
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
-	e.raw(0)
-	valid := e.jcc(ccNE)
-	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 1
-	e.raw(1)
-	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&c.m.reservations))))
-	e.opM(true, []byte{0xff}, 0, mem{base: rBX, index: noIndex}) // inc qword [rbx]
-	e.here(valid)
+	if c.par { // (which counts no reservations)
+		e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 1
+		e.raw(1)
+	} else {
+		e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
+		e.raw(0)
+		valid := e.jcc(ccNE)
+		e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 1
+		e.raw(1)
+		e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&c.m.reservations))))
+		e.opM(true, []byte{0xff}, 0, mem{base: rBX, index: noIndex}) // inc qword [rbx]
+		e.here(valid)
+	}
 	e.opM(true, []byte{0x89}, rSI, field(offExcAddr))
 	e.opM(false, []byte{0xc6}, 0, field(offExcSize)) // mov byte [size], lg
 	e.raw(a.size())

@@ -34,7 +34,8 @@ import (
 // hardware's, single-copy atomic when aligned and ordered as x86 orders
 // them (TSO), which is stronger than A64 except that a store may pass a
 // later load. So DMB and DSB become MFENCE there (but the load-only and
-// store-only kinds) and STLR an XCHG; the exclusives stay interpreted.
+// store-only kinds), STLR an XCHG, and STXR a LOCK CMPXCHG against what
+// LDXR read, as in the interpreter.
 // Each vCPU translates into its own code cache and keeps its own blocks
 // and jump cache, so nothing translated is shared.
 //
