@@ -106,6 +106,7 @@ wi=$(metric BenchmarkUserWorkload/interpreted MIPS)
 cm=$(metric BenchmarkCoreMark MIPS)
 pd=$(metric BenchmarkParallel/deterministic MIPS)
 pp=$(metric BenchmarkParallel/parallel MIPS)
+ppc=$(metric BenchmarkParallel/parallel host-cores)
 qr=$(awk '/^ratio kpemu\/QEMU/ { print $3 }' "$OUT/qemu.txt")
 qk=$(awk '/^MIPS/ { print $2 }' "$OUT/qemu.txt")
 qq=$(awk '/^MIPS/ { print $3 }' "$OUT/qemu.txt")
@@ -124,7 +125,7 @@ cat <<EOF
 | kernel workload, translated against interpreted | $(ratio "$wt" "$wi")× (${wt:-?} MIPS) | interpreted, ${wi:-?} MIPS | ≥ 4× |
 | kernel workload MIPS against CoreMark MIPS | $(ratio "$wt" "$cm") | CoreMark translated, ${cm:-?} MIPS | ≥ 0.6 |
 | CoreMark, kpemu against QEMU | ${qr:-?} (${qk:-?} MIPS) | qemu-system-aarch64, ${qq:-?} MIPS | ≥ 1.0 |
-| --parallel, 2 vCPUs on 2 host cores | $(ratio "$pp" "$pd")× (${pp:-?} MIPS) | deterministic, ${pd:-?} MIPS | ≥ 1.5× |
+| --parallel, 2 vCPUs on 2 host cores | $(ratio "$pp" "$pd")× (${pp:-?} MIPS, ${ppc:-?} host cores busy) | deterministic, ${pd:-?} MIPS | ≥ 1.5× |
 | peak RSS, 4 kprobe events and sched_switch, trace_pipe unread, after ${rss_s:-?} s | $(awk -v r="$rss" 'BEGIN { if (r == "") print "?"; else printf "%.0f MiB", r / 1024 }') | guest RAM ${ram} MiB | ≤ $((ram + 64)) MiB |
 | kpemu run start to a mounted tree, median of 10 | ${start:-?} ms (min ${startmin:-?}) | | ≤ 100 ms |
 EOF
