@@ -196,9 +196,15 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 	}
 	m.invalidations.Add(1)
 	// Any translated block may hold an overwritten instruction: drop them
-	// all, and make a CPU running one leave it after the store.
-	cp.blocks[0] = nil // deterministic mode's CPUs share owner 0
-	m.flushJumps()
+	// all, and make a CPU running one leave it after the store. Only
+	// blocks have jump cache entries (fetch's entries for the page stay
+	// valid: it is the same page): once they are dropped, further stores
+	// to the page (a program's data beside its code, a page of text
+	// freed and cleared) need not empty the caches again.
+	if cp.blocks[0] != nil { // deterministic mode's CPUs share owner 0
+		cp.blocks[0] = nil
+		m.flushJumps()
+	}
 	m.refetch(p)
 }
 
