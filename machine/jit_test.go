@@ -405,6 +405,30 @@ func TestJumpCache(t *testing.T) {
 	}
 }
 
+// TestStoreToCodeFlushesOnce: a store over a decoded instruction of a
+// page with translated blocks drops them and empties the jump caches;
+// another store to the page, whose blocks are gone, has nothing to
+// empty them for.
+func TestStoreToCodeFlushesOnce(t *testing.T) {
+	m, c, _ := newTestMachineWith(t, prog("mov x1, #100", "subs x1, x1, #1", "b.ne #-4", "nop", "nop", "b #0"), Config{})
+	if err := m.Step(1000); err != nil {
+		t.Fatal(err)
+	}
+	if m.Stats().TranslatedBlocks == 0 {
+		t.Fatal("nothing translated")
+	}
+	gen := c.jumps.gen
+	mustWrite32(t, m, testCode+12, I("nop"))
+	if c.jumps.gen == gen {
+		t.Fatal("a store over a translated page's code left the jump caches as they were")
+	}
+	gen = c.jumps.gen
+	mustWrite32(t, m, testCode+16, I("nop"))
+	if c.jumps.gen != gen {
+		t.Error("a store to a page without blocks emptied the jump caches")
+	}
+}
+
 // TestJumpCacheGenerations empties a jump cache table again and again,
 // past the point where its generations wrap: an entry must never be
 // found again once its table was emptied, nor an entry of one pc for
