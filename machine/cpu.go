@@ -73,6 +73,10 @@ type cpuState struct {
 	// blockKey is blockKeyFor(pageVA): the key of the translated blocks
 	// (jit.go) valid on that page.
 	blockKey uint64
+	// pageBlocks is page.blocks[jitOwner], kept here so that runFast's
+	// block lookup makes one dependent load fewer. Whatever drops the
+	// page's table also makes the CPU fetch the page afresh.
+	pageBlocks *[PageSize / 4]*block
 
 	nzcvBits uint8 // PSTATE.NZCV as N<<3 | Z<<2 | C<<1 | V, so cond is a table lookup
 

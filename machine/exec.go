@@ -31,6 +31,7 @@ func (c *CPU) fetch(pc uint64) bool {
 		f = &c.jumps.pages[el][va>>12&(jumpPages-1)]
 		if f.tag == va^c.jumps.gen[el] {
 			c.page, c.pageVA, c.pagePA, c.pageGlobal = f.page, va, f.pa, f.global
+			c.pageBlocks = f.page.blocks[c.jitOwner&(gicMaxCPUs-1)]
 			c.blockKey = c.blockKeyFor(va)
 			return true
 		}
@@ -64,6 +65,7 @@ func (c *CPU) fetch(pc uint64) bool {
 		m.codeAppeared(off &^ (PageSize - 1))
 	}
 	c.page = p
+	c.pageBlocks = p.blocks[c.jitOwner&(gicMaxCPUs-1)]
 	c.pageVA = pc &^ (PageSize - 1)
 	c.pagePA = pa &^ (PageSize - 1)
 	c.blockKey = c.blockKeyFor(c.pageVA)
@@ -147,7 +149,7 @@ loop:
 			// blockAt's hit path, inlined.
 			idx := pc >> 2 & (PageSize/4 - 1)
 			var b *block
-			if bs := c.page.blocks[c.jitOwner&(gicMaxCPUs-1)]; bs != nil {
+			if bs := c.pageBlocks; bs != nil {
 				b = bs[idx]
 			}
 			if b == nil || b.key != c.blockKey || b.cold != 0 {

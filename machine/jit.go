@@ -228,6 +228,7 @@ func (c *CPU) blockAt(idx uint64) *block {
 	if bs == nil {
 		bs = new([PageSize / 4]*block)
 		p.blocks[c.jitOwner] = bs
+		c.pageBlocks = bs
 	}
 	bs[idx] = b
 	return b

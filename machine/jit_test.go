@@ -417,6 +417,10 @@ func TestStoreToCodeFlushesOnce(t *testing.T) {
 	if m.Stats().TranslatedBlocks == 0 {
 		t.Fatal("nothing translated")
 	}
+	// runFast looks blocks up through the CPU's copy of the table.
+	if c.pageBlocks == nil || c.pageBlocks != c.page.blocks[0] {
+		t.Fatalf("pageBlocks %p, the page's table %p", c.pageBlocks, c.page.blocks[0])
+	}
 	gen := c.jumps.gen
 	mustWrite32(t, m, testCode+12, I("nop"))
 	if c.jumps.gen == gen {

@@ -54,9 +54,13 @@ func (j *jitCache) add(c *CPU, jc jitCode) uintptr {
 			j.free()
 			j.flushes.Store(j.flushes.Load() + 1)
 			// Drop every block of the cache: its owner's, on every page.
+			// Its CPUs fetch their pages afresh (pageBlocks), the page
+			// running now too: it may be one no longer in m.code
+			// (parallel mode withdraws pages).
 			for _, o := range m.cpus {
 				if o.jit == j {
 					o.flushJumps()
+					o.pageVA = noPage
 				}
 			}
 			for i := range m.code {
@@ -64,9 +68,7 @@ func (j *jitCache) add(c *CPU, jc jitCode) uintptr {
 					p.blocks[c.jitOwner] = nil
 				}
 			}
-			// The page running now may be one no longer in m.code
-			// (parallel mode withdraws pages): fetch it afresh.
-			c.pageVA = noPage
+			c.pageBlocks = nil
 		}
 		mem, err := syscall.Mmap(-1, 0, j.chunk, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err != nil {
