@@ -103,6 +103,9 @@ type cpuState struct {
 	// translated code stored to before it stopped (jitBail) for runFast
 	// to do storedPar's bookkeeping; else 0.
 	codeStore uint64
+	// runBudget is runFast's budget, from which translated code that
+	// reads the counter finds how far into the run it is.
+	runBudget uint64
 	// codeSeen is Machine.invalidations when this CPU last emptied its
 	// jump cache for pages withdrawn (parallel mode; syncJumps).
 	codeSeen uint64

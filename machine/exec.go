@@ -128,6 +128,7 @@ func (c *CPU) runFast(budget uint64) uint64 {
 	var n uint64
 	j := c.jit
 	translating := j.enabled()
+	c.runBudget = budget
 	// Entering the loop is leaving the fast path of whatever ran before.
 	c.pollTLB()
 	c.pollIRQ()

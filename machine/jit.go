@@ -245,7 +245,7 @@ func (c *CPU) translate1(idx uint64) *block {
 		if in.op == opNone {
 			c.decodeSlot(i)
 		}
-		if !translatable(in, c.el) {
+		if !translatable(in, c.el) || c.par && readsCounter(in) {
 			break
 		}
 		insts = append(insts, in)
@@ -261,6 +261,13 @@ func (c *CPU) translate1(idx uint64) *block {
 		b.code, b.chain, b.n = base+uintptr(jc.body), base, uint64(jc.n)
 	}
 	return b
+}
+
+// readsCounter reports whether in is an MRS of the system counter, which
+// translated code reads as deterministic mode counts it (instructions),
+// not as parallel mode does (the host clock).
+func readsCounter(in *inst) bool {
+	return in.op == opMRS && (SysReg(in.imm) == CNTVCT_EL0 || SysReg(in.imm) == CNTPCT_EL0)
 }
 
 // unmasksIRQ reports whether in, an MSR to DAIF or MSR DAIFClr, may let

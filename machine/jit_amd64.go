@@ -40,6 +40,7 @@ const (
 	offHost     = int32(unsafe.Offsetof(utlbEntry{}.host))
 	offIRQ      = int32(unsafe.Offsetof(CPU{}.lines))
 	offCodeStr  = int32(unsafe.Offsetof(CPU{}.codeStore))
+	offBudget   = int32(unsafe.Offsetof(CPU{}.runBudget))
 
 	offExcValid = int32(unsafe.Offsetof(CPU{}.excValid))
 	offExcAddr  = int32(unsafe.Offsetof(CPU{}.excAddr))
@@ -684,11 +685,13 @@ func (e *emitter) extend(x int, option, amt uint8) {
 // NZCV, at any EL, and CurrentEL and SPSel too: the kretprobe trampoline
 // builds a PSTATE from them at every return it catches. MDSCR_EL1 (the
 // entry code's single-step check) and DCZID_EL0 (memset's): each split a
-// block on most system calls.
+// block on most system calls. The counters (the scheduler's clock) in
+// deterministic mode only (see translate1): parallel mode's follow the
+// host clock.
 func jitMRSOK(a *sysArgs, el uint8) bool {
 	sr := SysReg(a.imm)
 	return sr == NZCV || el == 1 && (sr == SP_EL0 || sr == DAIF || sr == MPIDR_EL1 || sr == CurrentEL || sr == SPSel ||
-		sr == MDSCR_EL1 || sr == DCZID_EL0 || jitPlainSys(sr))
+		sr == MDSCR_EL1 || sr == DCZID_EL0 || sr == CNTVCT_EL0 || sr == CNTPCT_EL0 || jitPlainSys(sr))
 }
 
 func jitMSROK(a *sysArgs, el uint8) bool {
@@ -1209,6 +1212,21 @@ func (e *emitter) emitMRS(c *CPU, a *sysArgs, k int, _ uint64) {
 	case CurrentEL: // the block's EL, which its key fixes
 		e.setReg(rd, uint64(c.el)<<2)
 		return
+	case CNTVCT_EL0, CNTPCT_EL0:
+		// systemCounter(inSlice) of deterministic mode: the instructions
+		// retired before this run, the skew, and this run's before this
+		// one, which are the run's budget less what R10 had left at the
+		// block's start (or its loop's), plus the block's k before.
+		m := c.m
+		e.movImm(rAX, uint64(uintptr(unsafe.Pointer(&m.instructions))))
+		e.opM(true, []byte{0x8b}, rAX, mem{base: rAX, index: noIndex}) // mov rax, [rax]
+		e.movImm(rCX, uint64(uintptr(unsafe.Pointer(&m.counterSkew))))
+		e.opM(true, []byte{0x03}, rAX, mem{base: rCX, index: noIndex}) // add rax, [rcx]
+		e.opM(true, []byte{0x03}, rAX, field(offBudget))               // add rax, [budget]
+		e.alu(aluSUB, true, rAX, r10)
+		if k != 0 {
+			e.aluImm(aluADD, true, rAX, int32(k))
+		}
 	case SPSel:
 		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offSPSel)) // movzx eax, byte [spsel]
 	case SP_EL0:

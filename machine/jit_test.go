@@ -724,26 +724,30 @@ func TestTranslatedStoreSnoop(t *testing.T) {
 // whose inputs change every iteration, translated and interpreted, and
 // requires the same results and flags: the byte reverses, the long and
 // high multiplies, the conditional compares (each condition outcome) and
-// the system registers the kernel reads that translated code answers.
+// the system registers the kernel reads that translated code answers,
+// the counters among them (each read's value, in the XOR of all).
 func TestTranslatedIntegerOps(t *testing.T) {
 	for _, insn := range []string{
 		"rev x3, x1", "rev w3, w1", "rev16 x3, x1", "rev16 w3, w1", "rev32 x3, x1",
 		"smaddl x3, w1, w2, x8", "smsubl x3, w1, w2, x8", "umaddl x3, w1, w2, x8", "umsubl x3, w1, w2, x8",
 		"smulh x3, x1, x2", "umulh x3, x1, x2",
 		"ccmp x1, x2, #5, ne", "ccmp w1, #7, #2, lt", "ccmn x1, x2, #8, hi", "ccmn w1, #31, #0, ge", "ccmp x1, x2, #3, al",
-		"mrs x3, dczid_el0", "mrs x3, mdscr_el1",
+		"mrs x3, dczid_el0", "mrs x3, mdscr_el1", "mrs x3, cntvct_el0", "mrs x3, cntpct_el0",
 	} {
 		type result struct{ x3, x5, nzcv, retired uint64 }
 		run := func(interpret bool) result {
-			m, c, _ := newTestMachineWith(t, prog(insn, "mrs x4, nzcv", "eor x5, x5, x3", "eor x5, x5, x4",
-				"add x1, x1, x6", "add x2, x2, x7", "subs x9, x9, #1", "b.ne #-28", "b #0"), Config{Interpret: interpret})
+			m, c, _ := newTestMachineWith(t, prog("add x8, x8, #3", insn, "mrs x4, nzcv", "eor x5, x5, x3", "eor x5, x5, x4",
+				"add x1, x1, x6", "add x2, x2, x7", "subs x9, x9, #1", "b.ne #-32", "b #0"), Config{Interpret: interpret})
 			for r, v := range map[int]uint64{1: 0x0123456789abcdef, 2: 0xfedcba9876543210, 6: 0x9e3779b97f4a7c15,
 				7: 0x5851f42d4c957f2d, 8: 0x1111, 9: 200} {
 				c.SetX(r, v)
 			}
 			c.SetSysReg(MDSCR_EL1, 0x1000)
-			if err := m.Step(3000); err != nil {
-				t.Fatal(err)
+			// Two runs: the second's counter counts the first's too.
+			for _, n := range []uint64{1000, 2000} {
+				if err := m.Step(n); err != nil {
+					t.Fatal(err)
+				}
 			}
 			return result{c.X(3), c.X(5), c.nzcv(), m.Stats().Instructions}
 		}

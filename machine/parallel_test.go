@@ -169,3 +169,22 @@ func TestCallHostcallStopsWorld(t *testing.T) {
 		t.Fatalf("err %v, world stopped %v", err, exclusive)
 	}
 }
+
+// TestParallelCounterFollowsHost: in parallel mode the counter is the
+// host clock's, also where the read would be translated (deterministic
+// mode translates it as an instruction count).
+func TestParallelCounterFollowsHost(t *testing.T) {
+	m, c, _ := newTestMachineWith(t, prog("mrs x3, cntvct_el0", "subs x9, x9, #1", "b.ne #-8", "b #0"), Config{Parallel: true})
+	c.SetX(9, 300)
+	const wait = 20 * time.Millisecond
+	time.Sleep(wait) // the counter starts with the machine
+	if err := m.Step(1000); err != nil {
+		t.Fatal(err)
+	}
+	if m.Stats().TranslatedBlocks == 0 {
+		t.Fatal("nothing translated")
+	}
+	if got, min := c.X(3), uint64(wait/nsPerTick); got < min {
+		t.Errorf("counter %d after %v, want at least %d", got, wait, min)
+	}
+}
