@@ -1362,17 +1362,9 @@ func (e *emitter) stxrParallel(c *CPU, a *exclStoreArgs, k int) {
 	e.ld(r8, a.rd, true)
 	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
 	e.raw(0)
-	e.opM(true, []byte{0x8b}, rAX, field(offExcVal)) // mov rax, [excVal]
-	e.raw(0xf0)                                      // lock
-	switch a.size() {
-	case 0:
-		e.opM(false, []byte{0x0f, 0xb0}, r8, at)
-	case 1:
-		e.raw(0x66)
-		e.opM(false, []byte{0x0f, 0xb1}, r8, at)
-	default:
-		e.opM(a.size() == 3, []byte{0x0f, 0xb1}, r8, at)
-	}
+	e.opM(true, []byte{0x8b}, rAX, field(offExcVal))                  // mov rax, [excVal]
+	e.raw(0xf0)                                                       // lock
+	e.sized(a.size(), []byte{0x0f, 0xb0}, []byte{0x0f, 0xb1}, r8, at) // cmpxchg
 	e.setcc(ccNE, rAX)
 	e.opR(false, []byte{0x0f, 0xb6}, rAX, rAX) // movzx eax, al
 	e.st(a.status(), rAX)
@@ -1673,33 +1665,24 @@ func (e *emitter) load(x int, lg, ext uint8, a mem) {
 // store stores the low 1<<lg bytes of x at a (what access returned,
 // plus a displacement). x is AX, R8/R9 or a cache register, whose low
 // bytes need no REX quirks.
-func (e *emitter) store(x int, lg uint8, a mem) {
-	switch lg {
-	case 0:
-		e.opM(false, []byte{0x88}, x, a)
-	case 1:
-		e.raw(0x66)
-		e.opM(false, []byte{0x89}, x, a)
-	case 2:
-		e.opM(false, []byte{0x89}, x, a)
-	default:
-		e.opM(true, []byte{0x89}, x, a)
-	}
-}
+func (e *emitter) store(x int, lg uint8, a mem) { e.sized(lg, []byte{0x88}, []byte{0x89}, x, a) }
 
 // xchg exchanges the low 1<<lg bytes of x with those at a, as store
 // stores them: x gets the old value.
-func (e *emitter) xchg(x int, lg uint8, a mem) {
+func (e *emitter) xchg(x int, lg uint8, a mem) { e.sized(lg, []byte{0x86}, []byte{0x87}, x, a) }
+
+// sized emits the x86 operation on 1<<lg bytes of x and a: op8 for a
+// byte, else op, with the operand-size prefix for 16 bits and REX.W for
+// 64.
+func (e *emitter) sized(lg uint8, op8, op []byte, x int, a mem) {
 	switch lg {
 	case 0:
-		e.opM(false, []byte{0x86}, x, a)
+		e.opM(false, op8, x, a)
 	case 1:
 		e.raw(0x66)
-		e.opM(false, []byte{0x87}, x, a)
-	case 2:
-		e.opM(false, []byte{0x87}, x, a)
+		e.opM(false, op, x, a)
 	default:
-		e.opM(true, []byte{0x87}, x, a)
+		e.opM(lg == 3, op, x, a)
 	}
 }
 
