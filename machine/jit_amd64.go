@@ -1318,23 +1318,15 @@ func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 		e.stxrParallel(c, a, k)
 		return
 	}
-	e.ld(rAX, a.rn, true)
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
-	e.raw(0)
-	fail1 := e.jcc(ccE)
-	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
-	fail2 := e.jcc(ccNE)
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
-	e.raw(a.size())
-	fail3 := e.jcc(ccNE)
+	fails := e.monitorHolds(a)
 	e.ld(r8, a.rd, true)
 	e.store(r8, a.size(), e.access(c, k, 1<<a.size(), true, true))
 	e.clearExclusive(c)
 	e.setReg(a.status(), 0)
 	done := e.jmp()
-	e.here(fail1)
-	e.here(fail2)
-	e.here(fail3)
+	for _, f := range fails {
+		e.here(f)
+	}
 	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
 	e.raw(0)
 	invalid := e.jcc(ccE)
@@ -1344,20 +1336,27 @@ func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 	e.here(done)
 }
 
+// monitorHolds loads STXR's address into AX and checks that this CPU's
+// monitor holds it and the size (exclusiveOK), returning the jumps taken
+// where it does not.
+func (e *emitter) monitorHolds(a *exclStoreArgs) [3]int {
+	e.ld(rAX, a.rn, true)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
+	e.raw(0)
+	invalid := e.jcc(ccE)
+	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
+	addr := e.jcc(ccNE)
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
+	e.raw(a.size())
+	return [3]int{invalid, addr, e.jcc(ccNE)}
+}
+
 // stxrParallel translates STXR in parallel mode, as execSTXR: with the
 // monitor holding the address and size, a compare-and-swap against the
 // value the load-exclusive read (LOCK CMPXCHG) stores, and the status
 // says whether it did; the monitor is cleared either way.
 func (e *emitter) stxrParallel(c *CPU, a *exclStoreArgs, k int) {
-	e.ld(rAX, a.rn, true)
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
-	e.raw(0)
-	fail1 := e.jcc(ccE)
-	e.opM(true, []byte{0x3b}, rAX, field(offExcAddr)) // cmp rax, [excAddr]
-	fail2 := e.jcc(ccNE)
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcSize))
-	e.raw(a.size())
-	fail3 := e.jcc(ccNE)
+	fails := e.monitorHolds(a)
 	at := e.access(c, k, 1<<a.size(), true, true)
 	e.ld(r8, a.rd, true)
 	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
@@ -1370,9 +1369,9 @@ func (e *emitter) stxrParallel(c *CPU, a *exclStoreArgs, k int) {
 	e.st(a.status(), rAX)
 	e.codeCheck(c, k)
 	done := e.jmp()
-	e.here(fail1)
-	e.here(fail2)
-	e.here(fail3)
+	for _, f := range fails {
+		e.here(f)
+	}
 	e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
 	e.raw(0)
 	e.setReg(a.status(), 1)
