@@ -104,6 +104,9 @@ type codePage struct {
 	insts [PageSize / 4]inst
 	gen   uint32 // parallel mode: Machine.codeGen of the page when decoded
 	live  uint16 // deterministic mode: entries decoded (op != opNone)
+	// dataStores counts, in deterministic mode, the stores to the page
+	// that overwrote no decoded instruction (invalidateSlots).
+	dataStores uint16
 
 	// blocks holds the translated blocks (jit.go) by owner
 	// (CPU.jitOwner) and starting slot, each table allocated on first

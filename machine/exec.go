@@ -33,6 +33,7 @@ func (c *CPU) fetch(pc uint64) bool {
 			c.page, c.pageVA, c.pagePA, c.pageGlobal = f.page, va, f.pa, f.global
 			c.pageBlocks = f.page.blocks[c.jitOwner&(gicMaxCPUs-1)]
 			c.blockKey = c.blockKeyFor(va)
+			f.page.dataStores = 0 // its code runs (invalidateSlots)
 			return true
 		}
 	}
@@ -66,6 +67,9 @@ func (c *CPU) fetch(pc uint64) bool {
 	}
 	c.page = p
 	c.pageBlocks = p.blocks[c.jitOwner&(gicMaxCPUs-1)]
+	if !c.par {
+		p.dataStores = 0 // its code runs (invalidateSlots); parallel mode's pages are shared
+	}
 	c.pageVA = pc &^ (PageSize - 1)
 	c.pagePA = pa &^ (PageSize - 1)
 	c.blockKey = c.blockKeyFor(c.pageVA)

@@ -188,6 +188,19 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 		}
 	}
 	if !hit {
+		// A store beside the page's code. Stores to the page keep
+		// bailing out of translated code while it holds decoded
+		// instructions, and a page that takes many of them while no CPU
+		// runs its code mostly holds dead code: a freed page of a
+		// program's text reused for the kernel's data. So after
+		// dropAfter such stores since its code last ran (fetch resets
+		// the count) the page is dropped; code still live there decodes
+		// afresh when it next runs.
+		if !m.running(p) {
+			if cp.dataStores++; cp.dataStores >= dropAfter {
+				m.invalidate(p)
+			}
+		}
 		return
 	}
 	if cp.live == 0 {
@@ -208,6 +221,10 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 	m.refetch(p)
 }
 
+// dropAfter is how many stores beside a page's decoded instructions
+// drop its decode cache (invalidateSlots).
+const dropAfter = 256
+
 // invalidate drops the decode cache of RAM page p and makes every CPU that
 // was executing from it look the page up again on its next fetch.
 func (m *Machine) invalidate(p uint64) {
@@ -216,6 +233,16 @@ func (m *Machine) invalidate(p uint64) {
 	m.decodedPages.Add(-1)
 	m.invalidations.Add(1)
 	m.refetch(p)
+}
+
+// running reports whether a CPU is executing from RAM page p.
+func (m *Machine) running(p uint64) bool {
+	for _, c := range m.cpus {
+		if c.pagePA == p*PageSize+RAMBase && c.pageVA != noPage {
+			return true
+		}
+	}
+	return false
 }
 
 // refetch makes every CPU executing from RAM page p fetch it afresh.

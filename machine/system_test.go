@@ -150,6 +150,38 @@ func TestDecodeCacheInvalidation(t *testing.T) {
 	}
 }
 
+// A page whose code ran once and which then takes many stores beside it
+// while no CPU runs it (a page of dead text reused for data) leaves the
+// decode cache, so that its stores stop leaving translated code.
+func TestDecodeCacheDropsDeadCode(t *testing.T) {
+	m, c, _ := newTestMachine(t, prog("blr x3", "mov x9, #300", "str x1, [x2]", "subs x9, x9, #1", "b.ne #-8", "b #0"))
+	mustWrite32(t, m, testData+0x800, I("ret"))
+	c.SetX(3, testData+0x800)
+	c.SetX(2, testData+0x10) // the function's page, beside its code
+	if err := m.Step(3000); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); c.X(9) != 0 || st.DecodedPages != 1 {
+		t.Fatalf("x9 = %d, decoded pages %d; want 0 and 1 (the program's)", c.X(9), st.DecodedPages)
+	}
+}
+
+// But a page whose code runs between the stores stays: entering it (a
+// fetch) restarts the count.
+func TestDecodeCacheKeepsLiveCode(t *testing.T) {
+	m, c, _ := newTestMachineWith(t, prog("mov x9, #300", "blr x3", "str x1, [x2]", "subs x9, x9, #1", "b.ne #-12", "b #0"),
+		Config{Interpret: true})
+	mustWrite32(t, m, testData+0x800, I("ret"))
+	c.SetX(3, testData+0x800)
+	c.SetX(2, testData+0x10)
+	if err := m.Step(3000); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Stats(); c.X(9) != 0 || st.DecodedPages != 2 || st.Invalidations != 0 {
+		t.Fatalf("x9 = %d, decoded pages %d, invalidations %d; want 0, 2, 0", c.X(9), st.DecodedPages, st.Invalidations)
+	}
+}
+
 // Stores to data that shares a page with running code (a small program's
 // .data, a stack) leave the code's decoded instructions alone; a page
 // whose decoded instructions are all overwritten leaves the cache.
