@@ -833,6 +833,49 @@ func TestTranslatedStoresToCode(t *testing.T) {
 	}
 }
 
+// TestReadFillGrantsStores: a load's micro-TLB fill also grants stores
+// where the page is writable, so that a store after a load to a new page
+// stays in translated code (a loop over 32 pages, loading then storing
+// each, leaves its code once per page, for the load's miss, not twice),
+// but not where it is read-only: there the store still takes its
+// permission fault, translated or not.
+func TestReadFillGrantsStores(t *testing.T) {
+	for _, mmu := range []bool{false, true} {
+		for _, interpret := range []bool{false, true} {
+			m, c, _ := newTestMachineWith(t, prog("ldr x3, [x2]", "str x3, [x2, #8]", "add x2, x2, #1, lsl #12",
+				"subs x9, x9, #1", "b.ne #-16", "ldr x3, [x4]", "str x3, [x4]", "b #0"), Config{Interpret: interpret})
+			ro := uint64(testData + 0x40000)
+			if mmu {
+				pt := newPageTables(t, m, 1)
+				for a := uint64(RAMBase); a < testData+0x41000; a += PageSize {
+					attrs := uint64(ptNormal)
+					if a == ro {
+						attrs |= ptAPRO
+					}
+					pt.page(a, a, attrs)
+				}
+				c.SetSysReg(MAIR_EL1, testMAIR)
+				c.SetSysReg(TCR_EL1, tcr39)
+				c.SetSysReg(TTBR0_EL1, pt.root)
+				c.SetSysReg(SCTLR_EL1, testSCTLR|sctlrM)
+			}
+			c.SetX(2, testData+0x1000)
+			c.SetX(4, ro)
+			c.SetX(9, 32)
+			if err := m.Step(1000); err != nil {
+				t.Fatal(err)
+			}
+			st := m.Stats()
+			if c.X(9) != 0 || !interpret && st.BlockEntries > 40 {
+				t.Errorf("mmu %v, interpret %v: x9 = %d, %d entries into translated code for 32 pages", mmu, interpret, c.X(9), st.BlockEntries)
+			}
+			if esr := c.SysReg(ESR_EL1); mmu && (c.SysReg(FAR_EL1) != ro || esr>>26 != 0x25 || esr&(1<<6) == 0) {
+				t.Errorf("interpret %v: the store to a read-only page: ESR %#x, FAR %#x", interpret, esr, c.SysReg(FAR_EL1))
+			}
+		}
+	}
+}
+
 // TestTranslatedFlagsToBranch runs each A64 condition's B.cond right
 // after each kind of flag setter (a subtraction, an addition, a logical
 // operation; 64- and 32-bit), which translated code may branch on the

@@ -544,10 +544,19 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	if e.rtag != tag || e.off != off {
 		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off, host: uint64(addrOf(c.m.ram)) + off - va&^0xfff}
 	}
-	c.utlbGlobal[i] = c.tlbGlobal(c.stripTag(va))
+	key := c.stripTag(va)
+	c.utlbGlobal[i] = c.tlbGlobal(key)
 	// A read fill proves read permission; a store proves write (and, on
-	// this architecture, writable implies readable at the same EL).
+	// this architecture, writable implies readable at the same EL). A
+	// read fill also grants stores if the TLB entry it used allows them
+	// (with the MMU off, RAM is writable): else the first store to a
+	// page the code read first would leave translated code.
 	e.rtag = tag
+	if !write {
+		te := &c.tlb[key>>12&(tlbSize-1)]
+		write = c.sys[SCTLR_EL1]&sctlrM == 0 ||
+			te.va != tlbInvalid && key&^te.mask == te.va && te.perm&permFor(el, AccessWrite) != 0
+	}
 	if write && c.m.code[off/PageSize].Load() == nil {
 		e.wtag = tag
 	}
