@@ -2,10 +2,10 @@ package kernel_test
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kpemu/kpemu/internal/benchutil"
 	"github.com/kpemu/kpemu/kernel"
 )
 
@@ -129,23 +129,14 @@ func BenchmarkParallel(b *testing.B) {
 				b.Fatalf("guest stopped: %v", err)
 			}
 			b.ResetTimer()
-			insns, t0, cpu0 := k.Machine().Stats().Instructions, time.Now(), cpuTime(b)
+			insns, t0, cpu0 := k.Machine().Stats().Instructions, time.Now(), benchutil.ProcessCPU(b)
 			// b.N seconds of the guest running, sampled
 			time.Sleep(time.Duration(b.N) * 3 * time.Second)
-			host, cpu := time.Since(t0), cpuTime(b)-cpu0
+			host, cpu := time.Since(t0), benchutil.ProcessCPU(b)-cpu0
 			b.StopTimer()
 			insns = k.Machine().Stats().Instructions - insns
 			b.ReportMetric(float64(insns)/host.Seconds()/1e6, "MIPS")
 			b.ReportMetric(cpu.Seconds()/host.Seconds(), "host-cores")
 		})
 	}
-}
-
-// cpuTime returns the CPU time the process has used, user and system.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

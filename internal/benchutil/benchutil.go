@@ -1,6 +1,5 @@
-// Package benchutil is what the benchmarks that pair a probed and an
-// unprobed guest share: the thread CPU time they compare and the guest
-// workload's progress they run to.
+// Package benchutil is what the benchmarks share: the thread or process
+// CPU time they compare and the guest workload's progress they run to.
 package benchutil
 
 import (
@@ -17,8 +16,20 @@ import (
 // readings.
 func ThreadCPU(tb testing.TB) time.Duration {
 	tb.Helper()
+	return cpuTime(tb, unix.RUSAGE_THREAD)
+}
+
+// ProcessCPU is the CPU time of the whole process, user and system, over
+// all its threads.
+func ProcessCPU(tb testing.TB) time.Duration {
+	tb.Helper()
+	return cpuTime(tb, unix.RUSAGE_SELF)
+}
+
+func cpuTime(tb testing.TB, who int) time.Duration {
+	tb.Helper()
 	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+	if err := unix.Getrusage(who, &ru); err != nil {
 		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
