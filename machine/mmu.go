@@ -544,8 +544,8 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	if e.rtag != tag || e.off != off {
 		*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid, off: off, host: uint64(addrOf(c.m.ram)) + off - va&^0xfff}
 	}
-	key := c.stripTag(va)
-	c.utlbGlobal[i] = c.tlbGlobal(key)
+	te := c.tlbMatched(c.stripTag(va))
+	c.utlbGlobal[i] = te != nil && te.global
 	// A read fill proves read permission; a store proves write (and, on
 	// this architecture, writable implies readable at the same EL). A
 	// read fill also grants stores if the TLB entry it used allows them
@@ -553,20 +553,28 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	// page the code read first would leave translated code.
 	e.rtag = tag
 	if !write {
-		te := &c.tlb[key>>12&(tlbSize-1)]
-		write = c.sys[SCTLR_EL1]&sctlrM == 0 ||
-			te.va != tlbInvalid && key&^te.mask == te.va && te.perm&permFor(el, AccessWrite) != 0
+		write = c.sys[SCTLR_EL1]&sctlrM == 0 || te != nil && te.perm&permFor(el, AccessWrite) != 0
 	}
 	if write && c.m.code[off/PageSize].Load() == nil {
 		e.wtag = tag
 	}
 }
 
+// tlbMatched returns the TLB entry translate has just matched (or
+// filled) for key, or nil if there is none (the MMU is off).
+func (c *CPU) tlbMatched(key uint64) *tlbEntry {
+	te := &c.tlb[key>>12&(tlbSize-1)]
+	if te.va == tlbInvalid || key&^te.mask != te.va {
+		return nil
+	}
+	return te
+}
+
 // tlbGlobal reports whether the TLB entry translate has just matched (or
 // filled) for key is global: one that a change of ASID leaves valid.
 func (c *CPU) tlbGlobal(key uint64) bool {
-	te := &c.tlb[key>>12&(tlbSize-1)]
-	return te.va != tlbInvalid && key&^te.mask == te.va && te.global
+	te := c.tlbMatched(key)
+	return te != nil && te.global
 }
 
 // codeAppeared drops the store permission of every micro-TLB entry that
