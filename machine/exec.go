@@ -30,10 +30,8 @@ func (c *CPU) fetch(pc uint64) bool {
 		el, va := c.el&1, pc&^(PageSize-1)
 		f = &c.jumps.pages[el][va>>12&(jumpPages-1)]
 		if f.tag == va^c.jumps.gen[el] {
-			c.page, c.pageVA, c.pagePA, c.pageGlobal = f.page, va, f.pa, f.global
-			c.pageBlocks = f.page.blocks[c.jitOwner&(gicMaxCPUs-1)]
-			c.blockKey = c.blockKeyFor(va)
-			f.page.dataStores = 0 // its code runs (invalidateSlots)
+			c.pageGlobal = f.global
+			c.enterPage(f.page, va, f.pa)
 			return true
 		}
 	}
@@ -65,18 +63,24 @@ func (c *CPU) fetch(pc uint64) bool {
 		m.decodedPages.Add(1)
 		m.codeAppeared(off &^ (PageSize - 1))
 	}
-	c.page = p
-	c.pageBlocks = p.blocks[c.jitOwner&(gicMaxCPUs-1)]
-	if !c.par {
-		p.dataStores = 0 // its code runs (invalidateSlots); parallel mode's pages are shared
-	}
-	c.pageVA = pc &^ (PageSize - 1)
-	c.pagePA = pa &^ (PageSize - 1)
-	c.blockKey = c.blockKeyFor(c.pageVA)
+	c.enterPage(p, pc&^(PageSize-1), pa&^(PageSize-1))
 	if f != nil && c.pageJumpable() {
 		*f = fetchEntry{tag: c.pageVA ^ c.jumps.gen[c.el&1], pa: c.pagePA, page: p, global: c.pageGlobal}
 	}
 	return true
+}
+
+// enterPage makes p, the decode cache of the page at va and pa, the
+// current one.
+func (c *CPU) enterPage(p *codePage, va, pa uint64) {
+	c.page, c.pageVA, c.pagePA = p, va, pa
+	c.pageBlocks = p.blocks[c.jitOwner&(gicMaxCPUs-1)]
+	c.blockKey = c.blockKeyFor(va)
+	// Its code runs (see invalidateSlots). Written only when set: parallel
+	// mode's pages are shared, and never count.
+	if p.dataStores != 0 {
+		p.dataStores = 0
+	}
 }
 
 // decodeSlot decodes slot i of the current code page, on its first

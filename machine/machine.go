@@ -213,7 +213,7 @@ func New(cfg Config) (*Machine, error) {
 			perfMap = &lockedWriter{w: perfMap}
 		}
 	}
-	for range max(caches, 1) {
+	for range caches {
 		j := newJITCache(cfg.Interpret, perfMap)
 		m.jits = append(m.jits, j)
 		// The code caches and RAM are mapped outside the Go heap: unmap
