@@ -539,7 +539,7 @@ func (e *emitter) loopBack(n int) {
 // holds it, and else goes on. Clobbers CX.
 func (e *emitter) jumpConst(target uint64) {
 	e.jumpTag(rCX)
-	slot := mem{base: rDI, index: noIndex, disp: e.jumps + int32(target>>2&(jumpSize-1))*jumpEntrySize}
+	slot := mem{base: rDI, index: noIndex, disp: e.jumps + int32(jumpIndex(target))*jumpEntrySize}
 	e.opM(true, []byte{0x39}, rCX, slot) // cmp [slot.tag], rcx
 	miss := e.jcc(ccNE)
 	slot.disp += 8
@@ -553,7 +553,10 @@ func (e *emitter) jumpReg() {
 	e.raw(0xa8, 3) // test al, 3: a misaligned pc faults, and matches no entry
 	misaligned := e.jcc(ccNE)
 	e.jumpTag(rBX)
+	// ecx = jumpIndex(rax) * jumpEntrySize
 	e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
+	e.shift(1, false, rCX, jumpBits)     // shr ecx, jumpBits
+	e.alu(aluXOR, false, rCX, rAX)
 	e.shift(0, false, rCX, 2)
 	e.aluImm(aluAND, false, rCX, (jumpSize-1)*jumpEntrySize)
 	slot := mem{base: rDI, index: rCX, scale: 1, disp: e.jumps}

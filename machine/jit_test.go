@@ -440,7 +440,11 @@ func TestStoreToCodeFlushesOnce(t *testing.T) {
 func TestJumpCacheGenerations(t *testing.T) {
 	var c CPU
 	c.clearJumps()
-	const pc, other uint64 = 0xffff800000123454, 0xffff800000999454 // the same slot
+	const pc uint64 = 0xffff800000123454
+	const other = pc ^ (1<<2 | 1<<(jumpBits+2)) // the same slot
+	if jumpIndex(pc) != jumpIndex(other) {
+		t.Fatalf("slots %d and %d", jumpIndex(pc), jumpIndex(other))
+	}
 	b := &block{chain: 0x1000}
 	c.xlate, c.el = true, 1
 	for i := range 3 * jumpSize {
@@ -457,6 +461,24 @@ func TestJumpCacheGenerations(t *testing.T) {
 		c.flushJumpsEL(0) // the other table's generations are its own
 		if c.jumpHit(pc) {
 			t.Fatalf("flush %d of EL0's table: %#x hits again", i, pc)
+		}
+	}
+}
+
+// TestJumpCacheSpreadsPages enters the blocks at one offset of 64 pages,
+// as a kernel's functions that start alike in each page: the jump cache
+// must keep them all.
+func TestJumpCacheSpreadsPages(t *testing.T) {
+	var c CPU
+	c.clearJumps()
+	c.el = 1
+	const base = 0xffff800008000454
+	for i := range uint64(64) {
+		c.noteJump(base+i*PageSize, &block{chain: 0x1000})
+	}
+	for i := range uint64(64) {
+		if pc := base + i*PageSize; !c.jumpHit(pc) {
+			t.Errorf("%#x: not in the jump cache", pc)
 		}
 	}
 }
