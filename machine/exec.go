@@ -65,6 +65,7 @@ func (c *CPU) fetch(pc uint64) bool {
 	}
 	c.enterPage(p, pc&^(PageSize-1), pa&^(PageSize-1))
 	if f != nil && c.pageJumpable() {
+		c.keepJumpPage()
 		*f = fetchEntry{tag: c.pageVA ^ c.jumps.gen[c.el&1], pa: c.pagePA, page: p, global: c.pageGlobal}
 	}
 	return true

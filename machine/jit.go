@@ -57,10 +57,12 @@ type block struct {
 //
 // An entry stands for what runFast's fetch found for its pc: the page's
 // translation at the entry's EL. So a table is emptied whenever that may
-// change (any TLB or micro-TLB flush, SCTLR), and whenever blocks are
-// dropped (a store to code, a full code cache). A TTBR write (a context
-// switch) empties only EL0's table: EL1's holds only pcs that global
-// translations map, which a change of ASID leaves as they are. The EL
+// change (a TLB flush, SCTLR), and whenever blocks are dropped (a store
+// to code, a full code cache). EL1's holds only pcs that global
+// translations map, which a change of ASID leaves as they are: a TTBR
+// write (a context switch) or a TLBI by ASID empties only EL0's table,
+// and a TLBI by VA or a store to code empties EL1's only where its
+// entries' pages are (jumpCache.lo, hi, paLo, paHi). The EL
 // cannot change inside translated code, and nor can xlate (the MMU, which
 // flushes the micro-TLB when it changes, and with it the tables).
 //
@@ -80,6 +82,11 @@ type jumpCache struct {
 	// current one's there (see jumpIndex), until the generations wrap,
 	// when the table is cleared.
 	gen [2]uint64
+	// lo and hi bound the virtual pages of EL1's entries (pcs and
+	// pages) since its last emptying, paLo and paHi their physical
+	// pages, so that a TLBI by VA or a store to code elsewhere (a
+	// process's pages) keeps them.
+	lo, hi, paLo, paHi uint64
 }
 
 // jumpEntry is one jumpCache slot: the block at tag ^ gen, entered at
@@ -123,6 +130,9 @@ func (c *CPU) clearJumpsEL(el int) {
 	for i := range c.jumps.pages[el] {
 		c.jumps.pages[el][i] = fetchEntry{tag: jumpEmpty}
 	}
+	if el == 1 {
+		c.jumps.lo, c.jumps.hi, c.jumps.paLo, c.jumps.paHi = ^uint64(0), 0, ^uint64(0), 0
+	}
 }
 
 // flushJumps empties both tables.
@@ -136,8 +146,29 @@ func (c *CPU) flushJumpsEL(el int) {
 	g := (c.jumps.gen[el] + 4) & jumpGenMask
 	if g == 0 {
 		c.clearJumpsEL(el)
+	} else if el == 1 {
+		c.jumps.lo, c.jumps.hi, c.jumps.paLo, c.jumps.paHi = ^uint64(0), 0, ^uint64(0), 0
 	}
 	c.jumps.gen[el] = g
+}
+
+// keepJumpPage widens EL1's bounds (jumpCache.lo, hi, paLo, paHi) to
+// take in the current page, about to have entries at the current EL.
+func (c *CPU) keepJumpPage() {
+	if j := &c.jumps; c.el != 0 {
+		j.lo, j.hi = min(j.lo, c.pageVA), max(j.hi, c.pageVA)
+		j.paLo, j.paHi = min(j.paLo, c.pagePA), max(j.paHi, c.pagePA)
+	}
+}
+
+// dropJumpsVA empties the jump tables that may hold pcs of pages in
+// [lo, hi], whose translations changed: EL0's always (a process's
+// pages), EL1's only if its entries' pages reach that range.
+func (c *CPU) dropJumpsVA(lo, hi uint64) {
+	c.flushJumpsEL(0)
+	if lo <= c.jumps.hi && c.jumps.lo <= hi {
+		c.flushJumpsEL(1)
+	}
 }
 
 // jumpIndex returns the jump cache slot of pc: its bits [14:2] folded
@@ -166,6 +197,7 @@ func (c *CPU) noteJump(pc uint64, b *block) {
 		return
 	}
 	el := c.el & 1
+	c.keepJumpPage()
 	c.jumps.tables[el][jumpIndex(pc)] = jumpEntry{tag: pc ^ c.jumps.gen[el], chain: b.chain}
 }
 
@@ -176,10 +208,17 @@ func (c *CPU) pageJumpable() bool {
 	return c.el == 0 || c.sys[SCTLR_EL1]&sctlrM == 0 || c.pageGlobal
 }
 
-// flushJumps empties every CPU's jump cache: blocks were dropped.
-func (m *Machine) flushJumps() {
+// dropJumpsPA empties the jump tables of every CPU that may hold pcs of
+// the RAM page at pa, whose blocks (or decode cache) were dropped:
+// EL0's always, EL1's only if its entries' pages reach pa. (The
+// kernel's stores drop a process's text pages as it reuses them: its
+// own code's entries stay.)
+func (m *Machine) dropJumpsPA(pa uint64) {
 	for _, c := range m.cpus {
-		c.flushJumps()
+		c.flushJumpsEL(0)
+		if c.jumps.paLo <= pa && pa <= c.jumps.paHi {
+			c.flushJumpsEL(1)
+		}
 	}
 }
 

@@ -483,6 +483,109 @@ func TestJumpCacheSpreadsPages(t *testing.T) {
 	}
 }
 
+// TestJumpCacheSurvivesOthersChanges: the changes a kernel makes to a
+// process's translations and code (TLBI ASIDE1, TLBI VAE1 of its pages,
+// stores over its freed text) keep the kernel's own translations: EL1's
+// jump cache table and its global micro-TLB entries. The same changes
+// to the kernel's own pages empty them.
+func TestJumpCacheSurvivesOthersChanges(t *testing.T) {
+	const va = 0x30000000 // EL0's code: another GiB than the kernel's
+	const pa = testData + 0x3000
+	m, c, pt := newMMUMachine(t, prog("ldr x0, [x1]", "add x10, x10, #1", "b #-8"))
+	if !m.jits[0].enabled() {
+		t.Skip("no block translation on this host")
+	}
+	pt.page(va, pa, ptNormal|ptAPEL0|ptAPRO|ptNG)
+	mustWrite32(t, m, pa, I("add x11, x11, #1"))
+	mustWrite32(t, m, pa+4, I("b #-4"))
+	// First EL0's loop, then EL1's: EL1's table holds the kernel's page only.
+	c.SetPSTATE(0)
+	c.SetPC(va)
+	if err := m.Step(3001); err != nil {
+		t.Fatal(err)
+	}
+	c.SetPSTATE(5) // EL1h
+	c.SetPC(testCode)
+	c.SetX(1, testData)
+	if err := m.Step(3001); err != nil {
+		t.Fatal(err)
+	}
+	kept := func(what string, want bool) {
+		t.Helper()
+		u := &c.utlb[testData>>12&utlbMask]
+		if got := c.jumpHit(testCode) && u.rtag == utlbTag(testData, 1); got != want {
+			t.Errorf("%s: the kernel's entries kept %v, want %v", what, got, want)
+		}
+	}
+	kept("warm", true)
+	c.tlbi(tlbiASIDE1, 1<<48)
+	kept("TLBI ASIDE1", true)
+	c.tlbi(tlbiVAE1, va>>12|1<<48)
+	kept("TLBI VAE1 of EL0's page", true)
+	gen0 := c.jumps.gen[0]
+	mustWrite32(t, m, pa+4, I("b #-4")) // over EL0's translated code
+	if c.jumps.gen[0] == gen0 {
+		t.Error("a store over EL0's code kept EL0's table")
+	}
+	kept("a store over EL0's code", true)
+	c.tlbi(tlbiVAE1, (testData+0x5000)>>12)
+	kept("TLBI VAE1 of the kernel's GiB", false)
+	if err := m.Step(3001); err != nil {
+		t.Fatal(err)
+	}
+	kept("warm again", true)
+	mustWrite32(t, m, testCode+4, I("add x10, x10, #1"))
+	if c.jumpHit(testCode) {
+		t.Error("a store over the kernel's code kept EL1's table")
+	}
+}
+
+// TestTLBIInsideBlock remaps a 2 MiB block and invalidates it by the VA
+// of another page of it than the one used: what was cached of the page
+// used (micro-TLB, fetch page, jump cache) goes too, since the TLB held
+// the block as one entry.
+func TestTLBIInsideBlock(t *testing.T) {
+	const va = 0x60000000 // a 2 MiB block at VA 0x60000000
+	const pa1, pa2 = RAMBase + 0x200000, RAMBase
+	const off = 0x1f0000        // where the code and data are in each
+	const other = va + 0x1ff000 // its last page
+	for _, interpret := range []bool{false, true} {
+		m, c, pt := newMMUMachineWith(t, prog(
+			"blr x1", "ldr x4, [x1, #8]", // the block's code and data
+			"str x3, [x2]", // remap
+			"tlbi vaae1, x5",
+			"blr x1", "ldr x6, [x1, #8]",
+			"b #-24",
+		), Config{Interpret: interpret})
+		da := pt.set(va, 2, pa1|ptNormal|ptBlock)
+		for i, p := range []uint64{pa1 + off, pa2 + off} {
+			mustWrite32(t, m, p, I(fmt.Sprintf("mov x0, #%d", i+1)))
+			mustWrite32(t, m, p+4, I("ret"))
+			mustWrite64(t, m, p+8, uint64(i+1))
+		}
+		c.SetX(1, va+off)
+		c.SetX(2, da)
+		c.SetX(5, other>>12)
+		// Warm: the loop remaps pa1 over pa1, many times.
+		c.SetX(3, pa1|ptNormal|ptBlock)
+		if err := m.Step(3000); err != nil {
+			t.Fatal(err)
+		}
+		for c.PC() != testCode+8 { // after the first ldr
+			if err := m.Step(1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.SetX(3, pa2|ptNormal|ptBlock)
+		if err := m.Step(6); err != nil {
+			t.Fatal(err)
+		}
+		if c.X(0) != 2 || c.X(6) != 2 {
+			t.Errorf("interpret %v: after the remap and TLBI, code gave %d and data %d, want 2 and 2", interpret, c.X(0), c.X(6))
+		}
+	}
+}
+
 // TestTranslatedPageCrossing runs loads and stores that cross from one
 // virtual page into the next, hot enough to be translated, where the
 // next page is mapped elsewhere in RAM or not at all: the translated

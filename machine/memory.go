@@ -216,7 +216,7 @@ func (m *Machine) invalidateSlots(p uint64, cp *codePage, off, n uint64) {
 	// freed and cleared) need not empty the caches again.
 	if cp.blocks[0] != nil { // deterministic mode's CPUs share owner 0
 		cp.blocks[0] = nil
-		m.flushJumps()
+		m.dropJumpsPA(base + RAMBase)
 	}
 	m.refetch(p)
 }
@@ -229,7 +229,7 @@ const dropAfter = 256
 // was executing from it look the page up again on its next fetch.
 func (m *Machine) invalidate(p uint64) {
 	m.code[p].Store(nil)
-	m.flushJumps()
+	m.dropJumpsPA(p*PageSize + RAMBase)
 	m.decodedPages.Add(-1)
 	m.invalidations.Add(1)
 	m.refetch(p)

@@ -196,12 +196,7 @@ func (c *CPU) flushTLB() {
 func (c *CPU) translationChanged(r SysReg) {
 	switch r {
 	case TTBR0_EL1, TTBR1_EL1:
-		for i := range c.utlb {
-			if !c.utlbGlobal[i] {
-				c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
-			}
-		}
-		c.flushJumpsEL(0)
+		c.dropNonGlobal()
 		c.pageVA = noPage
 		return
 	case TCR_EL1, SCTLR_EL1:
@@ -649,8 +644,50 @@ func (c *CPU) tlbi(op uint8, arg uint64) {
 			e.va = tlbInvalid
 		}
 	}
-	c.flushUTLB()
+	// What the TLB derived from the entries dropped goes too, and no
+	// more: the kernel invalidates a process's pages thousands of times
+	// a second, and emptying its own translations and jump cache each
+	// time would make its code fetch and translate them again.
+	switch op {
+	case tlbiVMALLE1:
+		c.flushUTLB()
+	case tlbiASIDE1:
+		c.dropNonGlobal()
+	default:
+		// A TLB entry is at most a level-1 block (4 KiB granule): 1 GiB.
+		const block = 1<<30 - 1
+		c.dropUTLBVA(va&^block, va|block)
+		c.dropJumpsVA(va&^block, va|block)
+	}
 	c.pageVA = noPage
+}
+
+// dropNonGlobal drops the micro-TLB entries of non-global translations,
+// and the jump cache that may hold them (EL0's: EL1's holds global
+// pages only).
+func (c *CPU) dropNonGlobal() {
+	for i := range c.utlb {
+		if !c.utlbGlobal[i] {
+			c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
+		}
+	}
+	c.flushJumpsEL(0)
+}
+
+// dropUTLBVA drops the micro-TLB entries of pages in [lo, hi]. Bits
+// [63:56] are not compared: a tag may carry a top byte.
+func (c *CPU) dropUTLBVA(lo, hi uint64) {
+	const va = 1<<56 - 1
+	lo, hi = lo&va, hi&va
+	for i := range c.utlb {
+		e := &c.utlb[i]
+		for _, t := range [2]uint64{e.rtag, e.wtag} {
+			if t != utlbInvalid && lo <= t&va && t&va <= hi|0xfff {
+				*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
+				break
+			}
+		}
+	}
 }
 
 // at performs AT S1E1R/S1E1W/S1E0R/S1E0W (op2 0..3) for va and writes
