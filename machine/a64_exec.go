@@ -694,6 +694,20 @@ func (c *CPU) execWFI(in *inst, pc, n uint64) bool {
 	return true
 }
 
+// execWFE executes WFE and YIELD: hints that the CPU waits for another
+// (a spinlock's holder, a flag's writer). WFE may complete at any time,
+// so neither sleeps. In deterministic mode both end the vCPU's slice,
+// so that the vCPU it waits for runs instead of it spinning out its
+// quantum, as QEMU yields at them; in parallel mode the others run
+// meanwhile, and both are NOPs.
+func (c *CPU) execWFE(in *inst, pc, n uint64) bool {
+	if c.par {
+		return false
+	}
+	c.yielded = true
+	return true
+}
+
 // execCLREX executes CLREX.
 func (c *CPU) execCLREX(in *inst, pc uint64) {
 	c.clearExclusive()

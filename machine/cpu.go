@@ -90,6 +90,9 @@ type cpuState struct {
 
 	on  bool // powered on
 	wfi bool // waiting for an interrupt
+	// yielded: a WFE or YIELD ended the run; the deterministic run loop
+	// goes on with the next vCPU.
+	yielded bool
 
 	spEL0, spEL1 uint64 // banked stack pointers; the selected one is live in r[regSP]
 

@@ -295,10 +295,11 @@ func (m *Machine) debugStep(i int) StopEvent {
 	m.instructions.Add(n)
 	if m.sched == i {
 		m.sliceUsed += n
-		if m.sliceUsed >= m.quantum || c.wfi {
+		if m.sliceUsed >= m.quantum || c.wfi || c.yielded {
 			m.nextCPU()
 		}
 	}
+	c.yielded = false
 	if c.err != nil {
 		err := c.err
 		c.err = nil

@@ -541,7 +541,8 @@ func (m *Machine) runSome(budget uint64) (uint64, error) {
 			c.err = nil
 			return done, err
 		}
-		if m.sliceUsed >= m.quantum || c.wfi || !c.on {
+		if m.sliceUsed >= m.quantum || c.wfi || !c.on || c.yielded {
+			c.yielded = false
 			m.nextCPU()
 		}
 	}

@@ -509,3 +509,35 @@ func BenchmarkSMP2(b *testing.B) {
 		})
 	}
 }
+
+// TestWFEYields: in deterministic mode a WFE or YIELD ends the vCPU's
+// slice, so that a vCPU waiting for another (a spinlock's, a flag's)
+// lets it run rather than spinning out its quantum.
+func TestWFEYields(t *testing.T) {
+	for _, hint := range []string{"wfe", "yield"} {
+		for _, interpret := range []bool{false, true} {
+			m, err := New(Config{RAMSize: testRAM, NumCPUs: 2, Interpret: interpret, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range prog("add x1, x1, #1", hint, "b #-8") {
+				mustWrite32(t, m, testCode+uint64(4*i), w)
+			}
+			for i, w := range prog("add x2, x2, #1", "b #-4") {
+				mustWrite32(t, m, testCode+0x100+uint64(4*i), w)
+			}
+			m.Boot(testCode, 0)
+			waiter, other := m.CPU(0), m.CPU(1)
+			other.on = true
+			other.SetPC(testCode + 0x100)
+			if err := m.Step(100_000); err != nil {
+				t.Fatal(err)
+			}
+			// The waiter runs to its hint each turn, the other its
+			// quantum (10,000 instructions): some ten turns each.
+			if w, o := waiter.X(1), other.X(2); w > 20 || o < 45_000 {
+				t.Errorf("%s, interpret %v: the waiter's loop ran %d times, the other's %d", hint, interpret, w, o)
+			}
+		}
+	}
+}
