@@ -4,7 +4,10 @@
  * linux/spinlock.h, asm/spinlock.h, asm/irqflags.h and linux/preempt.h.
  *
  * arch_spin_lock is a test-and-set lock on LDAXR/STXR (Armv8.0: QEMU's
- * cortex-a57 has no LSE). Taking a lock disables preemption, as on Linux,
+ * cortex-a57 has no LSE). While the lock is held it waits in WFE, as
+ * Linux's arm64 locks do: the holder's release clears the exclusive
+ * monitor LDAXR armed, which wakes it (and an emulator may run the
+ * holder meanwhile). Taking a lock disables preemption, as on Linux,
  * so that a task is never switched out while a lock it holds spins other
  * CPUs; the _irqsave forms also mask IRQs, for locks the tick takes.
  */
@@ -34,8 +37,10 @@ static __always_inline void arch_spin_lock(arch_spinlock_t *lock)
 
 	asm volatile(
 	"1:	ldaxr	%w0, %1\n"
-	"	cbnz	%w0, 1b\n"
-	"	stxr	%w0, %w2, %1\n"
+	"	cbz	%w0, 2f\n"
+	"	wfe\n"
+	"	b	1b\n"
+	"2:	stxr	%w0, %w2, %1\n"
 	"	cbnz	%w0, 1b\n"
 	: "=&r" (tmp), "+Q" (lock->lock)
 	: "r" (1)
