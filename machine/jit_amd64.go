@@ -152,6 +152,7 @@ type emitter struct {
 	slots   [][2]int  // jitCode.slots
 	links   []linkRef // LEAs that must address a chaining slot
 	irq     []int     // rel32s of jumps to the exit for a pending interrupt
+	cold    []coldRef // code out of line, emitted after the body
 	// flagsAt is where the last flag setter's code ends, and flagsAfter
 	// what set its x86 flags (see flagsFor).
 	flagsAt, flagsAfter int
@@ -165,6 +166,17 @@ type emitter struct {
 type bailRef struct {
 	at, k   int
 	written uint64
+}
+
+// coldRef is code emitted out of line, after the block's body: the
+// rarely taken path of an instruction, kept out of the way of the
+// common one (the instruction cache holds more of the kernel's code).
+// The jump at b[at:] leads to it, and it jumps back to back. written is
+// the emitter's at the jump, for the bails it may emit.
+type coldRef struct {
+	at, back int
+	written  uint64
+	emit     func()
 }
 
 // linkRef is the rel32 at b[at:] of a LEA of a chaining slot, on the exit
@@ -463,6 +475,28 @@ func (e *emitter) jmp() int {
 	return len(e.b)
 }
 
+// outOfLine emits a jump if cc holds to the code fn emits, out of line
+// (emitCold), which then jumps back to here.
+func (e *emitter) outOfLine(cc byte, fn func()) {
+	at := e.jcc(cc)
+	e.cold = append(e.cold, coldRef{at: at, back: len(e.b), written: e.written, emit: fn})
+	e.flagsAt = -1 // the cold code jumps back here
+}
+
+// emitCold emits the code outOfLine deferred.
+func (e *emitter) emitCold() {
+	written := e.written
+	for i := 0; i < len(e.cold); i++ { // (fn may defer more)
+		r := e.cold[i]
+		e.here(r.at)
+		e.written = r.written
+		r.emit()
+		e.raw(0xe9) // jmp back
+		e.imm32(int32(r.back - (len(e.b) + 4)))
+	}
+	e.written = written
+}
+
 // here makes the jump returned by jcc or jmp land at the current position.
 func (e *emitter) here(j int) {
 	binary.LittleEndian.PutUint32(e.b[j-4:], uint32(len(e.b)-j))
@@ -582,21 +616,21 @@ func (e *emitter) jumpTag(x int) {
 func (e *emitter) irqCheck() {
 	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
 	e.raw(0)
-	none := e.jcc(ccE)
-	// The lines PSTATE masks: I masks lineIRQ (bit 0), F lineFIQ (bit 1).
-	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
-	e.opR(false, []byte{0x8b}, rBX, rCX)                  // mov ebx, ecx
-	e.shift(1, false, rBX, 1)
-	e.aluImm(aluAND, false, rBX, lineIRQ)
-	e.aluImm(aluAND, false, rCX, 1)
-	e.shift(0, false, rCX, 1) // lineFIQ
-	e.alu(aluOR, false, rBX, rCX)
-	e.opR(false, []byte{0xf7}, 2, rBX)             // not ebx
-	e.opM(false, []byte{0x85}, rBX, field(offIRQ)) // test [lines], ebx
-	e.raw(0x0f, 0x80+ccNE)
-	e.irq = append(e.irq, len(e.b))
-	e.imm32(0)
-	e.here(none)
+	e.outOfLine(ccNE, func() {
+		// The lines PSTATE masks: I masks lineIRQ (bit 0), F lineFIQ (bit 1).
+		e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
+		e.opR(false, []byte{0x8b}, rBX, rCX)                  // mov ebx, ecx
+		e.shift(1, false, rBX, 1)
+		e.aluImm(aluAND, false, rBX, lineIRQ)
+		e.aluImm(aluAND, false, rCX, 1)
+		e.shift(0, false, rCX, 1) // lineFIQ
+		e.alu(aluOR, false, rBX, rCX)
+		e.opR(false, []byte{0xf7}, 2, rBX)             // not ebx
+		e.opM(false, []byte{0x85}, rBX, field(offIRQ)) // test [lines], ebx
+		e.raw(0x0f, 0x80+ccNE)
+		e.irq = append(e.irq, len(e.b))
+		e.imm32(0)
+	})
 }
 
 // What set the x86 flags that storeNZCV turns into NZCV.
@@ -756,6 +790,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e.body(c, insts)
 	e.here(short)
 	e.ret(0) // c.pc is this block's start already
+	e.emitCold()
 	// One exit per instruction that may bail, and per set of registers
 	// to write back: c.pc is that instruction.
 	stubs := e.stubs[:0]
@@ -816,7 +851,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 
 // reset readies e for a block at pc, keeping its buffers.
 func (e *emitter) reset(pc uint64) {
-	*e = emitter{b: e.b[:0], pc: pc, bails: e.bails[:0], stubs: e.stubs[:0], links: e.links[:0], irq: e.irq[:0], slots: e.slots, flagsAt: -1}
+	*e = emitter{b: e.b[:0], pc: pc, bails: e.bails[:0], stubs: e.stubs[:0], links: e.links[:0], irq: e.irq[:0], cold: e.cold[:0], slots: e.slots, flagsAt: -1}
 }
 
 // body emits the block's body: the cached registers' loads, then insts
@@ -1593,50 +1628,50 @@ func (e *emitter) codeCheck(c *CPU, k int) {
 // touches: the interpreter's store clears it. (Which CPU is "another" is
 // known only at run time: blocks are shared by the CPUs.) With host, DX
 // is instead the micro-TLB entry's host, for the VA in AX, which the
-// check (rarely needed: only while a monitor is set) turns into the RAM
-// offset and back. Clobbers BX, CX.
+// check (rarely needed: only while a monitor is set, so out of line)
+// turns into the RAM offset and back. Clobbers BX, CX.
 func (e *emitter) snoop(m *Machine, k, span int, host bool) {
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
 	e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
 	e.raw(0)
-	none := e.jcc(ccE)
-	ram := uint64(addrOf(m.ram))
-	if host { // DX = host + va - ram
-		e.alu(aluADD, true, rDX, rAX)
-		e.movImm(rCX, ram)
-		e.alu(aluSUB, true, rDX, rCX)
-	}
-	for _, o := range m.cpus {
-		base := uint64(uintptr(unsafe.Pointer(o)))
-		e.movImm(rBX, base)
-		e.alu(aluCMP, true, rBX, rDI)
-		self := e.jcc(ccE)
-		e.opM(false, []byte{0x80}, aluCMP, mem{base: rBX, index: noIndex, disp: offExcValid}) // cmp byte [valid], 0
-		e.raw(0)
-		skip := e.jcc(ccE)
-		// The reserved granule's RAM offset, against the store's first
-		// and last granules.
-		e.opM(true, []byte{0x8b}, rBX, mem{base: rBX, index: noIndex, disp: offExcPA})
-		e.aluImm(aluSUB, true, rBX, RAMBase)
-		e.aluImm(aluAND, true, rBX, -64) // ergMask
-		e.opR(true, []byte{0x8b}, rCX, rDX)
-		e.aluImm(aluAND, true, rCX, -64) // ergMask
-		e.alu(aluCMP, true, rBX, rCX)
-		below := e.jcc(ccB)
-		e.opM(true, []byte{0x8d}, rCX, mem{base: rDX, index: noIndex, disp: int32(span - 1)}) // lea rcx, [rdx+span-1]
-		e.aluImm(aluAND, true, rCX, -64)                                                      // ergMask
-		e.alu(aluCMP, true, rBX, rCX)
-		e.bail(ccBE, k)
-		e.here(below)
-		e.here(skip)
-		e.here(self)
-	}
-	if host { // back: DX = offset + ram - va
-		e.movImm(rCX, ram)
-		e.alu(aluADD, true, rDX, rCX)
-		e.alu(aluSUB, true, rDX, rAX)
-	}
-	e.here(none)
+	e.outOfLine(ccNE, func() {
+		ram := uint64(addrOf(m.ram))
+		if host { // DX = host + va - ram
+			e.alu(aluADD, true, rDX, rAX)
+			e.movImm(rCX, ram)
+			e.alu(aluSUB, true, rDX, rCX)
+		}
+		for _, o := range m.cpus {
+			base := uint64(uintptr(unsafe.Pointer(o)))
+			e.movImm(rBX, base)
+			e.alu(aluCMP, true, rBX, rDI)
+			self := e.jcc(ccE)
+			e.opM(false, []byte{0x80}, aluCMP, mem{base: rBX, index: noIndex, disp: offExcValid}) // cmp byte [valid], 0
+			e.raw(0)
+			skip := e.jcc(ccE)
+			// The reserved granule's RAM offset, against the store's first
+			// and last granules.
+			e.opM(true, []byte{0x8b}, rBX, mem{base: rBX, index: noIndex, disp: offExcPA})
+			e.aluImm(aluSUB, true, rBX, RAMBase)
+			e.aluImm(aluAND, true, rBX, -64) // ergMask
+			e.opR(true, []byte{0x8b}, rCX, rDX)
+			e.aluImm(aluAND, true, rCX, -64) // ergMask
+			e.alu(aluCMP, true, rBX, rCX)
+			below := e.jcc(ccB)
+			e.opM(true, []byte{0x8d}, rCX, mem{base: rDX, index: noIndex, disp: int32(span - 1)}) // lea rcx, [rdx+span-1]
+			e.aluImm(aluAND, true, rCX, -64)                                                      // ergMask
+			e.alu(aluCMP, true, rBX, rCX)
+			e.bail(ccBE, k)
+			e.here(below)
+			e.here(skip)
+			e.here(self)
+		}
+		if host { // back: DX = offset + ram - va
+			e.movImm(rCX, ram)
+			e.alu(aluADD, true, rDX, rCX)
+			e.alu(aluSUB, true, rDX, rAX)
+		}
+	})
 }
 
 // load loads 1<<lg bytes at a (what access returned, plus a
