@@ -215,8 +215,18 @@ func (e *emitter) rex(w bool, r, x, b int) {
 func (e *emitter) opM(w bool, op []byte, r int, m mem) {
 	e.rex(w, r, max(m.index, 0), m.base)
 	e.b = append(e.b, op...)
+	// The shortest displacement: none, 8 bits or 32. (Shorter code:
+	// more of the kernel's fits the instruction cache.) A base of BP or
+	// R13 without one would mean another mode.
+	mod, disp := byte(0x80), 4
+	switch {
+	case m.disp == 0 && m.base&7 != 5:
+		mod, disp = 0, 0
+	case m.disp == int32(int8(m.disp)):
+		mod, disp = 0x40, 1
+	}
 	if m.index == noIndex && m.base&7 != 4 {
-		e.b = append(e.b, 0x80|byte(r&7)<<3|byte(m.base&7))
+		e.b = append(e.b, mod|byte(r&7)<<3|byte(m.base&7))
 	} else {
 		idx, ss := byte(4), byte(0)
 		if m.index != noIndex {
@@ -225,9 +235,14 @@ func (e *emitter) opM(w bool, op []byte, r int, m mem) {
 				ss++
 			}
 		}
-		e.b = append(e.b, 0x80|byte(r&7)<<3|4, ss<<6|idx<<3|byte(m.base&7))
+		e.b = append(e.b, mod|byte(r&7)<<3|4, ss<<6|idx<<3|byte(m.base&7))
 	}
-	e.imm32(m.disp)
+	switch disp {
+	case 1:
+		e.raw(byte(m.disp))
+	case 4:
+		e.imm32(m.disp)
+	}
 }
 
 // opR emits op with ModRM reg field r and register operand rm.
@@ -420,6 +435,11 @@ func (e *emitter) alu(op byte, w bool, dst, src int) { e.opR(w, []byte{op*8 + 1}
 
 // aluImm emits "op dst, imm".
 func (e *emitter) aluImm(op byte, w bool, dst int, imm int32) {
+	if imm == int32(int8(imm)) {
+		e.opR(w, []byte{0x83}, int(op), dst) // sign-extended imm8
+		e.raw(byte(imm))
+		return
+	}
 	e.opR(w, []byte{0x81}, int(op), dst)
 	e.imm32(imm)
 }

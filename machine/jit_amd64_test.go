@@ -50,6 +50,16 @@ func TestEmitterEncodings(t *testing.T) {
 		{func(e *emitter) { e.alu(aluSUB, true, rSI, rCX) }, "sub rsi, rcx"},
 		{func(e *emitter) { e.alu(aluXOR, false, rAX, r9) }, "xor eax, r9d"},
 		{func(e *emitter) { e.aluImm(aluCMP, true, r10, 4) }, "cmp r10, 0x4"},
+		// The shortest immediates and displacements, and the bases that
+		// need a displacement byte (R13) or a SIB byte (R12) with none.
+		{func(e *emitter) { e.aluImm(aluAND, true, rBX, -64) }, "and rbx, -0x40"},
+		{func(e *emitter) { e.aluImm(aluAND, false, rCX, 0xff) }, "and ecx, 0xff"},
+		{func(e *emitter) { e.aluImm(aluADD, true, rSI, 128) }, "add rsi, 0x80"},
+		{func(e *emitter) { e.opM(true, []byte{0x8b}, rAX, mem{base: r11 + 2, index: noIndex}) }, "mov rax, qword ptr [r13]"},
+		{func(e *emitter) { e.opM(true, []byte{0x8b}, rAX, mem{base: r11 + 1, index: noIndex}) }, "mov rax, qword ptr [r12]"},
+		{func(e *emitter) { e.opM(true, []byte{0x8b}, rAX, mem{base: r11 + 1, index: noIndex, disp: -128}) }, "mov rax, qword ptr [r12-0x80]"},
+		{func(e *emitter) { e.opM(true, []byte{0x8b}, rAX, mem{base: rDX, index: rAX, scale: 1, disp: 127}) }, "mov rax, qword ptr [rdx+rax+0x7f]"},
+		{func(e *emitter) { e.opM(true, []byte{0x8b}, rAX, mem{base: rDX, index: noIndex, disp: 128}) }, "mov rax, qword ptr [rdx+0x80]"},
 		{func(e *emitter) { e.aluConst(aluAND, true, rAX, 0xff00ff00ff00ff00) }, "mov rcx, 0xff00ff00ff00ff00; and rax, rcx"},
 		{func(e *emitter) { e.aluConst(aluOR, false, rSI, 0xffff0000) }, "or esi, -0x10000"},
 		{func(e *emitter) { e.shift(2, true, rDX, 63) }, "sar rdx, 0x3f"},
