@@ -159,6 +159,10 @@ type emitter struct {
 	// jumps is the offset in CPU of the jump cache table (its EL's) the
 	// block's branches look up, or 0 if they do not.
 	jumps int32
+	// spAligned: the code so far checked that SP is 16-byte aligned,
+	// and moved it by multiples of 16 since, so an access through SP
+	// needs no check again (checkSP).
+	spAligned bool
 }
 
 // bailRef is a rel32 at b[at:] that must jump to the exit before
@@ -330,6 +334,9 @@ func (e *emitter) read(s uint8) {
 
 // wrote notes a write to slot s: to write back at exits, if s is cached.
 func (e *emitter) wrote(s uint8) {
+	if s == regSP {
+		e.spAligned = false
+	}
 	e.writes |= 1 << s
 	if e.host[s] != 0 {
 		e.written |= 1 << s
@@ -375,6 +382,27 @@ func (e *emitter) writeBack(set uint64) {
 		if h != 0 && set&(1<<s) != 0 {
 			e.opM(true, []byte{0x89}, int(h), reg(uint8(s)))
 		}
+	}
+}
+
+// checkSP bails before instruction k, an access through SP, if SP is
+// not 16-byte aligned (a misaligned SP may fault, SCTLR_EL1.SA: the
+// interpreter decides), unless the code checked it already.
+func (e *emitter) checkSP(k int) {
+	if !e.spAligned {
+		e.testSPAligned()
+		e.bail(ccNE, k)
+		e.spAligned = true
+	}
+}
+
+// stBase writes SI, the written-back base address, to base register rn,
+// which moved by imm: by a multiple of 16, SP stays as aligned as it was.
+func (e *emitter) stBase(rn uint8, imm uint64) {
+	aligned := e.spAligned && imm%16 == 0
+	e.st(rn, rSI)
+	if rn == regSP {
+		e.spAligned = aligned
 	}
 }
 
@@ -929,11 +957,18 @@ func (e *emitter) emitAddSubImm(_ *CPU, in *inst, _ int, _ uint64) {
 	if in.op == opSUBi || in.op == opSUBSi {
 		op = aluSUB
 	}
+	flags := in.op == opADDSi || in.op == opSUBSi
+	aligned := e.spAligned && rd == regSP && rn == regSP && in.imm%16 == 0
 	x := e.into(rd, rSI)
 	e.ldFor(x, rn, sf)
-	e.aluImm(op, sf, x, int32(in.imm))
+	if in.imm != 0 || !sf || flags { // (MOV to or from SP is ADD #0)
+		e.aluImm(op, sf, x, int32(in.imm))
+	}
 	e.st(rd, x)
-	if in.op == opADDSi || in.op == opSUBSi {
+	if aligned {
+		e.spAligned = true
+	}
+	if flags {
 		e.storeNZCV(flagsAfter(op))
 	}
 }
@@ -1369,8 +1404,7 @@ func (e *emitter) emitDCZVA(c *CPU, a *sysArgs, k int, _ uint64) {
 // before the monitor changes.
 func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 	if a.pre&preSP != 0 {
-		e.testSPAligned()
-		e.bail(ccNE, k)
+		e.checkSP(k)
 	}
 	if c.par {
 		e.stxrParallel(c, a, k)
@@ -1762,9 +1796,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	rd, rn := in.rd, in.rn
 	size := 1 << lg
 	if in.pre&preSP != 0 {
-		// A misaligned SP may fault (SCTLR_EL1.SA): the interpreter decides.
-		e.testSPAligned()
-		e.bail(ccNE, k)
+		e.checkSP(k)
 	}
 	// AX: the address; SI: the base register's written-back value.
 	writeback := false
@@ -1817,7 +1849,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			e.store(x, lg, at)
 			e.store(y, lg, at.plus(int32(size)))
 			if writeback {
-				e.st(rn, rSI)
+				e.stBase(rn, in.imm)
 			}
 			e.codeCheck(c, k)
 			return
@@ -1832,7 +1864,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		e.load(x, lg, ext, at)
 		e.load(y, lg, ext, at.plus(int32(size)))
 		if writeback {
-			e.st(rn, rSI)
+			e.stBase(rn, in.imm)
 		}
 		e.st(rd, x)
 		e.st(rt2, y)
@@ -1854,7 +1886,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			e.store(x, lg, at)
 		}
 		if writeback {
-			e.st(rn, rSI)
+			e.stBase(rn, in.imm)
 		}
 		e.codeCheck(c, k)
 	default:
@@ -1864,7 +1896,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		}
 		e.load(x, lg, ext, e.access(c, k, size, false, false))
 		if writeback {
-			e.st(rn, rSI)
+			e.stBase(rn, in.imm)
 		}
 		e.st(rd, x)
 	}

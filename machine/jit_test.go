@@ -160,9 +160,12 @@ func TestTranslationRandomState(t *testing.T) {
 					g.emit(rng.Uint32(), "")
 					break
 				}
-				// SP-based (LDR, STR, STP pre-index, LDP post-index): SP
-				// may be misaligned, with SCTLR_EL1.SA on or off.
-				g.emit([]uint32{0xf94007e0, 0xf90003e1, 0xa9bf07e0, 0xa8c107e0}[rng.IntN(4)], "")
+				// SP-based (LDR, STR, STP pre-index, LDP post-index, LDR
+				// post-index by 8), and SP moved (ADD #8, SUB #16, MOV
+				// from x1): SP may be misaligned, with SCTLR_EL1.SA on or
+				// off, and translated code checks it only after a move
+				// that may misalign it.
+				g.emit([]uint32{0xf94007e0, 0xf90003e1, 0xa9bf07e0, 0xa8c107e0, 0xf84087e0, 0x910023ff, 0xd10043ff, 0x9100003f}[rng.IntN(8)], "")
 			default:
 				if rng.IntN(3) == 0 {
 					g.emit([]uint32{0xd65f03c0, 0xd63f03c0}[rng.IntN(2)], "") // RET, BLR x30
@@ -1026,6 +1029,49 @@ func TestTranslatedFlagsToBranch(t *testing.T) {
 			}
 			if want, got := run(true), run(false); got != want {
 				t.Errorf("%s; %s: translated %+x, interpreted %+x", setter, insn, got, want)
+			}
+		}
+	}
+}
+
+// TestTranslatedSPCheckAfterMove: translated code checks SP's alignment
+// once, until an instruction moves SP by other than a multiple of 16.
+// Each block misaligns SP that way before an access through it: warm
+// with SCTLR_EL1.SA clear (the access bails to the interpreter, which
+// allows it), then with SA set the access must take the SP alignment
+// fault, translated as interpreted.
+func TestTranslatedSPCheckAfterMove(t *testing.T) {
+	for _, move := range []string{"add sp, sp, #8", "ldr x5, [sp], #8", "mov sp, x4"} {
+		for _, interpret := range []bool{true, false} {
+			m, c, _ := newTestMachineWith(t, prog(
+				"str x1, [sp, #-16]!", // checks SP
+				move,
+				"ldr x0, [sp]",
+				"mov sp, x6", // back
+				"subs x2, x2, #1",
+				"b.ne #-20",
+				"b #0",
+			), Config{Interpret: interpret})
+			c.SetSysReg(SCTLR_EL1, c.SysReg(SCTLR_EL1)&^sctlrSA)
+			sp := uint64(testData + 0x1000)
+			c.SetX(regSP, sp)
+			c.SetX(4, sp-8)
+			c.SetX(6, sp)
+			c.SetX(2, 10)
+			if err := m.Step(60); err != nil {
+				t.Fatal(err)
+			}
+			if c.PC() != testCode+24 {
+				t.Fatalf("%s: warm-up ended at pc %#x, ESR %#x", move, c.PC(), c.SysReg(ESR_EL1))
+			}
+			c.SetSysReg(SCTLR_EL1, c.SysReg(SCTLR_EL1)|sctlrSA)
+			c.SetPC(testCode)
+			c.SetX(2, 5)
+			if err := m.Step(6); err != nil {
+				t.Fatal(err)
+			}
+			if esr, elr := c.SysReg(ESR_EL1), c.SysReg(ELR_EL1); esr>>26 != ecSPAlign || elr != testCode+8 {
+				t.Errorf("%s, interpret %v: ESR %#x ELR %#x, want the SP alignment fault at %#x", move, interpret, esr, elr, testCode+8)
 			}
 		}
 	}
