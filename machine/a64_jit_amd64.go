@@ -9,6 +9,8 @@ func translatable(in *inst, el uint8) bool {
 	switch in.op {
 	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opDMB, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCCMN, opCCMP, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opREV16, opREV32, opREV, opMADD, opMSUB, opSMADDL, opSMSUBL, opUMADDL, opUMSUBL, opSMULH, opUMULH:
 		return true
+	case opBRK:
+		return jitAtEL1(in, el)
 	case opMSRi:
 		return jitMSRiOK((*pstateArgs)(in), el)
 	case opDCZVA:
@@ -17,6 +19,8 @@ func translatable(in *inst, el uint8) bool {
 		return jitMRSOK((*sysArgs)(in), el)
 	case opMSR:
 		return jitMSROK((*sysArgs)(in), el)
+	case opERET:
+		return jitAtEL1(in, el)
 	case opSTP:
 		return jitPairOK((*pairArgs)(in), el)
 	case opLDP:
@@ -50,6 +54,8 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.emitBL(c, in, k, pc)
 	case opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond:
 		e.emitCondBranch(c, in, k, pc)
+	case opBRK:
+		e.emitBRK(c, in, k, pc)
 	case opNOP:
 		e.emitNOP(c, in, k, pc)
 	case opDMB:
@@ -64,6 +70,8 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.emitMSR(c, (*sysArgs)(in), k, pc)
 	case opBR, opBLR, opRET:
 		e.emitBranchReg(c, in, k, pc)
+	case opERET:
+		e.emitERET(c, in, k, pc)
 	case opLDXR, opLDAR, opSTLR, opLDRlit, opSTP, opLDP, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg:
 		e.emitMem(c, in, k, pc)
 	case opSTXR:

@@ -49,6 +49,8 @@ const (
 	offExcVal   = int32(unsafe.Offsetof(CPU{}.excVal))
 
 	offDAIF  = int32(unsafe.Offsetof(CPU{}.daif))
+	offSS    = int32(unsafe.Offsetof(CPU{}.ss))
+	offIL    = int32(unsafe.Offsetof(CPU{}.il))
 	offSPSel = int32(unsafe.Offsetof(CPU{}.spsel))
 	offSPEL0 = int32(unsafe.Offsetof(CPU{}.spEL0))
 	offIndex = int32(unsafe.Offsetof(CPU{}.index))
@@ -804,6 +806,9 @@ func jitMSRiOK(a *pstateArgs, el uint8) bool {
 
 func jitEL1(_ *sysArgs, el uint8) bool { return el == 1 }
 
+// jitAtEL1: BRK and ERET at EL1, which stay at EL1 (see emitBRK).
+func jitAtEL1(_ *inst, el uint8) bool { return el == 1 }
+
 // jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
 func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 3 }
 
@@ -1244,6 +1249,101 @@ func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
 		e.jumpReg()
 	}
 	e.ret(jitTaken)
+}
+
+// emitBRK translates BRK at EL1 as exception entry to EL1 with SP_EL1
+// (enterEL1 with the BRK's syndrome): a kprobe's two BRKs a hit (the
+// probe's, the step's), taken by the kernel that placed them. Left to
+// the interpreter, each cost a return to runFast and back. Any other
+// state (SP_EL0 selected, a step or illegal state pending) bails to the
+// interpreter. The EL stays, so the code goes on through the jump cache
+// to the vector.
+func (e *emitter) emitBRK(c *CPU, in *inst, k int, pc uint64) {
+	e.spselEL1(k)
+	// SPSR_EL1: PSTATE as PSTATE() makes it, EL1h.
+	e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offNZCV)) // movzx eax, byte [nzcv]
+	e.shift(0, false, rAX, 28)
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
+	e.shift(0, false, rCX, 6)
+	e.alu(aluOR, false, rAX, rCX)
+	e.aluImm(aluOR, false, rAX, 1<<2|1) // EL1, SP_EL1
+	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(SPSR_EL1)))
+	e.movImm(rAX, uint64(ecBRK64)<<26|1<<25|in.imm&0xffff)
+	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ESR_EL1)))
+	e.movImm(rAX, pc)
+	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ELR_EL1)))
+	e.opM(false, []byte{0xc6}, 0, field(offDAIF)) // mov byte [daif], 0xf
+	e.raw(0xf)
+	e.dropMonitor(c)
+	e.movImm(rAX, uint64(uintptr(unsafe.Pointer(&c.m.exceptions))))
+	e.raw(0xf0)                                                  // lock
+	e.opM(true, []byte{0xff}, 0, mem{base: rAX, index: noIndex}) // inc qword [rax]
+	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
+	e.aluImm(aluADD, true, rAX, 0x200) // current EL with SP_ELx
+	e.writeBack(e.written)
+	e.stPC(rAX)
+	e.aluImm(aluSUB, true, r10, int32(k+1))
+	if e.jumps != 0 {
+		e.jumpReg() // (interrupts are masked now)
+	}
+	e.ret(jitTaken)
+}
+
+// emitERET translates ERET at EL1 that returns to EL1 with SP_EL1, from
+// SP_EL1, with no step or illegal state to restore: the return from an
+// exception the kernel took in the kernel (a kprobe hit makes two), as
+// eret and then pollIRQ do. Any other return (to EL0, above all) bails
+// to the interpreter.
+func (e *emitter) emitERET(c *CPU, in *inst, k int, pc uint64) {
+	e.spselEL1(k)
+	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(SPSR_EL1)))
+	e.opR(false, []byte{0x8b}, rCX, rAX) // mov ecx, eax
+	e.aluImm(aluAND, false, rCX, 0x1f|spsrSS|spsrIL)
+	e.aluImm(aluCMP, false, rCX, 1<<2|1) // EL1h
+	e.bail(ccNE, k)
+	e.dropMonitor(c)
+	e.opR(false, []byte{0x8b}, rCX, rAX) // mov ecx, eax
+	e.shift(1, false, rCX, 28)
+	e.opM(false, []byte{0x88}, rCX, field(offNZCV)) // mov byte [nzcv], cl
+	e.shift(1, false, rAX, 6)
+	e.aluImm(aluAND, false, rAX, 0xf)
+	e.opM(false, []byte{0x88}, rAX, field(offDAIF)) // mov byte [daif], al
+	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(ELR_EL1)))
+	e.writeBack(e.written)
+	e.stPC(rAX)
+	e.aluImm(aluSUB, true, r10, int32(k+1))
+	e.irqCheck() // what the restored DAIF unmasks
+	if e.jumps != 0 {
+		e.jumpReg()
+	}
+	e.ret(jitTaken)
+}
+
+// spselEL1 bails before instruction k unless PSTATE selects SP_EL1 and
+// no step or illegal state is pending: exception entry and return
+// without a change of stack or debug state.
+func (e *emitter) spselEL1(k int) {
+	e.opM(false, []byte{0x80}, aluCMP, field(offSPSel)) // cmp byte [spsel], 1
+	e.raw(1)
+	e.bail(ccNE, k)
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offSS)) // movzx ecx, byte [ss]
+	e.opM(false, []byte{0x0a}, rCX, field(offIL))       // or cl, byte [il]
+	e.bail(ccNE, k)
+}
+
+// dropMonitor clears this CPU's exclusive monitor, as clearExclusive.
+// Clobbers BX.
+func (e *emitter) dropMonitor(c *CPU) {
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
+	e.raw(0)
+	none := e.jcc(ccE)
+	if c.par { // (which counts no reservations)
+		e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
+		e.raw(0)
+	} else {
+		e.clearExclusive(c)
+	}
+	e.here(none)
 }
 
 // emitCondBranch translates Bcond, CBZ, CBNZ, TBZ, TBNZ.

@@ -1076,3 +1076,74 @@ func TestTranslatedSPCheckAfterMove(t *testing.T) {
 		}
 	}
 }
+
+// TestTranslatedExceptionEntryReturn runs a loop that takes a BRK to a
+// handler that returns past it with ERET, as a kprobe hit does, with
+// the exclusive monitor set across it: translated (BRK and ERET at EL1
+// with SP_EL1 stay in translated code), and interpreted. Both must end
+// in the same state; translated, the loop must not return to runFast
+// each time. With SP_EL0 selected (EL1t), translated code leaves BRK
+// and ERET to the interpreter.
+func TestTranslatedExceptionEntryReturn(t *testing.T) {
+	const vbar = testCode + 0x800
+	handler := prog(
+		"stxr w9, x3, [x8]", // fails: the exception cleared the monitor
+		"add x13, x13, x9",
+		"mrs x5, esr_el1", "mrs x6, elr_el1", "mrs x7, spsr_el1",
+		"add x6, x6, #4", "msr elr_el1, x6",
+		"add x11, x11, x5", "add x12, x12, x7",
+		"cmp x5, #0", // flags for ERET to restore
+		"eret",
+	)
+	for _, mode := range []uint64{5, 4} { // EL1h, EL1t
+		type result struct {
+			x                  [15]uint64
+			pc, pstate, insns  uint64
+			esr, elr, spsr, ex uint64
+		}
+		run := func(interpret bool) (r result, entries uint64) {
+			m, c, _ := newTestMachineWith(t, prog(
+				"adds x1, x1, #1",
+				"ldxr x3, [x8]",
+				"brk #0x123",
+				"cinc x14, x14, cs", // C as ERET restored it
+				"stxr w4, x3, [x8]", // fails: the exception cleared the monitor
+				"add x10, x10, x4",
+				"subs x2, x2, #1",
+				"b.ne #-28",
+				"b #0",
+			), Config{Interpret: interpret})
+			for _, off := range []uint64{0, 0x200} {
+				for i, w := range handler {
+					mustWrite32(t, m, vbar+off+uint64(4*i), w)
+				}
+			}
+			c.SetSysReg(VBAR_EL1, vbar)
+			c.SetPSTATE(mode | 1<<30) // Z set, DAIF clear
+			c.SetX(1, ^uint64(0)-50)  // so that ADDS sets C and Z on the way
+			c.SetX(2, 200)
+			c.SetX(8, testData)
+			c.SetX(regSP, testData+0x1000)
+			if err := m.Step(200 * 20); err != nil {
+				t.Fatal(err)
+			}
+			for i := range r.x {
+				r.x[i] = c.X(i)
+			}
+			r.pc, r.pstate, r.insns = c.PC(), c.PSTATE(), m.Stats().Instructions
+			r.esr, r.elr, r.spsr, r.ex = c.SysReg(ESR_EL1), c.SysReg(ELR_EL1), c.SysReg(SPSR_EL1), m.Stats().Exceptions
+			return r, m.Stats().BlockEntries
+		}
+		want, _ := run(true)
+		got, entries := run(false)
+		if want.pc != testCode+32 || want.x[2] != 0 || want.x[10] != 200 || want.x[13] != 200 || want.ex != 200 {
+			t.Fatalf("mode %d: interpreted %+v: want the loop done, 400 failed STXRs, 200 exceptions", mode, want)
+		}
+		if got != want {
+			t.Errorf("mode %d: translated %+v\ninterpreted %+v", mode, got, want)
+		}
+		if mode == 5 && entries > 20 {
+			t.Errorf("mode %d: %d entries into translated code for 200 exceptions", mode, entries)
+		}
+	}
+}
