@@ -1331,18 +1331,18 @@ func (e *emitter) spselEL1(k int) {
 	e.bail(ccNE, k)
 }
 
-// dropMonitor clears this CPU's exclusive monitor, as clearExclusive.
-// Clobbers BX.
+// dropMonitor clears this CPU's exclusive monitor, set or not, as the
+// interpreter's clearExclusive. Clobbers BX.
 func (e *emitter) dropMonitor(c *CPU) {
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
-	e.raw(0)
-	none := e.jcc(ccE)
 	if c.par { // (which counts no reservations)
 		e.opM(false, []byte{0xc6}, 0, field(offExcValid)) // mov byte [valid], 0
 		e.raw(0)
-	} else {
-		e.clearExclusive(c)
+		return
 	}
+	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid)) // cmp byte [valid], 0
+	e.raw(0)
+	none := e.jcc(ccE)
+	e.clearExclusive(c)
 	e.here(none)
 }
 
@@ -1519,11 +1519,7 @@ func (e *emitter) emitSTXR(c *CPU, a *exclStoreArgs, k int, _ uint64) {
 	for _, f := range fails {
 		e.here(f)
 	}
-	e.opM(false, []byte{0x80}, aluCMP, field(offExcValid))
-	e.raw(0)
-	invalid := e.jcc(ccE)
-	e.clearExclusive(c)
-	e.here(invalid)
+	e.dropMonitor(c)
 	e.setReg(a.status(), 1)
 	e.here(done)
 }
