@@ -10,17 +10,17 @@ func translatable(in *inst, el uint8) bool {
 	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opDMB, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCCMN, opCCMP, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opREV16, opREV32, opREV, opMADD, opMSUB, opSMADDL, opSMSUBL, opUMADDL, opUMSUBL, opSMULH, opUMULH:
 		return true
 	case opBRK:
-		return jitAtEL1(in, el)
+		return jitEL1(in, el)
 	case opMSRi:
 		return jitMSRiOK((*pstateArgs)(in), el)
 	case opDCZVA:
-		return jitEL1((*sysArgs)(in), el)
+		return jitEL1(in, el)
 	case opMRS:
 		return jitMRSOK((*sysArgs)(in), el)
 	case opMSR:
 		return jitMSROK((*sysArgs)(in), el)
 	case opERET:
-		return jitAtEL1(in, el)
+		return jitEL1(in, el)
 	case opSTP:
 		return jitPairOK((*pairArgs)(in), el)
 	case opLDP:

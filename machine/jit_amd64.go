@@ -804,10 +804,8 @@ func jitMSRiOK(a *pstateArgs, el uint8) bool {
 	return el == 1 && (a.field() == pstateDAIFSet || a.field() == pstateDAIFClr)
 }
 
-func jitEL1(_ *sysArgs, el uint8) bool { return el == 1 }
-
-// jitAtEL1: BRK and ERET at EL1, which stay at EL1 (see emitBRK).
-func jitAtEL1(_ *inst, el uint8) bool { return el == 1 }
+// jitEL1: DC ZVA, and BRK and ERET, which stay at EL1 (see emitBRK).
+func jitEL1[T any](_ *T, el uint8) bool { return el == 1 }
 
 // jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
 func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 3 }
