@@ -119,6 +119,7 @@ func (c *CPU) clearJumps() {
 		c.clearJumpsEL(el)
 		c.jumps.gen[el] = 0
 	}
+	c.jumps.noBounds()
 }
 
 // clearJumpsEL clears the table and pages of EL el.
@@ -129,9 +130,6 @@ func (c *CPU) clearJumpsEL(el int) {
 	}
 	for i := range c.jumps.pages[el] {
 		c.jumps.pages[el][i] = fetchEntry{tag: jumpEmpty}
-	}
-	if el == 1 {
-		c.jumps.lo, c.jumps.hi, c.jumps.paLo, c.jumps.paHi = ^uint64(0), 0, ^uint64(0), 0
 	}
 }
 
@@ -146,10 +144,16 @@ func (c *CPU) flushJumpsEL(el int) {
 	g := (c.jumps.gen[el] + 4) & jumpGenMask
 	if g == 0 {
 		c.clearJumpsEL(el)
-	} else if el == 1 {
-		c.jumps.lo, c.jumps.hi, c.jumps.paLo, c.jumps.paHi = ^uint64(0), 0, ^uint64(0), 0
 	}
 	c.jumps.gen[el] = g
+	if el == 1 {
+		c.jumps.noBounds()
+	}
+}
+
+// noBounds empties EL1's bounds (lo, hi, paLo, paHi): its table is empty.
+func (j *jumpCache) noBounds() {
+	j.lo, j.hi, j.paLo, j.paHi = ^uint64(0), 0, ^uint64(0), 0
 }
 
 // keepJumpPage widens EL1's bounds (jumpCache.lo, hi, paLo, paHi) to
