@@ -675,17 +675,14 @@ func (c *CPU) dropNonGlobal() {
 }
 
 // dropUTLBVA drops the micro-TLB entries of pages in [lo, hi]. Bits
-// [63:56] are not compared: a tag may carry a top byte.
+// [63:56] are not compared: a tag may carry a top byte. (An entry's
+// wtag is its rtag or invalid: the rtag says which page it is.)
 func (c *CPU) dropUTLBVA(lo, hi uint64) {
 	const va = 1<<56 - 1
-	lo, hi = lo&va, hi&va
+	lo, hi = lo&va, hi&va|0xfff
 	for i := range c.utlb {
-		e := &c.utlb[i]
-		for _, t := range [2]uint64{e.rtag, e.wtag} {
-			if t != utlbInvalid && lo <= t&va && t&va <= hi|0xfff {
-				*e = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
-				break
-			}
+		if t := c.utlb[i].rtag & va; c.utlb[i].rtag != utlbInvalid && lo <= t && t <= hi {
+			c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
 		}
 	}
 }
