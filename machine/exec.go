@@ -134,7 +134,7 @@ func (c *CPU) run(budget uint64) uint64 {
 // (jit.go) it enters translated code at each block it can, and
 // interprets the instructions that code leaves to it.
 func (c *CPU) runFast(budget uint64) uint64 {
-	var n uint64
+	var n, entries uint64
 	j := c.jit
 	translating := j.enabled()
 	c.runBudget = budget
@@ -170,7 +170,7 @@ loop:
 					c.noteJump(pc, b)
 				}
 				rest, flags, slot := jitEnter(b.code, c, budget-n)
-				j.entries.Store(j.entries.Load() + 1)
+				entries++
 				n = budget - rest
 				pc = c.pc
 				if flags&jitBail == 0 {
@@ -825,6 +825,9 @@ loop:
 		// decodegen:dispatch end
 	}
 	c.retired += n
+	// Published once a slice: an atomic store per entry is a locked
+	// XCHG, a full fence after every block's stores.
+	j.entries.Store(j.entries.Load() + entries)
 	return n
 }
 

@@ -1142,6 +1142,9 @@ func TestTranslatedExceptionEntryReturn(t *testing.T) {
 		if got != want {
 			t.Errorf("mode %d: translated %+v\ninterpreted %+v", mode, got, want)
 		}
+		if entries == 0 {
+			t.Errorf("mode %d: Stats counted no entries into translated code", mode)
+		}
 		if mode == 5 && entries > 20 {
 			t.Errorf("mode %d: %d entries into translated code for 200 exceptions", mode, entries)
 		}
