@@ -93,8 +93,10 @@ runk() { # BINARY
 }
 if [ -n "$COUNT" ]; then
 	# irefs DIR BINARY BENCH BENCHTIME: the host instructions of one run.
+	# (Valgrind has no RDTSCP, which Go 1.26's runtime uses for cputicks
+	# where the CPU has it: without cpu.rdtscp=off the run dies of SIGILL.)
 	irefs() {
-		(cd "$1" && valgrind --tool=cachegrind --cache-sim=no --smc-check=all-non-file \
+		(cd "$1" && GODEBUG=cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no --smc-check=all-non-file \
 			--cachegrind-out-file=/dev/null "$2" -test.run '^$' -test.bench "$3" -test.benchtime "$4" 2>&1 |
 			awk '/I +refs:/ { gsub(",", "", $NF); print $NF }')
 	}
@@ -103,7 +105,7 @@ if [ -n "$COUNT" ]; then
 		irefs "$2" "$tmp/new.test$3" "$4" "$5" >"$tmp/$1.new"
 		wait
 		awk -v what="$1" -v b="$(cat "$tmp/$1.base")" -v n="$(cat "$tmp/$1.new")" 'BEGIN {
-			printf "%s host instructions: base %d, new %d, new/base %.4f\n", what, b, n, n / b }'
+			printf "%s host instructions: base %.0f, new %.0f, new/base %.4f\n", what, b, n, n / b }'
 	}
 	count coremark machine "" '^BenchmarkCoreMark$' "${ITER}x"
 	if [ -n "$KERNEL" ]; then
