@@ -76,11 +76,11 @@ type jumpCache struct {
 	// (an exception's vector, an ERET, a branch the tables miss) skips
 	// the translation: a kprobe hit makes some eight.
 	pages [2][jumpPages]fetchEntry
-	// gen is each table's generation, in pc bits [13:2]: an entry's tag
-	// is its pc ^ gen. Entries of an older generation sit in the slot
-	// jumpIndex picks for their pc, so their tags differ from any
-	// current one's there (see jumpIndex), until the generations wrap,
-	// when the table is cleared.
+	// gen is each table's generation, in pc bits [12:2]: an entry's tag
+	// is its pc ^ gen. Entries of an older generation sit in the set
+	// jumpSet picks for their pc, so their tags differ from any current
+	// one's there (see jumpSet), until the generations wrap, when the
+	// table is cleared.
 	gen [2]uint64
 	// lo and hi bound the virtual pages of EL1's entries (pcs and
 	// pages) since its last emptying, paLo and paHi their physical
@@ -89,8 +89,8 @@ type jumpCache struct {
 	lo, hi, paLo, paHi uint64
 }
 
-// jumpEntry is one jumpCache slot: the block at tag ^ gen, entered at
-// chain.
+// jumpEntry is one way of a jumpCache set: the block at tag ^ gen,
+// entered at chain.
 type jumpEntry struct {
 	tag   uint64 // jumpEmpty when empty
 	chain uintptr
@@ -106,10 +106,13 @@ type fetchEntry struct {
 
 const (
 	jumpPages     = 64 // pages entries per EL, indexed by VA bits [17:12]
-	jumpBits      = 12
-	jumpSize      = 1 << jumpBits      // entries per EL, indexed by jumpIndex
-	jumpEntrySize = 16                 // bytes: translated code indexes the tables
-	jumpGenMask   = (jumpSize - 1) * 4 // pc bits [13:2]
+	jumpSetBits   = 11
+	jumpSets      = 1 << jumpSetBits    // sets per EL, indexed by jumpSet
+	jumpWays      = 2                   // entries per set, side by side
+	jumpSize      = jumpSets * jumpWays // entries per EL
+	jumpEntrySize = 16                  // bytes: translated code indexes the tables
+	jumpSetSize   = jumpWays * jumpEntrySize
+	jumpGenMask   = (jumpSets - 1) * 4 // pc bits [12:2]
 	jumpEmpty     = 1                  // no aligned pc ^ gen matches; translated code checks alignment
 )
 
@@ -175,34 +178,46 @@ func (c *CPU) dropJumpsVA(lo, hi uint64) {
 	}
 }
 
-// jumpIndex returns the jump cache slot of pc: its bits [13:2] folded
-// with bits [25:14]. The kernel workload keeps thousands of blocks hot,
-// many at like offsets of different pages: indexed by bits [11:2]
-// alone, 1,024 slots, some 2,700 per million instructions of its exits
-// from translated code missed on a slot another pc held; folded, in
-// 4,096 slots, some 740 (in 8,192, 280, but no faster). An older
-// generation's entry still never matches: two pcs of one slot differ in
-// [13:2] exactly as in [25:14], and generations differ in [13:2] alone.
-func jumpIndex(pc uint64) uint64 {
-	return (pc ^ pc>>jumpBits) >> 2 & (jumpSize - 1)
+// jumpSet returns the jump cache set of pc: its bits [12:2] folded with
+// bits [23:13]. The kernel workload keeps thousands of blocks hot, many
+// at like offsets of different pages: indexed by bits [11:2] alone,
+// 1,024 slots, some 2,700 per million instructions of its exits from
+// translated code missed on a slot another pc held; folded, in 4,096
+// slots, some 740 (in 8,192, 280, but no faster: a bigger CPU). Two ways
+// a set take the pairs that still met, such as two functions of a
+// kprobe hit's path that shared a slot and cost a miss every hit. An
+// older generation's entry still never matches: two pcs of one set
+// differ in [12:2] exactly as in [23:13], and generations differ in
+// [12:2] alone.
+func jumpSet(pc uint64) uint64 {
+	return (pc ^ pc>>jumpSetBits) >> 2 & (jumpSets - 1)
 }
 
 // jumpHit reports whether the jump cache holds the block at pc for the
 // current EL. runFast inlines it.
 func (c *CPU) jumpHit(pc uint64) bool {
 	el := c.el & 1
-	return c.jumps.tables[el][jumpIndex(pc)].tag == pc^c.jumps.gen[el]
+	set := c.jumps.tables[el][jumpSet(pc)*jumpWays:][:jumpWays]
+	tag := pc ^ c.jumps.gen[el]
+	return set[0].tag == tag || set[1].tag == tag
 }
 
 // noteJump enters block b, about to run at pc on the current page, in
-// the jump cache, where translated code will find it.
+// the jump cache, where translated code will find it: in the first way
+// of its set, whose entry moves to the second (translated code looks in
+// the first way inline, in the second out of line).
 func (c *CPU) noteJump(pc uint64, b *block) {
 	if !c.pageJumpable() {
 		return
 	}
 	el := c.el & 1
 	c.keepJumpPage()
-	c.jumps.tables[el][jumpIndex(pc)] = jumpEntry{tag: pc ^ c.jumps.gen[el], chain: b.chain}
+	set := c.jumps.tables[el][jumpSet(pc)*jumpWays:][:jumpWays]
+	tag := pc ^ c.jumps.gen[el]
+	if set[0].tag != tag {
+		set[1] = set[0]
+	}
+	set[0] = jumpEntry{tag: tag, chain: b.chain}
 }
 
 // pageJumpable reports whether the jump cache may keep the current page

@@ -623,12 +623,28 @@ func (e *emitter) loopBack(n int) {
 // holds it, and else goes on. Clobbers CX.
 func (e *emitter) jumpConst(target uint64) {
 	e.jumpTag(rCX)
-	slot := mem{base: rDI, index: noIndex, disp: e.jumps + int32(jumpIndex(target))*jumpEntrySize}
-	e.opM(true, []byte{0x39}, rCX, slot) // cmp [slot.tag], rcx
-	miss := e.jcc(ccNE)
-	slot.disp += 8
-	e.opM(false, []byte{0xff}, 4, slot) // jmp [slot.chain]
-	e.here(miss)
+	e.jumpLookup(rCX, mem{base: rDI, index: noIndex, disp: e.jumps + int32(jumpSet(target))*jumpSetSize})
+}
+
+// jumpLookup jumps to the chain entry of the jump cache set at set if
+// one of its ways holds tag, and else goes on: the first way inline,
+// the second out of line, whose miss comes back to the inline miss.
+func (e *emitter) jumpLookup(tag int, set mem) {
+	e.opM(true, []byte{0x39}, tag, set) // cmp [way0.tag], tag
+	e.outOfLine(ccNE, func() {
+		way1 := set
+		way1.disp += jumpEntrySize
+		e.opM(true, []byte{0x39}, tag, way1) // cmp [way1.tag], tag
+		miss := e.jcc(ccNE)
+		way1.disp += 8
+		e.opM(false, []byte{0xff}, 4, way1) // jmp [way1.chain]
+		e.here(miss)
+	})
+	cold := &e.cold[len(e.cold)-1]
+	way0 := set // (set stays for the out-of-line code)
+	way0.disp += 8
+	e.opM(false, []byte{0xff}, 4, way0) // jmp [way0.chain]
+	cold.back = len(e.b)
 }
 
 // jumpReg jumps to the block at the pc in RAX if the jump cache holds
@@ -637,18 +653,14 @@ func (e *emitter) jumpReg() {
 	e.raw(0xa8, 3) // test al, 3: a misaligned pc faults, and matches no entry
 	misaligned := e.jcc(ccNE)
 	e.jumpTag(rBX)
-	// ecx = jumpIndex(rax) * jumpEntrySize
+	// ecx = jumpSet(rax) * jumpSetSize: pc bits [12:2] of the fold, at
+	// bits [15:5]
 	e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
-	e.shift(1, false, rCX, jumpBits)     // shr ecx, jumpBits
+	e.shift(1, false, rCX, jumpSetBits)  // shr ecx, jumpSetBits
 	e.alu(aluXOR, false, rCX, rAX)
-	e.shift(0, false, rCX, 2)
-	e.aluImm(aluAND, false, rCX, (jumpSize-1)*jumpEntrySize)
-	slot := mem{base: rDI, index: rCX, scale: 1, disp: e.jumps}
-	e.opM(true, []byte{0x39}, rBX, slot) // cmp [slot.tag], rbx
-	miss := e.jcc(ccNE)
-	slot.disp += 8
-	e.opM(false, []byte{0xff}, 4, slot) // jmp [slot.chain]
-	e.here(miss)
+	e.shift(0, false, rCX, 3)
+	e.aluImm(aluAND, false, rCX, (jumpSets-1)*jumpSetSize)
+	e.jumpLookup(rBX, mem{base: rDI, index: rCX, scale: 1, disp: e.jumps})
 	e.here(misaligned)
 }
 

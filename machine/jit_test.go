@@ -444,9 +444,9 @@ func TestJumpCacheGenerations(t *testing.T) {
 	var c CPU
 	c.clearJumps()
 	const pc uint64 = 0xffff800000123454
-	const other = pc ^ (1<<2 | 1<<(jumpBits+2)) // the same slot
-	if jumpIndex(pc) != jumpIndex(other) {
-		t.Fatalf("slots %d and %d", jumpIndex(pc), jumpIndex(other))
+	const other = pc ^ (1<<2 | 1<<(jumpSetBits+2)) // the same set
+	if jumpSet(pc) != jumpSet(other) {
+		t.Fatalf("sets %d and %d", jumpSet(pc), jumpSet(other))
 	}
 	b := &block{chain: 0x1000}
 	c.xlate, c.el = true, 1
@@ -1148,5 +1148,71 @@ func TestTranslatedExceptionEntryReturn(t *testing.T) {
 		if mode == 5 && entries > 20 {
 			t.Errorf("mode %d: %d entries into translated code for 200 exceptions", mode, entries)
 		}
+	}
+}
+
+// TestJumpCacheWays: two pcs of one jump cache set both stay, and the
+// entry noted longest ago goes when a third comes; translated code
+// finds a block in either way. A loop calls two functions whose entry
+// pcs share a set: warm, it must run in translated code from end to end
+// (direct-mapped, each call missed on the other's entry), with the
+// interpreter's results.
+func TestJumpCacheWays(t *testing.T) {
+	const f1 uint64 = testCode + 0x3040
+	const f2 = f1 ^ (1<<2 | 1<<(jumpSetBits+2)) // testCode+0x1044
+	if jumpSet(f1) != jumpSet(f2) || jumpSet(testCode+4) == jumpSet(f1) || jumpSet(testCode+8) == jumpSet(f1) {
+		t.Fatalf("sets: f1 %d, f2 %d, returns %d %d", jumpSet(f1), jumpSet(f2), jumpSet(testCode+4), jumpSet(testCode+8))
+	}
+
+	var c CPU
+	c.clearJumps()
+	c.el = 1
+	f3 := f1 ^ (1<<3 | 1<<(jumpSetBits+3))
+	c.noteJump(f1, &block{chain: 0x1000})
+	c.noteJump(f2, &block{chain: 0x2000})
+	if !c.jumpHit(f1) || !c.jumpHit(f2) {
+		t.Errorf("two pcs of one set: hits %v %v, want both", c.jumpHit(f1), c.jumpHit(f2))
+	}
+	c.noteJump(f3, &block{chain: 0x3000})
+	if c.jumpHit(f1) || !c.jumpHit(f2) || !c.jumpHit(f3) {
+		t.Errorf("a third: hits %v %v %v, want the first gone", c.jumpHit(f1), c.jumpHit(f2), c.jumpHit(f3))
+	}
+
+	type result struct{ x10, x11, pc, entries uint64 }
+	run := func(interpret bool) result {
+		m, c, _ := newTestMachineWith(t, prog("blr x1", "blr x2", "subs x3, x3, #1", "b.ne #-12", "b #0"), Config{Interpret: interpret})
+		if !interpret && !m.jits[0].enabled() {
+			t.Skip("no block translation on this host")
+		}
+		for _, f := range []struct {
+			pc  uint64
+			add string
+		}{{f1, "add x10, x10, #1"}, {f2, "add x11, x11, #2"}} {
+			mustWrite32(t, m, f.pc, I(f.add))
+			mustWrite32(t, m, f.pc+4, I("ret"))
+		}
+		c.SetX(1, f1)
+		c.SetX(2, f2)
+		c.SetX(3, 20)
+		if err := m.Step(20 * 8); err != nil {
+			t.Fatal(err)
+		}
+		c.SetPC(testCode)
+		c.SetX(3, 300)
+		entries := m.Stats().BlockEntries
+		if err := m.Step(300*8 + 10); err != nil {
+			t.Fatal(err)
+		}
+		return result{c.X(10), c.X(11), c.PC(), m.Stats().BlockEntries - entries}
+	}
+	want, got := run(true), run(false)
+	if want.x10 != 320 || want.x11 != 640 || want.pc != testCode+16 {
+		t.Fatalf("interpreted: %+v, want 320 and 640 calls' sums, at the end", want)
+	}
+	if got.x10 != want.x10 || got.x11 != want.x11 || got.pc != want.pc {
+		t.Errorf("translated %+v, interpreted %+v", got, want)
+	}
+	if got.entries >= 10 {
+		t.Errorf("%d entries into translated code for 600 calls to two functions of one set", got.entries)
 	}
 }
