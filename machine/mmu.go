@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // Stage-1 translation for the EL1&0 regime with the 4 KiB granule (Arm ARM
@@ -541,6 +542,9 @@ func (c *CPU) fillUTLB(va, pa uint64, write bool, el uint8) {
 	}
 	te := c.tlbMatched(c.stripTag(va))
 	c.utlbGlobal[i] = te != nil && te.global
+	if !c.utlbGlobal[i] {
+		c.utlbLocal[i/64] |= 1 << (i % 64)
+	}
 	// A read fill proves read permission; a store proves write (and, on
 	// this architecture, writable implies readable at the same EL). A
 	// read fill also grants stores if the TLB entry it used allows them
@@ -666,10 +670,14 @@ func (c *CPU) tlbi(op uint8, arg uint64) {
 // and the jump cache that may hold them (EL0's: EL1's holds global
 // pages only).
 func (c *CPU) dropNonGlobal() {
-	for i := range c.utlb {
-		if !c.utlbGlobal[i] {
-			c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
+	for w, set := range c.utlbLocal {
+		for ; set != 0; set &= set - 1 {
+			// (An entry refilled from a global entry since keeps its bit.)
+			if i := w*64 + bits.TrailingZeros64(set); !c.utlbGlobal[i] {
+				c.utlb[i] = utlbEntry{rtag: utlbInvalid, wtag: utlbInvalid}
+			}
 		}
+		c.utlbLocal[w] = 0
 	}
 	c.flushJumpsEL(0)
 }
