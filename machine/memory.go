@@ -388,11 +388,7 @@ func (c *CPU) physRead(pa uint64, size int) (uint64, bool) {
 		if c.par {
 			return m.ramLoad(off, sizeLog(size)), true
 		}
-		var v uint64
-		for i := size - 1; i >= 0; i-- {
-			v = v<<8 | uint64(m.ram[off+uint64(i)])
-		}
-		return v, true
+		return ramGet(m.ram[off:], sizeLog(size)), true
 	}
 	if r := m.bus.find(pa, size); r != nil {
 		return r.read(c, pa-r.base, size), true
@@ -407,9 +403,7 @@ func (c *CPU) physWrite(pa uint64, size int, v uint64) bool {
 		if c.par {
 			m.ramStore(off, sizeLog(size), v)
 		} else {
-			for i := 0; i < size; i++ {
-				m.ram[off+uint64(i)] = byte(v >> (8 * i))
-			}
+			ramPut(m.ram[off:], sizeLog(size), v)
 		}
 		m.stored(c, off, uint64(size))
 		return true
