@@ -94,9 +94,13 @@ runk() { # BINARY
 if [ -n "$COUNT" ]; then
 	# irefs DIR BINARY BENCH BENCHTIME: the host instructions of one run.
 	# (Valgrind has no RDTSCP, which Go 1.26's runtime uses for cputicks
-	# where the CPU has it: without cpu.rdtscp=off the run dies of SIGILL.)
+	# where the CPU has it: without cpu.rdtscp=off the run dies of SIGILL.
+	# Valgrind runs one thread at a time: unfairly, the runtime.GC that
+	# testing makes before a benchmark spun in Gosched for the sweeper,
+	# up to 16 billion instructions more in a run; --fair-sched=yes
+	# hands the threads round.)
 	irefs() {
-		(cd "$1" && GODEBUG=cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no --smc-check=all-non-file \
+		(cd "$1" && GODEBUG=cpu.rdtscp=off valgrind --tool=cachegrind --fair-sched=yes --cache-sim=no --smc-check=all-non-file \
 			--cachegrind-out-file=/dev/null "$2" -test.run '^$' -test.bench "$3" -test.benchtime "$4" 2>&1 |
 			awk '/I +refs:/ { gsub(",", "", $NF); print $NF }')
 	}
