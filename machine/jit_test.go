@@ -342,13 +342,8 @@ func TestJumpCache(t *testing.T) {
 					pt.page(testCode, testCode, ptNormal|ptAPEL0)
 				}
 				da := pt.page(va, pa1, attrs)
-				for _, f := range []struct {
-					pa uint64
-					x0 string
-				}{{pa1, "mov x0, #1"}, {pa2, "mov x0, #2"}} {
-					mustWrite32(t, m, f.pa, I(f.x0))
-					mustWrite32(t, m, f.pa+4, I("ret"))
-				}
+				writeLeaf(t, m, pa1, "mov x0, #1")
+				writeLeaf(t, m, pa2, "mov x0, #2")
 				// A second address space (ASID 2) that maps va to pa1.
 				pt2 := &pageTables{t: t, m: m, next: pt.next, start: 1}
 				pt2.root = pt2.alloc()
@@ -1184,13 +1179,8 @@ func TestJumpCacheWays(t *testing.T) {
 		if !interpret && !m.jits[0].enabled() {
 			t.Skip("no block translation on this host")
 		}
-		for _, f := range []struct {
-			pc  uint64
-			add string
-		}{{f1, "add x10, x10, #1"}, {f2, "add x11, x11, #2"}} {
-			mustWrite32(t, m, f.pc, I(f.add))
-			mustWrite32(t, m, f.pc+4, I("ret"))
-		}
+		writeLeaf(t, m, f1, "add x10, x10, #1")
+		writeLeaf(t, m, f2, "add x11, x11, #2")
 		c.SetX(1, f1)
 		c.SetX(2, f2)
 		c.SetX(3, 20)
@@ -1215,4 +1205,11 @@ func TestJumpCacheWays(t *testing.T) {
 	if got.entries >= 10 {
 		t.Errorf("%d entries into translated code for 600 calls to two functions of one set", got.entries)
 	}
+}
+
+// writeLeaf writes a leaf function at addr: insn, then RET.
+func writeLeaf(t *testing.T, m *Machine, addr uint64, insn string) {
+	t.Helper()
+	mustWrite32(t, m, addr, I(insn))
+	mustWrite32(t, m, addr+4, I("ret"))
 }
