@@ -3,8 +3,11 @@
 package shadow
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -145,6 +148,11 @@ func Install() error { return InstallMode(ModeShadow) }
 // stops only the syscalls that the seal acts on.
 func InstallMode(m Mode) error {
 	runtime.LockOSThread()
+	if traced, err := threadTraced(); err != nil {
+		return err
+	} else if !traced {
+		return ErrNotTraced
+	}
 	prog := buildFilter(nativeAuditArch, filterSyscalls(m))
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	nnp := false
@@ -164,4 +172,19 @@ func InstallMode(m Mode) error {
 			return fmt.Errorf("shadow: seccomp(SET_MODE_FILTER): %w", errno)
 		}
 	}
+}
+
+// threadTraced reports whether a tracer is attached to the calling thread
+// (its TracerPid).
+func threadTraced() (bool, error) {
+	status, err := os.ReadFile("/proc/thread-self/status")
+	if err != nil {
+		return false, fmt.Errorf("shadow: %w", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			return strings.TrimSpace(v) != "0", nil
+		}
+	}
+	return false, errors.New("shadow: no TracerPid in /proc/thread-self/status")
 }

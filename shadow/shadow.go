@@ -12,6 +12,10 @@ import (
 // than Linux on amd64 or arm64.
 var ErrUnsupported = errors.New("shadow: needs Linux on amd64 or arm64 (seccomp and ptrace)")
 
+// ErrNotTraced is returned by Install on a thread that no supervisor
+// traces: under its filter every filtered syscall would fail with ENOSYS.
+var ErrNotTraced = errors.New("shadow: this thread is not traced (Attach first, from the same goroutine)")
+
 // Op is the kind of syscall a Request mirrors.
 type Op int
 

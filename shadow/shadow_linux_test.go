@@ -4,6 +4,7 @@ package shadow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -43,12 +44,15 @@ const exitNoFilter = 42
 //     SHADOW_MODE is "seal");
 //   - threads: threadsHelper, in a process exec'd by exec mode;
 //   - splice: spliceHelper, likewise;
-//   - bench: Attach, Install, then openLoop on the filtered thread.
+//   - bench: Attach, Install, then openLoop on the filtered thread;
+//   - install: Install without Attach, which must fail.
 func helper(mode, sock string, args []string) int {
 	err := func() error {
 		var path string
 		var env []string
 		switch mode {
+		case "install":
+			return InstallMode(ModeShadow)
 		case "threads":
 			return threadsHelper(args[0])
 		case "splice":
@@ -79,6 +83,9 @@ func helper(mode, sock string, args []string) int {
 			return err
 		}
 		if err := InstallMode(m); err != nil {
+			if errors.Is(err, ErrNotTraced) {
+				return err
+			}
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(exitNoFilter)
 		}
@@ -582,6 +589,17 @@ func BenchmarkSealedOpen(b *testing.B) {
 func TestAttachWithoutSupervisor(t *testing.T) {
 	if err := Attach(filepath.Join(t.TempDir(), "none.sock")); err == nil {
 		t.Error("Attach to no supervisor succeeded")
+	}
+}
+
+// Install on an untraced thread fails before the filter goes on, rather
+// than leave a command whose filtered syscalls fail with ENOSYS.
+func TestInstallUntraced(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SHADOW_HELPER=install")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), ErrNotTraced.Error()) {
+		t.Errorf("Install without a tracer: %v, output %q; want exit 1 with %q", err, out, ErrNotTraced)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,7 +25,16 @@ const sendTimeout = 30 * time.Second
 func Attach(socketPath string) error { return AttachMode(socketPath, ModeShadow) }
 
 // AttachMode is Attach with mode m: ModeSeal asks only to be sealed.
+// It locks the calling goroutine to its thread, the one to Install on.
 func AttachMode(socketPath string, m Mode) error {
+	// The thread that installs the filter and execs must be one the
+	// supervisor seizes: a thread the Go runtime starts while it seizes
+	// may escape (a clone begun before its parent was seized makes an
+	// untraced thread), and a command exec'd from there would run
+	// untraced, each filtered syscall failing with ENOSYS (seen in CI:
+	// bash could not open its libraries). Locked now, the thread is one
+	// the supervisor's first look at /proc/PID/task lists.
+	runtime.LockOSThread()
 	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socketPath, Net: "unix"})
 	if err != nil {
 		return fmt.Errorf("shadow: connecting to the supervisor: %w", err)
