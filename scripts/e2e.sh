@@ -1057,6 +1057,7 @@ case $out in *"EC=0x3c (BRK64"*"Step out of line"*"regs->pc <- vfs_read+0x4/"*) 
 # __init function has no symbol by then, so its address shows;
 # printk_formats keeps the module's formats after it goes, as Linux's.)
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	ns_tmp_before=$(ls -d /tmp/kpemu-ns.* 2>/dev/null || true)
 	out=$(bash "$(dirname "$0")/kpemu-ns.sh" -k "$KPEMU" sh -c '
 		grep -c "^tracefs /sys/kernel/tracing " /proc/mounts
 		ls /sys/kernel/debug/kprobes/list /sys/kernel/tracing/kprobe_events
@@ -1089,6 +1090,8 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 	fi
 	if grep -q " T vfs_read$" /proc/kallsyms 2>/dev/null && grep " T vfs_read$" /proc/kallsyms | grep -q "^ffff8000"; then
 		bad "kpemu-ns.sh changes nothing outside its namespace" "/proc/kallsyms is the guest's"
+	elif [ "$(ls -d /tmp/kpemu-ns.* 2>/dev/null || true)" != "$ns_tmp_before" ]; then
+		bad "kpemu-ns.sh changes nothing outside its namespace" "left in /tmp: $(ls -d /tmp/kpemu-ns.* 2>/dev/null)"
 	else
 		ok "kpemu-ns.sh changes nothing outside its namespace"
 	fi

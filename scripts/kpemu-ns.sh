@@ -98,6 +98,7 @@ stop() {
 	wait "$pid" 2>/dev/null || true
 	umount -l "$seal_dir" 2>/dev/null || true
 	rmdir "$seal_dir" 2>/dev/null || true
+	rm -f "$log" # shown already if kpemu failed to start
 }
 trap stop EXIT
 # The waits share one bound, in seconds (sh has no SECONDS), which only
