@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"fmt"
 	"sync"
 )
@@ -22,10 +21,8 @@ type funcParams struct {
 	err   error
 }
 
-func newFuncParams(f *elf.File) *funcParams {
-	fp := &funcParams{}
-	fp.dw, fp.err = f.DWARF()
-	return fp
+func newFuncParams(dw *dwarf.Data, err error) *funcParams {
+	return &funcParams{dw: dw, err: err}
 }
 
 // load walks the DWARF once and records each function's parameters.

@@ -180,6 +180,9 @@ func TestBootRefusesBadImages(t *testing.T) {
 		{"truncated", good[:100], "bad kernel image"},
 		{"wrong machine", wrongMachine, "AArch64"},
 		{"no symbols", noSyms, "bad kernel image"},
+		{"bss past RAM", withLastLoad(t, good, 40, 1<<40), "does not fit in RAM"},
+		{"bss wrapping", withLastLoad(t, good, 40, 1<<64-1<<12), "does not fit in RAM"},
+		{"filesz > memsz", withLastLoad(t, good, 40, 0x10), "filesz > memsz"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,6 +192,24 @@ func TestBootRefusesBadImages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withLastLoad is img with the 64-bit field at offset off (40: p_memsz)
+// of its last PT_LOAD program header set to v.
+func withLastLoad(t *testing.T, img []byte, off int, v uint64) []byte {
+	t.Helper()
+	img = bytes.Clone(img)
+	phoff := int(binary.LittleEndian.Uint64(img[32:]))
+	size, n := int(binary.LittleEndian.Uint16(img[54:])), int(binary.LittleEndian.Uint16(img[56:]))
+	for i := n - 1; i >= 0; i-- {
+		ph := img[phoff+i*size:]
+		if elf.ProgType(binary.LittleEndian.Uint32(ph)) == elf.PT_LOAD {
+			binary.LittleEndian.PutUint64(ph[off:], v)
+			return img
+		}
+	}
+	t.Fatal("no PT_LOAD")
+	return nil
 }
 
 // stripSymbols renames the .symtab section type so debug/elf finds none.

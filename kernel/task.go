@@ -3,7 +3,6 @@ package kernel
 import (
 	"bytes"
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -36,12 +35,12 @@ type taskLayout struct {
 	tiPreemptOff int64
 }
 
-// readTaskLayout finds task_struct's pid and comm in the image's DWARF.
-// An image without them still boots; Current then reports the idle task.
-func readTaskLayout(f *elf.File) taskLayout {
+// readTaskLayout finds task_struct's pid and comm in the image's DWARF
+// d. An image without them (or without DWARF: d nil) still boots; Current
+// then reports the idle task.
+func readTaskLayout(d *dwarf.Data) taskLayout {
 	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1, tasksOff: -1, parentOff: -1}
-	d, err := f.DWARF()
-	if err != nil {
+	if d == nil {
 		return tl
 	}
 	r := d.Reader()
