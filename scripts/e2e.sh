@@ -996,6 +996,24 @@ stop_kpemu INT
 expect "SIGINT exits 0" 0 "$rc"
 if mountpoint -q "$MNT"; then bad "SIGINT unmounts"; else ok "SIGINT unmounts"; fi
 
+# The log's reader may go first (Ctrl-C on "kpemu run | tee log" ends
+# tee as well): kpemu's writes to the broken pipe fail, and it still
+# serves and stops cleanly, its readers getting EOF, not ECONNABORTED.
+fifo=$(mktemp -u /tmp/kpemu-e2e-log.XXXXXX)
+mkfifo "$fifo"
+"$KPEMU" run --mount "$MNT" >"$fifo" 2>&1 &
+pid=$!
+head -c 1 "$fifo" >/dev/null # reads a byte of the log and goes
+rm -f "$fifo"
+poll mounted
+exec 7< <(cat "$T/trace_pipe" >/dev/null 2>&1; echo "reader exit $?")
+poll sh -c 'ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF -- "$1"' sh "$T/trace_pipe"
+stop_kpemu INT
+expect "with its log's reader gone, kpemu serves on and SIGINT exits 0" 0 "$rc"
+if mountpoint -q "$MNT"; then bad "with its log's reader gone, SIGINT unmounts"; else ok "with its log's reader gone, SIGINT unmounts"; fi
+expect "with its log's reader gone, the trace_pipe reader gets EOF" "reader exit 0" "$(timeout "$BOUND" cat <&7)"
+exec 7<&-
+
 # A SIGKILL the moment the mount appears ends the process: kpemu makes
 # no request to its own mount that a killed serve loop would leave
 # unanswered (go-fuse's poll hack did, about 1 start in 10: a thread stuck

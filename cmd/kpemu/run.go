@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -95,6 +97,14 @@ registered once --module has loaded MOD. "make run" runs this with
 }
 
 func run(ctx context.Context, o runOptions) error {
+	// The log's reader may go first: Ctrl-C on "kpemu run | tee log" ends
+	// tee too, and kpemu's next log line then killed it with SIGPIPE,
+	// before it unmounted, its readers cut off with ECONNABORTED. With
+	// SIGPIPE notified, a write to a broken stdout or stderr fails with
+	// EPIPE instead (os/signal), and children keep its default action.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	log := slog.Default()
 	console, closeConsole, err := consoleWriter(o.console, log)
 	if err != nil {
