@@ -107,7 +107,13 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	if task == 0 {
 		return idle()
 	}
-	buf := make([]byte, tl.commLen)
+	var commBuf [32]byte // TASK_COMM_LEN is 16: no allocation a call
+	var buf []byte
+	if tl.commLen <= int64(len(commBuf)) {
+		buf = commBuf[:tl.commLen]
+	} else {
+		buf = make([]byte, tl.commLen)
+	}
 	var p [4]byte
 	if k.ReadMem(task+uint64(tl.pidOff), p[:]) != nil || k.ReadMem(task+uint64(tl.commOff), buf) != nil {
 		return idle()

@@ -3,7 +3,7 @@ package tracing
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kpemu/kpemu/kernel"
@@ -314,7 +314,11 @@ func (f *fetcher) eventField(fd *epField) uint64 {
 
 // format appends " name=value" for one argument, as trace_probe_print_args.
 func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
-	fmt.Fprintf(w, " %s=", pa.name)
+	// Writes, not fmt: this runs at every hit of an event, and fmt's
+	// boxed arguments were two allocations an argument.
+	w.WriteByte(' ')
+	w.WriteString(pa.name)
+	w.WriteByte('=')
 	last := pa.code[len(pa.code)-1].op
 	isDeref := last == opDeref || last == opUDeref
 	user := last == opUDeref // the last dereference reads user memory
@@ -339,7 +343,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 				continue
 			}
 			if good {
-				fmt.Fprintf(w, "\"%s\"", s)
+				writeQuoted(w, s)
 			} else {
 				w.WriteString("(fault)")
 			}
@@ -348,7 +352,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 			switch {
 			case isData:
 				f.putString(pa, i, data, false)
-				fmt.Fprintf(w, "\"%s\"", data)
+				writeQuoted(w, data)
 			case !ok: // a dereference before the store faulted
 				f.lateFault(w, i)
 			default:
@@ -375,7 +379,7 @@ func (f *fetcher) format(w *bytes.Buffer, pa *probeArg) {
 					w.WriteString("(fault)")
 				} else {
 					f.putString(pa, i, s, false)
-					fmt.Fprintf(w, "\"%s\"", s)
+					writeQuoted(w, s)
 				}
 			}
 			continue
@@ -452,12 +456,20 @@ func (f *fetcher) printScalar(w *bytes.Buffer, pa *probeArg, i int, x uint64) {
 	case pa.typ.symbol:
 		w.WriteString(f.t.kp.Kernel().Kallsyms().Format(x))
 	case pa.typ.hex:
-		fmt.Fprintf(w, "0x%x", x)
+		w.WriteString("0x")
+		w.Write(strconv.AppendUint(w.AvailableBuffer(), x, 16))
 	case pa.typ.signed:
-		fmt.Fprintf(w, "%d", int64(x<<(64-bits))>>(64-bits))
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(x<<(64-bits))>>(64-bits), 10))
 	default:
-		fmt.Fprintf(w, "%d", x)
+		w.Write(strconv.AppendUint(w.AvailableBuffer(), x, 10))
 	}
+}
+
+// writeQuoted writes s in double quotes, as "\"%s\"" prints it.
+func writeQuoted[S string | []byte](w *bytes.Buffer, s S) {
+	w.WriteByte('"')
+	w.WriteString(string(s))
+	w.WriteByte('"')
 }
 
 // argString renders an argument's definition for kprobe_events.

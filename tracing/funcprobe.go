@@ -548,7 +548,7 @@ func (ta *TraceArray) funcStack(c kernel.FtraceCall, pid int32, flags uint8) {
 	}
 	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: frames}
 	s.ts = ta.clock()
-	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	ta.buf.Write(cpu, &s, s.ts, stackEntryHeadSize+8*len(s.stack))
 }
 
 // ftraceDump is ftrace_dump (DUMP_ALL for cpu < 0, else DUMP_ORIG of

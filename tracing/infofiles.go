@@ -161,7 +161,7 @@ func (ta *TraceArray) commitMarker(ctx context.Context, e *traceEntry, payload i
 	}
 	e.pid = int32(pid)
 	e.ts = ta.clock()
-	if !ta.buf.Write(markerCPU, e, payload) {
+	if !ta.buf.Write(markerCPU, e, e.ts, payload) {
 		return syscall.EBADF
 	}
 	// tracing_mark_write runs ftrace/print's triggers on the reserved

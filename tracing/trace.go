@@ -69,7 +69,7 @@ type traceEntry struct {
 type traceBuffer = ring.Buffer[traceEntry]
 
 func newTraceBuffer(ncpu int, size uint64) *traceBuffer {
-	return ring.New(ncpu, size, func(e *traceEntry) uint64 { return e.ts })
+	return ring.New[traceEntry](ncpu, size)
 }
 
 // Buffer sizes from trace.c.
@@ -121,16 +121,27 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	if !f.passes(ef, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
 	}
-	var w bytes.Buffer
+	w := t.lineBuf()
+	defer t.lineBufs.Put(w)
 	w.WriteString(tp.ev.name)
 	f.startRaw(tp.ev, 8)
 	binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
 	for _, a := range tp.args {
-		f.format(&w, a)
+		f.format(w, a)
 	}
-	f.finish(&w)
+	f.finish(w)
 	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
+}
+
+// lineBuf returns an empty buffer from t.lineBufs, for the caller to
+// put back when done with its bytes.
+func (t *Tracing) lineBuf() *bytes.Buffer {
+	if w, ok := t.lineBufs.Get().(*bytes.Buffer); ok {
+		w.Reset()
+		return w
+	}
+	return new(bytes.Buffer)
 }
 
 // probeRaw is a probe event's record after struct trace_entry, as
@@ -165,15 +176,16 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
 	}
-	var w bytes.Buffer
+	w := t.lineBuf()
+	defer t.lineBufs.Put(w)
 	w.WriteString(tp.ev.name)
 	f.startRaw(tp.ev, 16)
 	binary.LittleEndian.PutUint64(f.raw, tp.kprobe().Addr) // __probe_func
 	binary.LittleEndian.PutUint64(f.raw[8:], ri.RetAddr)   // __probe_ret_ip
 	for _, a := range tp.args {
-		f.format(&w, a)
+		f.format(w, a)
 	}
-	f.finish(&w)
+	f.finish(w)
 	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }
@@ -191,7 +203,7 @@ func (ta *TraceArray) commit(cpu int, comm string, e *traceEntry, payload int, f
 
 // write is commit for an entry already stamped.
 func (ta *TraceArray) write(cpu int, comm string, e *traceEntry, payload int, from *stackFrom) {
-	if !ta.buf.Write(cpu, e, payload) {
+	if !ta.buf.Write(cpu, e, e.ts, payload) {
 		return
 	}
 	if ta.recordsCmdline(e.kind) {
@@ -210,7 +222,7 @@ func (ta *TraceArray) write(cpu int, comm string, e *traceEntry, payload int, fr
 func (ta *TraceArray) commitStack(cpu int, pid int32, flags uint8, from stackFrom) {
 	s := traceEntry{kind: entryStack, pid: pid, flags: flags, stack: ta.t.unwind(cpu, from.pc, from.fp)}
 	s.ts = ta.clock()
-	ta.buf.Write(cpu, &s, stackEntryHeadSize+8*len(s.stack))
+	ta.buf.Write(cpu, &s, s.ts, stackEntryHeadSize+8*len(s.stack))
 }
 
 // unwind is stack_trace_save_regs on arm64 (arch_stack_walk from a

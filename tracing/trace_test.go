@@ -42,7 +42,7 @@ func newTestTracing(t *testing.T, ncpu int) (*Tracing, *uint64) {
 // printk writes a trace_printk entry "0: text" on cpu at ts.
 func printk(tr *Tracing, cpu int, ts uint64, text string) {
 	e := traceEntry{kind: entryPrint, pid: 1, flags: traceFlagIrqsOff, text: text, ts: ts}
-	tr.top.buf.Write(cpu, &e, printEntryHeadSize+len(text)+1)
+	tr.top.buf.Write(cpu, &e, e.ts, printEntryHeadSize+len(text)+1)
 }
 
 func (tr *Tracing) testPipe(cpu int) func(context.Context, []byte, int64) (int, error) {

@@ -289,16 +289,16 @@ func TestWatermarkHit(t *testing.T) {
 // A watermark waiter is woken when a writer leaves a page, not at every
 // event, and by WakeAll.
 func TestFullWaiter(t *testing.T) {
-	rb := New[rec](1, 4*PageSize, func(r *rec) uint64 { return r.ts })
+	rb := New[rec](1, 4*PageSize)
 	w := rb.FullWaiter()
-	rb.Write(0, &rec{1, 16}, 16)
+	rb.Write(0, &rec{1, 16}, 1, 16)
 	select {
 	case <-w:
 		t.Fatal("woken by an event on the same page")
 	default:
 	}
 	for i := range PageSize / 20 {
-		rb.Write(0, &rec{uint64(i + 2), 16}, 16)
+		rb.Write(0, &rec{uint64(i + 2), 16}, uint64(i+2), 16)
 	}
 	select {
 	case <-w:

@@ -347,8 +347,7 @@ func (b *CPU[E]) Resize(n int) {
 // waiting for them.
 type Buffer[E any] struct {
 	cpus      []*CPU[E]
-	stamp     func(*E) uint64 // an entry's time stamp, read once as it is written
-	overwrite atomic.Bool     // RB_FL_OVERWRITE, the overwrite option
+	overwrite atomic.Bool // RB_FL_OVERWRITE, the overwrite option
 
 	events waiters // woken at every event
 	// The readers waiting for a watermark (full_waiters): woken when a
@@ -388,10 +387,9 @@ func (w *waiters) wake() {
 }
 
 // New makes a buffer of ncpu CPUs of size bytes each (PagesFor), in
-// overwrite mode. stamp reads an entry's time stamp, which orders the
-// entries across CPUs and decides the time extends.
-func New[E any](ncpu int, size uint64, stamp func(*E) uint64) *Buffer[E] {
-	rb := &Buffer[E]{stamp: stamp}
+// overwrite mode.
+func New[E any](ncpu int, size uint64) *Buffer[E] {
+	rb := &Buffer[E]{}
 	for i := 0; i < ncpu; i++ {
 		rb.cpus = append(rb.cpus, newCPU[E](int(PagesFor(size))))
 	}
@@ -409,13 +407,17 @@ func (rb *Buffer[E]) CPU(cpu int) *CPU[E] { return rb.cpus[cpu] }
 // overwrites the oldest page (on) or drops its own event.
 func (rb *Buffer[E]) SetOverwrite(on bool) { rb.overwrite.Store(on) }
 
-// Write records e on cpu as an event of payload bytes; false if it was
-// dropped. A waiting reader is woken (rb_wakeups).
-func (rb *Buffer[E]) Write(cpu int, e *E, payload int) bool {
+// Write records e on cpu as an event of payload bytes, time stamp ts
+// (which orders the entries across CPUs and decides the time extends);
+// false if it was dropped. A waiting reader is woken (rb_wakeups).
+// (The stamp is an argument, not read through a function of the
+// caller's: a call through a function value made every entry escape
+// to the heap, an allocation at every hit of an event.)
+func (rb *Buffer[E]) Write(cpu int, e *E, ts uint64, payload int) bool {
 	if cpu < 0 || cpu >= len(rb.cpus) || rb.cpus[cpu].recordOff.Load() {
 		return false
 	}
-	ok, left := rb.cpus[cpu].write(e, rb.stamp(e), payload, rb.overwrite.Load())
+	ok, left := rb.cpus[cpu].write(e, ts, payload, rb.overwrite.Load())
 	if !ok {
 		return false
 	}
