@@ -86,6 +86,9 @@ type Kernel struct {
 
 	task   taskLayout
 	params *funcParams
+	// lastComm is, by CPU, the comm Current last read there: an event's
+	// hit asks for it each time, and a fresh string was an allocation.
+	lastComm []atomic.Pointer[taskComm]
 
 	mu      sync.Mutex
 	panicky string // panic message, once the guest panicked
@@ -155,7 +158,8 @@ func Boot(cfg Config) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
 	}
-	k := &Kernel{m: m, syms: syms, log: log, ready: make(chan struct{}), ramSize: m.RAMSize()}
+	k := &Kernel{m: m, syms: syms, log: log, ready: make(chan struct{}), ramSize: m.RAMSize(),
+		lastComm: make([]atomic.Pointer[taskComm], m.NumCPUs())}
 	if err := k.readLayout(f.Entry, voff); err != nil {
 		return nil, err
 	}

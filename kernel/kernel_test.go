@@ -155,8 +155,19 @@ func TestBootRunsWorkload(t *testing.T) {
 			t.Errorf("%s = %d, %v", c, v, err)
 		}
 	}
-	if comm, pid := k.Current(0); comm == "" || pid < 0 {
+	comm, pid := k.Current(0)
+	if comm == "" || pid < 0 {
 		t.Errorf("Current = %q, %d", comm, pid)
+	}
+	// Current keeps the last comm per CPU; a task that renames itself
+	// (prctl PR_SET_NAME, exec) must show the new name at once.
+	if addr := k.CurrentCommAddr(0); addr != 0 {
+		if err := k.WriteMem(addr, []byte("renamed\x00")); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := k.Current(0); got != "renamed" {
+			t.Errorf("Current after the comm changed = %q, want %q", got, "renamed")
+		}
 	}
 	if k.Uptime() <= 0 {
 		t.Error("Uptime did not advance")

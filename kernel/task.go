@@ -124,7 +124,22 @@ func (k *Kernel) Current(cpu int) (comm string, pid int) {
 			break
 		}
 	}
-	return string(buf), int(int32(binary.LittleEndian.Uint32(p[:])))
+	pid = int(int32(binary.LittleEndian.Uint32(p[:])))
+	if cpu < 0 || cpu >= len(k.lastComm) {
+		return string(buf), pid
+	}
+	if last := k.lastComm[cpu].Load(); last != nil && last.task == task && last.comm == string(buf) {
+		return last.comm, pid
+	}
+	comm = string(buf)
+	k.lastComm[cpu].Store(&taskComm{task: task, comm: comm})
+	return comm, pid
+}
+
+// taskComm is a task's comm as Current read it.
+type taskComm struct {
+	task uint64
+	comm string
 }
 
 // CurrentCommAddr returns the address of current->comm on cpu, a

@@ -74,9 +74,16 @@ type lateArg struct {
 
 // startRaw makes f.raw for ev's record: head bytes of the probe's
 // fields, then the arguments' fixed part, zeroed.
-func (f *fetcher) startRaw(ev *event, head int) {
+func (f *fetcher) startRaw(ev *event, head int) { f.startRawIn(ev, head, nil) }
+
+// startRawIn is startRaw in buf's memory, if it has room.
+func (f *fetcher) startRawIn(ev *event, head int, buf []byte) {
 	n := head + argsSize(ev)
-	f.raw = make([]byte, n, n+32)
+	if cap(buf) < n+32 {
+		buf = make([]byte, 0, n+32)
+	}
+	f.raw = buf[:n]
+	clear(f.raw)
 	f.fix = head
 	f.dyn = n
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/kpemu/kpemu/debugfs"
 	"github.com/kpemu/kpemu/kprobes"
@@ -121,27 +122,55 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	if !f.passes(ef, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
 	}
-	w := t.lineBuf()
-	defer t.lineBufs.Put(w)
+	sc := t.scratch()
+	defer t.putScratch(sc, &f)
+	w := &sc.line
 	w.WriteString(tp.ev.name)
-	f.startRaw(tp.ev, 8)
+	f.startRawIn(tp.ev, 8, sc.raw)
 	binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
 	for _, a := range tp.args {
 		f.format(w, a)
 	}
 	f.finish(w)
-	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
-	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
+	raw, text := packed(f.raw, w.Bytes())
+	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: text, raw: raw}
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
-// lineBuf returns an empty buffer from t.lineBufs, for the caller to
-// put back when done with its bytes.
-func (t *Tracing) lineBuf() *bytes.Buffer {
-	if w, ok := t.lineBufs.Get().(*bytes.Buffer); ok {
-		w.Reset()
-		return w
+// hitScratch is where a hit formats its event: the line and the record,
+// reused (Tracing.hitScratch) and copied out by packed.
+type hitScratch struct {
+	line bytes.Buffer
+	raw  []byte
+}
+
+// scratch returns an empty hitScratch, for putScratch when done.
+func (t *Tracing) scratch() *hitScratch {
+	if sc, ok := t.hitScratch.Get().(*hitScratch); ok {
+		sc.line.Reset()
+		return sc
 	}
-	return new(bytes.Buffer)
+	return new(hitScratch)
+}
+
+// putScratch gives sc back, with the record memory f used (grown, maybe).
+func (t *Tracing) putScratch(sc *hitScratch, f *fetcher) {
+	sc.raw = f.raw[:0]
+	t.hitScratch.Put(sc)
+}
+
+// packed copies a hit's record and line into one allocation: they live
+// and die together in the ring, and every allocation of a hit is garbage
+// whose collection (the GC's assists) the guest's thread pays for. raw's
+// capacity ends at its length, so that no append reaches the text.
+func packed(raw, line []byte) ([]byte, string) {
+	b := make([]byte, len(raw)+len(line))
+	copy(b, raw)
+	copy(b[len(raw):], line)
+	if len(line) == 0 {
+		return b[:len(raw):len(raw)], ""
+	}
+	return b[:len(raw):len(raw)], unsafe.String(&b[len(raw)], len(line))
 }
 
 // probeRaw is a probe event's record after struct trace_entry, as
@@ -176,18 +205,20 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
 	}
-	w := t.lineBuf()
-	defer t.lineBufs.Put(w)
+	sc := t.scratch()
+	defer t.putScratch(sc, &f)
+	w := &sc.line
 	w.WriteString(tp.ev.name)
-	f.startRaw(tp.ev, 16)
+	f.startRawIn(tp.ev, 16, sc.raw)
 	binary.LittleEndian.PutUint64(f.raw, tp.kprobe().Addr) // __probe_func
 	binary.LittleEndian.PutUint64(f.raw[8:], ri.RetAddr)   // __probe_ret_ip
 	for _, a := range tp.args {
 		f.format(w, a)
 	}
 	f.finish(w)
-	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: w.String(), raw: f.raw}
-	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{ri.RetAddr, regs.X[29]})
+	raw, text := packed(f.raw, w.Bytes())
+	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: text, raw: raw}
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }
 
 // commit writes e to cpu's buffer stamped by the trace clock, as

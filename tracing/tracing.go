@@ -45,11 +45,11 @@ type Tracing struct {
 	// fieldMaps are the maps of a hit's fields the triggers reuse
 	// (trigger.go's callTriggersHit).
 	fieldMaps sync.Pool
-	// lineBufs are the buffers a hit formats its event's line in (one
-	// reused, where a fresh one and its growth were two allocations).
-	lineBufs sync.Pool
-	groups   map[string]int // how many of events are in each group
-	nextID   int
+	// hitScratch holds the *hitScratch a hit formats its event in (one
+	// reused, where fresh buffers and their growth were allocations).
+	hitScratch sync.Pool
+	groups     map[string]int // how many of events are in each group
+	nextID     int
 	// perfPending are the perf counters readied for a thread's next
 	// open of kpemu/perf_event, by thread id; perfNextID numbers the
 	// counters (PERF_EVENT_IOC_ID). Both guarded by mu (perf.go).
