@@ -343,15 +343,9 @@ func (t *Tracing) recordEprobe(ef *eventFile, hit *tpHit, regs *kprobes.Regs, fl
 		return
 	}
 	a := ev.eprobe.attached
-	var w bytes.Buffer
-	fmt.Fprintf(&w, "%s: (%s.%s)", ev.name, a.group, a.name)
-	f.startRaw(ev, 0)
-	for _, pa := range ev.args {
-		f.format(&w, pa)
-	}
-	f.finish(&w)
-	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: w.String(), raw: f.raw}
-	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(f.raw), &stackFrom{regs.PC, regs.X[29]})
+	raw, text := t.formatHit(&f, ev, ev.args, nil, ev.name, ": (", a.group, ".", a.name, ")")
+	e := traceEntry{kind: entryTracepoint, pid: int32(pid), flags: uint8(flags), nlen: uint16(len(ev.name)), typ: uint16(ev.id), text: text, raw: raw}
+	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
 // showEprobeFormat is an event probe's format file: the common fields,

@@ -72,12 +72,10 @@ type lateArg struct {
 	good bool // a symstr stored: its NUL is reserved at the end
 }
 
-// startRaw makes f.raw for ev's record: head bytes of the probe's
-// fields, then the arguments' fixed part, zeroed.
-func (f *fetcher) startRaw(ev *event, head int) { f.startRawIn(ev, head, nil) }
-
-// startRawIn is startRaw in buf's memory, if it has room.
-func (f *fetcher) startRawIn(ev *event, head int, buf []byte) {
+// startRaw makes f.raw for ev's record in buf's memory (fresh, if it
+// has no room): head bytes of the probe's fields, then the arguments'
+// fixed part, zeroed.
+func (f *fetcher) startRaw(ev *event, head int, buf []byte) {
 	n := head + argsSize(ev)
 	if cap(buf) < n+32 {
 		buf = make([]byte, 0, n+32)

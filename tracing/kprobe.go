@@ -588,7 +588,7 @@ func (t *Tracing) dispatcher(tp *traceProbe) func(*kprobes.Kprobe, *kprobes.Regs
 			return false
 		}
 		if ev.perf.Load() != nil {
-			t.perfHit(ev, &fetcher{t: t, regs: regs, args: tp.args}, traceFlagIrqsOff, func() []byte { return t.probeRaw(tp, regs, 8, regs.PC, 0) })
+			t.perfHit(ev, &fetcher{t: t, regs: regs, args: tp.args}, traceFlagIrqsOff, func() []byte { return t.probeRaw(tp, regs, regs.PC) })
 		}
 		if f := &ev.top; f.enabled.Load() {
 			t.kprobeTraceFunc(f, tp, regs)
@@ -624,7 +624,7 @@ func (t *Tracing) retDispatcher(tp *traceProbe) func(*kprobes.KretprobeInstance,
 			return
 		}
 		if ev.perf.Load() != nil {
-			t.perfHit(ev, &fetcher{t: t, regs: regs, args: tp.args}, 0, func() []byte { return t.probeRaw(tp, regs, 16, tp.kprobe().Addr, ri.RetAddr) })
+			t.perfHit(ev, &fetcher{t: t, regs: regs, args: tp.args}, 0, func() []byte { return t.probeRaw(tp, regs, tp.kprobe().Addr, ri.RetAddr) })
 		}
 		if f := &ev.top; f.enabled.Load() {
 			t.kretprobeTraceFunc(f, tp, ri, regs)

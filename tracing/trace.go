@@ -122,47 +122,52 @@ func (t *Tracing) record(ef *eventFile, tp *traceProbe, regs *kprobes.Regs) {
 	if !f.passes(ef, comm, pid, regs.CPU, traceFlagIrqsOff) {
 		return
 	}
-	sc := t.scratch()
-	defer t.putScratch(sc, &f)
-	w := &sc.line
-	w.WriteString(tp.ev.name)
-	f.startRawIn(tp.ev, 8, sc.raw)
-	binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
-	for _, a := range tp.args {
-		f.format(w, a)
-	}
-	f.finish(w)
-	raw, text := packed(f.raw, w.Bytes())
+	raw, text := t.formatHit(&f, tp.ev, tp.args, []uint64{regs.PC}, tp.ev.name) // __probe_ip
 	e := traceEntry{kind: entryKprobe, pid: int32(pid), flags: traceFlagIrqsOff, ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: text, raw: raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{regs.PC, regs.X[29]})
 }
 
-// hitScratch is where a hit formats its event: the line and the record,
-// reused (Tracing.hitScratch) and copied out by packed.
+// formatHit formats a hit of ev as store_trace_args and the event's
+// print do: the record is head's words (the probe's ip; or func and
+// ret_ip) then args' fields, the line is prefix then args. It works in
+// pooled scratch and returns both in one allocation (packed): every
+// allocation of a hit is garbage whose collection the guest's thread
+// pays for. f.raw is left on the returned record.
+func (t *Tracing) formatHit(f *fetcher, ev *event, args []*probeArg, head []uint64, prefix ...string) (raw []byte, text string) {
+	sc, _ := t.hitScratch.Get().(*hitScratch)
+	if sc == nil {
+		sc = new(hitScratch)
+	}
+	w := &sc.line
+	w.Reset()
+	for _, p := range prefix {
+		w.WriteString(p)
+	}
+	f.startRaw(ev, 8*len(head), sc.raw)
+	for i, v := range head {
+		binary.LittleEndian.PutUint64(f.raw[8*i:], v)
+	}
+	for _, a := range args {
+		f.format(w, a)
+	}
+	f.finish(w)
+	raw, text = packed(f.raw, w.Bytes())
+	sc.raw = f.raw[:0] // grown, maybe, by the arguments' strings
+	t.hitScratch.Put(sc)
+	f.raw = raw
+	return raw, text
+}
+
+// hitScratch is where formatHit formats: the line and the record,
+// reused through Tracing.hitScratch.
 type hitScratch struct {
 	line bytes.Buffer
 	raw  []byte
 }
 
-// scratch returns an empty hitScratch, for putScratch when done.
-func (t *Tracing) scratch() *hitScratch {
-	if sc, ok := t.hitScratch.Get().(*hitScratch); ok {
-		sc.line.Reset()
-		return sc
-	}
-	return new(hitScratch)
-}
-
-// putScratch gives sc back, with the record memory f used (grown, maybe).
-func (t *Tracing) putScratch(sc *hitScratch, f *fetcher) {
-	sc.raw = f.raw[:0]
-	t.hitScratch.Put(sc)
-}
-
 // packed copies a hit's record and line into one allocation: they live
-// and die together in the ring, and every allocation of a hit is garbage
-// whose collection (the GC's assists) the guest's thread pays for. raw's
-// capacity ends at its length, so that no append reaches the text.
+// and die together in the ring. raw's capacity ends at its length, so
+// that no append reaches the text.
 func packed(raw, line []byte) ([]byte, string) {
 	b := make([]byte, len(raw)+len(line))
 	copy(b, raw)
@@ -176,19 +181,10 @@ func packed(raw, line []byte) ([]byte, string) {
 // probeRaw is a probe event's record after struct trace_entry, as
 // store_trace_args lays it out: the head (ip; or func and ret_ip), the
 // arguments, the strings.
-func (t *Tracing) probeRaw(tp *traceProbe, regs *kprobes.Regs, head int, ip, retIP uint64) []byte {
+func (t *Tracing) probeRaw(tp *traceProbe, regs *kprobes.Regs, head ...uint64) []byte {
 	f := fetcher{t: t, regs: regs, args: tp.args}
-	var w bytes.Buffer
-	f.startRaw(tp.ev, head)
-	binary.LittleEndian.PutUint64(f.raw, ip)
-	if head == 16 {
-		binary.LittleEndian.PutUint64(f.raw[8:], retIP)
-	}
-	for _, a := range tp.args {
-		f.format(&w, a)
-	}
-	f.finish(&w)
-	return f.raw
+	raw, _ := t.formatHit(&f, tp.ev, tp.args, head)
+	return raw
 }
 
 // recordReturn writes one return event, as print_kretprobe_event:
@@ -205,18 +201,7 @@ func (t *Tracing) recordReturn(ef *eventFile, tp *traceProbe, ri *kprobes.Kretpr
 	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
 	}
-	sc := t.scratch()
-	defer t.putScratch(sc, &f)
-	w := &sc.line
-	w.WriteString(tp.ev.name)
-	f.startRawIn(tp.ev, 16, sc.raw)
-	binary.LittleEndian.PutUint64(f.raw, tp.kprobe().Addr) // __probe_func
-	binary.LittleEndian.PutUint64(f.raw[8:], ri.RetAddr)   // __probe_ret_ip
-	for _, a := range tp.args {
-		f.format(w, a)
-	}
-	f.finish(w)
-	raw, text := packed(f.raw, w.Bytes())
+	raw, text := t.formatHit(&f, tp.ev, tp.args, []uint64{tp.kprobe().Addr, ri.RetAddr}, tp.ev.name) // __probe_func, __probe_ret_ip
 	e := traceEntry{kind: entryKretprobe, pid: int32(pid), ip: ri.RetAddr, parent: tp.kprobe().Addr, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id), text: text, raw: raw}
 	ef.ta.commit(regs.CPU, comm, &e, traceEntryHeadSize+len(raw), &stackFrom{ri.RetAddr, regs.X[29]})
 }
@@ -959,23 +944,13 @@ func (t *Tracing) recordUprobe(ef *eventFile, tp *traceProbe, regs *kprobes.Regs
 	if !f.passes(ef, comm, pid, regs.CPU, 0) {
 		return
 	}
-	var w bytes.Buffer
-	w.WriteString(tp.ev.name)
 	e := traceEntry{kind: entryUprobe, pid: int32(pid), ip: regs.PC, nlen: uint16(len(tp.ev.name)), typ: uint16(tp.ev.id)}
+	head := []uint64{regs.PC} // __probe_ip
 	if tp.ev.isReturn {
-		f.startRaw(tp.ev, 16)
-		binary.LittleEndian.PutUint64(f.raw, fn)          // __probe_func
-		binary.LittleEndian.PutUint64(f.raw[8:], regs.PC) // __probe_ret_ip
+		head = []uint64{fn, regs.PC} // __probe_func, __probe_ret_ip
 		e.kind, e.parent = entryUretprobe, fn
-	} else {
-		f.startRaw(tp.ev, 8)
-		binary.LittleEndian.PutUint64(f.raw, regs.PC) // __probe_ip
 	}
-	for _, a := range tp.up.args {
-		f.format(&w, a)
-	}
-	f.finish(&w)
-	e.text, e.raw = w.String(), f.raw
+	e.raw, e.text = t.formatHit(&f, tp.ev, tp.up.args, head, tp.ev.name)
 	// The stacktrace option's stack is the kernel's where the handler
 	// runs, as Linux's (from uprobe_dispatcher down to el0t_64_sync): here
 	// the guest's, from its break hook's gate down to its vector.
