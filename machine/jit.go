@@ -33,6 +33,10 @@ package machine
 // one short: runFast runs a block only if all of it fits.
 const maxBlock = 64
 
+// maxGroups bounds the groups of accesses (jit_group_amd64.go) whose
+// checks a block's code reuses at one time.
+const maxGroups = 4
+
 // block is one translated run of instructions of a code page. Its code
 // embeds absolute pcs and assumes one data-access path, so it is valid
 // only for the virtual page, translation regime and EL it was built for:

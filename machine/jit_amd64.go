@@ -165,6 +165,12 @@ type emitter struct {
 	// and moved it by multiples of 16 since, so an access through SP
 	// needs no check again (checkSP).
 	spAligned bool
+	// The groups of accesses that share a micro-TLB check
+	// (jit_group_amd64.go): counting finds the plan, with the groups
+	// it may still add to in open; the second emission follows it.
+	plan       groupPlan
+	open       [maxGroups]openGroup
+	movingBase bool // a base register's move by a constant is being stored (stBase, emitAddSubImm)
 }
 
 // bailRef is a rel32 at b[at:] that must jump to the exit before
@@ -336,6 +342,9 @@ func (e *emitter) read(s uint8) {
 
 // wrote notes a write to slot s: to write back at exits, if s is cached.
 func (e *emitter) wrote(s uint8) {
+	if e.counting && !e.movingBase {
+		e.groupWrote(s)
+	}
 	if s == regSP {
 		e.spAligned = false
 	}
@@ -402,7 +411,12 @@ func (e *emitter) checkSP(k int) {
 // which moved by imm: by a multiple of 16, SP stays as aligned as it was.
 func (e *emitter) stBase(rn uint8, imm uint64) {
 	aligned := e.spAligned && imm%16 == 0
+	e.movingBase = true
 	e.st(rn, rSI)
+	e.movingBase = false
+	if e.counting {
+		e.groupMoved(rn, int32(imm))
+	}
 	if rn == regSP {
 		e.spAligned = aligned
 	}
@@ -833,10 +847,10 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e.reset(pc)
 	e.counting = true
 	e.body(c, insts)
-	uses, writes, entry, loops := e.uses, e.writes, e.entry, e.loops
+	uses, writes, entry, loops, plan := e.uses, e.writes, e.entry, e.loops, e.plan
 	e.reset(pc)
 	e.cacheRegs(&uses)
-	e.entry, e.loops = entry, loops
+	e.entry, e.loops, e.plan = entry, loops, plan
 	if loops {
 		// Any exit may follow an earlier iteration's writes: each must
 		// write back every cached slot the block writes, which the entry
@@ -925,6 +939,9 @@ func (e *emitter) body(c *CPU, insts []*inst) {
 	e.loadCache()
 	e.loop = len(e.b)
 	for k, in := range insts {
+		if e.counting && !keepsGroups(in) {
+			e.closeGroups()
+		}
 		e.inst(c, in, k, e.pc+uint64(k)*4)
 	}
 	if n := len(insts); !endsBlock(insts[n-1]) {
@@ -979,7 +996,18 @@ func (e *emitter) emitAddSubImm(_ *CPU, in *inst, _ int, _ uint64) {
 	if in.imm != 0 || !sf || flags { // (MOV to or from SP is ADD #0)
 		e.aluImm(op, sf, x, int32(in.imm))
 	}
+	// A base register moved by a constant keeps its group of accesses.
+	move := sf && rd == rn && rd != regSink
+	e.movingBase = move
 	e.st(rd, x)
+	e.movingBase = false
+	if move && e.counting {
+		d := int32(in.imm)
+		if op == aluSUB {
+			d = -d
+		}
+		e.groupMoved(rd, d)
+	}
 	if aligned {
 		e.spAligned = true
 	}
@@ -1906,8 +1934,12 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	}
 	// AX: the address; SI: the base register's written-back value.
 	writeback := false
+	// The address is base plus disp, for groups of accesses
+	// (jit_group_amd64.go), unless base is noBase.
+	base, disp := rn, int32(in.imm)
 	switch in.op {
 	case opLDRlit:
+		base = noBase
 		e.movImm(rAX, pc+in.imm)
 	case opLDRo, opSTRo:
 		e.addr(rn, int32(in.imm))
@@ -1917,10 +1949,13 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		e.opM(true, []byte{0x8d}, rSI, mem{base: rAX, index: noIndex, disp: int32(in.imm)}) // lea rsi, [rax+imm]
 		if in.op == opLDRpre || in.op == opSTRpre {
 			e.opR(true, []byte{0x8b}, rAX, rSI)
+		} else {
+			disp = 0
 		}
 	case opLDAR, opSTLR, opLDXR:
 		// Aligned accesses only: a misaligned one faults, in the
 		// interpreter.
+		disp = 0
 		e.ld(rAX, rn, true)
 		e.opR(true, []byte{0xf7}, 0, rAX) // test rax, size-1
 		e.imm32(int32(size - 1))
@@ -1930,6 +1965,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			return
 		}
 	case opLDRreg, opSTRreg:
+		base = noBase
 		a := (*ldstRegArgs)(in)
 		e.ld(rAX, rn, true)
 		e.ld(rCX, a.rm, true)
@@ -1943,6 +1979,8 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			e.opM(true, []byte{0x8d}, rSI, mem{base: rAX, index: noIndex, disp: int32(in.imm)}) // lea rsi, [rax+imm]
 			if a.mode() == modePre {
 				e.opR(true, []byte{0x8b}, rAX, rSI)
+			} else {
+				disp = 0
 			}
 		} else {
 			e.addr(rn, int32(in.imm))
@@ -1951,7 +1989,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		if in.op == opSTP {
 			// Both sources before any writeback.
 			x, y := e.src(rd, r8, true), e.src(rt2, r9, true)
-			at := e.access(c, k, 2*size, true, false)
+			at := e.accessAt(c, k, base, disp, 2*size, true)
 			e.store(x, lg, at)
 			e.store(y, lg, at.plus(int32(size)))
 			if writeback {
@@ -1960,7 +1998,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			e.codeCheck(c, k)
 			return
 		}
-		at := e.access(c, k, 2*size, false, false)
+		at := e.accessAt(c, k, base, disp, 2*size, false)
 		// Straight into cached destinations, unless a writeback of the
 		// same register must come first (the interpreter's order).
 		x, y := r8, r9
@@ -1979,7 +2017,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 	switch in.op {
 	case opSTRo, opSTRpre, opSTRpost, opSTRreg, opSTLR:
 		x := e.src(rd, r8, true)
-		at := e.access(c, k, size, true, false)
+		at := e.accessAt(c, k, base, disp, size, true)
 		if in.op == opSTLR && c.par {
 			// A store-release must not pass a later load-acquire (A64's
 			// release is sequentially consistent with acquires): XCHG,
@@ -2000,7 +2038,7 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		if !writeback || rd != rn {
 			x = e.into(rd, rAX)
 		}
-		e.load(x, lg, ext, e.access(c, k, size, false, false))
+		e.load(x, lg, ext, e.accessAt(c, k, base, disp, size, false))
 		if writeback {
 			e.stBase(rn, in.imm)
 		}

@@ -1213,3 +1213,92 @@ func writeLeaf(t *testing.T, m *Machine, addr uint64, insn string) {
 	mustWrite32(t, m, addr, I(insn))
 	mustWrite32(t, m, addr+4, I("ret"))
 }
+
+// TestTranslatedAccessGroups runs, translated and interpreted, loops
+// whose accesses through one base register share one micro-TLB check
+// (jit_group_amd64.go): hot at an address where their bytes stay in one
+// page, then where they cross into the next page (mapped elsewhere in
+// RAM, read-only or not at all), where the base moves or is rewritten
+// between them, or where they lie too far apart to share a check. The
+// two must end in the same state.
+func TestTranslatedAccessGroups(t *testing.T) {
+	const va = 0x30000000
+	const pa1, pa2, pa3 = testData + 0x1000, testData + 0x4000, testData + 0x6000 // not adjacent
+	const end = va + PageSize                                                     // the first page's end
+	tests := []struct {
+		name string
+		body []string // the loop's body
+		hot  uint64   // x1 after the warm-up at va+0x800
+		next uint64   // the second page's attributes; 0: unmapped
+	}{
+		{"crossing loads", []string{"ldr x0, [x1]", "ldr x4, [x1, #8]"}, end - 8, ptNormal},
+		{"crossing loads/unmapped", []string{"ldr x0, [x1]", "ldr x4, [x1, #8]"}, end - 8, 0},
+		{"crossing store", []string{"ldr x0, [x1]", "str x3, [x1, #8]"}, end - 8, ptNormal},
+		{"crossing store/read-only", []string{"ldr x0, [x1]", "str x3, [x1, #8]"}, end - 8, ptNormal | ptAPRO},
+		// (x6: the second page, read all along, in the micro-TLB for reads)
+		{"load then store/read-only", []string{"ldr x5, [x6]", "ldr x0, [x1]", "add x0, x0, #1", "str x0, [x1]"}, end + 16, ptNormal | ptAPRO},
+		{"post-index", []string{"ldr x0, [x1], #8", "ldr x4, [x1]", "sub x1, x1, #8"}, end - 8, ptNormal},
+		{"pre-index pair", []string{"stp x2, x3, [x1, #-16]!", "ldp x4, x5, [x1, #16]", "add x1, x1, #16"}, end, ptNormal},
+		{"added to base", []string{"ldr x0, [x1]", "add x1, x1, #8", "ldr x4, [x1]", "sub x1, x1, #8"}, end - 8, ptNormal},
+		{"base rewritten", []string{"ldr x0, [x1]", "mov x1, x7", "ldr x4, [x1]", "mov x1, x8"}, va + 0x800, ptNormal},
+		{"too far apart", []string{"ldr x0, [x1]", "ldr x4, [x1, #200]"}, end - 100, ptNormal},
+		{"moving base", []string{"ldr x0, [x1]", "str x0, [x1, #8]", "add x1, x1, #16"}, va + 0x800, ptNormal},
+		{"byte then word", []string{"ldrb w0, [x1, #7]", "ldr w4, [x1, #4]", "strh w3, [x1, #8]"}, end - 8, ptNormal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			type result struct {
+				x                         [10]uint64
+				pc, esr, far, elr, retire uint64
+				mem                       [12]uint64
+			}
+			run := func(interpret bool) result {
+				n := len(tt.body) + 1
+				back := map[int]string{3: "b #-8", 4: "b #-12", 5: "b #-16"}[n] // to the loop's start
+				code := append(append([]string{}, tt.body...), back)
+				m, c, pt := newMMUMachineWith(t, prog(code...), Config{Interpret: interpret})
+				pt.page(va, pa1, ptNormal)
+				if tt.next != 0 {
+					pt.page(end, pa2, tt.next)
+				}
+				pt.page(va+0x10000, pa3, ptNormal)
+				for i, p := range []uint64{pa1 + PageSize - 16, pa1 + PageSize, pa2, pa3} { // pa1+PageSize: what a wrong read finds
+					mustWrite64(t, m, p, 0x1111111111111111*uint64(i+1))
+					mustWrite64(t, m, p+8, 0x0101010101010101*uint64(i+1))
+					mustWrite64(t, m, p+16, 0x1010101010101010*uint64(i+1))
+				}
+				c.SetX(1, va+0x800)
+				c.SetX(2, 0x2222)
+				c.SetX(3, 0x3333333355555555)
+				c.SetX(6, end+32)
+				c.SetX(7, va+0x10000)
+				c.SetX(8, va+0x800)
+				if err := m.Step(uint64(400 * n)); err != nil { // translated by now
+					t.Fatal(err)
+				}
+				if tt.hot != va+0x800 {
+					c.SetX(1, tt.hot)
+					c.SetX(8, tt.hot)
+				}
+				if err := m.Step(uint64(3 * n)); err != nil {
+					t.Fatal(err)
+				}
+				var r result
+				for i := range r.x {
+					r.x[i] = c.X(i)
+				}
+				r.pc, r.esr, r.far, r.elr, r.retire = c.PC(), c.SysReg(ESR_EL1), c.SysReg(FAR_EL1), c.SysReg(ELR_EL1), m.Stats().Instructions
+				for i, p := range []uint64{pa1 + PageSize - 16, pa1 + PageSize, pa2, pa3} {
+					for j := range 3 {
+						r.mem[3*i+j] = mustRead64(t, m, p+8*uint64(j))
+					}
+				}
+				return r
+			}
+			want, got := run(true), run(false)
+			if got != want {
+				t.Errorf("translated  %+x\ninterpreted %+x", got, want)
+			}
+		})
+	}
+}
