@@ -779,6 +779,7 @@ func asmTable() map[string]uint32 {
 		"str x2, [x3]":                     0xf9000062,
 		"str x2, [x9, #8]":                 0xf9000522,
 		"str x2, [x9]":                     0xf9000122,
+		"str x3, [x1, #64]":                0xf9002023,
 		"str x3, [x1, #8]":                 0xf9000423,
 		"str x3, [x10]":                    0xf9000143,
 		"str x3, [x10], #0":                0xf8000543,

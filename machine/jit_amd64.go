@@ -1743,7 +1743,7 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 				e.alu(aluSUB, true, rBX, rCX)
 				e.shift(1, true, rBX, 12)
 			case write:
-				e.snoop(m, k, span, true)
+				e.snoop(m, k, 0, int32(span), true)
 			}
 			return mem{base: rDX, index: rAX, scale: 1}
 		}
@@ -1781,7 +1781,7 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 		e.opR(true, []byte{0x8b}, rBX, rDX) // mov rbx, rdx
 		e.shift(1, true, rBX, 12)
 	case write:
-		e.snoop(m, k, span, false)
+		e.snoop(m, k, 0, int32(span), false)
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))
 	return mem{base: rCX, index: rDX, scale: 1}
@@ -1811,14 +1811,14 @@ func (e *emitter) codeCheck(c *CPU, k int) {
 	e.here(none)
 }
 
-// snoop bails before instruction k, a store of span bytes at RAM offset
-// DX, if another CPU's exclusive monitor holds a granule the store
-// touches: the interpreter's store clears it. (Which CPU is "another" is
+// snoop bails before instruction k, which stores to the bytes [lo, hi)
+// from RAM offset DX, if another CPU's exclusive monitor holds a granule
+// they touch: the interpreter's store clears it. (Which CPU is "another" is
 // known only at run time: blocks are shared by the CPUs.) With host, DX
 // is instead the micro-TLB entry's host, for the VA in AX, which the
 // check (rarely needed: only while a monitor is set, so out of line)
 // turns into the RAM offset and back. Clobbers BX, CX.
-func (e *emitter) snoop(m *Machine, k, span int, host bool) {
+func (e *emitter) snoop(m *Machine, k int, lo, hi int32, host bool) {
 	e.movImm(rBX, uint64(uintptr(unsafe.Pointer(&m.reservations))))
 	e.opM(true, []byte{0x83}, aluCMP, mem{base: rBX, index: noIndex}) // cmp qword [rbx], 0
 	e.raw(0)
@@ -1841,13 +1841,13 @@ func (e *emitter) snoop(m *Machine, k, span int, host bool) {
 			// and last granules.
 			e.opM(true, []byte{0x8b}, rBX, mem{base: rBX, index: noIndex, disp: offExcPA})
 			e.aluImm(aluSUB, true, rBX, RAMBase)
-			e.aluImm(aluAND, true, rBX, -64) // ergMask
-			e.opR(true, []byte{0x8b}, rCX, rDX)
-			e.aluImm(aluAND, true, rCX, -64) // ergMask
+			e.aluImm(aluAND, true, rBX, -64)                                         // ergMask
+			e.opM(true, []byte{0x8d}, rCX, mem{base: rDX, index: noIndex, disp: lo}) // lea rcx, [rdx+lo]
+			e.aluImm(aluAND, true, rCX, -64)                                         // ergMask
 			e.alu(aluCMP, true, rBX, rCX)
 			below := e.jcc(ccB)
-			e.opM(true, []byte{0x8d}, rCX, mem{base: rDX, index: noIndex, disp: int32(span - 1)}) // lea rcx, [rdx+span-1]
-			e.aluImm(aluAND, true, rCX, -64)                                                      // ergMask
+			e.opM(true, []byte{0x8d}, rCX, mem{base: rDX, index: noIndex, disp: hi - 1}) // lea rcx, [rdx+hi-1]
+			e.aluImm(aluAND, true, rCX, -64)                                             // ergMask
 			e.alu(aluCMP, true, rBX, rCX)
 			e.bail(ccBE, k)
 			e.here(below)

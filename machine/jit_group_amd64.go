@@ -21,7 +21,9 @@ import "unsafe"
 // entry's host in CPU.pageHost; the others, the members, load it from
 // there. If the group's bytes span two pages, or one of them is not
 // mapped as it needs, the leader bails and the interpreter goes on; the
-// members never bail for the micro-TLB.
+// members never bail for the micro-TLB. Likewise the leader of a group
+// that stores snoops the other CPUs' exclusive monitors for all of its
+// bytes, and its stores need not.
 //
 // The counting emission finds the groups (groupAccess, groupWrote,
 // closeGroups) and leaves their plan for the second, which emits them.
@@ -192,14 +194,17 @@ func (e *emitter) accessAt(c *CPU, k int, base uint8, disp int32, span int, writ
 	}
 	switch role, slot := e.groupAccess(k, base, disp, span, write); role {
 	case roleLeader:
-		e.groupCheck(c, k, e.plan.lo[k], e.plan.hi[k], e.plan.write[k], slot)
+		lo, hi, write := e.plan.lo[k], e.plan.hi[k], e.plan.write[k]
+		e.groupCheck(c, k, lo, hi, write, slot)
+		if write {
+			// For every store of the group: no other CPU's monitor can
+			// change before they are done, and this one's is not snooped.
+			e.snoop(c.m, k, lo, hi, true)
+		}
 	case roleMember:
 		e.opM(true, []byte{0x8b}, rDX, field(pageHostAt(slot))) // mov rdx, [pageHost+8*slot]
 	default:
 		return e.access(c, k, span, write, false)
-	}
-	if write {
-		e.snoop(c.m, k, span, true)
 	}
 	return mem{base: rDX, index: rAX, scale: 1}
 }

@@ -1302,3 +1302,43 @@ func TestTranslatedAccessGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestTranslatedGroupSnoop stores twice through one base register, the
+// second store 64 bytes on, in a hot loop, while another CPU's monitor
+// holds a granule only the second store reaches: the group's one snoop
+// (jit_group_amd64.go) must cover both stores' bytes, so that the second
+// clears the monitor as the interpreter's does.
+func TestTranslatedGroupSnoop(t *testing.T) {
+	const va = 0x30000000
+	const pa = testData + 0x1000
+	const granule = 0x840 // first reached by the second store, at x1 = va+0x800
+	type result struct {
+		valid           bool
+		x1, x2, retired uint64
+	}
+	run := func(interpret bool) result {
+		m, c, pt := newMMUMachineWith(t, prog("str x3, [x1]", "str x3, [x1, #64]", "add x1, x1, #8", "subs x2, x2, #1", "b.ne #-16", "b #0"), Config{Interpret: interpret, NumCPUs: 2})
+		pt.page(va, pa, ptNormal)
+		o := m.CPU(1)
+		o.excValid, o.excAddr, o.excSize, o.excPA = true, va+granule, 3, pa+granule
+		m.reservations++
+		c.SetX(1, va)
+		c.SetX(2, 0x300)
+		c.SetX(3, 7)
+		// Stop after the iteration at x1 = va+0x800, all of it
+		// translated: the budget ends with it.
+		if err := m.Step(5 * (0x800/8 + 1)); err != nil {
+			t.Fatal(err)
+		}
+		if o.excValid {
+			t.Errorf("interpret %v: monitor at %#x still valid after the store there", interpret, granule)
+		}
+		if err := m.Step(2000); err != nil {
+			t.Fatal(err)
+		}
+		return result{o.excValid, c.X(1), c.X(2), m.Stats().Instructions}
+	}
+	if want, got := run(true), run(false); got != want {
+		t.Errorf("translated %+v, interpreted %+v", got, want)
+	}
+}
