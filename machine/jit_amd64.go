@@ -477,6 +477,13 @@ func (e *emitter) setReg(s uint8, v uint64) {
 // alu emits "op dst, src" (a group-1 operation) at width w.
 func (e *emitter) alu(op byte, w bool, dst, src int) { e.opR(w, []byte{op*8 + 1}, src, dst) }
 
+// aluMem emits "op dst, [guest register s]" (a group-1 operation) at
+// width w, for s not cached.
+func (e *emitter) aluMem(op byte, w bool, dst int, s uint8) {
+	e.read(s)
+	e.opM(w, []byte{op*8 + 3}, dst, reg(s))
+}
+
 // aluImm emits "op dst, imm".
 func (e *emitter) aluImm(op byte, w bool, dst int, imm int32) {
 	if imm == int32(int8(imm)) {
@@ -1065,6 +1072,16 @@ func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
 	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
 	x := e.into(rd, rSI)
 	var y int
+	if a.amount() == 0 && !a.invert() && e.host[rm] == 0 {
+		// The operand straight from c.r.
+		e.ldFor(x, rn, sf)
+		e.aluMem(logicALU(a.op), sf, x, rm)
+		e.st(rd, x)
+		if a.op == opANDSr {
+			e.storeNZCV(afterLogic)
+		}
+		return
+	}
 	if a.amount() == 0 && !a.invert() && int(e.host[rm]) != x {
 		y = e.src(rm, rCX, sf)
 	} else {
@@ -1094,7 +1111,9 @@ func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
 		a := (*extendedArgs)(in)
 		e.ld(rCX, rm, true)
 		e.extend(rCX, a.extend(), a.amount())
-	} else if a := (*shiftedArgs)(in); a.amount() == 0 && int(e.host[rm]) != x {
+	} else if a := (*shiftedArgs)(in); a.amount() == 0 && e.host[rm] == 0 {
+		y = -1 // the operand straight from c.r
+	} else if a.amount() == 0 && int(e.host[rm]) != x {
 		y = e.src(rm, rCX, sf)
 	} else {
 		e.ld(rCX, rm, sf)
@@ -1105,7 +1124,11 @@ func (e *emitter) emitAddSubReg(_ *CPU, in *inst, _ int, _ uint64) {
 	if sub {
 		op = aluSUB
 	}
-	e.alu(op, sf, x, y)
+	if y < 0 {
+		e.aluMem(op, sf, x, rm)
+	} else {
+		e.alu(op, sf, x, y)
+	}
 	e.st(rd, x)
 	if in.op == opADDSr || in.op == opSUBSr || in.op == opADDSx || in.op == opSUBSx {
 		e.storeNZCV(flagsAfter(op))
@@ -1429,8 +1452,9 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 func (e *emitter) emitMRS(c *CPU, a *sysArgs, k int, _ uint64) {
 	rd := a.rd
 	if sr := SysReg(a.imm); jitPlainSys(sr) || sr == MDSCR_EL1 { // (MDSCR_EL1 is plain to read)
-		e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(sr))) // mov rax, [sys+8*sr]
-		e.st(rd, rAX)
+		x := e.into(rd, rAX)
+		e.opM(true, []byte{0x8b}, x, field(offSys+8*int32(sr))) // mov x, [sys+8*sr]
+		e.st(rd, x)
 		return
 	}
 	switch SysReg(a.imm) {
@@ -1465,7 +1489,10 @@ func (e *emitter) emitMRS(c *CPU, a *sysArgs, k int, _ uint64) {
 		e.opM(false, []byte{0x80}, aluCMP, field(offSPSel))
 		e.raw(0)
 		e.bail(ccE, k)
-		e.opM(true, []byte{0x8b}, rAX, field(offSPEL0))
+		x := e.into(rd, rAX)
+		e.opM(true, []byte{0x8b}, x, field(offSPEL0))
+		e.st(rd, x)
+		return
 	case DAIF:
 		e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offDAIF)) // movzx eax, byte [daif]
 		e.shift(0, false, rAX, 6)
@@ -1945,11 +1972,9 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		e.addr(rn, int32(in.imm))
 	case opLDRpre, opSTRpre, opLDRpost, opSTRpost:
 		writeback = true
-		e.ld(rAX, rn, true)
-		e.opM(true, []byte{0x8d}, rSI, mem{base: rAX, index: noIndex, disp: int32(in.imm)}) // lea rsi, [rax+imm]
-		if in.op == opLDRpre || in.op == opSTRpre {
-			e.opR(true, []byte{0x8b}, rAX, rSI)
-		} else {
+		pre := in.op == opLDRpre || in.op == opSTRpre
+		e.writebackAddr(rn, int32(in.imm), pre)
+		if !pre {
 			disp = 0
 		}
 	case opLDAR, opSTLR, opLDXR:
@@ -1975,11 +2000,8 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 		a := (*pairArgs)(in)
 		if a.mode() != modeOffset {
 			writeback = true
-			e.ld(rAX, rn, true)
-			e.opM(true, []byte{0x8d}, rSI, mem{base: rAX, index: noIndex, disp: int32(in.imm)}) // lea rsi, [rax+imm]
-			if a.mode() == modePre {
-				e.opR(true, []byte{0x8b}, rAX, rSI)
-			} else {
+			e.writebackAddr(rn, int32(in.imm), a.mode() == modePre)
+			if a.mode() != modePre {
 				disp = 0
 			}
 		} else {
@@ -2043,6 +2065,26 @@ func (e *emitter) emitMem(c *CPU, in *inst, k int, pc uint64) {
 			e.stBase(rn, in.imm)
 		}
 		e.st(rd, x)
+	}
+}
+
+// writebackAddr sets SI to guest register s plus imm, the value a
+// pre- or post-indexed access writes back, and AX to the address: SI if
+// pre, else s.
+func (e *emitter) writebackAddr(s uint8, imm int32, pre bool) {
+	h := int(e.host[s])
+	if h == 0 {
+		e.ld(rAX, s, true)
+		h = rAX
+	} else {
+		e.read(s)
+	}
+	e.opM(true, []byte{0x8d}, rSI, mem{base: h, index: noIndex, disp: imm}) // lea rsi, [h+imm]
+	switch {
+	case pre:
+		e.opR(true, []byte{0x8b}, rAX, rSI) // mov rax, rsi
+	case h != rAX:
+		e.opR(true, []byte{0x8b}, rAX, h) // mov rax, h
 	}
 }
 

@@ -48,6 +48,12 @@ func TestEmitterEncodings(t *testing.T) {
 		{func(e *emitter) { e.setReg(3, 7) }, "mov qword ptr [rdi+0x18], 0x7"},
 		{func(e *emitter) { e.setReg(3, 1<<40) }, "mov rax, 0x10000000000; mov qword ptr [rdi+0x18], rax"},
 		{func(e *emitter) { e.alu(aluSUB, true, rSI, rCX) }, "sub rsi, rcx"},
+		{func(e *emitter) { e.aluMem(aluADD, true, rSI, 5) }, "add rsi, qword ptr [rdi+0x28]"},
+		{func(e *emitter) { e.aluMem(aluXOR, false, r11, 3) }, "xor r11d, dword ptr [rdi+0x18]"},
+		{func(e *emitter) { e.aluMem(aluCMP, true, rSI, 4) }, "cmp rsi, qword ptr [rdi+0x20]"},
+		{func(e *emitter) { e.host[7] = r11; e.writebackAddr(7, -16, true) }, "lea rsi, ptr [r11-0x10]; mov rax, rsi"},
+		{func(e *emitter) { e.host[7] = r11; e.writebackAddr(7, 16, false) }, "lea rsi, ptr [r11+0x10]; mov rax, r11"},
+		{func(e *emitter) { e.writebackAddr(7, 16, false) }, "mov rax, qword ptr [rdi+0x38]; lea rsi, ptr [rax+0x10]"},
 		{func(e *emitter) { e.alu(aluXOR, false, rAX, r9) }, "xor eax, r9d"},
 		{func(e *emitter) { e.aluImm(aluCMP, true, r10, 4) }, "cmp r10, 0x4"},
 		// The shortest immediates and displacements, and the bases that

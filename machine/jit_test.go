@@ -679,6 +679,9 @@ func TestTranslatedPSTATEAccess(t *testing.T) {
 		{"el1h", 5, []string{"msr nzcv, x1", "mrs x2, nzcv", "mrs x3, currentel", "mrs x4, spsel", "add x6, x6, x2", "add x7, x7, x3", "add x8, x8, x4", "add x1, x1, x5", "b #-32"}},
 		{"el1t", 4, []string{"msr nzcv, x1", "mrs x2, nzcv", "mrs x3, currentel", "mrs x4, spsel", "add x6, x6, x2", "add x7, x7, x3", "add x8, x8, x4", "add x1, x1, x5", "b #-32"}},
 		{"el0", 0, []string{"msr nzcv, x1", "mrs x2, nzcv", "add x6, x6, x2", "add x1, x1, x5", "b #-16"}},
+		// Registers read into a destination the block caches (x2 is
+		// read twice) and one it does not; SP_EL0 at EL1h is not the SP.
+		{"el1h/sysregs", 5, []string{"msr sp_el0, x1", "mrs x2, sp_el0", "msr tpidr_el1, x1", "mrs x3, tpidr_el1", "add x6, x6, x2", "add x7, x7, x2", "add x8, x8, x3", "add x1, x1, x5", "b #-32"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(interpret bool) [6]uint64 {
