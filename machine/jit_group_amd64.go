@@ -16,8 +16,9 @@ import "unsafe"
 // So the accesses of a block through one base register, while nothing
 // else writes that register, form a group: its first access, the leader,
 // checks once the page of every byte the group touches (relative to the
-// base at the leader: the accesses' own writebacks move it by a known
-// amount), against the store tag if any of them stores, and saves the
+// base at the leader: the accesses' own writebacks, and ADD or SUB of a
+// constant, move it by a known amount), against the store tag if any of
+// them stores, and saves the
 // entry's host in CPU.pageHost; the others, the members, load it from
 // there. If the group's bytes span two pages, or one of them is not
 // mapped as it needs, the leader bails and the interpreter goes on; the
