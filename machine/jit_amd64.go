@@ -1737,28 +1737,7 @@ func (e *emitter) bitfield(a *bitfieldArgs) {
 func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 	m := c.m
 	if c.xlate {
-		// The entry: index ((va >> 12) & utlbMask) * 32.
-		e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
-		e.shift(1, false, rCX, 12-5)
-		e.aluImm(aluAND, false, rCX, utlbMask*utlbEntrySize)
-		// The tag of the page of the access's last byte: an access that
-		// crosses into the next page matches no entry of its first.
-		if span > 1 {
-			e.opM(true, []byte{0x8d}, rDX, mem{base: rAX, index: noIndex, disp: int32(span - 1)}) // lea rdx, [rax+span-1]
-		} else {
-			e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
-		}
-		if c.el != 0 { // utlbTag
-			e.aluImm(aluOR, true, rDX, PageSize-1)
-		} else {
-			e.aluImm(aluAND, true, rDX, -PageSize)
-		}
-		entry := mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + offRTag}
-		if write {
-			entry.disp = offUTLB + offWTag
-		}
-		e.opM(true, []byte{0x3b}, rDX, entry) // cmp rdx, tag
-		e.bail(ccNE, k)
+		entry := e.tagCheck(c, k, 0, int32(span), write)
 		if !ramOff {
 			entry.disp = offUTLB + offHost
 			e.opM(true, []byte{0x8b}, rDX, entry) // mov rdx, host
@@ -1812,6 +1791,42 @@ func (e *emitter) access(c *CPU, k, span int, write, ramOff bool) mem {
 	}
 	e.movImm(rCX, uint64(addrOf(m.ram)))
 	return mem{base: rCX, index: rDX, scale: 1}
+}
+
+// tagCheck bails before instruction k unless the bytes [lo, hi) from
+// the virtual address in AX are in one page that the micro-TLB maps for
+// reads (or, write, stores), and returns the operand of the tag it
+// compared (CX indexes the entry: callers set disp to reach its other
+// fields). The entry is the first byte's page's; its tag must be the
+// last byte's page's, so that bytes crossing into the next page match no
+// entry. Clobbers CX, DX.
+func (e *emitter) tagCheck(c *CPU, k int, lo, hi int32, write bool) mem {
+	// The entry: index ((va+lo >> 12) & utlbMask) * 32.
+	if lo == 0 {
+		e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
+	} else {
+		e.opM(false, []byte{0x8d}, rCX, mem{base: rAX, index: noIndex, disp: lo}) // lea ecx, [rax+lo]
+	}
+	e.shift(1, false, rCX, 12-5)
+	e.aluImm(aluAND, false, rCX, utlbMask*utlbEntrySize)
+	if hi > 1 {
+		e.opM(true, []byte{0x8d}, rDX, mem{base: rAX, index: noIndex, disp: hi - 1}) // lea rdx, [rax+hi-1]
+	} else {
+		e.opR(true, []byte{0x8b}, rDX, rAX) // mov rdx, rax
+	}
+	// utlbTag: the page's last byte at EL1, its first at EL0.
+	if c.el != 0 {
+		e.aluImm(aluOR, true, rDX, PageSize-1)
+	} else {
+		e.aluImm(aluAND, true, rDX, -PageSize)
+	}
+	entry := mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + offRTag}
+	if write {
+		entry.disp = offUTLB + offWTag
+	}
+	e.opM(true, []byte{0x3b}, rDX, entry) // cmp rdx, tag
+	e.bail(ccNE, k)
+	return entry
 }
 
 // codeCheck follows a store in parallel mode, instruction k, whose RAM

@@ -152,32 +152,10 @@ func (e *emitter) closeGroups() {
 func keepsGroups(in *inst) bool { return in.op != opBRK && in.op != opERET }
 
 // groupCheck emits the leader's check, instead of access's own: the
-// bytes [lo, hi) from the access's address in AX are in one page that the
-// micro-TLB maps for reads (or, write, stores), else it bails before
-// instruction k. It leaves the entry's host in DX and in save slot slot.
-// Clobbers CX.
+// bytes [lo, hi) from the access's address in AX (tagCheck). It leaves
+// the entry's host in DX and in save slot slot. Clobbers CX.
 func (e *emitter) groupCheck(c *CPU, k int, lo, hi int32, write bool, slot uint8) {
-	// The entry of the first byte's page, and the tag of the last's.
-	if lo == 0 {
-		e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
-	} else {
-		e.opM(false, []byte{0x8d}, rCX, mem{base: rAX, index: noIndex, disp: lo}) // lea ecx, [rax+lo]
-	}
-	e.shift(1, false, rCX, 12-5)
-	e.aluImm(aluAND, false, rCX, utlbMask*utlbEntrySize)
-	e.opM(true, []byte{0x8d}, rDX, mem{base: rAX, index: noIndex, disp: hi - 1}) // lea rdx, [rax+hi-1]
-	// utlbTag: the page's last byte at EL1, its first at EL0.
-	if c.el != 0 {
-		e.aluImm(aluOR, true, rDX, PageSize-1)
-	} else {
-		e.aluImm(aluAND, true, rDX, -PageSize)
-	}
-	entry := mem{base: rDI, index: rCX, scale: 1, disp: offUTLB + offRTag}
-	if write {
-		entry.disp = offUTLB + offWTag
-	}
-	e.opM(true, []byte{0x3b}, rDX, entry) // cmp rdx, tag
-	e.bail(ccNE, k)
+	entry := e.tagCheck(c, k, lo, hi, write)
 	entry.disp = offUTLB + offHost
 	e.opM(true, []byte{0x8b}, rDX, entry)                   // mov rdx, host
 	e.opM(true, []byte{0x89}, rDX, field(pageHostAt(slot))) // mov [pageHost+8*slot], rdx
