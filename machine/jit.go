@@ -324,7 +324,7 @@ func (c *CPU) translate1(idx uint64) *block {
 			break
 		}
 		insts = append(insts, in)
-		if endsBlock(in) {
+		if endsBlock(in) && !fallsThrough(in) {
 			break
 		}
 	}
@@ -336,6 +336,20 @@ func (c *CPU) translate1(idx uint64) *block {
 		b.code, b.chain, b.n = base+uintptr(jc.body), base, uint64(jc.n)
 	}
 	return b
+}
+
+// fallsThrough reports whether in, which ends a block, is a conditional
+// branch: the block goes on with the next instruction, where the branch
+// is not taken (a superblock), so that the path the code mostly takes
+// keeps its cached registers and checks and needs no chained jump.
+func fallsThrough(in *inst) bool {
+	switch in.op {
+	case opCBZ, opCBNZ, opTBZ, opTBNZ:
+		return true
+	case opBcond:
+		return (*condArgs)(in).cond()&14 != 14
+	}
+	return false
 }
 
 // readsCounter reports whether in is an MRS of the system counter, which

@@ -171,6 +171,10 @@ type emitter struct {
 	plan       groupPlan
 	open       [maxGroups]openGroup
 	movingBase bool // a base register's move by a constant is being stored (stBase, emitAddSubImm)
+	// n is the block's length: a conditional branch before its last
+	// instruction goes on in the block when not taken (jit.go's
+	// translate1), and a loop's next iteration must fit all of it.
+	n int
 }
 
 // bailRef is a rel32 at b[at:] that must jump to the exit before
@@ -631,7 +635,7 @@ func (e *emitter) loopBack(n int) {
 	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
 	e.raw(0)
 	irq := e.jcc(ccNE)
-	e.aluImm(aluCMP, true, r10, int32(n))
+	e.aluImm(aluCMP, true, r10, int32(e.n)) // the next iteration may run all of the block
 	short := e.jcc(ccB)
 	e.raw(0xe9) // jmp loop
 	e.imm32(int32(e.loop - (len(e.b) + 4)))
@@ -943,6 +947,7 @@ func (e *emitter) reset(pc uint64) {
 // the next instruction.
 func (e *emitter) body(c *CPU, insts []*inst) {
 	e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
+	e.n = len(insts)
 	e.loadCache()
 	e.loop = len(e.b)
 	for k, in := range insts {
@@ -1445,7 +1450,9 @@ func (e *emitter) emitCondBranch(_ *CPU, in *inst, k int, pc uint64) {
 	}
 	e.leave(pc+in.imm, true, k+1)
 	e.here(notTaken)
-	e.leave(next, false, k+1)
+	if k == e.n-1 {
+		e.leave(next, false, k+1)
+	}
 }
 
 // emitMRS translates MRS.

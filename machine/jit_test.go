@@ -1345,3 +1345,60 @@ func TestTranslatedGroupSnoop(t *testing.T) {
 		t.Errorf("translated %+v, interpreted %+v", got, want)
 	}
 }
+
+// TestTranslatedSuperblock runs blocks that go on past conditional
+// branches not taken (translate1's superblocks): a loop that branches
+// back from the middle of its block, and a taken branch out of the
+// middle with cached registers written before it, in slices of every
+// length from 1 to 12 instructions, translated and interpreted. The two
+// must agree after every slice: a slice's budget must hold all of a
+// block that may run, whichever of its exits it leaves by.
+func TestTranslatedSuperblock(t *testing.T) {
+	code := prog(
+		"add x1, x1, #1", // the loop's start
+		"add x6, x6, x1",
+		"subs x4, x4, #1",
+		"b.ne #-12", // back from the middle of the block
+		"add x5, x5, x1",
+		"mov x4, #3",
+		"tbnz x1, #2, #12", // out of the middle, taken every other pass
+		"add x7, x7, x5",
+		"cbz x2, #8",
+		"add x3, x3, #1",
+		"b #-40", // to the loop's start
+	)
+	type state struct {
+		x        [8]uint64
+		pc, nzcv uint64
+		retired  uint64
+	}
+	for slice := uint64(1); slice <= 12; slice++ {
+		run := func(interpret bool) []state {
+			m, c, _ := newTestMachineWith(t, code, Config{Interpret: interpret})
+			c.SetX(4, 3)
+			var states []state
+			for range 300 {
+				if err := m.Step(slice); err != nil {
+					t.Fatal(err)
+				}
+				var s state
+				for i := range s.x {
+					s.x[i] = c.X(i)
+				}
+				s.pc, s.nzcv, s.retired = c.PC(), c.PSTATE()>>28, m.Stats().Instructions
+				states = append(states, s)
+			}
+			if !interpret && m.Stats().TranslatedBlocks == 0 {
+				t.Errorf("slice %d: nothing translated", slice)
+			}
+			return states
+		}
+		want, got := run(true), run(false)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("slice %d, after %d slices: translated %+v\ninterpreted %+v", slice, i+1, got[i], want[i])
+				break
+			}
+		}
+	}
+}
