@@ -109,8 +109,9 @@ type cpuState struct {
 	// runBudget is runFast's budget, from which translated code that
 	// reads the counter finds how far into the run it is.
 	runBudget uint64
-	// pageHost holds, for translated code, the micro-TLB host of an
-	// access's page that later accesses of the block reuse (checkGroup).
+	// pageHost holds, for translated code, the micro-TLB host of a
+	// group's page that later accesses of the block reuse
+	// (jit_group_amd64.go).
 	pageHost [maxGroups]uint64
 	// codeSeen is Machine.invalidations when this CPU last emptied its
 	// jump cache for pages withdrawn (parallel mode; syncJumps).

@@ -1077,19 +1077,12 @@ func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
 	rd, rn, rm, sf := a.rd, a.rn, a.rm, a.sf
 	x := e.into(rd, rSI)
 	var y int
-	if a.amount() == 0 && !a.invert() && e.host[rm] == 0 {
-		// The operand straight from c.r.
-		e.ldFor(x, rn, sf)
-		e.aluMem(logicALU(a.op), sf, x, rm)
-		e.st(rd, x)
-		if a.op == opANDSr {
-			e.storeNZCV(afterLogic)
-		}
-		return
-	}
-	if a.amount() == 0 && !a.invert() && int(e.host[rm]) != x {
+	switch plain := a.amount() == 0 && !a.invert(); {
+	case plain && e.host[rm] == 0:
+		y = -1 // the operand straight from c.r
+	case plain && int(e.host[rm]) != x:
 		y = e.src(rm, rCX, sf)
-	} else {
+	default:
 		e.ld(rCX, rm, sf)
 		e.shift(a.shift(), sf, rCX, a.amount())
 		if a.invert() {
@@ -1098,7 +1091,11 @@ func (e *emitter) emitLogicReg(_ *CPU, a *shiftedArgs, _ int, _ uint64) {
 		y = rCX
 	}
 	e.ldFor(x, rn, sf)
-	e.alu(logicALU(a.op), sf, x, y)
+	if y < 0 {
+		e.aluMem(logicALU(a.op), sf, x, rm)
+	} else {
+		e.alu(logicALU(a.op), sf, x, y)
+	}
 	e.st(rd, x)
 	if a.op == opANDSr {
 		e.storeNZCV(afterLogic)

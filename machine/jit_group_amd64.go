@@ -18,9 +18,8 @@ import "unsafe"
 // checks once the page of every byte the group touches (relative to the
 // base at the leader: the accesses' own writebacks, and ADD or SUB of a
 // constant, move it by a known amount), against the store tag if any of
-// them stores, and saves the
-// entry's host in CPU.pageHost; the others, the members, load it from
-// there. If the group's bytes span two pages, or one of them is not
+// them stores, and saves the entry's host in CPU.pageHost; the others,
+// the members, load it from there. If the group's bytes span two pages, or one of them is not
 // mapped as it needs, the leader bails and the interpreter goes on; the
 // members never bail for the micro-TLB. Likewise the leader of a group
 // that stores snoops the other CPUs' exclusive monitors for all of its
@@ -173,9 +172,9 @@ func (e *emitter) accessAt(c *CPU, k int, base uint8, disp int32, span int, writ
 	}
 	switch role, slot := e.groupAccess(k, base, disp, span, write); role {
 	case roleLeader:
-		lo, hi, write := e.plan.lo[k], e.plan.hi[k], e.plan.write[k]
-		e.groupCheck(c, k, lo, hi, write, slot)
-		if write {
+		lo, hi, stores := e.plan.lo[k], e.plan.hi[k], e.plan.write[k]
+		e.groupCheck(c, k, lo, hi, stores, slot)
+		if stores {
 			// For every store of the group: no other CPU's monitor can
 			// change before they are done, and this one's is not snooped.
 			e.snoop(c.m, k, lo, hi, true)
