@@ -106,3 +106,28 @@ func TestEmitterEncodings(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeChunksAligned checks that the code cache's chunks start on a
+// huge page, as a huge page must, and that the mapping trimmed around
+// them left them whole: translated code runs from each.
+func TestCodeChunksAligned(t *testing.T) {
+	m, c, _ := newTestMachine(t, benchLoop())
+	if err := m.Step(1 << 16); err != nil {
+		t.Fatal(err)
+	}
+	j := c.jit
+	if len(j.chunks) == 0 {
+		t.Fatal("nothing translated")
+	}
+	for i, mem := range j.chunks {
+		if a := addrOf(mem); a%hugePage != 0 || len(mem) != hugePage {
+			t.Errorf("chunk %d at %#x, %d bytes: want %d bytes on a %d-byte boundary", i, a, len(mem), hugePage, hugePage)
+		}
+	}
+	// The whole chunk is mapped: its last byte can be written and read.
+	last := j.chunks[0][hugePage-1:]
+	last[0] = 0xcc
+	if last[0] != 0xcc {
+		t.Error("the chunk's last byte did not keep what was written")
+	}
+}

@@ -8,6 +8,9 @@ import (
 	"io"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // jitCache is a store of translated code: executable chunks filled in
@@ -35,7 +38,35 @@ type jitCache struct {
 }
 
 func newJITCache(interpret bool, perfMap io.Writer) *jitCache {
-	return &jitCache{off: interpret, chunk: 1 << 20, limit: 16 << 20, perfMap: perfMap}
+	return &jitCache{off: interpret, chunk: hugePage, limit: 16 << 20, perfMap: perfMap}
+}
+
+// hugePage is the size of an x86-64 huge page: that of a chunk of the
+// cache, mapped in one where the host allows it. The kernel's translated
+// code is megabytes, run a block here and a block there; in small pages
+// it missed the iTLB, and its workload ran about 4% slower.
+const hugePage = 2 << 20
+
+// mapCode maps size bytes of executable memory, aligned to hugePage (a
+// huge page must be) and advised to be huge pages. Without transparent
+// huge pages on the host it is small pages, which work the same.
+func mapCode(size int) ([]byte, error) {
+	// Over-map by a huge page and unmap the unaligned ends: the kernel
+	// aligns large anonymous mappings only since Linux 6.7.
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(size+hugePage), unix.PROT_READ|unix.PROT_WRITE|unix.PROT_EXEC, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return nil, err
+	}
+	head := -uintptr(p) & (hugePage - 1)
+	if head != 0 {
+		_ = unix.MunmapPtr(p, head)
+	}
+	if tail := hugePage - head; tail != 0 {
+		_ = unix.MunmapPtr(unsafe.Add(p, head+uintptr(size)), tail)
+	}
+	mem := unsafe.Slice((*byte)(unsafe.Add(p, head)), size)
+	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // only a hint
+	return mem, nil
 }
 
 // add copies code into the cache of c and returns its address, or 0 if
@@ -70,7 +101,7 @@ func (j *jitCache) add(c *CPU, jc jitCode) uintptr {
 			}
 			c.pageBlocks = nil
 		}
-		mem, err := syscall.Mmap(-1, 0, j.chunk, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		mem, err := mapCode(j.chunk)
 		if err != nil {
 			// Executable memory refused (a hardened host): interpret.
 			m.log.Warn("machine: block translation off: no executable memory", "err", err)
@@ -110,7 +141,7 @@ func (j *jitCache) link(slot, target uintptr) {
 // free unmaps every chunk. Nothing may be running translated code.
 func (j *jitCache) free() {
 	for _, mem := range j.chunks {
-		_ = syscall.Munmap(mem)
+		_ = unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(mem)), uintptr(len(mem)))
 	}
 	j.chunks, j.used = nil, 0
 	j.bytes.Store(0)
