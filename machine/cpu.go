@@ -145,7 +145,7 @@ type cpuState struct {
 	// utlbLocal has a bit set for each micro-TLB entry filled from a
 	// non-global TLB entry since the last dropNonGlobal, which visits
 	// those alone: a process touches a few dozen pages between context
-	// switches, and walking all 256 entries at each was 1.2% of a
+	// switches, and walking all 256 entries (then) at each was 1.2% of a
 	// probed kernel's host instructions.
 	utlbLocal [utlbSize / 64]uint64
 	tlb       [tlbSize]tlbEntry // the TLB proper, tagged by ASID
