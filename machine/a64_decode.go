@@ -3311,7 +3311,7 @@ func (c *CPU) execute(in *inst, pc, n uint64) bool {
 // control elsewhere, or runFast must poll the interrupt lines after it.
 func endsBlock(in *inst) bool {
 	switch in.op {
-	case opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opBRK, opBR, opBLR, opRET, opERET:
+	case opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opSVC, opBRK, opBR, opBLR, opRET, opERET:
 		return true
 	case opMSRi:
 		return unmasksIRQ(in)

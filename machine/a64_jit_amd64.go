@@ -9,6 +9,8 @@ func translatable(in *inst, el uint8) bool {
 	switch in.op {
 	case opADR, opADRP, opADDi, opADDSi, opSUBi, opSUBSi, opANDi, opORRi, opEORi, opANDSi, opMOVi, opMOVK, opASRi, opSBFM, opBFM, opLSRi, opLSLi, opUBFM, opB, opBL, opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond, opNOP, opDMB, opBR, opBLR, opRET, opLDXR, opSTXR, opLDAR, opSTLR, opLDRlit, opSTRo, opLDRo, opSTRpost, opSTRpre, opLDRpost, opLDRpre, opSTRreg, opLDRreg, opMOVr, opANDr, opORRr, opEORr, opANDSr, opADDr, opADDSr, opSUBr, opSUBSr, opADDx, opADDSx, opSUBx, opSUBSx, opCCMN, opCCMP, opCSEL, opCSINC, opCSINV, opCSNEG, opLSLV, opLSRV, opASRV, opRORV, opREV16, opREV32, opREV, opMADD, opMSUB, opSMADDL, opSMSUBL, opUMADDL, opUMSUBL, opSMULH, opUMULH:
 		return true
+	case opSVC:
+		return jitEL0(in, el)
 	case opBRK:
 		return jitEL1(in, el)
 	case opMSRi:
@@ -54,6 +56,8 @@ func (e *emitter) inst(c *CPU, in *inst, k int, pc uint64) {
 		e.emitBL(c, in, k, pc)
 	case opCBZ, opCBNZ, opTBZ, opTBNZ, opBcond:
 		e.emitCondBranch(c, in, k, pc)
+	case opSVC:
+		e.emitSVC(c, in, k, pc)
 	case opBRK:
 		e.emitBRK(c, in, k, pc)
 	case opNOP:

@@ -48,15 +48,18 @@ const (
 	offExcPA    = int32(unsafe.Offsetof(CPU{}.excPA))
 	offExcVal   = int32(unsafe.Offsetof(CPU{}.excVal))
 
-	offDAIF  = int32(unsafe.Offsetof(CPU{}.daif))
-	offSS    = int32(unsafe.Offsetof(CPU{}.ss))
-	offIL    = int32(unsafe.Offsetof(CPU{}.il))
-	offSPSel = int32(unsafe.Offsetof(CPU{}.spsel))
-	offSPEL0 = int32(unsafe.Offsetof(CPU{}.spEL0))
-	offIndex = int32(unsafe.Offsetof(CPU{}.index))
-	offSys   = int32(unsafe.Offsetof(CPU{}.sys))
-	offJumps = int32(unsafe.Offsetof(CPU{}.jumps) + unsafe.Offsetof(jumpCache{}.tables))
-	offGen   = int32(unsafe.Offsetof(CPU{}.jumps) + unsafe.Offsetof(jumpCache{}.gen))
+	offDAIF   = int32(unsafe.Offsetof(CPU{}.daif))
+	offSS     = int32(unsafe.Offsetof(CPU{}.ss))
+	offIL     = int32(unsafe.Offsetof(CPU{}.il))
+	offSPSel  = int32(unsafe.Offsetof(CPU{}.spsel))
+	offSPEL0  = int32(unsafe.Offsetof(CPU{}.spEL0))
+	offSPEL1  = int32(unsafe.Offsetof(CPU{}.spEL1))
+	offEL     = int32(unsafe.Offsetof(CPU{}.el))
+	offPageVA = int32(unsafe.Offsetof(CPU{}.pageVA))
+	offIndex  = int32(unsafe.Offsetof(CPU{}.index))
+	offSys    = int32(unsafe.Offsetof(CPU{}.sys))
+	offJumps  = int32(unsafe.Offsetof(CPU{}.jumps) + unsafe.Offsetof(jumpCache{}.tables))
+	offGen    = int32(unsafe.Offsetof(CPU{}.jumps) + unsafe.Offsetof(jumpCache{}.gen))
 )
 
 // field returns the operand of the CPU field at offset disp.
@@ -841,8 +844,13 @@ func jitMSRiOK(a *pstateArgs, el uint8) bool {
 	return el == 1 && (a.field() == pstateDAIFSet || a.field() == pstateDAIFClr)
 }
 
-// jitEL1: DC ZVA, and BRK and ERET, which stay at EL1 (see emitBRK).
+// jitEL1: DC ZVA; BRK, an exception the kernel takes in the kernel
+// (see emitBRK); ERET, which EL0 may not execute.
 func jitEL1[T any](_ *T, el uint8) bool { return el == 1 }
+
+// jitEL0: SVC, a system call (the kernel's own, rare, are left to the
+// interpreter).
+func jitEL0[T any](_ *T, el uint8) bool { return el == 0 }
 
 // jitPairOK: pairs of W or X registers (not the 128-bit CASP-sized ones).
 func jitPairOK(a *pairArgs, _ uint8) bool { return a.size() == 2 || a.size() == 3 }
@@ -1352,18 +1360,27 @@ func (e *emitter) emitBRK(c *CPU, in *inst, k int, pc uint64) {
 	e.ret(jitTaken)
 }
 
-// emitERET translates ERET at EL1 that returns to EL1 with SP_EL1, from
-// SP_EL1, with no step or illegal state to restore: the return from an
-// exception the kernel took in the kernel (a kprobe hit makes two), as
-// eret and then pollIRQ do. Any other return (to EL0, above all) bails
-// to the interpreter.
+// emitERET translates ERET at EL1, from SP_EL1, that returns to EL1
+// with SP_EL1 or to EL0, with no step or illegal state to restore: the
+// return from an exception the kernel took in the kernel (a kprobe hit
+// makes two), or from a system call or an interrupt of user space; as
+// eret and then pollIRQ do. Any other return bails to the interpreter.
 func (e *emitter) emitERET(c *CPU, in *inst, k int, pc uint64) {
 	e.spselEL1(k)
 	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(SPSR_EL1)))
 	e.opR(false, []byte{0x8b}, rCX, rAX) // mov ecx, eax
 	e.aluImm(aluAND, false, rCX, 0x1f|spsrSS|spsrIL)
 	e.aluImm(aluCMP, false, rCX, 1<<2|1) // EL1h
+	toEL1 := e.jcc(ccE)
+	e.opR(false, []byte{0x85}, rCX, rCX) // test ecx, ecx: EL0t
 	e.bail(ccNE, k)
+	e.eretTo(c, 0, k)
+	e.here(toEL1)
+	e.eretTo(c, 1, k)
+}
+
+// eretTo ends emitERET's return to el, with SPSR_EL1 in AX.
+func (e *emitter) eretTo(c *CPU, el uint8, k int) {
 	e.dropMonitor(c)
 	e.opR(false, []byte{0x8b}, rCX, rAX) // mov ecx, eax
 	e.shift(1, false, rCX, 28)
@@ -1371,14 +1388,81 @@ func (e *emitter) emitERET(c *CPU, in *inst, k int, pc uint64) {
 	e.shift(1, false, rAX, 6)
 	e.aluImm(aluAND, false, rAX, 0xf)
 	e.opM(false, []byte{0x88}, rAX, field(offDAIF)) // mov byte [daif], al
-	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(ELR_EL1)))
 	e.writeBack(e.written)
+	if el == 0 {
+		e.switchMode(0, offSPEL1, offSPEL0)
+	}
+	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(ELR_EL1)))
 	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
 	e.irqCheck() // what the restored DAIF unmasks
-	if e.jumps != 0 {
-		e.jumpReg()
+	e.jumpRegAt(el)
+	e.ret(jitTaken)
+}
+
+// switchMode is setMode between EL1 with SP_EL1 and EL0 (to is the new
+// EL, with SPSel as it): the live SP (in memory: the cached registers are
+// written back) goes to the bank at save, the one at load comes in. The
+// EL's change makes runFast fetch the page afresh, as enterEL1 and eret
+// do. Clobbers CX.
+func (e *emitter) switchMode(to uint8, save, load int32) {
+	e.opM(true, []byte{0x8b}, rCX, reg(regSP))  // mov rcx, [sp]
+	e.opM(true, []byte{0x89}, rCX, field(save)) // mov [save], rcx
+	e.opM(true, []byte{0x8b}, rCX, field(load)) // mov rcx, [load]
+	e.opM(true, []byte{0x89}, rCX, reg(regSP))  // mov [sp], rcx
+	e.opM(false, []byte{0xc6}, 0, field(offEL)) // mov byte [el], to
+	e.raw(to)
+	e.opM(false, []byte{0xc6}, 0, field(offSPSel)) // mov byte [spsel], to
+	e.raw(to)
+	e.opM(true, []byte{0xc7}, 0, field(offPageVA)) // mov qword [pageVA], noPage
+	e.imm32(noPage)
+}
+
+// jumpRegAt is jumpReg through the jump cache of EL el, for an
+// exception entry or return that changes the EL.
+func (e *emitter) jumpRegAt(el uint8) {
+	if e.jumps == 0 {
+		return
 	}
+	own := e.jumps
+	e.jumps = offJumps + int32(el)*jumpSize*jumpEntrySize
+	e.jumpReg()
+	e.jumps = own
+}
+
+// emitSVC translates SVC at EL0 as exception entry to EL1 with SP_EL1
+// (enterEL1 with the SVC's syndrome): a system call. With a step or
+// illegal state pending it bails to the interpreter. It goes on through
+// EL1's jump cache to the vector.
+func (e *emitter) emitSVC(c *CPU, in *inst, k int, pc uint64) {
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offSS)) // movzx ecx, byte [ss]
+	e.opM(false, []byte{0x0a}, rCX, field(offIL))       // or cl, byte [il]
+	e.bail(ccNE, k)
+	// SPSR_EL1: PSTATE as PSTATE() makes it, EL0.
+	e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offNZCV)) // movzx eax, byte [nzcv]
+	e.shift(0, false, rAX, 28)
+	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
+	e.shift(0, false, rCX, 6)
+	e.alu(aluOR, false, rAX, rCX)
+	e.opM(false, []byte{0x0a}, rAX, field(offSPSel)) // or al, byte [spsel]
+	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(SPSR_EL1)))
+	e.movImm(rAX, uint64(ecSVC64)<<26|1<<25|in.imm&0xffff)
+	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ESR_EL1)))
+	e.movImm(rAX, pc+4)
+	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ELR_EL1)))
+	e.opM(false, []byte{0xc6}, 0, field(offDAIF)) // mov byte [daif], 0xf
+	e.raw(0xf)
+	e.dropMonitor(c)
+	e.movImm(rAX, uint64(uintptr(unsafe.Pointer(&c.m.exceptions))))
+	e.raw(0xf0)                                                  // lock
+	e.opM(true, []byte{0xff}, 0, mem{base: rAX, index: noIndex}) // inc qword [rax]
+	e.writeBack(e.written)
+	e.switchMode(1, offSPEL0, offSPEL1)
+	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
+	e.aluImm(aluADD, true, rAX, 0x400) // lower EL using AArch64
+	e.stPC(rAX)
+	e.aluImm(aluSUB, true, r10, int32(k+1))
+	e.jumpRegAt(1) // (interrupts are masked now)
 	e.ret(jitTaken)
 }
 

@@ -1149,6 +1149,95 @@ func TestTranslatedExceptionEntryReturn(t *testing.T) {
 	}
 }
 
+// TestTranslatedSystemCall runs a loop at EL0 that makes a system call
+// (SVC) to a handler at EL1 that returns with ERET, with the exclusive
+// monitor set across it and a stack at each EL: translated (SVC at EL0
+// and ERET to EL0 stay in translated code), and interpreted, with the
+// MMU off and on (EL0's code and stack in pages EL0 may use, the
+// handler in one it may not). Both must end in the same state, banked
+// stack pointers included; translated, the loop must not return to
+// runFast at each call.
+func TestTranslatedSystemCall(t *testing.T) {
+	const vbar = testCode + 0x1000
+	const stack0, stack1 = testData + 0x2000, testData + 0x4000 // tops
+	handler := prog(
+		"stp x29, x30, [sp, #-32]!", // (SP_EL1 moves down 16 a call)
+		"mrs x5, esr_el1", "mrs x6, elr_el1", "mrs x7, spsr_el1",
+		"add x11, x11, x5", "add x12, x12, x7", "add x13, x13, x6",
+		"mov x9, sp", "add x11, x11, x9",
+		"cmp x5, #0", // flags for ERET to restore
+		"ldp x29, x30, [sp], #16",
+		"eret",
+	)
+	for _, mmu := range []bool{false, true} {
+		type result struct {
+			x                  [16]uint64
+			pc, pstate, insns  uint64
+			esr, elr, spsr, ex uint64
+			sp0, sp1           uint64
+		}
+		run := func(interpret bool) (r result, entries uint64) {
+			code := prog(
+				"adds x1, x1, #1",
+				"ldxr x3, [x8]",
+				"stp x1, x2, [sp, #-32]!", // (SP_EL0 moves down 16 a call)
+				"svc #0x42",
+				"cinc x14, x14, cs", // C as ERET restored it
+				"stxr w4, x3, [x8]", // fails: the exception cleared the monitor
+				"add x10, x10, x4",
+				"ldp x5, x6, [sp], #16",
+				"add x15, x15, x5",
+				"subs x2, x2, #1",
+				"b.ne #-40",
+				"b #0",
+			)
+			cfg := Config{Interpret: interpret}
+			var m *Machine
+			var c *CPU
+			if mmu {
+				var pt *pageTables
+				m, c, pt = newMMUMachineWith(t, code, cfg)
+				pt.page(testCode, testCode, ptNormal|ptAPEL0|ptAPRO)
+				pt.page(testData, testData, ptNormal|ptAPEL0)
+				pt.page(stack0-PageSize, stack0-PageSize, ptNormal|ptAPEL0)
+			} else {
+				m, c, _ = newTestMachineWith(t, code, cfg)
+			}
+			for i, w := range handler {
+				mustWrite32(t, m, vbar+0x400+uint64(4*i), w)
+			}
+			c.SetSysReg(VBAR_EL1, vbar)
+			c.SetSP(stack1)
+			c.SetPSTATE(0 | 1<<30) // EL0t, Z set, DAIF clear
+			c.SetSP(stack0)
+			c.SetX(1, ^uint64(0)-50) // so that ADDS sets C and Z on the way
+			c.SetX(2, 200)
+			c.SetX(8, testData)
+			if err := m.Step(200 * 25); err != nil {
+				t.Fatal(err)
+			}
+			for i := range r.x {
+				r.x[i] = c.X(i)
+			}
+			r.pc, r.pstate, r.insns = c.PC(), c.PSTATE(), m.Stats().Instructions
+			r.esr, r.elr, r.spsr, r.ex = c.SysReg(ESR_EL1), c.SysReg(ELR_EL1), c.SysReg(SPSR_EL1), m.Stats().Exceptions
+			r.sp0, r.sp1 = c.spEL0, c.spEL1
+			return r, m.Stats().BlockEntries
+		}
+		want, _ := run(true)
+		got, entries := run(false)
+		if want.pc != testCode+44 || want.x[2] != 0 || want.x[10] != 200 || want.ex != 200 || want.pstate&0xf != 0 || want.esr != 0x15<<26|1<<25|0x42 {
+			t.Fatalf("mmu %v: interpreted %+v: want the loop done at EL0, 200 failed STXRs, 200 system calls", mmu, want)
+		}
+		if got != want {
+			t.Errorf("mmu %v: translated %+v\ninterpreted %+v", mmu, got, want)
+		}
+		if entries == 0 || entries > 20 {
+			t.Errorf("mmu %v: %d entries into translated code for 200 system calls", mmu, entries)
+		}
+	}
+}
+
 // TestJumpCacheWays: two pcs of one jump cache set both stay, and the
 // entry noted longest ago goes when a third comes; translated code
 // finds a block in either way. A loop calls two functions whose entry
