@@ -199,10 +199,12 @@ type coldRef struct {
 }
 
 // linkRef is the rel32 at b[at:] of a LEA of a chaining slot, on the exit
-// of a taken branch or not.
+// of a taken branch or not, to target.
 type linkRef struct {
-	at    int
-	taken bool
+	at     int
+	taken  bool
+	target uint64
+	stub   int // its slot's first target, emitBlock's
 }
 
 // raw appends bytes as they are: opcodes, immediates.
@@ -595,6 +597,10 @@ func (e *emitter) ret(flags uint32) {
 // has found or made the target's block, that block's chain entry.
 // A taken branch exits instead while an interrupt is pending, so that
 // runFast polls it exactly where the interpreter would.
+//
+// Only the ways out to runFast store target in c.pc: a block entered by
+// chaining knows its own pc. (Stored on every exit, it was a 64-bit
+// immediate and a store, 17 bytes, on the hottest paths of the code.)
 func (e *emitter) leave(target uint64, taken bool, n int) {
 	if taken && target == e.pc {
 		e.loops = true
@@ -604,26 +610,26 @@ func (e *emitter) leave(target uint64, taken bool, n int) {
 	}
 	e.writeBack(e.written)
 	e.aluImm(aluSUB, true, r10, int32(n))
-	e.movImm(rAX, target)
-	e.stPC(rAX)
 	flags := uint32(0)
 	if taken {
 		flags = jitTaken
 	}
 	if target&^(PageSize-1) != e.pc&^(PageSize-1) {
+		e.movImm(rAX, target)
 		if e.jumps != 0 {
 			// runFast polls at every page crossing; so does the code.
 			e.irqCheck()
 			e.jumpConst(target)
 		}
+		e.stPC(rAX)
 		e.ret(flags)
 		return
 	}
 	if taken {
-		e.irqCheck()
+		e.irqCheckAt(target)
 	}
 	e.raw(0x48, 0x8d, 0x15) // lea rdx, [rip+slot]
-	e.links = append(e.links, linkRef{len(e.b), taken})
+	e.links = append(e.links, linkRef{at: len(e.b), taken: taken, target: target})
 	e.imm32(0)
 	e.raw(0xff, 0x22) // jmp [rdx]
 }
@@ -702,11 +708,24 @@ func (e *emitter) jumpTag(x int) {
 // irqCheck jumps to the exit for a pending interrupt if an interrupt line
 // is up and PSTATE does not mask it: when pollIRQ would take it. (A
 // masked one, pending while the kernel runs with interrupts off, must
-// not stop chaining.) Clobbers BX, CX.
-func (e *emitter) irqCheck() {
+// not stop chaining.) AX holds the pc to go on at, which it stores in
+// c.pc for that exit. Clobbers BX, CX.
+func (e *emitter) irqCheck() { e.irqCheckPC(func() { e.stPC(rAX) }) }
+
+// irqCheckAt is irqCheck with the pc to go on at a constant.
+func (e *emitter) irqCheckAt(pc uint64) {
+	e.irqCheckPC(func() {
+		e.movImm(rAX, pc)
+		e.stPC(rAX)
+	})
+}
+
+// irqCheckPC is irqCheck, with setPC to store the pc out of line.
+func (e *emitter) irqCheckPC(setPC func()) {
 	e.opM(false, []byte{0x83}, aluCMP, field(offIRQ)) // cmp dword [lines], 0
 	e.raw(0)
 	e.outOfLine(ccNE, func() {
+		setPC()
 		// The lines PSTATE masks: I masks lineIRQ (bit 0), F lineFIQ (bit 1).
 		e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
 		e.opR(false, []byte{0x8b}, rBX, rCX)                  // mov ebx, ecx
@@ -885,7 +904,9 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	body := len(e.b)
 	e.body(c, insts)
 	e.here(short)
-	e.ret(0) // c.pc is this block's start already
+	e.movImm(rAX, pc) // (a block entered by chaining: c.pc is another's)
+	e.stPC(rAX)
+	e.ret(0)
 	e.emitCold()
 	// One exit per instruction that may bail, and per set of registers
 	// to write back: c.pc is that instruction.
@@ -928,17 +949,23 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e.movImm(rBX, jitTaken)
 	e.raw(0xc3)
 	out := jitCode{body: body, n: n, pc: pc, slots: e.slots[:0]}
+	// Each slot first holds its own way out, which sets c.pc to its
+	// target.
+	for i := range e.links {
+		l := &e.links[i]
+		l.stub = len(e.b)
+		e.movImm(rAX, l.target)
+		e.stPC(rAX)
+		e.raw(0xe9) // jmp to the unlinked exit
+		e.imm32(int32(unlinked[b2u(l.taken)] - (len(e.b) + 4)))
+	}
 	for len(e.b)%8 != 0 {
 		e.raw(0xcc)
 	}
 	for _, l := range e.links {
 		slot := len(e.b)
 		binary.LittleEndian.PutUint32(e.b[l.at:], uint32(slot-(l.at+4)))
-		stubAt := unlinked[0]
-		if l.taken {
-			stubAt = unlinked[1]
-		}
-		out.slots = append(out.slots, [2]int{slot, stubAt})
+		out.slots = append(out.slots, [2]int{slot, l.stub})
 		e.b = binary.LittleEndian.AppendUint64(e.b, 0)
 	}
 	out.code, e.slots = e.b, out.slots

@@ -1238,6 +1238,43 @@ func TestTranslatedSystemCall(t *testing.T) {
 	}
 }
 
+// TestTranslatedInterruptAtBranch raises the IRQ line (a hostcall, as a
+// device would) in the middle of a hot loop, translated and chained: the
+// loop's taken branch back, in translated code, must leave for the
+// interrupt there, with the branch's target as the return address, as
+// the interpreter takes it.
+func TestTranslatedInterruptAtBranch(t *testing.T) {
+	run := func(interpret bool) (elr, pc, x1, x2 uint64) {
+		m, c, _ := newTestMachineWith(t, prog(
+			"add x1, x1, #1",
+			"cmp x1, x5",
+			"b.ne #8",
+			"hvc #0x4b01", // at the 100th iteration: the line goes up
+			"add x2, x2, #1",
+			"b #-20",
+		), Config{Interpret: interpret})
+		mustWrite32(t, m, testVBAR+0x280, I("b #0")) // the IRQ vector: stay
+		c.SetPSTATE(0x345)                           // EL1h, IRQ unmasked
+		c.SetX(5, 100)
+		m.SetHostcall(0x4b01, func(cpu *CPU) error {
+			cpu.setInterruptLines(true, false)
+			return nil
+		})
+		if err := m.Step(1000); err != nil {
+			t.Fatal(err)
+		}
+		return c.SysReg(ELR_EL1), c.PC(), c.X(1), c.X(2)
+	}
+	elr, pc, x1, x2 := run(true)
+	if elr != testCode || pc != testVBAR+0x280 || x1 != 100 || x2 != 100 {
+		t.Fatalf("interpreted: ELR %#x, x1 %d, x2 %d: want the interrupt at the loop's start after 100 iterations", elr, x1, x2)
+	}
+	gelr, gpc, gx1, gx2 := run(false)
+	if gelr != elr || gpc != pc || gx1 != x1 || gx2 != x2 {
+		t.Errorf("translated: ELR %#x pc %#x x1 %d x2 %d; interpreted: ELR %#x pc %#x x1 %d x2 %d", gelr, gpc, gx1, gx2, elr, pc, x1, x2)
+	}
+}
+
 // TestJumpCacheWays: two pcs of one jump cache set both stay, and the
 // entry noted longest ago goes when a third comes; translated code
 // finds a block in either way. A loop calls two functions whose entry
