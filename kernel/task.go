@@ -33,13 +33,16 @@ type taskLayout struct {
 	// thread_info.preempt_count, for the jprobe handlers that run with
 	// preemption off; -1 when the image's DWARF lacks it.
 	tiPreemptOff int64
+	// kretprobe_instances, the count the host keeps of a task's
+	// kretprobe instances; -1 when the image's DWARF lacks it.
+	kretOff int64
 }
 
 // readTaskLayout finds task_struct's pid and comm in the image's DWARF
 // d. An image without them (or without DWARF: d nil) still boots; Current
 // then reports the idle task.
 func readTaskLayout(d *dwarf.Data) taskLayout {
-	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1, tasksOff: -1, parentOff: -1}
+	tl := taskLayout{tiFlagsOff: -1, stackOff: -1, tgidOff: -1, tiPreemptOff: -1, tasksOff: -1, parentOff: -1, kretOff: -1}
 	if d == nil {
 		return tl
 	}
@@ -76,6 +79,8 @@ func readTaskLayout(d *dwarf.Data) taskLayout {
 				tl.tasksOff = fld.ByteOffset
 			case "real_parent":
 				tl.parentOff = fld.ByteOffset
+			case "kretprobe_instances":
+				tl.kretOff = fld.ByteOffset
 			case "thread_info":
 				if ti, ok := fld.Type.(*dwarf.StructType); ok {
 					for _, f := range ti.Field {
@@ -200,6 +205,17 @@ func (k *Kernel) NeedResched(task uint64) bool {
 	}
 	flags, err := k.Read64(task + uint64(k.task.tiFlagsOff))
 	return err == nil && flags&(1<<tifNeedResched) != 0
+}
+
+// SetKretprobeInstances records in the task at kernel address task how
+// many kretprobe instances the host holds for it, which the guest's
+// kprobe_flush_task reads to trap only when there are some. An image
+// without the field traps every time, which is as correct.
+func (k *Kernel) SetKretprobeInstances(task uint64, n int) error {
+	if task == 0 || k.task.kretOff < 0 {
+		return nil
+	}
+	return k.Write64(task+uint64(k.task.kretOff), uint64(n))
 }
 
 // PreemptCount returns the preempt_count of the task running on cpu

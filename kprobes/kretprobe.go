@@ -147,6 +147,7 @@ func (kp *Kprobes) preHandlerKretprobe(rp *Kretprobe, regs *Regs) bool {
 	task := kp.k.CurrentTask(regs.CPU)
 	kp.instances.mu.Lock()
 	kp.instances.tasks[task] = append(kp.instances.tasks[task], ri)
+	kp.noteInstances(task)
 	kp.instances.mu.Unlock()
 	regs.X[30] = kp.trampoline
 	kp.observe(ObsKretEntry, kp.cpu(regs), 0, regs, kp.pointAt(regs.PC), ri.RetAddr)
@@ -193,6 +194,7 @@ func (kp *Kprobes) hcKretprobeTrampoline(cpu *machine.CPU) error {
 	// An emptied stack stays, so that the task's next entry appends
 	// without allocating; flushTask drops it when the task exits.
 	kp.instances.tasks[task] = stack[:found]
+	kp.noteInstances(task)
 	kp.instances.mu.Unlock()
 
 	correct := mine[0].RetAddr
@@ -231,6 +233,15 @@ func (kp *Kprobes) setupKretprobes() {
 		cpu.SetX(0, 0)
 		return nil
 	})
+}
+
+// noteInstances tells the guest how many instances task has, for its
+// kprobe_flush_task (Linux's reads the task's own list). Called with
+// instances.mu held, so that the guest's count follows the map's.
+func (kp *Kprobes) noteInstances(task uint64) {
+	if err := kp.k.SetKretprobeInstances(task, len(kp.instances.tasks[task])); err != nil {
+		kp.log.Error("kretprobe: recording a task's instances", "task", fmt.Sprintf("%#x", task), "err", err)
+	}
 }
 
 // flushTask is kprobe_flush_task: the instances of a task that is gone

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kpemu/kpemu/kernel"
 	"github.com/kpemu/kpemu/kprobes"
 )
 
@@ -140,4 +141,39 @@ func TestKretprobeAtTextOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 	kp.UnregisterKretprobe(rp)
+}
+
+// A kretprobe on do_exit, which never returns: each exiting task holds an
+// instance until release_task's kprobe_flush_task gives it back. The guest
+// traps to the host there only for a task that the host has told it
+// holds instances (task_struct.kretprobe_instances), so the host must
+// keep that count: else the pool runs dry after maxactive exits.
+func TestKretprobeOnExitRecycles(t *testing.T) {
+	k, err := kernel.Boot(kernel.Config{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := kprobes.New(k, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxActive = 4
+	var entries, returns uint64
+	rp := &kprobes.Kretprobe{
+		Kp:           kprobes.Kprobe{Symbol: "do_exit"},
+		MaxActive:    maxActive,
+		EntryHandler: func(*kprobes.KretprobeInstance, *kprobes.Regs) bool { entries++; return false },
+		Handler:      func(*kprobes.KretprobeInstance, *kprobes.Regs) { returns++ },
+	}
+	if err := kp.RegisterKretprobe(rp); err != nil {
+		t.Fatal(err)
+	}
+	runIterations(t, k, 3000)
+	t.Logf("%d exits with an instance, %d missed", entries, rp.Missed())
+	if returns != 0 {
+		t.Errorf("do_exit returned %d times", returns)
+	}
+	if entries < 10*maxActive {
+		t.Errorf("%d exits took an instance (maxactive %d, %d missed): the exited tasks' instances did not come back", entries, maxActive, rp.Missed())
+	}
 }

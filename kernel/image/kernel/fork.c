@@ -173,6 +173,7 @@ static noinline struct task_struct *copy_process(int node, struct kernel_clone_a
 	p->exit_state = 0;
 	p->exit_code = 0;
 	p->pending_sig = 0;	/* a signal pending for the parent is its own */
+	p->kretprobe_instances = 0;	/* Linux: kretprobe_instances.first = NULL */
 	INIT_LIST_HEAD(&p->children);
 	INIT_LIST_HEAD(&p->sibling);
 	init_waitqueue_head(&p->wait_chldexit);

@@ -153,6 +153,11 @@ struct task_struct {
 	/* kernel/signal.c: a fatal signal sent to this task, taken on its
 	 * way back to user space (0: none) */
 	int				pending_sig;
+	/* Linux: struct llist_head kretprobe_instances, the returns this
+	 * task owes its kretprobes. The host keeps the instances; it keeps
+	 * here how many (kprobes/kretprobe.go), so that kprobe_flush_task
+	 * traps to it only for a task that has some. */
+	unsigned long			kretprobe_instances;
 };
 
 struct mm_struct;
