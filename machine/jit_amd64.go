@@ -1329,7 +1329,7 @@ func (e *emitter) emitBL(_ *CPU, in *inst, k int, pc uint64) {
 }
 
 // emitBranchReg translates BR, RET, BLR.
-func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
+func (e *emitter) emitBranchReg(c *CPU, in *inst, k int, pc uint64) {
 	rn := in.rn
 	next := pc + 4
 	e.ld(rAX, rn, true)
@@ -1340,13 +1340,8 @@ func (e *emitter) emitBranchReg(_ *CPU, in *inst, k int, pc uint64) {
 		e.st(30, x)
 	}
 	e.writeBack(e.written)
-	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
-	if e.jumps != 0 {
-		e.irqCheck()
-		e.jumpReg()
-	}
-	e.ret(jitTaken)
+	e.jumpOut(c.el, true)
 }
 
 // emitBRK translates BRK at EL1 as exception entry to EL1 with SP_EL1
@@ -1379,12 +1374,8 @@ func (e *emitter) emitBRK(c *CPU, in *inst, k int, pc uint64) {
 	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
 	e.aluImm(aluADD, true, rAX, 0x200) // current EL with SP_ELx
 	e.writeBack(e.written)
-	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
-	if e.jumps != 0 {
-		e.jumpReg() // (interrupts are masked now)
-	}
-	e.ret(jitTaken)
+	e.jumpOut(1, false) // (interrupts are masked now)
 }
 
 // emitERET translates ERET at EL1, from SP_EL1, that returns to EL1
@@ -1420,11 +1411,8 @@ func (e *emitter) eretTo(c *CPU, el uint8, k int) {
 		e.switchMode(0, offSPEL1, offSPEL0)
 	}
 	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(ELR_EL1)))
-	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
-	e.irqCheck() // what the restored DAIF unmasks
-	e.jumpRegAt(el)
-	e.ret(jitTaken)
+	e.jumpOut(el, true) // (an interrupt the restored DAIF unmasks first)
 }
 
 // switchMode is setMode between EL1 with SP_EL1 and EL0 (to is the new
@@ -1445,8 +1433,22 @@ func (e *emitter) switchMode(to uint8, save, load int32) {
 	e.imm32(noPage)
 }
 
-// jumpRegAt is jumpReg through the jump cache of EL el, for an
-// exception entry or return that changes the EL.
+// jumpOut ends the block with a taken branch to the pc in AX, the
+// instructions retired already taken off: through the jump cache of EL
+// el to the block there; else (or, with irq, for an interrupt that
+// PSTATE does not mask) out to runFast. Only the ways out store the pc
+// in c.pc: a block found knows its own.
+func (e *emitter) jumpOut(el uint8, irq bool) {
+	if irq && e.jumps != 0 {
+		e.irqCheck()
+	}
+	e.jumpRegAt(el)
+	e.stPC(rAX)
+	e.ret(jitTaken)
+}
+
+// jumpRegAt is jumpReg through the jump cache of EL el (an exception
+// entry or return may change the EL).
 func (e *emitter) jumpRegAt(el uint8) {
 	if e.jumps == 0 {
 		return
@@ -1487,10 +1489,8 @@ func (e *emitter) emitSVC(c *CPU, in *inst, k int, pc uint64) {
 	e.switchMode(1, offSPEL0, offSPEL1)
 	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
 	e.aluImm(aluADD, true, rAX, 0x400) // lower EL using AArch64
-	e.stPC(rAX)
 	e.aluImm(aluSUB, true, r10, int32(k+1))
-	e.jumpRegAt(1) // (interrupts are masked now)
-	e.ret(jitTaken)
+	e.jumpOut(1, false) // (interrupts are masked now)
 }
 
 // spselEL1 bails before instruction k unless PSTATE selects SP_EL1 and
