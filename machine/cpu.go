@@ -48,6 +48,8 @@ type CPU struct {
 
 	// jumps is the jump cache of translated code (jit.go). It is outside
 	// cpuState because its empty entries are not zero: reset clears it.
+	// The padding puts its sets in whole cache lines (TestCPULayout).
+	_     [32]byte
 	jumps jumpCache
 
 	// flagBits maps OF<<8 | the byte x86's LAHF loads, after an ADD or
@@ -78,7 +80,14 @@ type cpuState struct {
 	// page's table also makes the CPU fetch the page afresh.
 	pageBlocks *[PageSize / 4]*block
 
-	nzcvBits uint8 // PSTATE.NZCV as N<<3 | Z<<2 | C<<1 | V, so cond is a table lookup
+	// nzcvBits is PSTATE.NZCV as N<<3 | Z<<2 | C<<1 | V, so that cond is
+	// a table lookup. It has a cache line of its own (TestCPULayout):
+	// translated code stores it at every flag-setting instruction, and in
+	// the line of the fields above, which runFast reads at every entry
+	// into translated code, the kernel's workload ran some 10% slower.
+	_        [64]byte
+	nzcvBits uint8
+	_        [128]byte
 
 	retired uint64
 
@@ -137,7 +146,9 @@ type cpuState struct {
 	// be checked (alignment checking, watchpoints). In parallel mode
 	// only translated code uses it (see load).
 	utlbOK bool
-	utlb   [utlbSize]utlbEntry // data-access micro-TLB, see mmu.go
+	// (The padding keeps each entry in one cache line: TestCPULayout.)
+	_    [39]byte
+	utlb [utlbSize]utlbEntry // data-access micro-TLB, see mmu.go
 	// utlbGlobal marks the micro-TLB entries filled from a global TLB
 	// entry, which a change of ASID leaves valid (the kernel's
 	// mappings), so they survive TTBR writes.

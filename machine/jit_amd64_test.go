@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/arch/x86/x86asm"
 )
@@ -129,5 +130,29 @@ func TestCodeChunksAligned(t *testing.T) {
 	last[0] = 0xcc
 	if last[0] != 0xcc {
 		t.Error("the chunk's last byte did not keep what was written")
+	}
+}
+
+// TestCPULayout checks the placement in CPU that translated code relies
+// on for speed: each micro-TLB entry and each jump cache set within one
+// cache line, and PSTATE.NZCV, which translated code stores at every
+// flag-setting instruction, alone in its line. A field added before them
+// moves them; the padding in front of each then needs adjusting.
+func TestCPULayout(t *testing.T) {
+	_, c, _ := newTestMachine(t, prog("nop"))
+	const line = 64
+	if a := uintptr(unsafe.Pointer(c)); a%line != 0 {
+		t.Errorf("CPU at %#x, not on a cache line", a)
+	}
+	if offUTLB%line != 0 || line%utlbEntrySize != 0 {
+		t.Errorf("micro-TLB at offset %#x: its %d-byte entries straddle cache lines", offUTLB, utlbEntrySize)
+	}
+	if offJumps%line != 0 || line%jumpSetSize != 0 {
+		t.Errorf("jump cache at offset %#x: its %d-byte sets straddle cache lines", offJumps, jumpSetSize)
+	}
+	before := int32(unsafe.Offsetof(c.pageBlocks)) + 7
+	after := int32(unsafe.Offsetof(c.retired))
+	if offNZCV/line == before/line || offNZCV/line == after/line {
+		t.Errorf("nzcvBits at offset %#x shares a cache line with pageBlocks (ends %#x) or retired (%#x)", offNZCV, before, after)
 	}
 }
