@@ -1353,24 +1353,9 @@ func (e *emitter) emitBranchReg(c *CPU, in *inst, k int, pc uint64) {
 // to the vector.
 func (e *emitter) emitBRK(c *CPU, in *inst, k int, pc uint64) {
 	e.spselEL1(k)
-	// SPSR_EL1: PSTATE as PSTATE() makes it, EL1h.
-	e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offNZCV)) // movzx eax, byte [nzcv]
-	e.shift(0, false, rAX, 28)
-	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
-	e.shift(0, false, rCX, 6)
-	e.alu(aluOR, false, rAX, rCX)
-	e.aluImm(aluOR, false, rAX, 1<<2|1) // EL1, SP_EL1
-	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(SPSR_EL1)))
-	e.movImm(rAX, uint64(ecBRK64)<<26|1<<25|in.imm&0xffff)
-	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ESR_EL1)))
-	e.movImm(rAX, pc)
-	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ELR_EL1)))
-	e.opM(false, []byte{0xc6}, 0, field(offDAIF)) // mov byte [daif], 0xf
-	e.raw(0xf)
-	e.dropMonitor(c)
-	e.movImm(rAX, uint64(uintptr(unsafe.Pointer(&c.m.exceptions))))
-	e.raw(0xf0)                                                  // lock
-	e.opM(true, []byte{0xff}, 0, mem{base: rAX, index: noIndex}) // inc qword [rax]
+	e.exceptionEntry(c, uint64(ecBRK64)<<26|1<<25|in.imm&0xffff, pc, func() {
+		e.aluImm(aluOR, false, rAX, 1<<2|1) // EL1, SP_EL1
+	})
 	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
 	e.aluImm(aluADD, true, rAX, 0x200) // current EL with SP_ELx
 	e.writeBack(e.written)
@@ -1467,17 +1452,33 @@ func (e *emitter) emitSVC(c *CPU, in *inst, k int, pc uint64) {
 	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offSS)) // movzx ecx, byte [ss]
 	e.opM(false, []byte{0x0a}, rCX, field(offIL))       // or cl, byte [il]
 	e.bail(ccNE, k)
-	// SPSR_EL1: PSTATE as PSTATE() makes it, EL0.
+	e.exceptionEntry(c, uint64(ecSVC64)<<26|1<<25|in.imm&0xffff, pc+4, func() {
+		e.opM(false, []byte{0x0a}, rAX, field(offSPSel)) // or al, byte [spsel] (EL0)
+	})
+	e.writeBack(e.written)
+	e.switchMode(1, offSPEL0, offSPEL1)
+	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
+	e.aluImm(aluADD, true, rAX, 0x400) // lower EL using AArch64
+	e.aluImm(aluSUB, true, r10, int32(k+1))
+	e.jumpOut(1, false) // (interrupts are masked now)
+}
+
+// exceptionEntry is what enterEL1 does for emitBRK and emitSVC before
+// the change of mode: SPSR_EL1 from PSTATE as PSTATE() makes it (mode
+// ORs the EL and SP bits into EAX), ESR_EL1 and ELR_EL1, interrupts
+// masked, the exclusive monitor cleared, the exception counted. Clobbers
+// AX, BX, CX.
+func (e *emitter) exceptionEntry(c *CPU, esr, elr uint64, mode func()) {
 	e.opM(false, []byte{0x0f, 0xb6}, rAX, field(offNZCV)) // movzx eax, byte [nzcv]
 	e.shift(0, false, rAX, 28)
 	e.opM(false, []byte{0x0f, 0xb6}, rCX, field(offDAIF)) // movzx ecx, byte [daif]
 	e.shift(0, false, rCX, 6)
 	e.alu(aluOR, false, rAX, rCX)
-	e.opM(false, []byte{0x0a}, rAX, field(offSPSel)) // or al, byte [spsel]
+	mode()
 	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(SPSR_EL1)))
-	e.movImm(rAX, uint64(ecSVC64)<<26|1<<25|in.imm&0xffff)
+	e.movImm(rAX, esr)
 	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ESR_EL1)))
-	e.movImm(rAX, pc+4)
+	e.movImm(rAX, elr)
 	e.opM(true, []byte{0x89}, rAX, field(offSys+8*int32(ELR_EL1)))
 	e.opM(false, []byte{0xc6}, 0, field(offDAIF)) // mov byte [daif], 0xf
 	e.raw(0xf)
@@ -1485,12 +1486,6 @@ func (e *emitter) emitSVC(c *CPU, in *inst, k int, pc uint64) {
 	e.movImm(rAX, uint64(uintptr(unsafe.Pointer(&c.m.exceptions))))
 	e.raw(0xf0)                                                  // lock
 	e.opM(true, []byte{0xff}, 0, mem{base: rAX, index: noIndex}) // inc qword [rax]
-	e.writeBack(e.written)
-	e.switchMode(1, offSPEL0, offSPEL1)
-	e.opM(true, []byte{0x8b}, rAX, field(offSys+8*int32(VBAR_EL1)))
-	e.aluImm(aluADD, true, rAX, 0x400) // lower EL using AArch64
-	e.aluImm(aluSUB, true, r10, int32(k+1))
-	e.jumpOut(1, false) // (interrupts are masked now)
 }
 
 // spselEL1 bails before instruction k unless PSTATE selects SP_EL1 and
