@@ -656,7 +656,7 @@ func (e *emitter) loopBack(n int) {
 // jumpConst jumps to the block at target (in RAX) if the jump cache
 // holds it, and else goes on. Clobbers CX.
 func (e *emitter) jumpConst(target uint64) {
-	e.jumpTag(rCX)
+	e.jumpTag(rCX, e.jumps)
 	e.jumpLookup(rCX, mem{base: rDI, index: noIndex, disp: e.jumps + int32(jumpSet(target))*jumpSetSize})
 }
 
@@ -681,12 +681,12 @@ func (e *emitter) jumpLookup(tag int, set mem) {
 	cold.back = len(e.b)
 }
 
-// jumpReg jumps to the block at the pc in RAX if the jump cache holds
-// it, and else goes on. Clobbers BX and CX.
-func (e *emitter) jumpReg() {
+// jumpReg jumps to the block at the pc in RAX if the jump cache table at
+// offset table (jumpTable) holds it, and else goes on. Clobbers BX and CX.
+func (e *emitter) jumpReg(table int32) {
 	e.raw(0xa8, 3) // test al, 3: a misaligned pc faults, and matches no entry
 	misaligned := e.jcc(ccNE)
-	e.jumpTag(rBX)
+	e.jumpTag(rBX, table)
 	// ecx = jumpSet(rax) * jumpSetSize: pc bits [12:2] of the fold, at
 	// bits [15:5]
 	e.opR(false, []byte{0x89}, rAX, rCX) // mov ecx, eax
@@ -694,13 +694,17 @@ func (e *emitter) jumpReg() {
 	e.alu(aluXOR, false, rCX, rAX)
 	e.shift(0, false, rCX, 3)
 	e.aluImm(aluAND, false, rCX, (jumpSets-1)*jumpSetSize)
-	e.jumpLookup(rBX, mem{base: rDI, index: rCX, scale: 1, disp: e.jumps})
+	e.jumpLookup(rBX, mem{base: rDI, index: rCX, scale: 1, disp: table})
 	e.here(misaligned)
 }
 
-// jumpTag sets x to the jump cache tag of the pc in RAX: pc ^ gen.
-func (e *emitter) jumpTag(x int) {
-	el := (e.jumps - offJumps) / (jumpSize * jumpEntrySize)
+// jumpTable returns the offset in CPU of EL el's jump cache table.
+func jumpTable(el uint8) int32 { return offJumps + int32(el&1)*jumpSize*jumpEntrySize }
+
+// jumpTag sets x to the tag in the jump cache table at offset table of
+// the pc in RAX: pc ^ the table's gen.
+func (e *emitter) jumpTag(x int, table int32) {
+	el := (table - offJumps) / (jumpSize * jumpEntrySize)
 	e.opM(true, []byte{0x8b}, x, field(offGen+8*el)) // mov x, [gen]
 	e.alu(aluXOR, true, x, rAX)
 }
@@ -981,7 +985,7 @@ func (e *emitter) reset(pc uint64) {
 // (the first at e.pc), and, unless the last ends the block, the exit to
 // the next instruction.
 func (e *emitter) body(c *CPU, insts []*inst) {
-	e.jumps = offJumps + int32(c.el&1)*jumpSize*jumpEntrySize
+	e.jumps = jumpTable(c.el)
 	e.n = len(insts)
 	e.loadCache()
 	e.loop = len(e.b)
@@ -1420,28 +1424,19 @@ func (e *emitter) switchMode(to uint8, save, load int32) {
 
 // jumpOut ends the block with a taken branch to the pc in AX, the
 // instructions retired already taken off: through the jump cache of EL
-// el to the block there; else (or, with irq, for an interrupt that
+// el (an exception entry or return changes the EL) to the block there;
+// else (or, with irq, for an interrupt that
 // PSTATE does not mask) out to runFast. Only the ways out store the pc
 // in c.pc: a block found knows its own.
 func (e *emitter) jumpOut(el uint8, irq bool) {
-	if irq && e.jumps != 0 {
-		e.irqCheck()
+	if e.jumps != 0 {
+		if irq {
+			e.irqCheck()
+		}
+		e.jumpReg(jumpTable(el))
 	}
-	e.jumpRegAt(el)
 	e.stPC(rAX)
 	e.ret(jitTaken)
-}
-
-// jumpRegAt is jumpReg through the jump cache of EL el (an exception
-// entry or return may change the EL).
-func (e *emitter) jumpRegAt(el uint8) {
-	if e.jumps == 0 {
-		return
-	}
-	own := e.jumps
-	e.jumps = offJumps + int32(el)*jumpSize*jumpEntrySize
-	e.jumpReg()
-	e.jumps = own
 }
 
 // emitSVC translates SVC at EL0 as exception entry to EL1 with SP_EL1

@@ -61,9 +61,7 @@ func mapCode(size int) ([]byte, error) {
 	if head != 0 {
 		_ = unix.MunmapPtr(p, head)
 	}
-	if tail := hugePage - head; tail != 0 {
-		_ = unix.MunmapPtr(unsafe.Add(p, head+uintptr(size)), tail)
-	}
+	_ = unix.MunmapPtr(unsafe.Add(p, head+uintptr(size)), hugePage-head) // (never empty)
 	mem := unsafe.Slice((*byte)(unsafe.Add(p, head)), size)
 	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // only a hint
 	return mem, nil
