@@ -2,7 +2,9 @@ package kernel
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -23,6 +25,25 @@ type funcParams struct {
 
 func newFuncParams(dw *dwarf.Data, err error) *funcParams {
 	return &funcParams{dw: dw, err: err}
+}
+
+// readDWARF parses the image's DWARF (of a reader of its own: Boot goes on
+// with its elf.File) for task and params.
+func (k *Kernel) readDWARF(img io.ReaderAt) {
+	var dw *dwarf.Data
+	f, err := elf.NewFile(img)
+	if err == nil {
+		dw, err = f.DWARF()
+	}
+	k.task = readTaskLayout(dw)
+	k.params = newFuncParams(dw, err)
+}
+
+// taskStruct is where task_struct's fields are, once readDWARF has read
+// them.
+func (k *Kernel) taskStruct() *taskLayout {
+	k.dwarf.Wait()
+	return &k.task
 }
 
 // load walks the DWARF once and records each function's parameters.
@@ -94,6 +115,7 @@ func (fp *funcParams) load() {
 // FuncParams returns the formal parameters of the guest function name, in
 // order, from the image's DWARF.
 func (k *Kernel) FuncParams(name string) ([]Param, error) {
+	k.dwarf.Wait()
 	fp := k.params
 	fp.once.Do(fp.load)
 	if fp.err != nil {

@@ -84,6 +84,10 @@ type Kernel struct {
 	readyFns []func()
 	isReady  bool
 
+	// dwarf is done once task and params hold what the image's DWARF
+	// says (readDWARF, on a goroutine of its own from Boot on); read them
+	// through taskStruct and FuncParams, which wait for it.
+	dwarf  sync.WaitGroup
 	task   taskLayout
 	params *funcParams
 	// lastComm is, by CPU, the comm Current last read there: an event's
@@ -110,15 +114,15 @@ var ErrBadImage = errors.New("bad kernel image")
 // Boot loads the image into a new machine and points CPU 0 at its entry.
 // The machine does not run until Run is called.
 func Boot(cfg Config) (*Kernel, error) {
-	img := cfg.Image
-	if img == nil {
-		img = image.ELF()
+	var img io.ReaderAt = bytes.NewReader(cfg.Image)
+	if cfg.Image == nil {
+		img = image.Reader()
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	f, err := elf.NewFile(bytes.NewReader(img))
+	f, err := elf.NewFile(img)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadImage, err)
 	}
@@ -141,12 +145,9 @@ func Boot(cfg Config) (*Kernel, error) {
 		}
 		// Only the file's bytes: the rest (.bss) is zero in fresh RAM.
 		// Writing its 9 MiB of zeros from a buffer as large faulted in
-		// both, half of kpemu run's time from start to a mounted tree.
-		data := make([]byte, p.Filesz)
-		if _, err := p.ReadAt(data, 0); err != nil {
-			return nil, fmt.Errorf("%w: reading segment at %#x: %w", ErrBadImage, p.Paddr, err)
-		}
-		if err := m.WriteMem(p.Paddr, data); err != nil {
+		// both, half of kpemu run's time from start to a mounted tree;
+		// and the bytes go straight into RAM, with no buffer to fault in.
+		if err := m.ReadMemFrom(p.Paddr, p.Open(), int(p.Filesz)); err != nil {
 			return nil, fmt.Errorf("%w: segment at %#x: %w", ErrBadImage, p.Paddr, err)
 		}
 	}
@@ -163,9 +164,9 @@ func Boot(cfg Config) (*Kernel, error) {
 	if err := k.readLayout(f.Entry, voff); err != nil {
 		return nil, err
 	}
-	// Parsed once: it was a fifth of kpemu run's time to a mounted tree.
-	dw, dwErr := f.DWARF()
-	k.task = readTaskLayout(dw)
+	// The DWARF was a fifth of kpemu run's time to a mounted tree, parsed
+	// in line; the guest needs none of it to boot.
+	k.dwarf.Go(func() { k.readDWARF(img) })
 	k.paths.img = img
 	// ftrace_init: the call sites get MOV X9, LR before the guest runs.
 	if err := k.initFtrace(); err != nil {
@@ -174,7 +175,6 @@ func Boot(cfg Config) (*Kernel, error) {
 	if err := k.initTracepoints(); err != nil {
 		return nil, err
 	}
-	k.params = newFuncParams(dw, dwErr)
 	m.SetHostcall(HCKernelReady, k.hcReady)
 	m.SetHostcall(HCPanic, k.hcPanic)
 	// The probe gates answer "not handled" until a probe subsystem

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"syscall"
@@ -60,7 +61,7 @@ func (f GuestFile) IsDir() bool { return f.Mode&sIFMT == sIFDIR }
 // the first time a lookup asks (a full DWARF scan costs more than a boot
 // should pay for a feature most runs do not use).
 type guestPaths struct {
-	img  []byte // the guest ELF, for its DWARF
+	img  io.ReaderAt // the guest ELF, for its DWARF
 	once sync.Once
 	l    dentryLayout
 	err  error
@@ -132,8 +133,8 @@ func (k *Kernel) LookupPath(path string) (GuestFile, error) {
 
 // imageDWARF is the image's DWARF, for the layouts the host reads guest
 // structures with; an image without it is ErrBadImage and EOPNOTSUPP.
-func imageDWARF(img []byte) (*dwarf.Data, error) {
-	f, err := elf.NewFile(bytes.NewReader(img))
+func imageDWARF(img io.ReaderAt) (*dwarf.Data, error) {
+	f, err := elf.NewFile(img)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %w", ErrBadImage, syscall.EOPNOTSUPP, err)
 	}
@@ -147,7 +148,7 @@ func imageDWARF(img []byte) (*dwarf.Data, error) {
 // readDentryLayout finds struct dentry, struct inode, struct list_head and
 // raw_spinlock_t in the image's DWARF, and root_dentry and dcache_lock in
 // its symbols.
-func readDentryLayout(img []byte, syms *Kallsyms) (dentryLayout, error) {
+func readDentryLayout(img io.ReaderAt, syms *Kallsyms) (dentryLayout, error) {
 	var l dentryLayout
 	missing := func(what string) error {
 		return fmt.Errorf("%w: %w: no %s in the image (needed to resolve guest paths)", ErrBadImage, syscall.EOPNOTSUPP, what)

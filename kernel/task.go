@@ -104,7 +104,7 @@ func readTaskLayout(d *dwarf.Data) taskLayout {
 // Before the guest sets up its tasks it is the idle task, swapper/N, pid 0.
 func (k *Kernel) Current(cpu int) (comm string, pid int) {
 	idle := func() (string, int) { return "swapper/" + strconv.Itoa(cpu), 0 }
-	tl := k.task
+	tl := k.taskStruct()
 	if !tl.ok {
 		return idle()
 	}
@@ -155,7 +155,7 @@ func (k *Kernel) CurrentCommAddr(cpu int) uint64 {
 	if task == 0 {
 		return 0
 	}
-	return task + uint64(k.task.commOff)
+	return task + uint64(k.taskStruct().commOff)
 }
 
 // CurrentTask returns the address of the task running on cpu (current), a
@@ -167,7 +167,7 @@ func (k *Kernel) CurrentCommAddr(cpu int) uint64 {
 // from. Call it from cpu's own hostcall handler or with the machine
 // stopped: it reads the CPU's register file.
 func (k *Kernel) CurrentTask(cpu int) uint64 {
-	if !k.task.ok || cpu < 0 || cpu >= k.m.NumCPUs() {
+	if !k.taskStruct().ok || cpu < 0 || cpu >= k.m.NumCPUs() {
 		return 0
 	}
 	c := k.m.CPU(cpu)
@@ -200,10 +200,11 @@ const tifNeedResched = 1
 // NeedResched reports whether the task at kernel address task has
 // TIF_NEED_RESCHED set (tif_need_resched), which trace lines show as 'N'.
 func (k *Kernel) NeedResched(task uint64) bool {
-	if task == 0 || k.task.tiFlagsOff < 0 {
+	tl := k.taskStruct()
+	if task == 0 || tl.tiFlagsOff < 0 {
 		return false
 	}
-	flags, err := k.Read64(task + uint64(k.task.tiFlagsOff))
+	flags, err := k.Read64(task + uint64(tl.tiFlagsOff))
 	return err == nil && flags&(1<<tifNeedResched) != 0
 }
 
@@ -212,10 +213,11 @@ func (k *Kernel) NeedResched(task uint64) bool {
 // kprobe_flush_task reads to trap only when there are some. An image
 // without the field traps every time, which is as correct.
 func (k *Kernel) SetKretprobeInstances(task uint64, n int) error {
-	if task == 0 || k.task.kretOff < 0 {
+	tl := k.taskStruct()
+	if task == 0 || tl.kretOff < 0 {
 		return nil
 	}
-	return k.Write64(task+uint64(k.task.kretOff), uint64(n))
+	return k.Write64(task+uint64(tl.kretOff), uint64(n))
 }
 
 // PreemptCount returns the preempt_count of the task running on cpu
@@ -249,21 +251,23 @@ func (k *Kernel) AddPreemptCount(cpu int, delta int32) error {
 
 // preemptCountVA is where current's thread_info.preempt_count is.
 func (k *Kernel) preemptCountVA(cpu int) (uint64, error) {
+	tl := k.taskStruct()
 	task := k.CurrentTask(cpu)
-	if task == 0 || k.task.tiPreemptOff < 0 {
+	if task == 0 || tl.tiPreemptOff < 0 {
 		return 0, fmt.Errorf("%w: no current task or no thread_info.preempt_count on CPU %d", syscall.EOPNOTSUPP, cpu)
 	}
-	return task + uint64(k.task.tiPreemptOff), nil
+	return task + uint64(tl.tiPreemptOff), nil
 }
 
 // TaskStack returns the kernel stack of the task at kernel address task,
 // [base, base + ThreadSize) (task_stack_page), and false when the image
 // does not say where it is.
 func (k *Kernel) TaskStack(task uint64) (base uint64, ok bool) {
-	if task == 0 || k.task.stackOff < 0 {
+	tl := k.taskStruct()
+	if task == 0 || tl.stackOff < 0 {
 		return 0, false
 	}
-	base, err := k.Read64(task + uint64(k.task.stackOff))
+	base, err := k.Read64(task + uint64(tl.stackOff))
 	if err != nil || base == 0 {
 		return 0, false
 	}
@@ -275,10 +279,11 @@ func (k *Kernel) TaskStack(task uint64) (base uint64, ok bool) {
 // be read. The tracers' pid filters (set_event_pid & co) learn a forked
 // child's or a freed task's pid from the task_struct their hooks see.
 func (k *Kernel) TaskPid(task uint64) (int, bool) {
-	if !k.task.ok || task == 0 {
+	tl := k.taskStruct()
+	if !tl.ok || task == 0 {
 		return 0, false
 	}
-	v, err := k.Read32(task + uint64(k.task.pidOff))
+	v, err := k.Read32(task + uint64(tl.pidOff))
 	if err != nil {
 		return 0, false
 	}
@@ -300,11 +305,12 @@ func (k *Kernel) CurrentPid(cpu int) int {
 // the image's DWARF does not place tgid), for the tracers' record-tgid
 // option. The same rules as CurrentTask apply.
 func (k *Kernel) CurrentTgid(cpu int) int {
+	tl := k.taskStruct()
 	task := k.CurrentTask(cpu)
-	if !k.task.ok || k.task.tgidOff < 0 || task == 0 {
+	if !tl.ok || tl.tgidOff < 0 || task == 0 {
 		return 0
 	}
-	v, err := k.Read32(task + uint64(k.task.tgidOff))
+	v, err := k.Read32(task + uint64(tl.tgidOff))
 	if err != nil {
 		return 0
 	}
@@ -316,7 +322,7 @@ func (k *Kernel) CurrentTgid(cpu int) int {
 // to init (perf's inherited counters: a twin's parent is its host
 // process's parent's twin). The same rules as CurrentTask apply.
 func (k *Kernel) CurrentDescends(cpu, tgid int) bool {
-	tl := k.task
+	tl := k.taskStruct()
 	task := k.CurrentTask(cpu)
 	if !tl.ok || tl.tgidOff < 0 || tl.parentOff < 0 {
 		return false
@@ -348,7 +354,7 @@ const maxTasks = 1 << 16
 // there is none or the image does not say where the list is. It stops
 // the machine for the walk. Tests use it to see the guest's tasks.
 func (k *Kernel) TaskComm(pid int) (comm string, ok bool) {
-	tl := k.task
+	tl := k.taskStruct()
 	head, found := k.syms.LookupName("init_task")
 	if !tl.ok || tl.tasksOff < 0 || !found {
 		return "", false

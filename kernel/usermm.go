@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,7 +59,7 @@ func (k *Kernel) mmLayout() (*mmLayout, error) {
 	return &g.l, nil
 }
 
-func readMmLayout(img []byte, syms *Kallsyms) (mmLayout, error) {
+func readMmLayout(img io.ReaderAt, syms *Kallsyms) (mmLayout, error) {
 	var l mmLayout
 	missing := func(what string) error {
 		return fmt.Errorf("%w: %w: no %s in the image (needed for uprobes)", ErrBadImage, syscall.EOPNOTSUPP, what)

@@ -3,6 +3,7 @@ package machine
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"unsafe"
 )
 
@@ -93,6 +94,22 @@ func (m *Machine) WriteMem(addr uint64, p []byte) error {
 	}
 	copy(m.ram[off:], p)
 	m.stored(nil, off, uint64(len(p)))
+	return nil
+}
+
+// ReadMemFrom reads n bytes from r straight into guest RAM at physical
+// address addr, as WriteMem would store them, without a buffer between:
+// loading an image so faults in only the RAM's pages.
+func (m *Machine) ReadMemFrom(addr uint64, r io.Reader, n int) error {
+	off, err := m.ramRange(addr, n)
+	if err != nil {
+		return err
+	}
+	_, err = io.ReadFull(r, m.ram[off:off+uint64(n)])
+	m.stored(nil, off, uint64(n))
+	if err != nil {
+		return fmt.Errorf("machine: reading into %#x+%#x: %w", addr, n, err)
+	}
 	return nil
 }
 
