@@ -63,8 +63,9 @@ type block struct {
 // translation at the entry's EL. So a table is emptied whenever that may
 // change (a TLB flush, SCTLR), and whenever blocks are dropped (a store
 // to code, a full code cache). EL1's holds only pcs that global
-// translations map, which a change of ASID leaves as they are: a TTBR
-// write (a context switch) or a TLBI by ASID empties only EL0's table,
+// translations map, which a change of ASID leaves as they are; EL0's
+// entries are tagged by ASID, as the TLB's are, so that a TTBR write (a
+// context switch) keeps both tables; a TLBI by ASID empties EL0's only,
 // and a TLBI by VA or a store to code empties EL1's only where its
 // entries' pages are (jumpCache.lo, hi, paLo, paHi). The EL
 // cannot change inside translated code, and nor can xlate (the MMU, which
@@ -84,7 +85,8 @@ type jumpCache struct {
 	// is its pc ^ gen. Entries of an older generation sit in the set
 	// jumpSet picks for their pc, so their tags differ from any current
 	// one's there (see jumpSet), until the generations wrap, when the
-	// table is cleared.
+	// table is cleared. EL0's gen also holds the ASID, in bits [63:48],
+	// above any EL0 pc (see setASID).
 	gen [2]uint64
 	// lo and hi bound the virtual pages of EL1's entries (pcs and
 	// pages) since its last emptying, paLo and paHi their physical
@@ -126,7 +128,20 @@ func (c *CPU) clearJumps() {
 		c.clearJumpsEL(el)
 		c.jumps.gen[el] = 0
 	}
+	c.jumps.setASID(c.asid())
 	c.jumps.noBounds()
+}
+
+// setASID makes asid the ASID of EL0's entries: those of other ASIDs
+// stay, unmatched, for when their address space runs again. A context
+// switch writes TTBR0 and emptied EL0's table, so every process switched
+// in missed on each of its branches through a register until the table
+// held them again. The guest keeps an ASID's translations as the
+// architecture asks: a reused ASID, a changed or unmapped page, is
+// invalidated by TLBI, which empties the table (dropNonGlobal,
+// dropJumpsVA).
+func (j *jumpCache) setASID(asid uint16) {
+	j.gen[0] = j.gen[0]&jumpGenMask | uint64(asid)<<48
 }
 
 // clearJumpsEL clears the table and pages of EL el.
@@ -152,7 +167,7 @@ func (c *CPU) flushJumpsEL(el int) {
 	if g == 0 {
 		c.clearJumpsEL(el)
 	}
-	c.jumps.gen[el] = g
+	c.jumps.gen[el] = c.jumps.gen[el]&^jumpGenMask | g
 	if el == 1 {
 		c.jumps.noBounds()
 	}

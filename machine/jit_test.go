@@ -369,7 +369,10 @@ func TestJumpCache(t *testing.T) {
 					},
 				}
 				if ng {
-					steps = append(steps, func() { c.SetSysReg(TTBR0_EL1, pt2.root|2<<48) })
+					steps = append(steps,
+						func() { c.SetSysReg(TTBR0_EL1, pt2.root|2<<48) },
+						// back to ASID 1, whose jump cache entries are pa2's
+						func() { c.SetSysReg(TTBR0_EL1, pt.root|1<<48) })
 				}
 				for _, step := range steps {
 					step()
@@ -391,7 +394,7 @@ func TestJumpCache(t *testing.T) {
 				return out
 			}
 			want, got := run(true), run(false)
-			for i, x0 := range []uint64{1, 2, 3, 3, 1}[:len(want)] {
+			for i, x0 := range []uint64{1, 2, 3, 3, 1, 3}[:len(want)] {
 				if want[i].x0 != x0 {
 					t.Errorf("step %d: interpreter's x0 = %d, want %d", i, want[i].x0, x0)
 				}
@@ -461,6 +464,64 @@ func TestJumpCacheGenerations(t *testing.T) {
 			t.Fatalf("flush %d of EL0's table: %#x hits again", i, pc)
 		}
 	}
+}
+
+// TestJumpCacheASIDs: EL0's entries belong to the address space (ASID)
+// they were entered under, as TLB entries do: another ASID's same pc
+// misses, a context switch back finds them again, and a TLBI by ASID
+// drops them. EL1's, of global pages, serve every ASID.
+func TestJumpCacheASIDs(t *testing.T) {
+	var c CPU
+	c.clearJumps()
+	c.xlate = true
+	const user, kernel = 0x400134, 0xffff800008000454
+	chainAt := func(pc uint64) uintptr { // 0: a miss
+		el := c.el & 1
+		for _, e := range c.jumps.tables[el][jumpSet(pc)*jumpWays:][:jumpWays] {
+			if e.tag == pc^c.jumps.gen[el] {
+				return e.chain
+			}
+		}
+		return 0
+	}
+	switchTo := func(asid uint64, wide bool) {
+		c.sys[TCR_EL1] = 0
+		if wide {
+			c.sys[TCR_EL1] = tcrAS
+		}
+		c.sys[TTBR0_EL1] = asid << 48
+		c.translationChanged(TTBR0_EL1)
+	}
+	enter := func(el uint8, pc uint64, chain uintptr) {
+		c.el = el
+		c.noteJump(pc, &block{chain: chain})
+	}
+	want := func(step string, el uint8, pc uint64, chain uintptr) {
+		t.Helper()
+		c.el = el
+		if got := chainAt(pc); got != chain {
+			t.Errorf("%s: EL%d %#x found %#x, want %#x", step, el, pc, got, chain)
+		}
+	}
+	switchTo(1, false)
+	enter(0, user, 0x1000)
+	enter(1, kernel, 0x3000)
+	switchTo(2, false)
+	want("ASID 2", 0, user, 0)
+	want("ASID 2", 1, kernel, 0x3000)
+	enter(0, user, 0x2000)
+	switchTo(1, false)
+	want("back to ASID 1", 0, user, 0x1000)
+	switchTo(2, false)
+	want("back to ASID 2", 0, user, 0x2000)
+	switchTo(0x102, true) // 16-bit ASIDs: 0x102 is not 2
+	want("ASID 0x102", 0, user, 0)
+	switchTo(1, false)
+	c.dropNonGlobal() // TLBI ASIDE1
+	want("after TLBI ASID", 0, user, 0)
+	want("after TLBI ASID", 1, kernel, 0x3000)
+	switchTo(2, false)
+	want("ASID 2 after TLBI", 0, user, 0) // (the table is emptied whole)
 }
 
 // TestJumpCacheSpreadsPages enters the blocks at one offset of 64 pages,

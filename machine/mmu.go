@@ -196,11 +196,13 @@ func (c *CPU) flushTLB() {
 // its fields change how every cached entry was formed. The micro-TLB and
 // the fetch page are keyed by VA only: on a TTBR write (a context switch)
 // the micro-TLB keeps what the TLB would still match whatever the ASID,
-// its global entries; otherwise it is dropped.
+// its global entries; otherwise it is dropped. The jump cache is tagged
+// by ASID as the TLB is (jumpCache.setASID).
 func (c *CPU) translationChanged(r SysReg) {
+	defer func() { c.jumps.setASID(c.asid()) }()
 	switch r {
 	case TTBR0_EL1, TTBR1_EL1:
-		c.dropNonGlobal()
+		c.dropNonGlobalUTLB()
 		c.pageVA = noPage
 		return
 	case TCR_EL1, SCTLR_EL1:
@@ -673,6 +675,13 @@ func (c *CPU) tlbi(op uint8, arg uint64) {
 // and the jump cache that may hold them (EL0's: EL1's holds global
 // pages only).
 func (c *CPU) dropNonGlobal() {
+	c.dropNonGlobalUTLB()
+	c.flushJumpsEL(0)
+}
+
+// dropNonGlobalUTLB drops the micro-TLB entries of non-global
+// translations.
+func (c *CPU) dropNonGlobalUTLB() {
 	for w, set := range c.utlbLocal {
 		for ; set != 0; set &= set - 1 {
 			// (An entry refilled from a global entry since keeps its bit.)
@@ -682,7 +691,6 @@ func (c *CPU) dropNonGlobal() {
 		}
 		c.utlbLocal[w] = 0
 	}
-	c.flushJumpsEL(0)
 }
 
 // dropUTLBVA drops the micro-TLB entries of pages in [lo, hi]. Bits
