@@ -174,6 +174,10 @@ type emitter struct {
 	plan       groupPlan
 	open       [maxGroups]openGroup
 	movingBase bool // a base register's move by a constant is being stored (stBase, emitAddSubImm)
+	// hostIn is 1 + the save slot of the group whose host DX holds, or
+	// 0: a member right after its leader or another member (or after
+	// instructions that leave DX alone, keepsHost) uses DX as it is.
+	hostIn uint8
 	// n is the block's length: a conditional branch before its last
 	// instruction goes on in the block when not taken (jit.go's
 	// translate1), and a loop's next iteration must fit all of it.
@@ -889,6 +893,7 @@ func (c *CPU) emitBlock(insts []*inst, pc uint64) jitCode {
 	e.reset(pc)
 	e.counting = true
 	e.body(c, insts)
+	e.plan.findSaves(insts)
 	uses, writes, entry, loops, plan := e.uses, e.writes, e.entry, e.loops, e.plan
 	e.reset(pc)
 	e.cacheRegs(&uses)
@@ -989,9 +994,13 @@ func (e *emitter) body(c *CPU, insts []*inst) {
 	e.n = len(insts)
 	e.loadCache()
 	e.loop = len(e.b)
+	e.hostIn = 0
 	for k, in := range insts {
 		if e.counting && !keepsGroups(in) {
 			e.closeGroups()
+		}
+		if k > 0 && !keepsHost(insts[k-1].op) {
+			e.hostIn = 0
 		}
 		e.inst(c, in, k, e.pc+uint64(k)*4)
 	}

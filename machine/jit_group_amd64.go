@@ -59,6 +59,36 @@ type groupPlan struct {
 	slot   [maxBlock]uint8
 	lo, hi [maxBlock]int32
 	write  [maxBlock]bool
+	// access is whether the instruction accesses memory through
+	// accessAt; save, whether a leader must save its host for a member
+	// that finds DX changed (findSaves).
+	access, save [maxBlock]bool
+}
+
+// findSaves sets plan.save for the leaders one of whose members will
+// not find the host in DX, as accessAt will emit them (emitter.hostIn).
+func (p *groupPlan) findSaves(insts []*inst) {
+	var leader [maxGroups]int
+	hostIn := uint8(0)
+	for k := range insts {
+		if k > 0 && !keepsHost(insts[k-1].op) {
+			hostIn = 0
+		}
+		if !p.access[k] {
+			continue
+		}
+		switch slot := p.slot[k]; p.role[k] {
+		case roleLeader:
+			leader[slot], hostIn = k, slot+1
+		case roleMember:
+			if hostIn != slot+1 {
+				p.save[leader[slot]] = true
+			}
+			hostIn = slot + 1
+		default:
+			hostIn = 0
+		}
+	}
 }
 
 // openGroup is a group the counting emission may still add to.
@@ -81,6 +111,7 @@ func (e *emitter) groupAccess(k int, base uint8, disp int32, span int, write boo
 	if !e.counting {
 		return e.plan.role[k], e.plan.slot[k]
 	}
+	e.plan.access[k] = true
 	if base == noBase {
 		return roleAlone, 0
 	}
@@ -152,12 +183,16 @@ func keepsGroups(in *inst) bool { return in.op != opBRK && in.op != opERET }
 
 // groupCheck emits the leader's check, instead of access's own: the
 // bytes [lo, hi) from the access's address in AX (tagCheck). It leaves
-// the entry's host in DX and in save slot slot. Clobbers CX.
+// the entry's host in DX and, if a member will need it there
+// (plan.save), in save slot slot: a store on the hottest path that most
+// groups' members, which find it in DX, never read. Clobbers CX.
 func (e *emitter) groupCheck(c *CPU, k int, lo, hi int32, write bool, slot uint8) {
 	entry := e.tagCheck(c, k, lo, hi, write)
 	entry.disp = offUTLB + offHost
-	e.opM(true, []byte{0x8b}, rDX, entry)                   // mov rdx, host
-	e.opM(true, []byte{0x89}, rDX, field(pageHostAt(slot))) // mov [pageHost+8*slot], rdx
+	e.opM(true, []byte{0x8b}, rDX, entry) // mov rdx, host
+	if e.plan.save[k] {
+		e.opM(true, []byte{0x89}, rDX, field(pageHostAt(slot))) // mov [pageHost+8*slot], rdx
+	}
 }
 
 // pageHostAt is the offset in CPU of save slot slot.
@@ -174,15 +209,34 @@ func (e *emitter) accessAt(c *CPU, k int, base uint8, disp int32, span int, writ
 	case roleLeader:
 		lo, hi, stores := e.plan.lo[k], e.plan.hi[k], e.plan.write[k]
 		e.groupCheck(c, k, lo, hi, stores, slot)
+		e.hostIn = slot + 1
 		if stores {
 			// For every store of the group: no other CPU's monitor can
 			// change before they are done, and this one's is not snooped.
 			e.snoop(c.m, k, lo, hi, true)
 		}
 	case roleMember:
-		e.opM(true, []byte{0x8b}, rDX, field(pageHostAt(slot))) // mov rdx, [pageHost+8*slot]
+		if e.hostIn != slot+1 {
+			e.opM(true, []byte{0x8b}, rDX, field(pageHostAt(slot))) // mov rdx, [pageHost+8*slot]
+			e.hostIn = slot + 1
+		}
 	default:
+		e.hostIn = 0
 		return e.access(c, k, span, write, false)
 	}
 	return mem{base: rDX, index: rAX, scale: 1}
+}
+
+// keepsHost reports whether the translation of an instruction of op
+// leaves DX as it found it, or, for the accesses through accessAt, as
+// accessAt said (emitter.hostIn). Only those, and the cheapest moves
+// between accesses: reloading the host after any other costs a load.
+// (A snoop's out-of-line code puts DX back.)
+func keepsHost(op opcode) bool {
+	switch op {
+	case opNOP, opMOVr, opMOVi, opMOVK, opADR, opADRP, opADDi, opSUBi,
+		opLDRo, opSTRo, opLDP, opSTP, opLDRpre, opSTRpre, opLDRpost, opSTRpost:
+		return true
+	}
+	return false
 }

@@ -1434,6 +1434,10 @@ func TestTranslatedAccessGroups(t *testing.T) {
 		{"too far apart", []string{"ldr x0, [x1]", "ldr x4, [x1, #200]"}, end - 100, ptNormal},
 		{"moving base", []string{"ldr x0, [x1]", "str x0, [x1, #8]", "add x1, x1, #16"}, va + 0x800, ptNormal},
 		{"byte then word", []string{"ldrb w0, [x1, #7]", "ldr w4, [x1, #4]", "strh w3, [x1, #8]"}, end - 8, ptNormal},
+		// A member that finds DX as its leader left it, and one after
+		// MADD, whose translation uses DX: it needs the saved host.
+		{"member after member", []string{"ldp x4, x5, [x1]", "ldr x0, [x1, #16]", "str x0, [x1, #24]"}, va + 0x800, ptNormal},
+		{"member after madd", []string{"ldr x0, [x1]", "madd x4, x0, x3, x2", "ldr x5, [x1, #8]"}, va + 0x800, ptNormal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
