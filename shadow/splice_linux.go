@@ -35,14 +35,27 @@ type spliceState struct {
 }
 
 // kpemuDev reports whether dev is the device of one of kpemu's trees.
+// A tree whose stat fails is looked at again at the next splice: a stat
+// of a FUSE mount can fail with EINTR, and the seal then passed every
+// splice of it to Linux, which refuses a stream's (EINVAL).
 func (st *spliceState) kpemuDev(seal *Seal, dev uint64) bool {
 	if !st.looked {
 		st.looked = true
+		st.devs = st.devs[:0]
 		for _, p := range []string{seal.Tracefs, seal.Debugfs} {
 			var fs unix.Stat_t
-			if p != "" && unix.Stat(p, &fs) == nil {
-				st.devs = append(st.devs, fs.Dev)
+			if p == "" {
+				continue
 			}
+			err := unix.Stat(p, &fs)
+			for err == unix.EINTR {
+				err = unix.Stat(p, &fs)
+			}
+			if err != nil {
+				st.looked = false
+				continue
+			}
+			st.devs = append(st.devs, fs.Dev)
 		}
 	}
 	for _, d := range st.devs {
