@@ -114,9 +114,9 @@ var ErrBadImage = errors.New("bad kernel image")
 // Boot loads the image into a new machine and points CPU 0 at its entry.
 // The machine does not run until Run is called.
 func Boot(cfg Config) (*Kernel, error) {
-	var img io.ReaderAt = bytes.NewReader(cfg.Image)
-	if cfg.Image == nil {
-		img = image.Reader()
+	var img io.ReaderAt = image.Reader()
+	if cfg.Image != nil {
+		img = bytes.NewReader(cfg.Image)
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -1434,9 +1434,9 @@ func (e *emitter) switchMode(to uint8, save, load int32) {
 // jumpOut ends the block with a taken branch to the pc in AX, the
 // instructions retired already taken off: through the jump cache of EL
 // el (an exception entry or return changes the EL) to the block there;
-// else (or, with irq, for an interrupt that
-// PSTATE does not mask) out to runFast. Only the ways out store the pc
-// in c.pc: a block found knows its own.
+// else (or, with irq, for an interrupt that PSTATE does not mask) out
+// to runFast. Only the ways out store the pc in c.pc: a block found
+// knows its own.
 func (e *emitter) jumpOut(el uint8, irq bool) {
 	if e.jumps != 0 {
 		if irq {

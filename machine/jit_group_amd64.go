@@ -18,10 +18,12 @@ import "unsafe"
 // checks once the page of every byte the group touches (relative to the
 // base at the leader: the accesses' own writebacks, and ADD or SUB of a
 // constant, move it by a known amount), against the store tag if any of
-// them stores, and saves the entry's host in CPU.pageHost; the others,
-// the members, load it from there. If the group's bytes span two pages, or one of them is not
-// mapped as it needs, the leader bails and the interpreter goes on; the
-// members never bail for the micro-TLB. Likewise the leader of a group
+// them stores, and leaves the entry's host in DX; the others, the
+// members, use it from there, or, after an instruction whose code uses
+// DX (keepsHost), reload it from CPU.pageHost, where the leader saves it
+// only then (findSaves). If the group's bytes span two pages, or one of
+// them is not mapped as it needs, the leader bails and the interpreter
+// goes on; the members never bail for the micro-TLB. Likewise the leader of a group
 // that stores snoops the other CPUs' exclusive monitors for all of its
 // bytes, and its stores need not.
 //

@@ -199,16 +199,17 @@ func (c *CPU) flushTLB() {
 // its global entries; otherwise it is dropped. The jump cache is tagged
 // by ASID as the TLB is (jumpCache.setASID).
 func (c *CPU) translationChanged(r SysReg) {
-	defer func() { c.jumps.setASID(c.asid()) }()
 	switch r {
 	case TTBR0_EL1, TTBR1_EL1:
 		c.dropNonGlobalUTLB()
 		c.pageVA = noPage
-		return
 	case TCR_EL1, SCTLR_EL1:
 		c.flushTLB()
+		c.mmuChanged()
+	default:
+		c.mmuChanged()
 	}
-	c.mmuChanged()
+	c.jumps.setASID(c.asid())
 }
 
 // asid returns the current ASID (TCR_EL1.A1 picks TTBR0 or TTBR1, TCR.AS
