@@ -2,7 +2,7 @@ package kernel
 
 import (
 	"debug/dwarf"
-	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -27,14 +27,10 @@ func newFuncParams(dw *dwarf.Data, err error) *funcParams {
 	return &funcParams{dw: dw, err: err}
 }
 
-// readDWARF parses the image's DWARF (of a reader of its own: Boot goes on
-// with its elf.File) for task and params.
+// readDWARF parses the image's DWARF (with an elf.File of its own: Boot
+// goes on with its) for task and params.
 func (k *Kernel) readDWARF(img io.ReaderAt) {
-	var dw *dwarf.Data
-	f, err := elf.NewFile(img)
-	if err == nil {
-		dw, err = f.DWARF()
-	}
+	dw, err := imageDWARF(img)
 	k.task = readTaskLayout(dw)
 	k.params = newFuncParams(dw, err)
 }
@@ -118,8 +114,11 @@ func (k *Kernel) FuncParams(name string) ([]Param, error) {
 	k.dwarf.Wait()
 	fp := k.params
 	fp.once.Do(fp.load)
-	if fp.err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImage, fp.err)
+	if err := fp.err; err != nil {
+		if !errors.Is(err, ErrBadImage) { // (imageDWARF's say so already)
+			err = fmt.Errorf("%w: %w", ErrBadImage, err)
+		}
+		return nil, err
 	}
 	ps, ok := fp.funcs[name]
 	if !ok {
