@@ -1113,7 +1113,7 @@ func TestTranslatedSPCheckAfterMove(t *testing.T) {
 			), Config{Interpret: interpret})
 			c.SetSysReg(SCTLR_EL1, c.SysReg(SCTLR_EL1)&^sctlrSA)
 			sp := uint64(testData + 0x1000)
-			c.SetX(regSP, sp)
+			c.SetSP(sp)
 			c.SetX(4, sp-8)
 			c.SetX(6, sp)
 			c.SetX(2, 10)
@@ -1136,6 +1136,24 @@ func TestTranslatedSPCheckAfterMove(t *testing.T) {
 	}
 }
 
+// exceptionState is what the exception tests compare, translated
+// against interpreted: the registers, where the CPU is, the instructions
+// retired, and the last exception's registers and the count.
+type exceptionState struct {
+	x                  [16]uint64
+	pc, pstate, insns  uint64
+	esr, elr, spsr, ex uint64
+}
+
+func exceptionStateOf(m *Machine, c *CPU) (s exceptionState) {
+	for i := range s.x {
+		s.x[i] = c.X(i)
+	}
+	s.pc, s.pstate, s.insns = c.PC(), c.PSTATE(), m.Stats().Instructions
+	s.esr, s.elr, s.spsr, s.ex = c.SysReg(ESR_EL1), c.SysReg(ELR_EL1), c.SysReg(SPSR_EL1), m.Stats().Exceptions
+	return s
+}
+
 // TestTranslatedExceptionEntryReturn runs a loop that takes a BRK to a
 // handler that returns past it with ERET, as a kprobe hit does, with
 // the exclusive monitor set across it: translated (BRK and ERET at EL1
@@ -1155,12 +1173,7 @@ func TestTranslatedExceptionEntryReturn(t *testing.T) {
 		"eret",
 	)
 	for _, mode := range []uint64{5, 4} { // EL1h, EL1t
-		type result struct {
-			x                  [15]uint64
-			pc, pstate, insns  uint64
-			esr, elr, spsr, ex uint64
-		}
-		run := func(interpret bool) (r result, entries uint64) {
+		run := func(interpret bool) (r exceptionState, entries uint64) {
 			m, c, _ := newTestMachineWith(t, prog(
 				"adds x1, x1, #1",
 				"ldxr x3, [x8]",
@@ -1182,16 +1195,11 @@ func TestTranslatedExceptionEntryReturn(t *testing.T) {
 			c.SetX(1, ^uint64(0)-50)  // so that ADDS sets C and Z on the way
 			c.SetX(2, 200)
 			c.SetX(8, testData)
-			c.SetX(regSP, testData+0x1000)
+			c.SetSP(testData + 0x1000)
 			if err := m.Step(200 * 20); err != nil {
 				t.Fatal(err)
 			}
-			for i := range r.x {
-				r.x[i] = c.X(i)
-			}
-			r.pc, r.pstate, r.insns = c.PC(), c.PSTATE(), m.Stats().Instructions
-			r.esr, r.elr, r.spsr, r.ex = c.SysReg(ESR_EL1), c.SysReg(ELR_EL1), c.SysReg(SPSR_EL1), m.Stats().Exceptions
-			return r, m.Stats().BlockEntries
+			return exceptionStateOf(m, c), m.Stats().BlockEntries
 		}
 		want, _ := run(true)
 		got, entries := run(false)
@@ -1232,10 +1240,8 @@ func TestTranslatedSystemCall(t *testing.T) {
 	)
 	for _, mmu := range []bool{false, true} {
 		type result struct {
-			x                  [16]uint64
-			pc, pstate, insns  uint64
-			esr, elr, spsr, ex uint64
-			sp0, sp1           uint64
+			exceptionState
+			sp0, sp1 uint64
 		}
 		run := func(interpret bool) (r result, entries uint64) {
 			code := prog(
@@ -1277,13 +1283,7 @@ func TestTranslatedSystemCall(t *testing.T) {
 			if err := m.Step(200 * 25); err != nil {
 				t.Fatal(err)
 			}
-			for i := range r.x {
-				r.x[i] = c.X(i)
-			}
-			r.pc, r.pstate, r.insns = c.PC(), c.PSTATE(), m.Stats().Instructions
-			r.esr, r.elr, r.spsr, r.ex = c.SysReg(ESR_EL1), c.SysReg(ELR_EL1), c.SysReg(SPSR_EL1), m.Stats().Exceptions
-			r.sp0, r.sp1 = c.spEL0, c.spEL1
-			return r, m.Stats().BlockEntries
+			return result{exceptionStateOf(m, c), c.spEL0, c.spEL1}, m.Stats().BlockEntries
 		}
 		want, _ := run(true)
 		got, entries := run(false)
