@@ -79,7 +79,7 @@ start_run() {
 	kill -TERM "$pid"
 	wait "$pid" || true
 	rm -rf "$tmp"
-	echo $(((${t1/./} - ${t0/./}) / 1000))
+	echo $(((${t1//[!0-9]/} - ${t0//[!0-9]/}) / 1000)) # (the decimal point is the locale's)
 }
 
 if [ -z "$TABLE_ONLY" ]; then
