@@ -112,6 +112,10 @@ type fgraphTask struct {
 	overrun uint64        // trace_overrun
 	rec     FgraphRecursion
 	sleptAt uint64 // ftrace_timestamp: when it was last switched out, without sleep-time
+	// sleptPid is the pid of the task sleptAt stamped: a task_struct
+	// comes back for a new task, which Linux's ftrace_graph_init_task
+	// gives no timestamp.
+	sleptPid int
 }
 
 // fgraph is the kernel's graph core.
@@ -197,13 +201,14 @@ func (k *Kernel) fgraphProbeSchedSwitch(cpu *machine.CPU, rec []byte) {
 	nextPid := int(int32(binary.LittleEndian.Uint32(rec[56:])))
 	g.taskMu.Lock()
 	defer g.taskMu.Unlock()
-	g.fgraphTaskOf(prev).sleptAt = now
+	pt := g.fgraphTaskOf(prev)
+	pt.sleptAt = now
+	pt.sleptPid, _ = k.TaskPid(prev)
 	if nextPid == 0 {
 		return
 	}
 	for task, t := range g.tasks {
-
-		if t.sleptAt == 0 || task == prev {
+		if t.sleptAt == 0 || task == prev || t.sleptPid != nextPid {
 			continue
 		}
 		if pid, ok := k.TaskPid(task); !ok || pid != nextPid {
