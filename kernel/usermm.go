@@ -38,7 +38,7 @@ type mmLayout struct {
 	nVmas, vmaSize                 int64 // the vmas array
 	vmStart, vmEnd, vmFlags        int64 // vm_area_struct
 	vmFile, vmPgoff                int64
-	iSize, iPrivate                int64 // inode.i_size, .i_private
+	iSize, iPrivate, iPages        int64 // inode.i_size, .i_private, .i_pages
 	tasksOff                       int64 // task_struct.tasks
 	initTask                       uint64
 	pteAddrMask, pteValid, pteType uint64
@@ -85,6 +85,7 @@ func readMmLayout(img io.ReaderAt, syms *Kallsyms) (mmLayout, error) {
 		{"vm_area_struct", "vm_pgoff", &l.vmPgoff},
 		{"inode", "i_size", &l.iSize},
 		{"inode", "i_private", &l.iPrivate},
+		{"inode", "i_pages", &l.iPages},
 	} {
 		s := types[fl.st]
 		if s == nil {
@@ -218,6 +219,25 @@ func (k *Kernel) UserPhys(mm, va uint64) (uint64, bool, error) {
 // WritePhys writes p at guest physical address pa; the machine drops the
 // decoded copies of the pages it touches (text patching of user pages).
 func (k *Kernel) WritePhys(pa uint64, p []byte) error { return k.m.WriteMem(pa, p) }
+
+// FilePage returns the kernel address of page idx of a read-only guest
+// file as exec maps it, shared by every process that runs the file
+// (inode->i_pages[idx], fs/exec.c's text_page), or 0 if no exec made it.
+func (k *Kernel) FilePage(inode, idx uint64) (uint64, error) {
+	l, err := k.mmLayout()
+	if err != nil {
+		return 0, err
+	}
+	data, size, err := k.FileData(inode)
+	if err != nil {
+		return 0, err
+	}
+	pages, err := k.Read64(inode + uint64(l.iPages))
+	if err != nil || pages == 0 || data == 0 || idx >= (size+4095)/4096 {
+		return 0, err
+	}
+	return k.Read64(pages + idx*8)
+}
 
 // ReadPhys reads guest physical memory at pa.
 func (k *Kernel) ReadPhys(pa uint64, p []byte) error { return k.m.ReadMem(pa, p) }

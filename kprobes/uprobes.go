@@ -14,10 +14,12 @@ import (
 // arch/arm64/kernel/probes/uprobes.c. A uprobe is a (file, offset) place;
 // registering its first consumer writes BRK #0x005 into every address
 // space that maps that offset of the file, and exec writes it into the new
-// ones (HC_UPROBE_MMAP, uprobe_mmap). kpemu's exec copies a program into
-// pages of the process's own, so a BRK written there changes that process
-// only, as the copy-on-write page uprobe_write_opcode makes does; the file
-// (the initramfs's bytes) stays as it was.
+// ones (HC_UPROBE_MMAP, uprobe_mmap). kpemu's processes share one copy of
+// a program's text (the guest's fs/exec.c text_page), so a BRK written
+// there reaches every process that runs the program at once, as Linux's
+// BRK in each one's copy-on-write page does; the file (the initramfs's
+// bytes, which read(2) gives) stays as it was. As that copy outlives the
+// processes, removing a probe restores it too (removeFromFilePage).
 //
 // A hit comes through the guest's EL0 BRK path (el0_dbg, brk_handler, the
 // user break hook) to HC_UPROBE_BRK, handle_swbp here: the consumers run on
@@ -171,6 +173,7 @@ func (kp *Kprobes) registerUprobe(inode, offset uint64, c *UprobeConsumer) error
 			for _, d := range done {
 				kp.removeUprobe(up, d)
 			}
+			kp.removeFromFilePage(up)
 			return err
 		}
 		done = append(done, mm)
@@ -212,6 +215,9 @@ func (kp *Kprobes) UnregisterUprobe(file kernel.GuestFile, offset uint64, c *Upr
 			if rerr := kp.removeUprobe(up, mm); err == nil {
 				err = rerr
 			}
+		}
+		if rerr := kp.removeFromFilePage(up); err == nil {
+			err = rerr
 		}
 		if err == nil {
 			err = merr
@@ -271,6 +277,25 @@ func (kp *Kprobes) removeUprobe(up *uprobe, mm uint64) error {
 		if err := kp.writeUserInsn(mm, va, up.insn); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// removeFromFilePage is remove_breakpoint for the file's shared page
+// (kernel.FilePage): every process that maps the program's text maps that
+// page, which therefore keeps the BRK when the last of them is gone, for
+// the next exec of the file.
+func (kp *Kprobes) removeFromFilePage(up *uprobe) error {
+	page, err := kp.k.FilePage(up.key.inode, up.key.offset/4096)
+	if err != nil || page == 0 {
+		return err
+	}
+	va := page + up.key.offset%4096
+	if w, err := kp.k.Read32(va); err != nil || w != uprobeSwbp {
+		return err
+	}
+	if err := kp.k.Write32(va, up.insn); err != nil {
+		return fmt.Errorf("uprobe: restoring %#x in the file's page: %w", up.key.offset, err)
 	}
 	return nil
 }

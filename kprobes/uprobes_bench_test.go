@@ -15,7 +15,14 @@ import (
 // shSymbolOffset is the file offset of a function of the guest's /bin/sh.
 func shSymbolOffset(t testing.TB, name string) uint64 {
 	t.Helper()
-	b, err := kernel.InitramfsFile(image.ELF(), "/bin/sh")
+	return symbolOffset(t, "/bin/sh", name)
+}
+
+// symbolOffset returns the file offset of symbol name in the initramfs's
+// program at path.
+func symbolOffset(t testing.TB, path, name string) uint64 {
+	t.Helper()
+	b, err := kernel.InitramfsFile(image.ELF(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +44,7 @@ func shSymbolOffset(t testing.TB, name string) uint64 {
 			}
 		}
 	}
-	t.Fatalf("/bin/sh has no %s", name)
+	t.Fatalf("%s has no %s", path, name)
 	return 0
 }
 

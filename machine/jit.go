@@ -47,7 +47,7 @@ type block struct {
 	n     uint64  // instructions
 	key   uint64
 	// cold counts the executions left before the block is translated:
-	// code that runs once (boot, the copies of programs fork makes) is
+	// code that runs a few times (boot, a program's start and exit) is
 	// cheaper interpreted than translated.
 	cold uint8
 }

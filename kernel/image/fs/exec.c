@@ -3,8 +3,9 @@
  * execve(2), after fs/exec.c and fs/binfmt_elf.c: static AArch64 ELF
  * executables from the tree (the initramfs's /bin). The arguments are
  * copied into the kernel first (struct linux_binprm), then a fresh mm is
- * built: every PT_LOAD segment copied into pages of its own (text and
- * rodata read-only), brk after the last one, a demand-paged stack VMA
+ * built: the read-only PT_LOAD segments (text, rodata) of a read-only
+ * file mapped from its shared pages (text_page), the others copied into
+ * pages of their own, brk after the last one, a demand-paged stack VMA
  * under STACK_TOP with argc, argv, envp and an auxv on it as the ELF ABI
  * wants. Only then is the old mm dropped (with its ASID's TLB entries),
  * so a failed exec returns to the old program. comm becomes the file's
@@ -17,6 +18,7 @@
 #include <linux/uprobes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <asm/ptrace.h>
 
 #define MAX_ARG_STRINGS	16
@@ -79,6 +81,54 @@ static int elf_check(const Elf64_Ehdr *eh, loff_t size)
 	return 0;
 }
 
+static DEFINE_RAW_SPINLOCK(text_lock);
+
+/*
+ * text_page() is filemap_fault() finding the page cache's page: page idx
+ * of a read-only file (the initramfs's, which never change), one copy
+ * shared by every process that maps it, made on first use and kept while
+ * the kernel runs (unlinking a file a process may still run leaves them:
+ * no count of the mappers is kept). So a program's code is the same
+ * physical page in every process that runs it, as on Linux; the BRKs that
+ * uprobes place go into these pages, and read(2) of the file, from
+ * i_private, never shows them (Linux's copy-on-write of the probed page).
+ */
+static void *text_page(struct inode *inode, unsigned long idx)
+{
+	unsigned long n = (inode->i_size + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	unsigned long flags;
+	void *page = NULL;
+
+	if (inode->i_capacity || idx >= n)
+		return NULL;
+	raw_spin_lock_irqsave(&text_lock, flags);
+	if (!inode->i_pages)
+		inode->i_pages = kzalloc(n * sizeof(void *), GFP_KERNEL);
+	if (inode->i_pages) {
+		page = inode->i_pages[idx];
+		if (!page && (page = get_zeroed_page(GFP_KERNEL))) {
+			memcpy(page, inode->i_private + (idx << PAGE_SHIFT),
+			       min(PAGE_SIZE, (unsigned long)inode->i_size - (idx << PAGE_SHIFT)));
+			inode->i_pages[idx] = page;
+		}
+	}
+	raw_spin_unlock_irqrestore(&text_lock, flags);
+	return page;
+}
+
+/* Whether another PT_LOAD segment than ph has bytes in the page at addr. */
+static bool page_has_other(const Elf64_Ehdr *eh, const Elf64_Phdr *ph, unsigned long addr)
+{
+	const Elf64_Phdr *o = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+	int i;
+
+	for (i = 0; i < eh->e_phnum; i++, o++)
+		if (o != ph && o->p_type == PT_LOAD && o->p_memsz &&
+		    o->p_vaddr < addr + PAGE_SIZE && o->p_vaddr + o->p_memsz > addr)
+			return true;
+	return false;
+}
+
 /* load_elf_binary(): the segments into mm. */
 static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 			   struct mm_struct *mm)
@@ -95,6 +145,7 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 	for (i = 0; i < eh->e_phnum; i++, ph++) {
 		unsigned long start, stop, addr, vm_flags = 0;
 		struct vm_area_struct *vma;
+		bool shared;
 
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
 			continue;
@@ -112,12 +163,25 @@ static int load_elf_binary(struct linux_binprm *bprm, struct inode *inode,
 			return -ENOMEM;
 		vma->vm_file = inode;
 		vma->vm_pgoff = (ph->p_offset - (ph->p_vaddr - start)) >> PAGE_SHIFT;
+		/* the file's own pages: read-only, no bss, file offsets that
+		 * are page offsets too (as the ELF ABI wants) */
+		shared = !(vm_flags & VM_WRITE) && ph->p_filesz == ph->p_memsz &&
+			 !((ph->p_offset - ph->p_vaddr) & (PAGE_SIZE - 1));
 		for (addr = start; addr < stop; addr += PAGE_SIZE) {
-			char *page = map_user_page(mm, addr, vm_flags);
 			unsigned long lo = max(addr, (unsigned long)ph->p_vaddr);
 			unsigned long hi = min(addr + PAGE_SIZE,
 					       (unsigned long)(ph->p_vaddr + ph->p_filesz));
+			char *page;
 
+			if (shared && !page_has_other(eh, ph, addr)) {
+				page = text_page(inode, vma->vm_pgoff + ((addr - start) >> PAGE_SHIFT));
+				if (page) {
+					if (map_shared_page(mm, addr, page, vm_flags))
+						return -ENOMEM;
+					continue;
+				}
+			}
+			page = map_user_page(mm, addr, vm_flags);
 			if (!page)
 				return -ENOMEM;
 			if (lo < hi)

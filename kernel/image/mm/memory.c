@@ -3,8 +3,9 @@
  * User memory, after mm/memory.c, kernel/fork.c (dup_mm) and
  * lib/usercopy.c: address spaces, VMAs, demand paging
  * (handle_mm_fault() maps a zeroed page on the first touch of a VMA's
- * page), fork's eager copy of every mapped page (no copy-on-write yet),
- * and the user-access helpers.
+ * page), fork's eager copy of every private page (no copy-on-write yet;
+ * a program's shared text pages are shared by the child too), and the
+ * user-access helpers.
  *
  * The kernel touches user memory directly (PAN is off and user pages are
  * EL0-and-EL1 accessible). copy_{to,from}_user() go through
@@ -119,6 +120,27 @@ void *map_user_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_f
 	return page;
 }
 
+/*
+ * Maps page, which mm does not own (a program's text, fs/exec.c), at addr
+ * (page aligned, not mapped yet). PTE_SPECIAL tells unmapping not to free
+ * it and fork to share it.
+ */
+int map_shared_page(struct mm_struct *mm, unsigned long addr, void *page,
+		    unsigned long vm_flags)
+{
+	pteval_t *pte = pte_lookup(mm, addr, true);
+
+	if (!pte)
+		return -ENOMEM;
+	if (*pte & PTE_VALID)
+		return -EEXIST;
+	WRITE_ONCE(*pte, __pa(page) | user_prot(vm_flags) | PTE_SPECIAL);
+	dsb(ishst);
+	isb();
+	mm->total_vm++;
+	return 0;
+}
+
 /* mm/memory.c: the fault is inside vma; map the page. */
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 		    unsigned int flags)
@@ -134,8 +156,9 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 /*
  * dup_mmap(): the same VMAs, and a copy of every mapped page, but for the
  * VM_DONTCOPY ones (the [uprobes] area: the child gets its own when it
- * first needs one). A page that uprobes patched is copied with its BRK,
- * as Linux's child shares the parent's patched page.
+ * first needs one) and the shared text pages, which the child shares
+ * (with the BRKs uprobes placed there, as Linux's child shares the
+ * parent's patched page).
  */
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
@@ -174,6 +197,11 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 			if (!find_vma(mm, addr))	/* a VM_DONTCOPY page */
 				continue;
 			pte = pte_lookup(mm, addr, true);
+			if (pte && (opte[j] & PTE_SPECIAL)) {
+				*pte = opte[j];
+				mm->total_vm++;
+				continue;
+			}
 			page = get_zeroed_page(GFP_KERNEL);
 			if (!pte || !page) {
 				free_page(page);

@@ -23,7 +23,8 @@ static void zap_page_range(struct mm_struct *mm, unsigned long start, unsigned l
 
 		if (!pte || !(*pte & PTE_VALID))
 			continue;
-		free_page(__va(*pte & PTE_ADDR_MASK));
+		if (!(*pte & PTE_SPECIAL))
+			free_page(__va(*pte & PTE_ADDR_MASK));
 		WRITE_ONCE(*pte, 0);
 		flush_tlb_page_asid(mm->asid, addr);
 		mm->total_vm--;

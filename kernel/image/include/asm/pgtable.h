@@ -37,6 +37,9 @@
 #define PTE_NG			(UL(1) << 11)
 #define PTE_PXN			(UL(1) << 53)
 #define PTE_UXN			(UL(1) << 54)
+/* software: a page the mapping does not own (a file's shared text),
+ * which unmapping leaves and fork shares, as Linux's pte_special() */
+#define PTE_SPECIAL		(UL(1) << 56)
 #define PTE_ADDR_MASK		UL(0x0000fffffffff000)
 
 /* MAIR_EL1 attribute indices, as Linux 6.1 (asm/memory.h) */

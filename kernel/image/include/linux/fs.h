@@ -117,6 +117,8 @@ struct inode {
 	/* ramfs: the file's one page of data */
 	char			*i_private;
 	size_t			i_capacity;	/* 0: read-only (initramfs data, /proc) */
+	/* a read-only file's pages as exec maps them (fs/exec.c text_page) */
+	void			**i_pages;
 	struct dentry		*i_dentry;	/* a directory's own dentry */
 };
 

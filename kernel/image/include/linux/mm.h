@@ -106,6 +106,8 @@ struct vm_area_struct *insert_vma(struct mm_struct *mm, unsigned long start,
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 		    unsigned int flags);
 void *map_user_page(struct mm_struct *mm, unsigned long addr, unsigned long vm_flags);
+int map_shared_page(struct mm_struct *mm, unsigned long addr, void *page,
+		    unsigned long vm_flags);
 unsigned long copy_from_user(void *to, const void *from, unsigned long n);
 unsigned long copy_to_user(void *to, const void *from, unsigned long n);
 bool access_ok(const void *uaddr, unsigned long size);

@@ -6,9 +6,11 @@
  * [uprobes] page. The probes themselves, which pages carry a BRK, the
  * out-of-line slots and the uretprobes' return instances are the host's
  * (kprobes/uprobes.go): it reads the mm's VMAs and page tables and writes
- * the BRKs and slots into the mm's own pages (kpemu's exec copies a
- * program into private pages, so a BRK is in this process only, as Linux's
- * copy-on-write of the probed page makes it; the file stays unchanged).
+ * the BRKs and slots into the pages the mm maps. A program's text is one
+ * set of pages shared by every process that runs it (fs/exec.c's
+ * text_page), so a BRK reaches them all, as Linux's install_breakpoint()
+ * in every mm does; the file's data, which read(2) gives, stay unchanged,
+ * as Linux's copy-on-write of the probed page keeps the page cache's.
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>

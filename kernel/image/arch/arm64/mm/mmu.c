@@ -81,7 +81,10 @@ static inline pteval_t *table_va(pteval_t entry)
 	return __va(entry & PTE_ADDR_MASK);
 }
 
-/* Frees the user tables and the pages they map, then the pgd itself. */
+/*
+ * Frees the user tables and the pages they own (not the shared text,
+ * PTE_SPECIAL), then the pgd itself.
+ */
 void pgd_free(pteval_t *pgd)
 {
 	pteval_t *pmd = table_va(pgd[0]);
@@ -94,7 +97,7 @@ void pgd_free(pteval_t *pgd)
 			continue;
 		pte = table_va(pmd[i]);
 		for (j = 0; j < PTRS_PER_TABLE; j++)
-			if (pte[j] & PTE_VALID)
+			if ((pte[j] & PTE_VALID) && !(pte[j] & PTE_SPECIAL))
 				free_page(table_va(pte[j]));
 		free_page(pte);
 	}
