@@ -24,22 +24,26 @@ func TestEmitterEncodings(t *testing.T) {
 		{func(e *emitter) { e.ld(rAX, 5, true) }, "mov rax, qword ptr [rdi+0x28]"},
 		{func(e *emitter) { e.ld(r9, regSP, false) }, "mov r9d, dword ptr [rdi+0x100]"},
 		{func(e *emitter) { e.st(regSink, rSI) }, ""},
-		// Guest registers a block caches: x7 in R11, SP in R15.
+		// Guest registers a block caches: x7 in R11; SP pinned in R15.
 		{func(e *emitter) { e.host[7] = r11; e.ld(rAX, 7, true) }, "mov rax, r11"},
 		{func(e *emitter) { e.host[7] = r11; e.ld(r11, 7, false) }, "mov r11d, r11d"},
 		{func(e *emitter) { e.host[7] = r11; e.ld(r11, 7, true); e.ldFor(r11, 7, false) }, ""},
 		{func(e *emitter) { e.host[7] = r11; e.st(7, rSI) }, "mov r11, rsi"},
 		{func(e *emitter) { e.host[7] = r11; e.setReg(7, 1<<40) }, "mov r11, 0x10000000000"},
 		{func(e *emitter) { e.host[7] = r11; e.addr(7, -16) }, "lea rax, ptr [r11-0x10]"},
-		{func(e *emitter) { e.host[regSP] = r11 + 4; e.testSPAligned() }, "test r15b, 0xf"},
+		{func(e *emitter) { e.host[regSP] = pinSP; e.testSPAligned() }, "test r15b, 0xf"},
+		{func(e *emitter) { e.reset(0); e.ld(rAX, regSP, true); e.st(30, rSI) }, "mov rax, r15; mov r14, rsi"},
+		// jitEnter loads and stores the pinned registers, not the blocks.
 		{func(e *emitter) {
-			e.host[7], e.host[8], e.host[regSP] = r11, r11+1, r11+4
-			e.entry = 1<<7 | 1<<regSP // x8 is written before it is read
+			e.reset(0)
+			e.host[7], e.host[8] = r11, r11+1
+			e.entry = 1<<7 | 1<<regSP | 1<<29 // x8 is written before it is read
 			e.loadCache()
-		}, "mov r11, qword ptr [rdi+0x38]; mov r15, qword ptr [rdi+0x100]"},
+		}, "mov r11, qword ptr [rdi+0x38]"},
 		{func(e *emitter) {
+			e.reset(0)
 			e.host[7], e.host[9] = r11, r11+1
-			e.writeBack(1<<9 | 1<<8)
+			e.writeBack(1<<9 | 1<<8 | 1<<30 | 1<<regSP)
 		}, "mov qword ptr [rdi+0x48], r12"},
 		{func(e *emitter) { e.store(r11+1, 0, mem{base: rCX, index: rDX, scale: 1}) }, "mov byte ptr [rcx+rdx], r12b"},
 		{func(e *emitter) { e.stPC(rAX) }, "mov qword ptr [rdi+PC], rax"},
