@@ -65,9 +65,10 @@ type block struct {
 // to code, a full code cache). EL1's holds only pcs that global
 // translations map, which a change of ASID leaves as they are; EL0's
 // entries are tagged by ASID, as the TLB's are, so that a TTBR write (a
-// context switch) keeps both tables; a TLBI by ASID empties EL0's only,
-// and a TLBI by VA or a store to code empties EL1's only where its
-// entries' pages are (jumpCache.lo, hi, paLo, paHi). The EL
+// context switch) keeps both tables; a TLBI by ASID, or by VA and ASID,
+// empties only that ASID's entries of EL0's (flushASID), and a TLBI by VA
+// or a store to code empties EL1's only where its entries' pages are
+// (jumpCache.lo, hi, paLo, paHi). The EL
 // cannot change inside translated code, and nor can xlate (the MMU, which
 // flushes the micro-TLB when it changes, and with it the tables).
 //
@@ -86,8 +87,23 @@ type jumpCache struct {
 	// jumpSet picks for their pc, so their tags differ from any current
 	// one's there (see jumpSet), until the generations wrap, when the
 	// table is cleared. EL0's gen also holds the ASID, in bits [63:48],
-	// above any EL0 pc (see setASID).
-	gen [2]uint64
+	// above any EL0 pc (see setASID), and its generation is that ASID's:
+	// el0Gen, the emptyings of every ASID's entries, plus asidGens[asid],
+	// that ASID's own. Each emptying adds one to the sum of the ASIDs it
+	// empties and none to the others', so an ASID's generation only grows
+	// and its emptied entries' tags never come back, until a sum would
+	// wrap and the table is cleared instead. A process's exit or munmap
+	// (TLBI by ASID, by VA and ASID) so leaves the other processes'
+	// entries be.
+	gen      [2]uint64
+	el0Gen   uint64
+	asidGens map[uint16]uint64
+	maxASID  uint64 // the largest of asidGens
+	asid     uint16 // EL0's entries' (setASID)
+	// el0Global: EL0's table may hold pcs of global pages, which a TLBI
+	// by VA invalidates whatever its ASID (the guest's user pages are
+	// not global).
+	el0Global bool
 	// lo and hi bound the virtual pages of EL1's entries (pcs and
 	// pages) since its last emptying, paLo and paHi their physical
 	// pages, so that a TLBI by VA or a store to code elsewhere (a
@@ -124,12 +140,21 @@ const (
 
 // clearJumps empties both tables of c's jump cache by clearing them.
 func (c *CPU) clearJumps() {
-	for el := range c.jumps.tables {
-		c.clearJumpsEL(el)
-		c.jumps.gen[el] = 0
-	}
+	c.clearJumpsEL(1)
+	c.jumps.gen[1] = 0
+	c.clearJumpsEL0()
 	c.jumps.setASID(c.asid())
 	c.jumps.noBounds()
+}
+
+// clearJumpsEL0 clears EL0's table and starts every ASID's generation
+// afresh.
+func (c *CPU) clearJumpsEL0() {
+	j := &c.jumps
+	c.clearJumpsEL(0)
+	j.el0Gen, j.maxASID, j.el0Global = 0, 0, false
+	clear(j.asidGens)
+	j.setASID(j.asid)
 }
 
 // setASID makes asid the ASID of EL0's entries: those of other ASIDs
@@ -141,7 +166,25 @@ func (c *CPU) clearJumps() {
 // invalidated by TLBI, which empties the table (dropNonGlobal,
 // dropJumpsVA).
 func (j *jumpCache) setASID(asid uint16) {
-	j.gen[0] = j.gen[0]&jumpGenMask | uint64(asid)<<48
+	j.asid = asid
+	j.gen[0] = (j.el0Gen+j.asidGens[asid])*4 | uint64(asid)<<48
+}
+
+// flushASID empties the entries of ASID asid from EL0's table: a new
+// generation of that ASID, unless its sum would wrap.
+func (c *CPU) flushASID(asid uint16) {
+	j := &c.jumps
+	n := j.asidGens[asid] + 1
+	if j.el0Gen+n >= jumpSets {
+		c.clearJumpsEL0()
+		return
+	}
+	if j.asidGens == nil {
+		j.asidGens = make(map[uint16]uint64)
+	}
+	j.asidGens[asid] = n
+	j.maxASID = max(j.maxASID, n)
+	j.setASID(j.asid)
 }
 
 // clearJumpsEL clears the table and pages of EL el.
@@ -163,6 +206,16 @@ func (c *CPU) flushJumps() {
 
 // flushJumpsEL empties the table of EL el: a new generation.
 func (c *CPU) flushJumpsEL(el int) {
+	if el == 0 {
+		j := &c.jumps
+		if j.el0Gen+1+j.maxASID >= jumpSets {
+			c.clearJumpsEL0()
+		} else {
+			j.el0Gen++
+			j.setASID(j.asid)
+		}
+		return
+	}
 	g := (c.jumps.gen[el] + 4) & jumpGenMask
 	if g == 0 {
 		c.clearJumpsEL(el)
@@ -184,14 +237,21 @@ func (c *CPU) keepJumpPage() {
 	if j := &c.jumps; c.el != 0 {
 		j.lo, j.hi = min(j.lo, c.pageVA), max(j.hi, c.pageVA)
 		j.paLo, j.paHi = min(j.paLo, c.pagePA), max(j.paHi, c.pagePA)
+	} else if c.pageGlobal {
+		j.el0Global = true
 	}
 }
 
 // dropJumpsVA empties the jump tables that may hold pcs of pages in
-// [lo, hi], whose translations changed: EL0's always (a process's
-// pages), EL1's only if its entries' pages reach that range.
-func (c *CPU) dropJumpsVA(lo, hi uint64) {
-	c.flushJumpsEL(0)
+// [lo, hi], whose translations changed for ASID asid (all ASIDs if
+// allASIDs): EL0's entries of that ASID (of every ASID if it may hold
+// global pages), EL1's only if its entries' pages reach that range.
+func (c *CPU) dropJumpsVA(lo, hi uint64, asid uint16, allASIDs bool) {
+	if allASIDs || c.jumps.el0Global {
+		c.flushJumpsEL(0)
+	} else {
+		c.flushASID(asid)
+	}
 	if lo <= c.jumps.hi && c.jumps.lo <= hi {
 		c.flushJumpsEL(1)
 	}

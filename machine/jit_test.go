@@ -468,8 +468,11 @@ func TestJumpCacheGenerations(t *testing.T) {
 
 // TestJumpCacheASIDs: EL0's entries belong to the address space (ASID)
 // they were entered under, as TLB entries do: another ASID's same pc
-// misses, a context switch back finds them again, and a TLBI by ASID
-// drops them. EL1's, of global pages, serve every ASID.
+// misses, a context switch back finds them again, and a TLBI by ASID, or
+// by VA and ASID, drops them and no other ASID's; a TLBI by VA of all
+// ASIDs drops every ASID's. EL1's, of global pages, serve every ASID.
+// However often one ASID's entries are dropped, an older generation's
+// never match again.
 func TestJumpCacheASIDs(t *testing.T) {
 	var c CPU
 	c.clearJumps()
@@ -517,11 +520,31 @@ func TestJumpCacheASIDs(t *testing.T) {
 	switchTo(0x102, true) // 16-bit ASIDs: 0x102 is not 2
 	want("ASID 0x102", 0, user, 0)
 	switchTo(1, false)
-	c.dropNonGlobal() // TLBI ASIDE1
-	want("after TLBI ASID", 0, user, 0)
-	want("after TLBI ASID", 1, kernel, 0x3000)
+	c.tlbi(tlbiASIDE1, 1<<48)
+	want("after TLBI ASID 1", 0, user, 0)
+	want("after TLBI ASID 1", 1, kernel, 0x3000)
 	switchTo(2, false)
-	want("ASID 2 after TLBI", 0, user, 0) // (the table is emptied whole)
+	want("ASID 2 after TLBI ASID 1", 0, user, 0x2000)
+	c.tlbi(tlbiVAE1, 3<<48|0x500) // another ASID's page
+	want("ASID 2 after TLBI VA, ASID 3", 0, user, 0x2000)
+	c.tlbi(tlbiVAE1, 2<<48|user>>12)
+	want("after TLBI VA, ASID 2", 0, user, 0)
+	enter(0, user, 0x2000)
+	switchTo(1, false)
+	enter(0, user, 0x1000)
+	c.tlbi(tlbiVAAE1, 0x500)
+	want("ASID 1 after TLBI VA, all ASIDs", 0, user, 0)
+	switchTo(2, false)
+	want("ASID 2 after TLBI VA, all ASIDs", 0, user, 0)
+	// ASID 2's generations until they wrap, twice over, each entry gone
+	// with the TLBI after it.
+	for i := range 2 * jumpSets {
+		enter(0, user, uintptr(0x4000+i))
+		c.tlbi(tlbiASIDE1, 2<<48)
+		if got := chainAt(user); got != 0 {
+			t.Fatalf("TLBI ASID 2 number %d: found %#x", i+1, got)
+		}
+	}
 }
 
 // TestJumpCacheSpreadsPages enters the blocks at one offset of 64 pages,

@@ -662,22 +662,15 @@ func (c *CPU) tlbi(op uint8, arg uint64) {
 	case tlbiVMALLE1:
 		c.flushUTLB()
 	case tlbiASIDE1:
-		c.dropNonGlobal()
+		c.dropNonGlobalUTLB()
+		c.flushASID(asid)
 	default:
 		// A TLB entry is at most a level-1 block (4 KiB granule): 1 GiB.
 		const block = 1<<30 - 1
 		c.dropUTLBVA(va&^block, va|block)
-		c.dropJumpsVA(va&^block, va|block)
+		c.dropJumpsVA(va&^block, va|block, asid, op == tlbiVAAE1)
 	}
 	c.pageVA = noPage
-}
-
-// dropNonGlobal drops the micro-TLB entries of non-global translations,
-// and the jump cache that may hold them (EL0's: EL1's holds global
-// pages only).
-func (c *CPU) dropNonGlobal() {
-	c.dropNonGlobalUTLB()
-	c.flushJumpsEL(0)
 }
 
 // dropNonGlobalUTLB drops the micro-TLB entries of non-global
