@@ -38,7 +38,7 @@ type mmLayout struct {
 	nVmas, vmaSize                 int64 // the vmas array
 	vmStart, vmEnd, vmFlags        int64 // vm_area_struct
 	vmFile, vmPgoff                int64
-	iSize, iPrivate, iPages        int64 // inode.i_size, .i_private, .i_pages
+	iSize, iPrivate, iPages        int64 // inode.i_size, .i_private, .i_pages (-1: none)
 	tasksOff                       int64 // task_struct.tasks
 	initTask                       uint64
 	pteAddrMask, pteValid, pteType uint64
@@ -85,7 +85,6 @@ func readMmLayout(img io.ReaderAt, syms *Kallsyms) (mmLayout, error) {
 		{"vm_area_struct", "vm_pgoff", &l.vmPgoff},
 		{"inode", "i_size", &l.iSize},
 		{"inode", "i_private", &l.iPrivate},
-		{"inode", "i_pages", &l.iPages},
 	} {
 		s := types[fl.st]
 		if s == nil {
@@ -98,6 +97,11 @@ func readMmLayout(img io.ReaderAt, syms *Kallsyms) (mmLayout, error) {
 		*fl.off = off
 	}
 	var ok bool
+	// An image whose exec copies every program has no i_pages: FilePage
+	// finds none.
+	if l.iPages, _, ok = fieldOffset(types["inode"], "i_pages"); !ok {
+		l.iPages = -1
+	}
 	if l.mmVmas, t, ok = fieldOffset(types["mm_struct"], "vmas"); !ok {
 		return l, missing("mm_struct.vmas in DWARF")
 	}
@@ -231,6 +235,9 @@ func (k *Kernel) FilePage(inode, idx uint64) (uint64, error) {
 	data, size, err := k.FileData(inode)
 	if err != nil {
 		return 0, err
+	}
+	if l.iPages < 0 {
+		return 0, nil
 	}
 	pages, err := k.Read64(inode + uint64(l.iPages))
 	if err != nil || pages == 0 || data == 0 || idx >= (size+4095)/4096 {

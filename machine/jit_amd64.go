@@ -78,7 +78,7 @@ const (
 	r8  = 8
 	r9  = 9
 	r10 = 10 // the instructions left in the budget
-	r11 = 11 // R11-R15: guest registers a block caches (regCache)
+	r11 = 11 // R11 up: guest registers a block caches (regCache), then the pinned ones
 
 	noIndex = -1
 
