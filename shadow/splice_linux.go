@@ -36,8 +36,8 @@ type spliceState struct {
 
 // kpemuDev reports whether dev is the device of one of kpemu's trees.
 // A tree whose stat fails is looked at again at the next splice: a stat
-// of a FUSE mount can fail with EINTR, and the seal then passed every
-// splice of it to Linux, which refuses a stream's (EINVAL).
+// of a FUSE mount can fail with EINTR (see fstatFUSE), and the seal then
+// passed every splice of it to Linux, which refuses a stream's (EINVAL).
 func (st *spliceState) kpemuDev(seal *Seal, dev uint64) bool {
 	if !st.looked {
 		st.looked = true
@@ -94,7 +94,7 @@ func (s *Supervisor) sealSplice(tid int, st *spliceState, d *seccompData) (x spl
 	}
 	defer unix.Close(in)
 	var fs unix.Stat_t
-	if unix.Fstat(in, &fs) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
+	if fstatFUSE(in, &fs) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
 		s.log().Debug("shadow: seal: splice: not kpemu's", "tid", tid, "dev", fs.Dev, "devs", st.devs)
 		return x, false
 	}
@@ -220,13 +220,34 @@ func pipeRoom(p int) uint64 {
 	return uint64(size - used)
 }
 
-// ioctlRead is ReadCmd on fd: the bytes of arg.Data it filled.
+// ioctlRead is ReadCmd on fd: the bytes of arg.Data it filled. A FUSE
+// request fails with EINTR when a signal reaches the calling thread
+// before the server has read it (fuse/dev.c's request_wait_answer), and
+// the tracer's thread gets the tracees' SIGCHLDs: retried, as the seal
+// would else take a stream for another file (and Linux refuse its splice,
+// EINVAL: trace-cmd's recorder for that CPU then records nothing) or fail
+// the tracee's splice with an EINTR no signal of its caused.
 func ioctlRead(fd int, arg *splicectl.ReadArg) (int, error) {
-	r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(splicectl.ReadCmd), uintptr(unsafe.Pointer(arg)))
-	if errno != 0 {
+	for {
+		r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(splicectl.ReadCmd), uintptr(unsafe.Pointer(arg)))
+		switch errno {
+		case 0:
+			return int(r), nil
+		case unix.EINTR:
+			continue
+		}
 		return 0, errno
 	}
-	return int(r), nil
+}
+
+// fstatFUSE is fstat of a file that may be kpemu's, retried on EINTR as
+// ioctlRead is.
+func fstatFUSE(fd int, st *unix.Stat_t) error {
+	for {
+		if err := unix.Fstat(fd, st); err != unix.EINTR {
+			return err
+		}
+	}
 }
 
 // finishSplice makes the stopped splice return ret without running.
