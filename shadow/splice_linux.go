@@ -5,6 +5,7 @@ package shadow
 import (
 	"encoding/binary"
 	"os"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -28,42 +29,36 @@ const (
 )
 
 // spliceState is what the tracer keeps for splices: the devices of
-// kpemu's trees, found at the first splice.
+// kpemu's trees, as last looked at.
 type spliceState struct {
-	devs   []uint64
-	looked bool
+	devs []uint64
 }
 
 // kpemuDev reports whether dev is the device of one of kpemu's trees.
-// A tree whose stat fails is looked at again at the next splice: a stat
-// of a FUSE mount can fail with EINTR (see fstatFUSE), and the seal then
-// passed every splice of it to Linux, which refuses a stream's (EINVAL).
+// A device not among those found so far has the trees looked at again:
+// a stat of a FUSE mount can fail with EINTR (see fstatFUSE), and a
+// device kept from a failed or early look made the seal pass every
+// splice of a tree to Linux, which refuses a stream's (EINVAL). Only
+// splices of other files pay the two stats.
 func (st *spliceState) kpemuDev(seal *Seal, dev uint64) bool {
-	if !st.looked {
-		st.looked = true
-		st.devs = st.devs[:0]
-		for _, p := range []string{seal.Tracefs, seal.Debugfs} {
-			var fs unix.Stat_t
-			if p == "" {
-				continue
-			}
-			err := unix.Stat(p, &fs)
-			for err == unix.EINTR {
-				err = unix.Stat(p, &fs)
-			}
-			if err != nil {
-				st.looked = false
-				continue
-			}
+	if slices.Contains(st.devs, dev) {
+		return true
+	}
+	st.devs = st.devs[:0]
+	for _, p := range []string{seal.Tracefs, seal.Debugfs} {
+		var fs unix.Stat_t
+		if p == "" {
+			continue
+		}
+		err := unix.Stat(p, &fs)
+		for err == unix.EINTR {
+			err = unix.Stat(p, &fs)
+		}
+		if err == nil {
 			st.devs = append(st.devs, fs.Dev)
 		}
 	}
-	for _, d := range st.devs {
-		if d == dev {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(st.devs, dev)
 }
 
 // spliceExit is a splice whose syscall the seal made a wait: at the
@@ -101,6 +96,7 @@ func (s *Supervisor) sealSplice(tid int, st *spliceState, d *seccompData) (x spl
 	// Want 0 asks whether the file splices through the seal.
 	var arg splicectl.ReadArg
 	if _, err := ioctlRead(in, &arg); err != nil {
+		s.log().Debug("shadow: seal: splice: not a stream", "tid", tid, "err", err)
 		return x, false // not a stream: the page cache serves its splice
 	}
 	out, err := unix.PidfdGetfd(pidfd, fdOut, 0)
@@ -155,7 +151,11 @@ func spliceToPipe(in, out int, offIn, offOut, length uint64, flags uint32) (ret 
 	// wait_for_space: a pipe without readers is EPIPE, with SIGPIPE; a
 	// full one waits.
 	pfd := []unix.PollFd{{Fd: int32(out), Events: pollOut}}
-	if _, err := unix.Poll(pfd, 0); err != nil {
+	_, err := unix.Poll(pfd, 0)
+	for err == unix.EINTR { // (a signal of the tracer's, not the tracee's)
+		_, err = unix.Poll(pfd, 0)
+	}
+	if err != nil {
 		return -int64(errnoOf(err)), noWait
 	}
 	switch {
