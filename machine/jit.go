@@ -163,7 +163,7 @@ func (c *CPU) clearJumpsEL0() {
 // in missed on each of its branches through a register until the table
 // held them again. The guest keeps an ASID's translations as the
 // architecture asks: a reused ASID, a changed or unmapped page, is
-// invalidated by TLBI, which empties the table (dropNonGlobal,
+// invalidated by TLBI, which empties its entries (flushASID,
 // dropJumpsVA).
 func (j *jumpCache) setASID(asid uint16) {
 	j.asid = asid

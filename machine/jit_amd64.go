@@ -411,7 +411,7 @@ func (e *emitter) cacheRegs(uses *[regSink + 1]int) {
 // written by then: see written.)
 func (e *emitter) loadCache() {
 	for s, h := range e.host {
-		if h != 0 && e.entry&(1<<s) != 0 && !pinned(s) {
+		if perBlock(h) && e.entry&(1<<s) != 0 {
 			e.opM(true, []byte{0x8b}, int(h), reg(uint8(s)))
 		}
 	}
@@ -420,7 +420,7 @@ func (e *emitter) loadCache() {
 // writeBack stores the cached slots in set from their host registers.
 func (e *emitter) writeBack(set uint64) {
 	for s, h := range e.host {
-		if h != 0 && set&(1<<s) != 0 && !pinned(s) {
+		if perBlock(h) && set&(1<<s) != 0 {
 			e.opM(true, []byte{0x89}, int(h), reg(uint8(s)))
 		}
 	}
@@ -1004,8 +1004,10 @@ func (e *emitter) reset(pc uint64) {
 	e.host[regSP], e.host[30], e.host[29] = pinSP, pinX30, pinX29
 }
 
-// pinned reports whether slot s lives in a pinned host register.
-func pinned(s int) bool { return s == regSP || s == 30 || s == 29 }
+// perBlock reports whether host register h holds a guest register for
+// the block alone (regCache), which the block loads and writes back; not
+// one of the pinned ones, which reset assigns.
+func perBlock(h uint8) bool { return h != 0 && h < pinX29 }
 
 // body emits the block's body: the cached registers' loads, then insts
 // (the first at e.pc), and, unless the last ends the block, the exit to
