@@ -36,7 +36,7 @@ type spliceState struct {
 
 // kpemuDev reports whether dev is the device of one of kpemu's trees.
 // A device not among those found so far has the trees looked at again:
-// a stat of a FUSE mount can fail with EINTR (see fstatFUSE), and a
+// a stat of a FUSE mount can fail with EINTR (see noEINTR), and a
 // device kept from a failed or early look made the seal pass every
 // splice of a tree to Linux, which refuses a stream's (EINVAL). Only
 // splices of other files pay the two stats.
@@ -50,11 +50,7 @@ func (st *spliceState) kpemuDev(seal *Seal, dev uint64) bool {
 		if p == "" {
 			continue
 		}
-		err := unix.Stat(p, &fs)
-		for err == unix.EINTR {
-			err = unix.Stat(p, &fs)
-		}
-		if err == nil {
+		if noEINTR(func() error { return unix.Stat(p, &fs) }) == nil {
 			st.devs = append(st.devs, fs.Dev)
 		}
 	}
@@ -89,7 +85,7 @@ func (s *Supervisor) sealSplice(tid int, st *spliceState, d *seccompData) (x spl
 	}
 	defer unix.Close(in)
 	var fs unix.Stat_t
-	if fstatFUSE(in, &fs) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
+	if noEINTR(func() error { return unix.Fstat(in, &fs) }) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
 		s.log().Debug("shadow: seal: splice: not kpemu's", "tid", tid, "dev", fs.Dev, "devs", st.devs)
 		return x, false
 	}
@@ -151,11 +147,7 @@ func spliceToPipe(in, out int, offIn, offOut, length uint64, flags uint32) (ret 
 	// wait_for_space: a pipe without readers is EPIPE, with SIGPIPE; a
 	// full one waits.
 	pfd := []unix.PollFd{{Fd: int32(out), Events: pollOut}}
-	_, err := unix.Poll(pfd, 0)
-	for err == unix.EINTR { // (a signal of the tracer's, not the tracee's)
-		_, err = unix.Poll(pfd, 0)
-	}
-	if err != nil {
+	if err := noEINTR(func() error { _, err := unix.Poll(pfd, 0); return err }); err != nil {
 		return -int64(errnoOf(err)), noWait
 	}
 	switch {
@@ -220,31 +212,30 @@ func pipeRoom(p int) uint64 {
 	return uint64(size - used)
 }
 
-// ioctlRead is ReadCmd on fd: the bytes of arg.Data it filled. A FUSE
-// request fails with EINTR when a signal reaches the calling thread
-// before the server has read it (fuse/dev.c's request_wait_answer), and
-// the tracer's thread gets the tracees' SIGCHLDs: retried, as the seal
-// would else take a stream for another file (and Linux refuse its splice,
-// EINVAL: trace-cmd's recorder for that CPU then records nothing) or fail
-// the tracee's splice with an EINTR no signal of its caused.
+// ioctlRead is ReadCmd on fd: the bytes of arg.Data it filled.
 func ioctlRead(fd int, arg *splicectl.ReadArg) (int, error) {
-	for {
+	var n int
+	err := noEINTR(func() error {
 		r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(splicectl.ReadCmd), uintptr(unsafe.Pointer(arg)))
-		switch errno {
-		case 0:
-			return int(r), nil
-		case unix.EINTR:
-			continue
+		if errno != 0 {
+			return errno
 		}
-		return 0, errno
-	}
+		n = int(r)
+		return nil
+	})
+	return n, err
 }
 
-// fstatFUSE is fstat of a file that may be kpemu's, retried on EINTR as
-// ioctlRead is.
-func fstatFUSE(fd int, st *unix.Stat_t) error {
+// noEINTR calls f again while it fails with EINTR. The tracer's own
+// syscalls get EINTR from signals that are not the tracee's: a FUSE
+// request fails with it when a signal reaches the calling thread before
+// the server has read it (fuse/dev.c's request_wait_answer), and the
+// tracer's thread gets the tracees' SIGCHLDs. Passed on, it would have the
+// seal take a stream for another file (and Linux refuse its splice,
+// EINVAL) or fail the tracee's splice with an EINTR of no signal of its.
+func noEINTR(f func() error) error {
 	for {
-		if err := unix.Fstat(fd, st); err != unix.EINTR {
+		if err := f(); err != unix.EINTR {
 			return err
 		}
 	}
