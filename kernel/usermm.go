@@ -232,15 +232,15 @@ func (k *Kernel) FilePage(inode, idx uint64) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	data, size, err := k.FileData(inode)
-	if err != nil {
-		return 0, err
-	}
 	if l.iPages < 0 {
 		return 0, nil
 	}
+	_, size, err := k.FileData(inode)
+	if err != nil {
+		return 0, err
+	}
 	pages, err := k.Read64(inode + uint64(l.iPages))
-	if err != nil || pages == 0 || data == 0 || idx >= (size+4095)/4096 {
+	if err != nil || pages == 0 || idx >= (size+4095)/4096 {
 		return 0, err
 	}
 	return k.Read64(pages + idx*8)
