@@ -39,6 +39,11 @@ type Config struct {
 	// loaded host the guest may take that long, and they must wait for
 	// its answer, not for a clock.
 	GuestWait time.Duration
+	// HostPIDMax is the host's pid_max when the guest is to mirror host
+	// processes (Shadow): the guest then keeps its own tasks' pids out
+	// of the host's, so that each host process's twin can take its pid.
+	// 0: no host processes to make room for.
+	HostPIDMax uint32
 }
 
 // Range is a half-open address range [Start, End).
@@ -129,7 +134,7 @@ func Boot(cfg Config) (*Kernel, error) {
 	if f.Class != elf.ELFCLASS64 || f.Machine != elf.EM_AARCH64 || f.Type != elf.ET_EXEC {
 		return nil, fmt.Errorf("%w: want an AArch64 ELF64 executable, got %v %v %v", ErrBadImage, f.Class, f.Machine, f.Type)
 	}
-	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log, Parallel: cfg.Parallel, Interpret: cfg.Interpret, PerfMap: cfg.PerfMap})
+	m, err := machine.New(machine.Config{RAMSize: cfg.RAMSize, NumCPUs: cfg.NumCPUs, Console: cfg.Console, Logger: log, Parallel: cfg.Parallel, Interpret: cfg.Interpret, PerfMap: cfg.PerfMap, HostPIDMax: cfg.HostPIDMax})
 	if err != nil {
 		return nil, fmt.Errorf("creating machine: %w", err)
 	}

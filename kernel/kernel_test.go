@@ -19,7 +19,14 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func boot(t testing.TB) *kernel.Kernel {
 	t.Helper()
-	k, err := kernel.Boot(kernel.Config{Logger: quiet(), GuestWait: waitfor.Bound})
+	return bootWith(t, kernel.Config{})
+}
+
+// bootWith boots with cfg, quiet and waiting as long as tests wait.
+func bootWith(t testing.TB, cfg kernel.Config) *kernel.Kernel {
+	t.Helper()
+	cfg.Logger, cfg.GuestWait = quiet(), waitfor.Bound
+	k, err := kernel.Boot(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,13 @@ import (
 // test ends; module loads need the guest running.
 func running(t testing.TB) *kernel.Kernel {
 	t.Helper()
-	k := boot(t)
+	return runningWith(t, kernel.Config{})
+}
+
+// runningWith is running, booted with cfg (bootWith).
+func runningWith(t testing.TB, cfg kernel.Config) *kernel.Kernel {
+	t.Helper()
+	k := bootWith(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = k.Run(ctx); close(done) }()

@@ -69,7 +69,7 @@ func TestShadowTwins(t *testing.T) {
 		}
 	}
 	comm := func(pid int) string {
-		c, ok := k.TaskComm(pid)
+		c, ok := k.Tasks()[pid]
 		if !ok {
 			return "(none)"
 		}
@@ -115,6 +115,35 @@ func TestShadowTwins(t *testing.T) {
 	do(kernel.ShadowRequest{Op: kernel.ShadowExit, PID: 1, Comm: "sh"})
 	if got := comm(1); got != "init" {
 		t.Errorf("pid 1 is %q, want init", got)
+	}
+}
+
+// With the host's pid_max given, the guest's own tasks take pids above
+// it, so that every host pid is free for a twin: from boot on no guest
+// task has a pid a host process could have (past the ones made before
+// the shadow device, as pid 1), and the host's highest pid gets its twin.
+func TestShadowLeavesHostPIDs(t *testing.T) {
+	const hostPIDMax = 32768
+	k := runningWith(t, kernel.Config{HostPIDMax: hostPIDMax})
+	shadowReady(t, k)
+	const reserved = 300 // RESERVED_PIDS: below it, the tasks of early boot
+	own := 0
+	for pid, comm := range k.Tasks() {
+		switch {
+		case pid >= reserved && pid < hostPIDMax:
+			t.Errorf("guest task %s has pid %d, which the host may give a process", comm, pid)
+		case pid >= hostPIDMax:
+			own++
+		}
+	}
+	if own == 0 {
+		t.Errorf("no guest task above the host's pids: %v", k.Tasks())
+	}
+	for _, pid := range []int32{reserved, hostPIDMax - 1} {
+		if err := k.Shadow(context.Background(), kernel.ShadowRequest{Op: kernel.ShadowAdopt, Child: pid, Comm: "bash"}); err != nil {
+			t.Fatal(err)
+		}
+		waitfor.Until(t, "the twin", func() bool { return k.Tasks()[int(pid)] == "bash" })
 	}
 }
 

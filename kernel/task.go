@@ -345,22 +345,39 @@ func (k *Kernel) CurrentDescends(cpu, tgid int) bool {
 	return false
 }
 
+// PIDMax is the guest's pid_max (kernel/pid.c's), PID_MAX_DEFAULT if the
+// image does not have it or it cannot be read.
+func (k *Kernel) PIDMax() int {
+	const pidMaxDefault = 0x8000
+	s, ok := k.syms.LookupName("pid_max")
+	if !ok {
+		return pidMaxDefault
+	}
+	v, err := k.Read32(s.Addr)
+	if err != nil || int32(v) <= 0 {
+		return pidMaxDefault
+	}
+	return int(int32(v))
+}
+
 // maxTasks bounds a walk of the task list, which a guest bug could make
 // circular elsewhere than at its head.
 const maxTasks = 1 << 16
 
-// TaskComm returns the comm of the task with pid pid, found on the task
-// list (init_task.tasks, as for_each_process walks it), and false when
-// there is none or the image does not say where the list is. It stops
-// the machine for the walk. Tests use it to see the guest's tasks.
-func (k *Kernel) TaskComm(pid int) (comm string, ok bool) {
+// Tasks returns the pid and comm of each task on the task list
+// (init_task.tasks, as for_each_process walks it); none when the image
+// does not say where the list is. It stops the machine for the walk.
+// Tests use it to see the guest's tasks.
+func (k *Kernel) Tasks() map[int]string {
 	tl := k.taskStruct()
 	head, found := k.syms.LookupName("init_task")
 	if !tl.ok || tl.tasksOff < 0 || !found {
-		return "", false
+		return nil
 	}
+	tasks := make(map[int]string)
 	k.StopMachine(func() {
 		at := head.Addr + uint64(tl.tasksOff)
+		buf := make([]byte, tl.commLen)
 		for next, n := at, 0; n < maxTasks; n++ {
 			v, err := k.Read64(next)
 			if err != nil || v == at {
@@ -368,19 +385,16 @@ func (k *Kernel) TaskComm(pid int) (comm string, ok bool) {
 			}
 			next = v
 			task := v - uint64(tl.tasksOff)
-			if p, err := k.Read32(task + uint64(tl.pidOff)); err != nil || int(int32(p)) != pid {
-				continue
-			}
-			buf := make([]byte, tl.commLen)
-			if k.ReadMem(task+uint64(tl.commOff), buf) != nil {
+			p, err := k.Read32(task + uint64(tl.pidOff))
+			if err != nil || k.ReadMem(task+uint64(tl.commOff), buf) != nil {
 				return
 			}
-			if i := bytes.IndexByte(buf, 0); i >= 0 {
-				buf = buf[:i]
+			comm := buf
+			if i := bytes.IndexByte(comm, 0); i >= 0 {
+				comm = comm[:i]
 			}
-			comm, ok = string(buf), true
-			return
+			tasks[int(int32(p))] = string(comm)
 		}
 	})
-	return comm, ok
+	return tasks
 }

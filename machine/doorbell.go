@@ -15,12 +15,15 @@ import "sync"
 //	0x004 PENDING  RO  the bits rung and not yet acknowledged; the SPI is
 //	                   high while it is non-zero
 //	0x008 ACK      WO  clears the bits written
+//	0x00c HOSTPIDS RO  the host's pid_max when the guest mirrors host
+//	                   processes (Config.HostPIDMax), else 0
 //
 // Other offsets read as zero and ignore writes.
 type doorbell struct {
-	mu      sync.Mutex
-	pending uint32
-	irq     func(level bool)
+	mu         sync.Mutex
+	pending    uint32
+	irq        func(level bool)
+	hostPIDMax uint32
 }
 
 // The doorbell's place in the memory map: the page after virtnet's, in the
@@ -35,11 +38,12 @@ const (
 	dbID      = 0x000
 	dbPending = 0x004
 	dbAck     = 0x008
+	dbHostPID = 0x00c
 	dbIDValue = 0x6c656264
 )
 
-func (m *Machine) addDoorbell() {
-	d := &doorbell{irq: func(level bool) { m.gic.setSPI(IRQDoorbell, level) }}
+func (m *Machine) addDoorbell(hostPIDMax uint32) {
+	d := &doorbell{irq: func(level bool) { m.gic.setSPI(IRQDoorbell, level) }, hostPIDMax: hostPIDMax}
 	m.doorbell = d
 	m.bus.add(region{name: "doorbell", base: DoorbellBase, size: PageSize, read: d.read, write: d.write})
 }
@@ -62,6 +66,8 @@ func (d *doorbell) read(_ *CPU, off uint64, size int) uint64 {
 		return dbIDValue
 	case dbPending:
 		return uint64(d.pending)
+	case dbHostPID:
+		return uint64(d.hostPIDMax)
 	}
 	return 0
 }

@@ -64,6 +64,12 @@ type Config struct {
 	// the guest code they run (kpemu@PC+N: the guest pc, N instructions).
 	PerfMap io.Writer
 
+	// HostPIDMax, if not zero, is the pid_max of the host whose processes
+	// the guest mirrors (kpemu's shadowing gives each a twin with its
+	// pid); the doorbell tells it to the guest, which keeps its own
+	// tasks' pids out of the host's.
+	HostPIDMax uint32
+
 	// Epoch is the time the PL031 RTC reports at counter zero in
 	// deterministic mode; the zero value means 2000-01-01 00:00:00 UTC.
 	// Parallel mode reads the host's wall clock instead.
@@ -242,7 +248,7 @@ func New(cfg Config) (*Machine, error) {
 	m.addDevice("pl011", UARTBase, PageSize, m.uart.read, m.uart.write)
 	m.addDevice("pl031", RTCBase, PageSize, m.rtc.read, m.rtc.write)
 	m.addVirtnet()
-	m.addDoorbell()
+	m.addDoorbell(cfg.HostPIDMax)
 	if cfg.Parallel {
 		m.par = newParallelState(m)
 		m.codeGen = make([]atomic.Uint32, cfg.RAMSize/PageSize)

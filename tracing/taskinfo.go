@@ -123,22 +123,29 @@ func (s *savedCmdlines) show(w *bytes.Buffer) {
 }
 
 // savedTgids is trace.c's tgid_map: the tgid of each pid up to pid_max
-// (PID_MAX_DEFAULT on the guest), filled while record-tgid is on.
+// as it was when the map was made (the first save here, the first
+// record-tgid in Linux), filled while record-tgid is on.
 type savedTgids struct {
-	mu sync.Mutex
-	m  map[int]int
+	mu     sync.Mutex
+	m      map[int]int
+	max    int        // tgid_map_max
+	pidMax func() int // the guest's pid_max
 }
 
 // save is trace_save_tgid: the idle task and pids past the map are not
 // saved.
 func (s *savedTgids) save(pid, tgid int) {
-	if pid <= 0 || pid > pidMaxDefault {
+	if pid <= 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
 		s.m = make(map[int]int)
+		s.max = s.pidMax()
+	}
+	if pid > s.max {
+		return
 	}
 	s.m[pid] = tgid
 }

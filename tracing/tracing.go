@@ -106,6 +106,7 @@ func New(kp *kprobes.Kprobes, tree *debugfs.Tree, dir string, now func() time.Du
 		now = func() time.Duration { return time.Since(start) }
 	}
 	t := &Tracing{kp: kp, tree: tree, dir: dir, log: log, now: now, events: make(map[string]*event), groups: make(map[string]int), nextID: 2000, instances: map[string]*TraceArray{}, namedHists: map[string]*trigger{}, markerEvent: newMarkerEvent()}
+	t.tgids.pidMax = kp.Kernel().PIDMax
 	t.top = newTraceArray(t, dir)
 	kp.Kernel().RegisterModuleNotifier(t.moduleCallback)
 	if err := t.createFiles(); err != nil {

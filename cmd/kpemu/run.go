@@ -121,8 +121,12 @@ func run(ctx context.Context, o runOptions) error {
 		defer f.Close()
 		perfMap = f
 	}
+	var hostPIDs uint32
+	if o.shadow != "" {
+		hostPIDs = hostPIDMax(log)
+	}
 	k, err := kernel.Boot(kernel.Config{NumCPUs: o.cpus, RAMSize: o.ramMiB << 20, Console: console, Logger: log,
-		Parallel: o.par, Interpret: o.interp, PerfMap: perfMap})
+		Parallel: o.par, Interpret: o.interp, PerfMap: perfMap, HostPIDMax: hostPIDs})
 	if err != nil {
 		return fmt.Errorf("booting: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -89,6 +91,23 @@ func startShadow(ctx context.Context, k *kernel.Kernel, socket string, seal *sha
 		}
 	}()
 	return ch
+}
+
+// hostPIDMax is this host's pid_max, the pids its processes take, which
+// the guest leaves to their twins when it shadows them; 0 (the guest
+// shares its pids with the host's, and a twin may find its pid taken)
+// if it cannot be read.
+func hostPIDMax(log *slog.Logger) uint32 {
+	const file = "/proc/sys/kernel/pid_max"
+	b, err := os.ReadFile(file)
+	if err == nil {
+		var v uint64
+		if v, err = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32); err == nil {
+			return uint32(v)
+		}
+	}
+	log.Warn("--shadow-socket: the guest's own pids may take a host process's", "err", err)
+	return 0
 }
 
 // shadowRequest is r as the guest's replayer takes it.

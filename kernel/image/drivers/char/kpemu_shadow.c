@@ -18,7 +18,9 @@
  * go on. An exit request makes the twin exit here, with the host
  * process's status; its seq is reported once the twin is gone
  * (kpemu_shadow_exit). A request whose process has no twin (its pid was
- * taken here) is taken by the first reader, shadowd itself.
+ * taken here) is taken by the first reader, shadowd itself. So that a
+ * pid is not taken here, the doorbell tells the host's pid_max, and this
+ * kernel's own tasks take pids above it (pid_leave_to_host()).
  * kpemu's own device, not Linux's.
  */
 #include <linux/kernel.h>
@@ -38,6 +40,7 @@
 #define DOORBELL_ID		0x000
 #define DOORBELL_PENDING	0x004
 #define DOORBELL_ACK		0x008
+#define DOORBELL_HOST_PID_MAX	0x00c
 #define DOORBELL_ID_VALUE	0x6c656264	/* "dbel" */
 
 struct shadow_ring shadow_requests;
@@ -189,6 +192,7 @@ static const struct file_operations shadow_fops = {
 void kpemu_shadow_init(void)
 {
 	struct of_device_res res;
+	u32 host_pid_max;
 
 	if (of_find_compatible_device("kpemu,doorbell", &res) || !res.irq)
 		return;
@@ -203,4 +207,8 @@ void kpemu_shadow_init(void)
 		return;
 	}
 	make_special("/dev/kpemu-shadow", S_IFCHR | 0600, &shadow_fops);
+	/* before user space and the workload's threads start */
+	host_pid_max = readl(doorbell + DOORBELL_HOST_PID_MAX);
+	if (host_pid_max)
+		pid_leave_to_host(host_pid_max);
 }

@@ -16,8 +16,9 @@
  * Each host process has a twin here, a task with the host process's pid
  * (clone3's set_tid) that replays the process's calls: pid names the twin
  * that takes a request. Where there is no such twin (the pid was taken
- * here, or is past pid_max), the first reader, /bin/shadowd itself, takes
- * it and replays it under the host process's comm.
+ * here, which pid_leave_to_host() makes rare), the first reader,
+ * /bin/shadowd itself, takes it and replays it under the host process's
+ * comm.
  */
 #define SHADOW_OP_FORK		1	/* clone3() with set_tid = child: child's twin */
 #define SHADOW_OP_OPEN		2	/* openat(AT_FDCWD, path, flags, mode), then close */

@@ -68,6 +68,7 @@ extern struct thread_stack init_thread_union;
 #define PF_NO_SETAFFINITY	0x04000000	/* kthread_bind(): stays on its CPU */
 
 #define PID_MAX_DEFAULT		0x8000
+#define PID_MAX_LIMIT		(4 * 1024 * 1024)	/* threads.h, 64-bit */
 #define RESERVED_PIDS		300
 
 struct task_io_accounting {
@@ -300,6 +301,7 @@ void fork_init(void);
 void sched_init(void);
 void pid_init(void);
 pid_t alloc_pid(pid_t set_tid);
+void pid_leave_to_host(int host_pid_max);
 void free_pid(pid_t nr);
 struct task_struct *find_task_by_pid_ns(pid_t nr);
 pid_t kernel_clone(struct kernel_clone_args *args);
