@@ -91,6 +91,17 @@ type Splicer interface {
 	SpliceWait(ctx context.Context) (again bool, err error)
 }
 
+// Poller is a Reader whose poll(2) is not always readable: Linux's
+// trace_pipe_raw polls readable once its CPU's buffer reaches
+// buffer_percent. FUSE cannot poll a file (go-fuse answers ENOSYS, and
+// the kernel then finds every file ready), so the tree tells the seal
+// (package internal/splicectl), which holds a sealed process's select
+// until it is.
+type Poller interface {
+	// PollIn reports whether poll(2) finds the file readable now.
+	PollIn() bool
+}
+
 // Releaser is a Reader that holds something until its open's last
 // close(2) (a perf counter).
 type Releaser interface {
@@ -309,6 +320,19 @@ func (h *Handle) SpliceWait(ctx context.Context) (again bool, err error) {
 }
 
 // splicer is the open's reader as a Splicer, once the handle may read.
+// PollIn is [Poller.PollIn] of the open's reader (ENOTTY if none: its
+// poll is FUSE's, always readable).
+func (h *Handle) PollIn() (bool, error) {
+	if err := h.check("poll", readable); err != nil {
+		return false, err
+	}
+	p, ok := h.read.(Poller)
+	if !ok {
+		return false, &fs.PathError{Op: "poll", Path: h.file.Path(), Err: syscall.ENOTTY}
+	}
+	return p.PollIn(), nil
+}
+
 func (h *Handle) splicer() (Splicer, error) {
 	if err := h.check("splice", readable); err != nil {
 		return nil, err

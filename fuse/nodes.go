@@ -438,6 +438,15 @@ func (fh *fileHandle) Ioctl(ctx context.Context, cmd uint32, arg uint64, input [
 			return 1, 0
 		}
 		return 0, 0
+	case splicectl.PollCmd:
+		ok, err := fh.h.PollIn()
+		switch {
+		case err != nil:
+			return 0, toErrno(fh.log, "poll", err)
+		case ok:
+			return 1, 0
+		}
+		return 0, 0
 	}
 	if c, ok := gofuse.FromContext(ctx); ok {
 		ctx = debugfs.WithCaller(ctx, debugfs.Caller{Pid: int(c.Pid)}) // a perf filter is read from its caller's memory

@@ -44,6 +44,10 @@ const (
 	// the rings of its sampling events (perfsample_linux.go).
 	sysPoll
 	sysPpoll
+	// sysSelect and sysPselect6 are the seal's, for waits on kpemu's
+	// files that poll (select_linux.go).
+	sysSelect
+	sysPselect6
 )
 
 // Linux ABI values used by the decoder. They are spelled out rather than

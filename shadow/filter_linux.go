@@ -125,7 +125,7 @@ func filterSyscalls(m Mode) []hostSyscall {
 	var seal []hostSyscall
 	for _, c := range all {
 		switch c.kind {
-		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen, sysIoctl, sysPoll, sysPpoll:
+		case sysOpen, sysOpenat, sysOpenat2, sysMount, sysFsopen, sysStatfs, sysFstatfs, sysSplice, sysPerfEventOpen, sysIoctl, sysPoll, sysPpoll, sysSelect, sysPselect6:
 			seal = append(seal, c)
 		}
 	}

@@ -44,6 +44,7 @@ const exitNoFilter = 42
 //     SHADOW_MODE is "seal");
 //   - threads: threadsHelper, in a process exec'd by exec mode;
 //   - splice: spliceHelper, likewise;
+//   - select: selectHelper, likewise;
 //   - bench: Attach, Install, then openLoop on the filtered thread;
 //   - install: Install without Attach, which must fail.
 func helper(mode, sock string, args []string) int {
@@ -57,6 +58,8 @@ func helper(mode, sock string, args []string) int {
 			return threadsHelper(args[0])
 		case "splice":
 			return spliceHelper(args)
+		case "select":
+			return selectHelper(args)
 		case "exec":
 			// Before Attach and Install, for the error's sake.
 			var err error

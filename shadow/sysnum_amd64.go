@@ -19,5 +19,6 @@ func hostSyscalls() []hostSyscall {
 		{unix.SYS_MOUNT, sysMount}, {unix.SYS_FSOPEN, sysFsopen}, {unix.SYS_STATFS, sysStatfs}, {unix.SYS_FSTATFS, sysFstatfs},
 		{unix.SYS_SPLICE, sysSplice}, {unix.SYS_PERF_EVENT_OPEN, sysPerfEventOpen},
 		{unix.SYS_KILL, sysKill}, {unix.SYS_IOCTL, sysIoctl}, {unix.SYS_POLL, sysPoll}, {unix.SYS_PPOLL, sysPpoll},
+		{unix.SYS_SELECT, sysSelect}, {unix.SYS_PSELECT6, sysPselect6},
 	}
 }

@@ -17,6 +17,6 @@ func hostSyscalls() []hostSyscall {
 		{unix.SYS_CLONE, sysClone}, {unix.SYS_CLONE3, sysClone3},
 		{unix.SYS_MOUNT, sysMount}, {unix.SYS_FSOPEN, sysFsopen}, {unix.SYS_STATFS, sysStatfs}, {unix.SYS_FSTATFS, sysFstatfs},
 		{unix.SYS_SPLICE, sysSplice}, {unix.SYS_PERF_EVENT_OPEN, sysPerfEventOpen},
-		{unix.SYS_KILL, sysKill}, {unix.SYS_IOCTL, sysIoctl}, {unix.SYS_PPOLL, sysPpoll},
+		{unix.SYS_KILL, sysKill}, {unix.SYS_IOCTL, sysIoctl}, {unix.SYS_PPOLL, sysPpoll}, {unix.SYS_PSELECT6, sysPselect6},
 	}
 }

@@ -301,6 +301,12 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 			return nil, false
 		}
 		return s.sealPoll(tid, kind, &d, c)
+	case sysSelect, sysPselect6:
+		defer c.Close()
+		if s.Seal == nil {
+			return nil, false
+		}
+		return s.sealSelect(tid, kind, splices, &d, c)
 	}
 	r, replay, err := decode(kind, &d, c)
 	c.Close()

@@ -195,6 +195,17 @@ func (r *rawReader) SpliceWait(ctx context.Context) (again bool, err error) {
 	return r.ta.on.Load(), nil
 }
 
+// PollIn is tracing_buffers_poll (trace_poll): the CPU's buffer at
+// buffer_percent (ring_buffer_poll_wait's full_hit), or, with
+// buffer_percent 0 and for snapshot_raw, anything in it.
+func (r *rawReader) PollIn() bool {
+	full := 0
+	if !r.snapshot {
+		full = int(r.ta.info.bufferPercent.Load())
+	}
+	return r.buffer().CPU(r.cpu).WatermarkHit(full)
+}
+
 // wakeChan is the channel the next wake ioctl closes.
 func (r *rawReader) wakeChan() <-chan struct{} {
 	r.wakeMu.Lock()

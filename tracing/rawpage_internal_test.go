@@ -97,3 +97,42 @@ func TestTracePipeRawSplice(t *testing.T) {
 		t.Errorf("cancelled wait: %v, want EINTR", err)
 	}
 }
+
+// trace_pipe_raw polls readable as tracing_buffers_poll says
+// (ring_buffer_poll_wait): at buffer_percent, or with anything in the
+// buffer when buffer_percent is 0.
+func TestTracePipeRawPollIn(t *testing.T) {
+	tr, _ := newTestTracing(t, 1)
+	ctx := context.Background()
+	tr.top.buf.CPU(0).Resize(4)
+	pollIn := func(snapshot bool) bool {
+		t.Helper()
+		rd, err := tr.top.openTracePipeRaw(0, snapshot)(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := rd.(debugfs.Poller)
+		if !ok {
+			t.Fatal("trace_pipe_raw's reader is not a Poller")
+		}
+		return p.PollIn()
+	}
+	if pollIn(false) {
+		t.Error("empty: readable")
+	}
+	printk(tr, 0, 1, "first")
+	if pollIn(false) {
+		t.Error("one event, buffer_percent 50: readable")
+	}
+	tr.top.info.bufferPercent.Store(0)
+	if !pollIn(false) {
+		t.Error("one event, buffer_percent 0: not readable")
+	}
+	tr.top.info.bufferPercent.Store(50)
+	for i := 0; !tr.top.buf.CPU(0).WatermarkHit(50); i++ {
+		printk(tr, 0, uint64(i+2), "filler")
+	}
+	if !pollIn(false) {
+		t.Error("at buffer_percent: not readable")
+	}
+}

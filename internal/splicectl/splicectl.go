@@ -17,6 +17,13 @@
 //
 // A file that answers ReadCmd with ENOTTY is not a stream: its splice
 // goes to the kernel, whose page cache serves it.
+//
+// FUSE cannot poll a file either (the kernel finds every file of a
+// server without poll ready), so a select(2) of trace_pipe_raw would
+// return at once where Linux's waits for buffer_percent; the seal stops
+// a sealed process's select and asks PollCmd of each of kpemu's files in
+// it: a file that is not readable yet is left out of the select, whose
+// wait is cut short, and asked again when it ends.
 package splicectl
 
 import "unsafe"
@@ -54,4 +61,9 @@ const (
 	// it returns 0 (Linux's, woken with tracing off or by the file's
 	// wake ioctl).
 	WaitCmd uint32 = iocType<<8 | 0xa1
+	// PollCmd answers, without waiting, 1 if poll(2) finds the file
+	// readable as Linux's would (trace_pipe_raw: its CPU's buffer at
+	// buffer_percent), else 0; ENOTTY for a file whose poll is FUSE's
+	// (always readable).
+	PollCmd uint32 = iocType<<8 | 0xa2
 )

@@ -1,0 +1,219 @@
+//go:build linux && (amd64 || arm64)
+
+package shadow
+
+import (
+	"encoding/binary"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kpemu/kpemu/internal/splicectl"
+)
+
+// The seal's select(2): Linux's trace_pipe_raw polls readable only once
+// its CPU's buffer reaches buffer_percent, and trace-cmd's recorders
+// (libtracefs's tracefs_cpu_write) wait in select for that before they
+// splice. FUSE cannot poll, so the host kernel finds the file readable at
+// once: the recorder then waits in the splice instead, which returns 0
+// when tracing goes off, and the recorder sleeps and selects again; a
+// SIGUSR1 that ends the recording there made its next splice a
+// non-blocking one that found no full page (EAGAIN), and trace-cmd ends
+// such a recorder without reading what is left. So the seal stops a
+// sealed process's select whose read set has one of kpemu's files that
+// polls (splicectl.PollCmd), and leaves out those not readable yet; if
+// none is, it cuts the select's wait to selectQuiet and, when the wait
+// ends with nothing ready, runs the select again, as Linux's would go on
+// waiting.
+
+// selectQuiet is the longest a select with a file left out waits before
+// the seal asks the file again.
+const selectQuiet = 10 * time.Millisecond
+
+// sealSelect serves a stopped select or pselect6: ok asks for its exit,
+// for x.
+func (s *Supervisor) sealSelect(tid int, kind sysKind, st *spliceState, d *seccompData, c *procCaller) (x exitStop, ok bool) {
+	nfds, readfds := int(int32(d.Args[0])), d.Args[1]
+	if readfds == 0 || nfds <= 0 || nfds > 1<<16 {
+		return nil, false
+	}
+	words := (nfds + 63) / 64
+	sets := [3][]byte{} // read, write, except: the caller's, to put back
+	for i := range sets {
+		if d.Args[1+i] == 0 {
+			continue
+		}
+		sets[i] = make([]byte, 8*words)
+		if c.Read(d.Args[1+i], sets[i]) != nil {
+			return nil, false
+		}
+	}
+	quiet, ready := s.quietFiles(tid, st, sets[0], nfds)
+	if len(quiet) == 0 {
+		return nil, false
+	}
+	entry, err := getRegs(tid)
+	if err != nil {
+		return nil, false
+	}
+	rg := *entry
+	in := append([]byte(nil), sets[0]...)
+	for _, fd := range quiet {
+		in[fd/8] &^= 1 << (fd % 8)
+	}
+	if _, err := unix.PtracePokeData(tid, uintptr(readfds), in); err != nil {
+		return nil, false
+	}
+	x2 := selectExit{entry: entry, kind: kind, sets: sets, addrs: [3]uint64{d.Args[1], d.Args[2], d.Args[3]}, timeout: d.Args[4]}
+	if !ready {
+		// The wait: the caller's, or selectQuiet if that is longer.
+		wait, finite := time.Duration(0), d.Args[4] != 0
+		if finite {
+			var tv [16]byte
+			if c.Read(d.Args[4], tv[:]) != nil {
+				return nil, false
+			}
+			wait = time.Duration(binary.LittleEndian.Uint64(tv[:]))*time.Second + time.Duration(binary.LittleEndian.Uint64(tv[8:]))*x2.unit()
+			x2.deadline = time.Now().Add(wait)
+		}
+		if !finite || wait > selectQuiet {
+			var tv [16]byte
+			binary.LittleEndian.PutUint64(tv[8:], uint64(selectQuiet/x2.unit()))
+			addr := (rg.sp() - redZone - uint64(len(tv))) &^ 15
+			if _, err := unix.PtracePokeData(tid, uintptr(addr), tv[:]); err != nil {
+				return nil, false
+			}
+			rg.setArg(4, addr)
+			x2.cut = true
+		}
+	}
+	if err := setRegs(tid, &rg); err != nil {
+		return nil, false
+	}
+	s.sealed.Add(1)
+	return x2, true
+}
+
+// quietFiles are the descriptors of set (a read set of nfds) that are
+// kpemu's files that poll and are not readable; ready is whether one of
+// them is.
+func (s *Supervisor) quietFiles(tid int, st *spliceState, set []byte, nfds int) (quiet []int, ready bool) {
+	pidfd := -1
+	defer func() {
+		if pidfd >= 0 {
+			unix.Close(pidfd)
+		}
+	}()
+	for fd := range nfds {
+		if set[fd/8]&(1<<(fd%8)) == 0 {
+			continue
+		}
+		if pidfd < 0 {
+			var err error
+			if pidfd, err = openPidfd(tid); err != nil {
+				return nil, false
+			}
+		}
+		switch pollIn(s, st, pidfd, fd) {
+		case pollReady:
+			ready = true
+		case pollQuietFile:
+			quiet = append(quiet, fd)
+		}
+	}
+	return quiet, ready
+}
+
+// What pollIn finds.
+const (
+	pollOther     = iota // not one of kpemu's files that poll
+	pollReady            // one, readable
+	pollQuietFile        // one, not readable
+)
+
+// pollIn asks PollCmd of the caller's descriptor fd if it is a file of
+// kpemu's trees.
+func pollIn(s *Supervisor, st *spliceState, pidfd, fd int) int {
+	f, err := unix.PidfdGetfd(pidfd, fd, 0)
+	if err != nil {
+		return pollOther
+	}
+	defer unix.Close(f)
+	var fs unix.Stat_t
+	if noEINTR(func() error { return unix.Fstat(f, &fs) }) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
+		return pollOther
+	}
+	var r uintptr
+	err = noEINTR(func() error {
+		var errno unix.Errno
+		r, _, errno = unix.Syscall(unix.SYS_IOCTL, uintptr(f), uintptr(splicectl.PollCmd), 0)
+		if errno != 0 {
+			return errno
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return pollOther // ENOTTY: FUSE's poll, always readable
+	case r == 1:
+		return pollReady
+	}
+	return pollQuietFile
+}
+
+// selectExit ends a select that sealSelect changed: its registers and
+// the caller's sets go back, and a select whose cut wait ended with
+// nothing ready runs again (with the time left, for a finite one).
+type selectExit struct {
+	entry    *regs
+	kind     sysKind
+	sets     [3][]byte // the caller's read, write and except sets (nil: none)
+	addrs    [3]uint64
+	timeout  uint64    // the caller's timeval or timespec, 0 for none
+	cut      bool      // the wait was cut to selectQuiet
+	deadline time.Time // the caller's wait's end, zero for none
+}
+
+// unit is a tick of the timeout's second field: select's timeval counts
+// microseconds, pselect6's timespec nanoseconds.
+func (x selectExit) unit() time.Duration {
+	if x.kind == sysSelect {
+		return time.Microsecond
+	}
+	return time.Nanosecond
+}
+
+func (x selectExit) atExit(s *Supervisor, tid int, closing bool) {
+	rg, err := getRegs(tid)
+	if err != nil {
+		return
+	}
+	ret := rg.ret()
+	left, finite := time.Until(x.deadline), !x.deadline.IsZero()
+	again := ret == 0 && x.cut && !closing && (!finite || left > 0)
+	if ret < 0 || again {
+		// Linux's select leaves the sets as they were when it fails; a
+		// select that runs again needs them.
+		for i, set := range x.sets {
+			if set != nil {
+				_, _ = unix.PtracePokeData(tid, uintptr(x.addrs[i]), set)
+			}
+		}
+	}
+	if x.timeout != 0 && ret >= 0 && finite {
+		// Linux writes the time left back (0 when it ran out).
+		var tv [16]byte
+		left = max(left, 0)
+		binary.LittleEndian.PutUint64(tv[:], uint64(left/time.Second))
+		binary.LittleEndian.PutUint64(tv[8:], uint64(left%time.Second/x.unit()))
+		_, _ = unix.PtracePokeData(tid, uintptr(x.timeout), tv[:])
+	}
+	if again {
+		rg.rewind(x.entry)
+	} else {
+		rg.keepRet(x.entry)
+	}
+	if err := setRegs(tid, rg); err != nil {
+		s.log().Warn("shadow: seal: cannot end a select", "tid", tid, "err", err)
+	}
+}
