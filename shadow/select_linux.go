@@ -57,13 +57,6 @@ func (s *Supervisor) sealSelect(tid int, kind sysKind, st *spliceState, d *secco
 		return nil, false
 	}
 	rg := *entry
-	in := append([]byte(nil), sets[0]...)
-	for _, fd := range quiet {
-		in[fd/8] &^= 1 << (fd % 8)
-	}
-	if _, err := unix.PtracePokeData(tid, uintptr(readfds), in); err != nil {
-		return nil, false
-	}
 	x2 := selectExit{entry: entry, kind: kind, sets: sets, addrs: [3]uint64{d.Args[1], d.Args[2], d.Args[3]}, timeout: d.Args[4]}
 	if !ready {
 		// The wait: the caller's, or selectQuiet if that is longer.
@@ -73,7 +66,11 @@ func (s *Supervisor) sealSelect(tid int, kind sysKind, st *spliceState, d *secco
 			if c.Read(d.Args[4], tv[:]) != nil {
 				return nil, false
 			}
-			wait = time.Duration(binary.LittleEndian.Uint64(tv[:]))*time.Second + time.Duration(binary.LittleEndian.Uint64(tv[8:]))*x2.unit()
+			sec, frac := binary.LittleEndian.Uint64(tv[:]), binary.LittleEndian.Uint64(tv[8:])
+			if sec > 1<<32 || frac >= uint64(time.Second/x2.unit()) {
+				return nil, false // Linux's EINVAL, or longer than anyone waits
+			}
+			wait = time.Duration(sec)*time.Second + time.Duration(frac)*x2.unit()
 			x2.deadline = time.Now().Add(wait)
 		}
 		if !finite || wait > selectQuiet {
@@ -88,6 +85,14 @@ func (s *Supervisor) sealSelect(tid int, kind sysKind, st *spliceState, d *secco
 		}
 	}
 	if err := setRegs(tid, &rg); err != nil {
+		return nil, false
+	}
+	in := append([]byte(nil), sets[0]...)
+	for _, fd := range quiet {
+		in[fd/8] &^= 1 << (fd % 8)
+	}
+	if _, err := unix.PtracePokeData(tid, uintptr(readfds), in); err != nil {
+		_ = setRegs(tid, entry) // the select runs as the caller made it
 		return nil, false
 	}
 	s.sealed.Add(1)
