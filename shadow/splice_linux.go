@@ -332,10 +332,11 @@ func (x spliceExit) atExit(s *Supervisor, tid int, closing bool) {
 // openPidfd opens a pidfd for tid's process (pidfd_getfd wants one).
 func openPidfd(tid int) (int, error) {
 	fd, err := unix.PidfdOpen(tid, 0)
-	if err != unix.EINVAL {
+	if err != unix.EINVAL && err != unix.ENOENT {
 		return fd, err
 	}
-	// A thread other than the leader: its process's.
+	// A thread other than the leader: its process's (EINVAL before
+	// Linux 6.9, ENOENT since, without PIDFD_THREAD).
 	if _, err := os.Stat("/proc/" + strconv.Itoa(tid)); err != nil {
 		return -1, err
 	}
