@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -213,35 +214,58 @@ func (s *Supervisor) sealIoctl(tid int, d *seccompData, c *procCaller) {
 // then reads its rings, as it would after a wakeup.
 const pollQuiet = 10 // ms
 
-// sealPoll makes a poll(2) or ppoll(2) of a process with sampling
-// events wait as on Linux, where an event's fd is readable once its
-// ring has records: if none of the polled rings has any, their entries
-// poll for nothing (events 0) and the wait is at most pollQuiet; their
-// events come back at the call's exit stop (pollExit).
-func (s *Supervisor) sealPoll(tid int, kind sysKind, d *seccompData, c *procCaller) (exitStop, bool) {
-	if s.samplers.none() {
-		return nil, false // the common case: no perf record anywhere
-	}
-	fds := s.samplers.of(tgid(tid))
+// sealPoll makes a poll(2) or ppoll(2) wait as on Linux for what FUSE
+// and memfds cannot say: a sampling event's fd is readable once its ring
+// has records, a kpemu file that polls (trace_pipe_raw) as
+// splicectl.PollCmd says. The entries of those not readable poll for
+// nothing (events 0) and the wait is at most pollQuiet; their events
+// come back at the call's exit stop (pollExit). A wait so cut returns
+// its 0 to perf, which reads its rings then anyway; with a kpemu file
+// left out the poll runs again, as select's does (select_linux.go).
+func (s *Supervisor) sealPoll(tid int, kind sysKind, st *spliceState, d *seccompData, c *procCaller) (exitStop, bool) {
 	nfds := d.Args[1]
-	if fds == nil || nfds == 0 || nfds > 1<<16 {
+	if nfds == 0 || nfds > 1<<16 {
 		return nil, false
 	}
 	buf := make([]byte, 8*nfds)
 	if c.Read(d.Args[0], buf) != nil {
 		return nil, false
 	}
+	fds := s.samplers.of(tgid(tid))
 	var quiet []int
+	files, ready := false, false
+	pidfd := -1
+	defer func() {
+		if pidfd >= 0 {
+			unix.Close(pidfd)
+		}
+	}()
 	for i := range int(nfds) {
 		// struct pollfd: int fd; short events; short revents
-		smp := fds[int(int32(binary.LittleEndian.Uint32(buf[8*i:])))]
-		if smp == nil {
+		fd := int(int32(binary.LittleEndian.Uint32(buf[8*i:])))
+		if smp := fds[fd]; smp != nil {
+			if smp.Pending() {
+				ready = true // readable now, as on Linux
+			} else {
+				quiet = append(quiet, i)
+			}
 			continue
 		}
-		if smp.Pending() {
-			return nil, false // readable now, as on Linux
+		if fd < 0 || binary.LittleEndian.Uint16(buf[8*i+4:])&pollIn == 0 {
+			continue
 		}
-		quiet = append(quiet, i)
+		if pidfd < 0 {
+			var err error
+			if pidfd, err = openPidfd(tid); err != nil {
+				return nil, false
+			}
+		}
+		switch askPoll(s, st, pidfd, fd) {
+		case pollReady:
+			ready = true
+		case pollQuietFile:
+			quiet, files = append(quiet, i), true
+		}
 	}
 	if len(quiet) == 0 {
 		return nil, false
@@ -251,55 +275,78 @@ func (s *Supervisor) sealPoll(tid int, kind sysKind, d *seccompData, c *procCall
 		return nil, false
 	}
 	rg := *entry
-	switch kind {
-	case sysPoll:
-		if ms := int32(d.Args[2]); ms < 0 || ms > pollQuiet {
-			rg.setArg(2, pollQuiet)
-		}
-	case sysPpoll:
-		// struct timespec, after the red zone; the kernel writes the
-		// time left into it, which the caller never sees.
-		var ts [16]byte
-		if d.Args[2] != 0 && c.Read(d.Args[2], ts[:]) != nil {
-			return nil, false
-		}
-		sec, nsec := int64(binary.LittleEndian.Uint64(ts[:])), int64(binary.LittleEndian.Uint64(ts[8:]))
-		if d.Args[2] == 0 || sec*1e3+nsec/1e6 > pollQuiet {
-			binary.LittleEndian.PutUint64(ts[:], 0)
-			binary.LittleEndian.PutUint64(ts[8:], pollQuiet*1e6)
-			addr := (rg.sp() - redZone - uint64(len(ts))) &^ 15
-			if _, err := unix.PtracePokeData(tid, uintptr(addr), ts[:]); err != nil {
+	x := pollExit{entry: entry, kind: kind, fds: d.Args[0], n: int(nfds), quiet: quiet, rerun: files, timeout: d.Args[2]}
+	if !ready {
+		switch kind {
+		case sysPoll:
+			ms := int32(d.Args[2])
+			if ms >= 0 {
+				x.deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+			}
+			if ms < 0 || ms > pollQuiet {
+				rg.setArg(2, pollQuiet)
+				x.cut = true
+			}
+		case sysPpoll:
+			// struct timespec, after the red zone; the kernel writes the
+			// time left into it, which the caller never sees.
+			var ts [16]byte
+			if d.Args[2] != 0 && c.Read(d.Args[2], ts[:]) != nil {
 				return nil, false
 			}
-			rg.setArg(2, addr)
+			sec, nsec := binary.LittleEndian.Uint64(ts[:]), binary.LittleEndian.Uint64(ts[8:])
+			if d.Args[2] != 0 {
+				if sec > 1<<32 || nsec >= 1e9 {
+					return nil, false // Linux's EINVAL, or longer than anyone waits
+				}
+				x.deadline = time.Now().Add(time.Duration(sec)*time.Second + time.Duration(nsec))
+			}
+			if d.Args[2] == 0 || sec*1e3+nsec/1e6 > pollQuiet {
+				binary.LittleEndian.PutUint64(ts[:], 0)
+				binary.LittleEndian.PutUint64(ts[8:], pollQuiet*1e6)
+				addr := (rg.sp() - redZone - uint64(len(ts))) &^ 15
+				if _, err := unix.PtracePokeData(tid, uintptr(addr), ts[:]); err != nil {
+					return nil, false
+				}
+				rg.setArg(2, addr)
+				x.cut = true
+			}
 		}
-	}
-	events := make([]uint16, len(quiet))
-	for j, i := range quiet {
-		events[j] = binary.LittleEndian.Uint16(buf[8*i+4:])
-		binary.LittleEndian.PutUint16(buf[8*i+4:], 0)
-	}
-	if _, err := unix.PtracePokeData(tid, uintptr(d.Args[0]), buf); err != nil {
-		return nil, false
 	}
 	if err := setRegs(tid, &rg); err != nil {
 		return nil, false
 	}
+	x.events = make([]uint16, len(quiet))
+	for j, i := range quiet {
+		x.events[j] = binary.LittleEndian.Uint16(buf[8*i+4:])
+		binary.LittleEndian.PutUint16(buf[8*i+4:], 0)
+	}
+	if _, err := unix.PtracePokeData(tid, uintptr(d.Args[0]), buf); err != nil {
+		_ = setRegs(tid, entry) // the poll runs as the caller made it
+		return nil, false
+	}
 	s.sealed.Add(1)
-	return pollExit{entry: entry, fds: d.Args[0], n: int(nfds), quiet: quiet, events: events}, true
+	return x, true
 }
 
 // pollExit gives a poll that sealPoll changed its entries' events and
-// its registers back, with the poll's result.
+// its registers back, with the poll's result; a poll whose wait was cut
+// with a kpemu file left out runs again if nothing was ready and the
+// caller's time is not up.
 type pollExit struct {
-	entry  *regs
-	fds    uint64
-	n      int
-	quiet  []int
-	events []uint16
+	entry    *regs
+	kind     sysKind
+	fds      uint64
+	n        int
+	quiet    []int
+	events   []uint16
+	timeout  uint64    // poll's milliseconds, ppoll's timespec (0: none)
+	rerun    bool      // a kpemu file is among quiet
+	cut      bool      // the wait was cut to pollQuiet
+	deadline time.Time // the caller's wait's end, zero for none
 }
 
-func (x pollExit) atExit(s *Supervisor, tid int, _ bool) {
+func (x pollExit) atExit(s *Supervisor, tid int, closing bool) {
 	c := procCaller{procmem.Reader{PID: tid}}
 	defer c.Close()
 	buf := make([]byte, 8*x.n)
@@ -315,7 +362,23 @@ func (x pollExit) atExit(s *Supervisor, tid int, _ bool) {
 	if err != nil {
 		return
 	}
-	rg.keepRet(x.entry)
+	left, finite := max(time.Until(x.deadline), 0), !x.deadline.IsZero()
+	again := x.rerun && x.cut && rg.ret() == 0 && !closing && (!finite || left > 0)
+	if x.kind == sysPpoll && x.timeout != 0 && finite && rg.ret() >= 0 {
+		// Linux writes the time left back into the caller's timespec.
+		var ts [16]byte
+		binary.LittleEndian.PutUint64(ts[:], uint64(left/time.Second))
+		binary.LittleEndian.PutUint64(ts[8:], uint64(left%time.Second))
+		_, _ = unix.PtracePokeData(tid, uintptr(x.timeout), ts[:])
+	}
+	if again {
+		rg.rewind(x.entry)
+		if x.kind == sysPoll && finite {
+			rg.setArg(2, uint64(max(left.Milliseconds(), 1)))
+		}
+	} else {
+		rg.keepRet(x.entry)
+	}
 	if err := setRegs(tid, rg); err != nil {
 		s.log().Warn("shadow: seal: cannot end a poll", "tid", tid, "err", err)
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/kpemu/kpemu/internal/splicectl"
 )
 
-// The seal's select(2): Linux's trace_pipe_raw polls readable only once
+// The seal's select(2) (and poll(2): perfsample_linux.go's sealPoll):
+// Linux's trace_pipe_raw polls readable only once
 // its CPU's buffer reaches buffer_percent, and trace-cmd's recorders
 // (libtracefs's tracefs_cpu_write) wait in select for that before they
 // splice. FUSE cannot poll, so the host kernel finds the file readable at
@@ -119,7 +120,7 @@ func (s *Supervisor) quietFiles(tid int, st *spliceState, set []byte, nfds int) 
 				return nil, false
 			}
 		}
-		switch pollIn(s, st, pidfd, fd) {
+		switch askPoll(s, st, pidfd, fd) {
 		case pollReady:
 			ready = true
 		case pollQuietFile:
@@ -129,16 +130,16 @@ func (s *Supervisor) quietFiles(tid int, st *spliceState, set []byte, nfds int) 
 	return quiet, ready
 }
 
-// What pollIn finds.
+// What askPoll finds.
 const (
 	pollOther     = iota // not one of kpemu's files that poll
 	pollReady            // one, readable
 	pollQuietFile        // one, not readable
 )
 
-// pollIn asks PollCmd of the caller's descriptor fd if it is a file of
+// askPoll asks PollCmd of the caller's descriptor fd if it is a file of
 // kpemu's trees.
-func pollIn(s *Supervisor, st *spliceState, pidfd, fd int) int {
+func askPoll(s *Supervisor, st *spliceState, pidfd, fd int) int {
 	f, err := unix.PidfdGetfd(pidfd, fd, 0)
 	if err != nil {
 		return pollOther

@@ -37,7 +37,8 @@ func (p *pollStream) PollIn() bool {
 // args[2:] says, printing what select returned and which were ready:
 // "wait50" waits 50 ms for the file; "pipe" waits for the file and a
 // pipe that has data; "wait" makes the file args[1], then waits for the
-// file without a timeout.
+// file without a timeout; "poll50" and "poll" poll(2) it, 50 ms or
+// without a timeout.
 func selectHelper(args []string) error {
 	f, err := unix.Open(args[0], unix.O_RDONLY, 0)
 	if err != nil {
@@ -48,6 +49,20 @@ func selectHelper(args []string) error {
 		return err
 	}
 	for _, how := range args[2:] {
+		if how == "poll50" || how == "poll" {
+			// poll(2): 50 ms, or without a timeout
+			ms := -1
+			if how == "poll50" {
+				ms = 50
+			}
+			fds := []unix.PollFd{{Fd: int32(f), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, ms)
+			for err == unix.EINTR { // the Go runtime's signals
+				n, err = unix.Poll(fds, ms)
+			}
+			fmt.Printf("%s: %d %v revents %#x\n", how, n, err, fds[0].Revents)
+			continue
+		}
 		var set unix.FdSet
 		set.Set(f)
 		var tv *unix.Timeval
@@ -64,7 +79,12 @@ func selectHelper(args []string) error {
 			}
 			set.Set(p[0])
 		}
+		in := set
 		n, err := unix.Select(max(f, p[0])+1, &set, nil, nil, tv)
+		for err == unix.EINTR { // the Go runtime's signals; tv has the time left
+			set = in
+			n, err = unix.Select(max(f, p[0])+1, &set, nil, nil, tv)
+		}
 		if how == "pipe" {
 			var b [1]byte
 			_, _ = unix.Read(p[0], b[:])
@@ -74,9 +94,10 @@ func selectHelper(args []string) error {
 	return nil
 }
 
-// A sealed process's select(2) of a kpemu file that polls waits until the
-// file is readable as Linux's poll would say (FUSE's would say at once),
-// returns other descriptors that are ready without it, and times out.
+// A sealed process's select(2) or poll(2) of a kpemu file that polls
+// waits until the file is readable as Linux's poll would say (FUSE's
+// would say at once), returns other descriptors that are ready without
+// it, and times out.
 func TestSealSelect(t *testing.T) {
 	stream := &pollStream{fakeStream: newFakeStream(), asked: make(chan struct{}, 1)}
 	tree := debugfs.NewTree()
@@ -99,12 +120,14 @@ func TestSealSelect(t *testing.T) {
 	}()
 	sup := &Supervisor{Replay: (&recorder{}).replay, Log: testLogger(t), Seal: &Seal{Tracefs: mnt, Dir: tables}}
 	out := string(supervise(t, sup, []string{"SHADOW_MODE=seal", "SHADOW_THEN=select"}, "exec", os.Args[0],
-		filepath.Join(mnt, "raw"), marker, "wait50", "pipe", "wait", "pipe"))
+		filepath.Join(mnt, "raw"), marker, "wait50", "poll50", "pipe", "wait", "pipe", "poll"))
 	want := strings.Join([]string{
 		`wait50: 0 <nil> file false pipe false`,
+		`poll50: 0 <nil> revents 0x0`,
 		`pipe: 1 <nil> file false pipe true`,
 		`wait: 1 <nil> file true pipe false`,
 		`pipe: 2 <nil> file true pipe true`,
+		`poll: 1 <nil> revents 0x1`,
 	}, "\n") + "\n"
 	if out != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out, want)

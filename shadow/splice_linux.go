@@ -24,6 +24,7 @@ import (
 // Linux's splice flags and poll events the seal looks at.
 const (
 	spliceFNonblock = 0x02
+	pollIn          = 0x1
 	pollOut         = 0x4
 	pollErr         = 0x8
 )

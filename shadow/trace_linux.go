@@ -300,7 +300,7 @@ func (s *Supervisor) stopped(tid int, m Mode, kinds map[int32]sysKind, c *procCa
 		if s.Seal == nil {
 			return nil, false
 		}
-		return s.sealPoll(tid, kind, &d, c)
+		return s.sealPoll(tid, kind, splices, &d, c)
 	case sysSelect, sysPselect6:
 		defer c.Close()
 		if s.Seal == nil {
