@@ -19,11 +19,12 @@
 // goes to the kernel, whose page cache serves it.
 //
 // FUSE cannot poll a file either (the kernel finds every file of a
-// server without poll ready), so a select(2) of trace_pipe_raw would
-// return at once where Linux's waits for buffer_percent; the seal stops
-// a sealed process's select and asks PollCmd of each of kpemu's files in
-// it: a file that is not readable yet is left out of the select, whose
-// wait is cut short, and asked again when it ends.
+// server without poll ready), so a select(2) or poll(2) of
+// trace_pipe_raw would return at once where Linux's waits for
+// buffer_percent; the seal stops a sealed process's select or poll and
+// asks PollCmd of each of kpemu's files in it: a file that is not
+// readable yet is left out, the wait is cut short, and the file is asked
+// again when it ends.
 package splicectl
 
 import "unsafe"
