@@ -234,12 +234,8 @@ func (s *Supervisor) sealPoll(tid int, kind sysKind, st *spliceState, d *seccomp
 	fds := s.samplers.of(tgid(tid))
 	var quiet []int
 	files, ready := false, false
-	pidfd := -1
-	defer func() {
-		if pidfd >= 0 {
-			unix.Close(pidfd)
-		}
-	}()
+	fp := filePoller{s: s, st: st, tid: tid, pidfd: -1}
+	defer fp.close()
 	for i := range int(nfds) {
 		// struct pollfd: int fd; short events; short revents
 		fd := int(int32(binary.LittleEndian.Uint32(buf[8*i:])))
@@ -254,13 +250,7 @@ func (s *Supervisor) sealPoll(tid int, kind sysKind, st *spliceState, d *seccomp
 		if fd < 0 || binary.LittleEndian.Uint16(buf[8*i+4:])&pollIn == 0 {
 			continue
 		}
-		if pidfd < 0 {
-			var err error
-			if pidfd, err = openPidfd(tid); err != nil {
-				return nil, false
-			}
-		}
-		switch askPoll(s, st, pidfd, fd) {
+		switch fp.ask(fd) {
 		case pollReady:
 			ready = true
 		case pollQuietFile:

@@ -104,23 +104,13 @@ func (s *Supervisor) sealSelect(tid int, kind sysKind, st *spliceState, d *secco
 // kpemu's files that poll and are not readable; ready is whether one of
 // them is.
 func (s *Supervisor) quietFiles(tid int, st *spliceState, set []byte, nfds int) (quiet []int, ready bool) {
-	pidfd := -1
-	defer func() {
-		if pidfd >= 0 {
-			unix.Close(pidfd)
-		}
-	}()
+	fp := filePoller{s: s, st: st, tid: tid, pidfd: -1}
+	defer fp.close()
 	for fd := range nfds {
 		if set[fd/8]&(1<<(fd%8)) == 0 {
 			continue
 		}
-		if pidfd < 0 {
-			var err error
-			if pidfd, err = openPidfd(tid); err != nil {
-				return nil, false
-			}
-		}
-		switch askPoll(s, st, pidfd, fd) {
+		switch fp.ask(fd) {
 		case pollReady:
 			ready = true
 		case pollQuietFile:
@@ -128,6 +118,35 @@ func (s *Supervisor) quietFiles(tid int, st *spliceState, set []byte, nfds int) 
 		}
 	}
 	return quiet, ready
+}
+
+// filePoller asks the descriptors of one stopped select or poll
+// (askPoll), through a pidfd of the caller's process opened at the
+// first ask.
+type filePoller struct {
+	s     *Supervisor
+	st    *spliceState
+	tid   int
+	pidfd int // -1 until the first ask
+}
+
+// ask is askPoll of the caller's fd; pollOther if the caller's process
+// cannot be reached.
+func (fp *filePoller) ask(fd int) int {
+	if fp.pidfd < 0 {
+		pidfd, err := openPidfd(fp.tid)
+		if err != nil {
+			return pollOther
+		}
+		fp.pidfd = pidfd
+	}
+	return askPoll(fp.s, fp.st, fp.pidfd, fd)
+}
+
+func (fp *filePoller) close() {
+	if fp.pidfd >= 0 {
+		unix.Close(fp.pidfd)
+	}
 }
 
 // What askPoll finds.
