@@ -12,10 +12,9 @@ import (
 )
 
 // The seal's select(2) (and poll(2): perfsample_linux.go's sealPoll):
-// Linux's trace_pipe_raw polls readable only once
-// its CPU's buffer reaches buffer_percent, and trace-cmd's recorders
-// (libtracefs's tracefs_cpu_write) wait in select for that before they
-// splice. FUSE cannot poll, so the host kernel finds the file readable at
+// Linux's trace_pipe_raw polls readable only once its CPU's buffer
+// reaches buffer_percent, and trace-cmd's recorders (libtracefs's
+// tracefs_cpu_write) wait in select for that before they splice. FUSE cannot poll, so the host kernel finds the file readable at
 // once: the recorder then waits in the splice instead, which returns 0
 // when tracing goes off, and the recorder sleeps and selects again; a
 // SIGUSR1 that ends the recording there made its next splice a
