@@ -278,27 +278,20 @@ func (s *Supervisor) sealPoll(tid int, kind sysKind, st *spliceState, d *seccomp
 				x.cut = true
 			}
 		case sysPpoll:
-			// struct timespec, after the red zone; the kernel writes the
-			// time left into it, which the caller never sees.
-			var ts [16]byte
-			if d.Args[2] != 0 && c.Read(d.Args[2], ts[:]) != nil {
-				return nil, false
-			}
-			sec, nsec := binary.LittleEndian.Uint64(ts[:]), binary.LittleEndian.Uint64(ts[8:])
-			if d.Args[2] != 0 {
-				if sec > 1<<32 || nsec >= 1e9 {
-					return nil, false // Linux's EINVAL, or longer than anyone waits
-				}
-				x.deadline = time.Now().Add(time.Duration(sec)*time.Second + time.Duration(nsec))
-			}
-			if d.Args[2] == 0 || sec*1e3+nsec/1e6 > pollQuiet {
-				binary.LittleEndian.PutUint64(ts[:], 0)
-				binary.LittleEndian.PutUint64(ts[8:], pollQuiet*1e6)
-				addr := (rg.sp() - redZone - uint64(len(ts))) &^ 15
-				if _, err := unix.PtracePokeData(tid, uintptr(addr), ts[:]); err != nil {
+			// A wait of pollQuiet, below the red zone; the kernel writes
+			// the time left into it, which the caller never sees.
+			wait, finite := time.Duration(0), d.Args[2] != 0
+			if finite {
+				var ok bool
+				if wait, ok = readWait(c, d.Args[2], time.Nanosecond); !ok {
 					return nil, false
 				}
-				rg.setArg(2, addr)
+				x.deadline = time.Now().Add(wait)
+			}
+			if !finite || wait > pollQuiet*time.Millisecond {
+				if cutWait(tid, &rg, 2, pollQuiet*time.Millisecond, time.Nanosecond) != nil {
+					return nil, false
+				}
 				x.cut = true
 			}
 		}
@@ -356,10 +349,7 @@ func (x pollExit) atExit(s *Supervisor, tid int, closing bool) {
 	again := x.rerun && x.cut && rg.ret() == 0 && !closing && (!finite || left > 0)
 	if x.kind == sysPpoll && x.timeout != 0 && finite && rg.ret() >= 0 {
 		// Linux writes the time left back into the caller's timespec.
-		var ts [16]byte
-		binary.LittleEndian.PutUint64(ts[:], uint64(left/time.Second))
-		binary.LittleEndian.PutUint64(ts[8:], uint64(left%time.Second))
-		_, _ = unix.PtracePokeData(tid, uintptr(x.timeout), ts[:])
+		_ = putWait(tid, x.timeout, left, time.Nanosecond)
 	}
 	if again {
 		rg.rewind(x.entry)

@@ -14,8 +14,9 @@ import (
 // The seal's select(2) (and poll(2): perfsample_linux.go's sealPoll):
 // Linux's trace_pipe_raw polls readable only once its CPU's buffer
 // reaches buffer_percent, and trace-cmd's recorders (libtracefs's
-// tracefs_cpu_write) wait in select for that before they splice. FUSE cannot poll, so the host kernel finds the file readable at
-// once: the recorder then waits in the splice instead, which returns 0
+// tracefs_cpu_write) wait in select for that before they splice. FUSE
+// cannot poll, so the host kernel finds the file readable at once: the
+// recorder then waits in the splice instead, which returns 0
 // when tracing goes off, and the recorder sleeps and selects again; a
 // SIGUSR1 that ends the recording there made its next splice a
 // non-blocking one that found no full page (EAGAIN), and trace-cmd ends
@@ -62,25 +63,15 @@ func (s *Supervisor) sealSelect(tid int, kind sysKind, st *spliceState, d *secco
 		// The wait: the caller's, or selectQuiet if that is longer.
 		wait, finite := time.Duration(0), d.Args[4] != 0
 		if finite {
-			var tv [16]byte
-			if c.Read(d.Args[4], tv[:]) != nil {
+			if wait, ok = readWait(c, d.Args[4], x2.unit()); !ok {
 				return nil, false
 			}
-			sec, frac := binary.LittleEndian.Uint64(tv[:]), binary.LittleEndian.Uint64(tv[8:])
-			if sec > 1<<32 || frac >= uint64(time.Second/x2.unit()) {
-				return nil, false // Linux's EINVAL, or longer than anyone waits
-			}
-			wait = time.Duration(sec)*time.Second + time.Duration(frac)*x2.unit()
 			x2.deadline = time.Now().Add(wait)
 		}
 		if !finite || wait > selectQuiet {
-			var tv [16]byte
-			binary.LittleEndian.PutUint64(tv[8:], uint64(selectQuiet/x2.unit()))
-			addr := (rg.sp() - redZone - uint64(len(tv))) &^ 15
-			if _, err := unix.PtracePokeData(tid, uintptr(addr), tv[:]); err != nil {
+			if cutWait(tid, &rg, 4, selectQuiet, x2.unit()) != nil {
 				return nil, false
 			}
-			rg.setArg(4, addr)
 			x2.cut = true
 		}
 	}
@@ -119,9 +110,8 @@ func (s *Supervisor) quietFiles(tid int, st *spliceState, set []byte, nfds int) 
 	return quiet, ready
 }
 
-// filePoller asks the descriptors of one stopped select or poll
-// (askPoll), through a pidfd of the caller's process opened at the
-// first ask.
+// filePoller asks the descriptors of one stopped select or poll,
+// through a pidfd of the caller's process opened at the first ask.
 type filePoller struct {
 	s     *Supervisor
 	st    *spliceState
@@ -129,7 +119,8 @@ type filePoller struct {
 	pidfd int // -1 until the first ask
 }
 
-// ask is askPoll of the caller's fd; pollOther if the caller's process
+// ask is PollCmd of the caller's descriptor fd if it is one of kpemu's
+// files; pollOther for any other file, or if the caller's process
 // cannot be reached.
 func (fp *filePoller) ask(fd int) int {
 	if fp.pidfd < 0 {
@@ -139,7 +130,21 @@ func (fp *filePoller) ask(fd int) int {
 		}
 		fp.pidfd = pidfd
 	}
-	return askPoll(fp.s, fp.st, fp.pidfd, fd)
+	f, err := unix.PidfdGetfd(fp.pidfd, fd, 0)
+	if err != nil {
+		return pollOther
+	}
+	defer unix.Close(f)
+	if !fp.st.kpemuFile(fp.s.Seal, f) {
+		return pollOther
+	}
+	switch r, err := ioctl(f, splicectl.PollCmd, nil); {
+	case err != nil:
+		return pollOther // ENOTTY: FUSE's poll, always readable
+	case r == 1:
+		return pollReady
+	}
+	return pollQuietFile
 }
 
 func (fp *filePoller) close() {
@@ -148,41 +153,48 @@ func (fp *filePoller) close() {
 	}
 }
 
-// What askPoll finds.
+// What filePoller.ask finds.
 const (
 	pollOther     = iota // not one of kpemu's files that poll
 	pollReady            // one, readable
 	pollQuietFile        // one, not readable
 )
 
-// askPoll asks PollCmd of the caller's descriptor fd if it is a file of
-// kpemu's trees.
-func askPoll(s *Supervisor, st *spliceState, pidfd, fd int) int {
-	f, err := unix.PidfdGetfd(pidfd, fd, 0)
-	if err != nil {
-		return pollOther
+// readWait is the wait of the timeval (unit: microseconds) or timespec
+// (nanoseconds) at addr; ok false if it cannot be read, or if Linux
+// refuses it (EINVAL) or it is longer than anyone waits: the call then
+// runs as the caller made it.
+func readWait(c *procCaller, addr uint64, unit time.Duration) (wait time.Duration, ok bool) {
+	var tv [16]byte
+	if c.Read(addr, tv[:]) != nil {
+		return 0, false
 	}
-	defer unix.Close(f)
-	var fs unix.Stat_t
-	if noEINTR(func() error { return unix.Fstat(f, &fs) }) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
-		return pollOther
+	sec, frac := binary.LittleEndian.Uint64(tv[:]), binary.LittleEndian.Uint64(tv[8:])
+	if sec > 1<<32 || frac >= uint64(time.Second/unit) {
+		return 0, false
 	}
-	var r uintptr
-	err = noEINTR(func() error {
-		var errno unix.Errno
-		r, _, errno = unix.Syscall(unix.SYS_IOCTL, uintptr(f), uintptr(splicectl.PollCmd), 0)
-		if errno != 0 {
-			return errno
-		}
-		return nil
-	})
-	switch {
-	case err != nil:
-		return pollOther // ENOTTY: FUSE's poll, always readable
-	case r == 1:
-		return pollReady
+	return time.Duration(sec)*time.Second + time.Duration(frac)*unit, true
+}
+
+// putWait writes wait as a timeval or timespec (unit as readWait's) at
+// addr in tid.
+func putWait(tid int, addr uint64, wait, unit time.Duration) error {
+	var tv [16]byte
+	binary.LittleEndian.PutUint64(tv[:], uint64(wait/time.Second))
+	binary.LittleEndian.PutUint64(tv[8:], uint64(wait%time.Second/unit))
+	_, err := unix.PtracePokeData(tid, uintptr(addr), tv[:])
+	return err
+}
+
+// cutWait makes argument i of the stopped call rg a wait of quiet (a
+// timeval or timespec as readWait's, below the caller's red zone).
+func cutWait(tid int, rg *regs, i int, quiet, unit time.Duration) error {
+	addr := (rg.sp() - redZone - 16) &^ 15
+	if err := putWait(tid, addr, quiet, unit); err != nil {
+		return err
 	}
-	return pollQuietFile
+	rg.setArg(i, addr)
+	return nil
 }
 
 // selectExit ends a select that sealSelect changed: its registers and
@@ -226,11 +238,7 @@ func (x selectExit) atExit(s *Supervisor, tid int, closing bool) {
 	}
 	if x.timeout != 0 && ret >= 0 && finite {
 		// Linux writes the time left back (0 when it ran out).
-		var tv [16]byte
-		left = max(left, 0)
-		binary.LittleEndian.PutUint64(tv[:], uint64(left/time.Second))
-		binary.LittleEndian.PutUint64(tv[8:], uint64(left%time.Second/x.unit()))
-		_, _ = unix.PtracePokeData(tid, uintptr(x.timeout), tv[:])
+		_ = putWait(tid, x.timeout, max(left, 0), x.unit())
 	}
 	if again {
 		rg.rewind(x.entry)

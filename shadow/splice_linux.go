@@ -58,6 +58,13 @@ func (st *spliceState) kpemuDev(seal *Seal, dev uint64) bool {
 	return slices.Contains(st.devs, dev)
 }
 
+// kpemuFile reports whether f (the tracer's duplicate of a caller's
+// descriptor) is a file of kpemu's trees.
+func (st *spliceState) kpemuFile(seal *Seal, f int) bool {
+	var fs unix.Stat_t
+	return noEINTR(func() error { return unix.Fstat(f, &fs) }) == nil && st.kpemuDev(seal, fs.Dev)
+}
+
 // spliceExit is a splice whose syscall the seal made a wait: at the
 // wait's exit the splice runs again (the wait says so: 1 for WaitCmd,
 // any count for ppoll), returns 0 (WaitCmd's 0), or fails as the wait
@@ -85,9 +92,8 @@ func (s *Supervisor) sealSplice(tid int, st *spliceState, d *seccompData) (x spl
 		return x, false // the splice fails as it would (EBADF)
 	}
 	defer unix.Close(in)
-	var fs unix.Stat_t
-	if noEINTR(func() error { return unix.Fstat(in, &fs) }) != nil || !st.kpemuDev(s.Seal, fs.Dev) {
-		s.log().Debug("shadow: seal: splice: not kpemu's", "tid", tid, "dev", fs.Dev, "devs", st.devs)
+	if !st.kpemuFile(s.Seal, in) {
+		s.log().Debug("shadow: seal: splice: not kpemu's", "tid", tid, "devs", st.devs)
 		return x, false
 	}
 	// Want 0 asks whether the file splices through the seal.
@@ -215,9 +221,14 @@ func pipeRoom(p int) uint64 {
 
 // ioctlRead is ReadCmd on fd: the bytes of arg.Data it filled.
 func ioctlRead(fd int, arg *splicectl.ReadArg) (int, error) {
+	return ioctl(fd, splicectl.ReadCmd, unsafe.Pointer(arg))
+}
+
+// ioctl is ioctl(2) of cmd on fd, again while EINTR: its result.
+func ioctl(fd int, cmd uint32, arg unsafe.Pointer) (int, error) {
 	var n int
 	err := noEINTR(func() error {
-		r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(splicectl.ReadCmd), uintptr(unsafe.Pointer(arg)))
+		r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(cmd), uintptr(arg))
 		if errno != 0 {
 			return errno
 		}
